@@ -1,0 +1,287 @@
+"""Differential-privacy mechanisms and a ledger of what was spent.
+
+All functions draw through one ``numpy.random.Generator`` made by
+:func:`core.validation.check_random_state`, so a fixed ``random_state`` gives identical
+draws on one machine.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+
+from core.validation import (
+    RandomState,
+    check_delta,
+    check_epsilon,
+    check_random_state,
+    check_sensitivity,
+)
+
+__all__ = [
+    "laplace",
+    "laplace_scale",
+    "gaussian",
+    "gaussian_sigma",
+    "krr",
+    "krr_keep_probability",
+    "LedgerEntry",
+    "PrivacyLedger",
+]
+
+
+def _as_float_array(value: Any, name: str = "value") -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a number or an array of numbers.") from exc
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or infinity).")
+    return arr
+
+
+def _same_kind(original: Any, noisy: np.ndarray) -> float | np.ndarray:
+    return float(noisy) if np.ndim(original) == 0 else noisy
+
+
+def laplace_scale(*, sensitivity: float, epsilon: float) -> float:
+    """Scale b = sensitivity / epsilon of the Laplace mechanism."""
+    return check_sensitivity(sensitivity) / check_epsilon(epsilon)
+
+
+def laplace(
+    value: Any,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    random_state: RandomState = None,
+) -> float | np.ndarray:
+    """Add Laplace noise of scale ``sensitivity / epsilon`` (epsilon-DP).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact answer(s); each entry gets independent noise.
+    sensitivity : float
+        L1 sensitivity of the answer: how far it can move when one record (or one
+        correlated group, under correlated DP) changes.
+    epsilon : float
+        Privacy budget spent by this release; smaller means more noise.
+    random_state : int, Generator or None
+        Source of the noise.
+
+    Returns
+    -------
+    float or ndarray
+        The noisy answer, a float for a scalar input.
+    """
+    arr = _as_float_array(value)
+    scale = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
+    rng = check_random_state(random_state)
+    noisy = arr + rng.laplace(0.0, scale, size=arr.shape) if scale > 0 else arr.copy()
+    return _same_kind(value, noisy)
+
+
+def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
+    a = sensitivity / (2.0 * sigma)
+    b = epsilon * sigma / sensitivity
+    return float(ndtr(a - b) - math.exp(epsilon) * ndtr(-a - b))
+
+
+def gaussian_sigma(
+    *, sensitivity: float, epsilon: float, delta: float, calibration: str = "classic"
+) -> float:
+    """Standard deviation of the Gaussian mechanism for (epsilon, delta)-DP.
+
+    ``calibration="classic"`` is Dwork & Roth's Theorem A.1,
+    sigma = sqrt(2 ln(1.25 / delta)) * sensitivity / epsilon, valid only for epsilon < 1.
+    ``calibration="analytic"`` is Balle & Wang (2018): the smallest sigma whose privacy
+    profile meets delta exactly, valid for every epsilon > 0 and never larger than the
+    classic one.
+    """
+    sens = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    dlt = check_delta(delta)
+    if calibration == "classic":
+        if eps >= 1:
+            raise ValueError(
+                f"The classic Gaussian calibration holds only for epsilon < 1 (got {eps:g}); "
+                "use calibration='analytic' for larger epsilon."
+            )
+        return math.sqrt(2.0 * math.log(1.25 / dlt)) * sens / eps
+    if calibration != "analytic":
+        raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}.")
+    if sens == 0:
+        return 0.0
+    lo, hi = 1e-12 * sens, sens
+    while _analytic_delta(hi, sens, eps) > dlt:
+        hi *= 2.0
+    for _ in range(200):  # bisection on a monotone decreasing function of sigma
+        mid = 0.5 * (lo + hi)
+        if _analytic_delta(mid, sens, eps) > dlt:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def gaussian(
+    value: Any,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    random_state: RandomState = None,
+    calibration: str = "classic",
+) -> float | np.ndarray:
+    """Add Gaussian noise calibrated for (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact answer(s).
+    sensitivity : float
+        L2 sensitivity of the answer.
+    epsilon, delta : float
+        The privacy guarantee: with probability at least 1 - delta the privacy loss is at
+        most epsilon.
+    random_state : int, Generator or None
+        Source of the noise.
+    calibration : {"classic", "analytic"}
+        See :func:`gaussian_sigma`.
+    """
+    arr = _as_float_array(value)
+    sigma = gaussian_sigma(
+        sensitivity=sensitivity, epsilon=epsilon, delta=delta, calibration=calibration
+    )
+    rng = check_random_state(random_state)
+    noisy = arr + rng.normal(0.0, sigma, size=arr.shape) if sigma > 0 else arr.copy()
+    return _same_kind(value, noisy)
+
+
+def krr_keep_probability(*, k: int, epsilon: float) -> float:
+    """Probability e^eps / (k - 1 + e^eps) that k-ary randomized response keeps the truth."""
+    eps = check_epsilon(epsilon)
+    if k < 2:
+        raise ValueError(f"k-ary randomized response needs at least 2 categories, got {k}.")
+    # stable for large epsilon: 1 / (1 + (k-1) e^-eps)
+    return 1.0 / (1.0 + (k - 1) * math.exp(-eps))
+
+
+def krr(
+    values: Any,
+    *,
+    categories: Sequence[Hashable],
+    epsilon: float,
+    random_state: RandomState = None,
+) -> np.ndarray:
+    """k-ary randomized response (Eq. 1 of paper 002), epsilon-local-DP per value.
+
+    Each value is kept with probability e^eps / (k - 1 + e^eps) and otherwise replaced by
+    one of the other k - 1 categories chosen uniformly.
+
+    Parameters
+    ----------
+    values : array_like
+        True categories, each one of ``categories``.
+    categories : sequence
+        The k possible answers (the domain is public).
+    epsilon : float
+        Local privacy budget of each reported value.
+    random_state : int, Generator or None
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray
+        Reported values, same length and dtype family as ``categories``.
+    """
+    cats = list(dict.fromkeys(categories))
+    k = len(cats)
+    p_keep = krr_keep_probability(k=k, epsilon=epsilon)
+    vals = np.asarray(values, dtype=object).ravel()
+    index = {c: i for i, c in enumerate(cats)}
+    try:
+        codes = np.fromiter((index[v] for v in vals), dtype=np.int64, count=len(vals))
+    except KeyError as exc:
+        raise ValueError(f"value {exc.args[0]!r} is not one of the {k} categories.") from None
+    rng = check_random_state(random_state)
+    keep = rng.random(len(codes)) < p_keep
+    # uniform over the other k-1 categories: draw from 0..k-2 and skip the true code
+    other = rng.integers(0, k - 1, size=len(codes))
+    other = other + (other >= codes)
+    out_codes = np.where(keep, codes, other)
+    cat_arr = np.empty(k, dtype=object)
+    cat_arr[:] = cats
+    out = cat_arr[out_codes]
+    try:
+        return out.astype(np.asarray(cats).dtype)
+    except (TypeError, ValueError):
+        return out
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One release: what was spent, on what, and under which composition."""
+
+    label: str
+    epsilon: float
+    delta: float = 0.0
+    parallel_group: str | None = None
+
+
+@dataclass
+class PrivacyLedger:
+    """A record of every privacy spend of one analysis.
+
+    Spends add up (sequential composition) except those that share a ``parallel_group``:
+    those act on disjoint parts of the data (for example one Laplace release per cluster),
+    so together they cost only the largest of them (parallel composition).
+    """
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+
+    def spend(
+        self,
+        epsilon: float,
+        delta: float = 0.0,
+        *,
+        label: str,
+        parallel_group: str | None = None,
+    ) -> LedgerEntry:
+        """Record a release that costs (epsilon, delta)."""
+        eps = check_epsilon(epsilon)
+        dlt = 0.0 if delta == 0 else check_delta(delta)
+        entry = LedgerEntry(str(label), eps, dlt, parallel_group)
+        self.entries.append(entry)
+        return entry
+
+    def total(self) -> tuple[float, float]:
+        """Total (epsilon, delta) by basic composition (sequential sums, parallel maxima)."""
+        eps = dlt = 0.0
+        groups: dict[str, tuple[float, float]] = {}
+        for e in self.entries:
+            if e.parallel_group is None:
+                eps += e.epsilon
+                dlt += e.delta
+            else:
+                g_eps, g_dlt = groups.get(e.parallel_group, (0.0, 0.0))
+                groups[e.parallel_group] = (max(g_eps, e.epsilon), max(g_dlt, e.delta))
+        for g_eps, g_dlt in groups.values():
+            eps += g_eps
+            dlt += g_dlt
+        return eps, min(dlt, 1.0)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The entries as a table (label, epsilon, delta, parallel_group)."""
+        return pd.DataFrame(
+            [(e.label, e.epsilon, e.delta, e.parallel_group) for e in self.entries],
+            columns=["label", "epsilon", "delta", "parallel_group"],
+        )

@@ -1,0 +1,145 @@
+"""Input checks shared by every algorithm.
+
+Each check raises ``TypeError`` for a value of the wrong type and ``ValueError`` with the
+rule in words for a value of the right type that breaks the rule, so that the dashboard can
+show the message as it is.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "DataError",
+    "RandomState",
+    "check_epsilon",
+    "check_delta",
+    "check_sensitivity",
+    "check_random_state",
+    "check_positive_int",
+    "check_probability",
+]
+
+RandomState = int | np.random.Generator | None
+
+
+class DataError(ValueError):
+    """A dataset cannot be used as given; the message says what is wrong and what to do."""
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_epsilon(epsilon: Any, *, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float after checking it is a finite number > 0.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy-loss budget. Smaller is more private; it must be strictly positive and
+        finite (epsilon = inf would mean no privacy at all and is refused).
+    name : str
+        Name used in the error message.
+    """
+    if not _is_real(epsilon):
+        raise TypeError(f"{name} must be a number, got {type(epsilon).__name__}.")
+    value = float(epsilon)
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a number greater than 0, got NaN.")
+    if math.isinf(value):
+        raise ValueError(f"{name} must be finite: an infinite {name} gives no privacy.")
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than 0, got {value:g}.")
+    return value
+
+
+def check_delta(delta: Any, *, name: str = "delta") -> float:
+    """Return ``delta`` as a float after checking 0 < delta < 1.
+
+    Parameters
+    ----------
+    delta : float
+        Probability with which the epsilon guarantee may fail (approximate DP). It must lie
+        strictly between 0 and 1; in practice it should be well below 1 / n.
+    """
+    if not _is_real(delta):
+        raise TypeError(f"{name} must be a number, got {type(delta).__name__}.")
+    value = float(delta)
+    if not (0.0 < value < 1.0):  # also false for NaN
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value:g}.")
+    return value
+
+
+def check_sensitivity(sensitivity: Any, *, name: str = "sensitivity") -> float:
+    """Return ``sensitivity`` as a float after checking it is finite and >= 0.
+
+    Parameters
+    ----------
+    sensitivity : float
+        Largest change of the released value when one record (or, under correlated DP, one
+        record with its correlated group) changes. Noise scales linearly with it.
+    """
+    if not _is_real(sensitivity):
+        raise TypeError(f"{name} must be a number, got {type(sensitivity).__name__}.")
+    value = float(sensitivity)
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"{name} must be a finite number, got {value}.")
+    if value < 0:
+        raise ValueError(f"{name} must be 0 or more, got {value:g}.")
+    return value
+
+
+def check_positive_int(value: Any, *, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an int after checking it is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}.")
+    return int(value)
+
+
+def check_probability(value: Any, *, name: str, inclusive: bool = True) -> float:
+    """Return ``value`` as a float in [0, 1] (or (0, 1) when ``inclusive`` is False)."""
+    if not _is_real(value):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
+    v = float(value)
+    ok = (0.0 <= v <= 1.0) if inclusive else (0.0 < v < 1.0)
+    if not ok:
+        bounds = "between 0 and 1" if inclusive else "strictly between 0 and 1"
+        raise ValueError(f"{name} must lie {bounds}, got {v:g}.")
+    return v
+
+
+def check_random_state(random_state: RandomState) -> np.random.Generator:
+    """Turn ``random_state`` into one ``numpy.random.Generator``.
+
+    Parameters
+    ----------
+    random_state : int, numpy.random.Generator or None
+        An int seeds a new PCG64 generator (same seed, same draws, bit for bit on one
+        machine); a Generator is used as it is (so callers can thread one generator through
+        several steps); None draws fresh OS entropy (not reproducible).
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError("random_state must be an int, a numpy Generator or None, got bool.")
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0:
+            raise ValueError(f"random_state must be 0 or more, got {random_state}.")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        "random_state must be an int, a numpy Generator or None, "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def spawn_seed(rng: np.random.Generator) -> int:
+    """Draw a 63-bit integer seed from ``rng`` for a library that takes an int seed."""
+    return int(rng.integers(0, 2**63 - 1))
