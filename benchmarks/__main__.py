@@ -1,0 +1,62 @@
+"""Run the benchmarks: ``python -m benchmarks [--quick] [--only NAME ...] [--out DIR]``.
+
+Every ``benchmarks/bench_<name>.py`` holds ``run(*, quick: bool) -> dict``. Speeds are
+reported as ratios against a reference measured in the same process (a bare matmul, an
+anchor library), never as absolute targets. Each result is written to
+``<out>/<name>.json`` and a summary to ``<out>/summary.json``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+
+def discover() -> list[str]:
+    return sorted(p.stem[len("bench_"):] for p in HERE.glob("bench_*.py"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks")
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--only", nargs="*", default=None, help="benchmark names to run")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args(argv)
+    names = args.only or discover()
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = {
+        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "quick": args.quick,
+        "results": {},
+    }
+    failed = 0
+    for name in names:
+        print(f"== {name}", flush=True)
+        start = time.perf_counter()
+        try:
+            mod = importlib.import_module(f"benchmarks.bench_{name}")
+            result = mod.run(quick=args.quick)
+            status = "ok"
+        except Exception:  # a failing benchmark is reported, the others still run
+            result = {"error": traceback.format_exc()}
+            status = "error"
+            failed += 1
+        result = {"name": name, "status": status, "seconds": round(time.perf_counter() - start, 2), **result}
+        (args.out / f"{name}.json").write_text(json.dumps(result, indent=2, default=str))
+        summary["results"][name] = result
+        print(json.dumps(result, indent=2, default=str), flush=True)
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    print(f"wrote {args.out / 'summary.json'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Command line: ``pux dashboard | reproduce NAME | data check``.
+
+Reproductions are registered by the paper packages: each ``core/<paper>/reproduce.py``
+holds ``REPRODUCTIONS = {name: function}``, where a function takes keyword arguments
+``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a JSON-able dict
+(parameters, seeds, every repetition, summary, and the paper's figures beside ours).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+__all__ = ["main", "reproductions"]
+
+_REPRODUCTION_MODULES = ["core.cdp.reproduce", "core.imposter.reproduce", "core.sskm.reproduce"]
+
+
+def reproductions() -> dict[str, Callable[..., dict]]:
+    """Every registered reproduction, by name."""
+    found: dict[str, Callable[..., dict]] = {}
+    for mod_name in _REPRODUCTION_MODULES:
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and mod_name.startswith(exc.name):
+                continue  # that paper's package is not there yet
+            raise
+        found.update(getattr(mod, "REPRODUCTIONS", {}))
+    return found
+
+
+def _json_default(obj):
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, pd.DataFrame):
+        return obj.to_dict(orient="records")
+    if isinstance(obj, Path):
+        return str(obj)
+    raise TypeError(f"cannot write {type(obj).__name__} as JSON")
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    registry = reproductions()
+    if args.name == "list" or args.name not in registry:
+        if args.name != "list":
+            print(f"pux: no reproduction called '{args.name}'.", file=sys.stderr)
+        print("Available reproductions:", ", ".join(sorted(registry)) or "(none yet)")
+        return 0 if args.name == "list" else 2
+    if args.data_dir:
+        os.environ["PUX_DATA_DIR"] = str(args.data_dir)
+    start = time.perf_counter()
+
+    def progress(message: str) -> None:
+        print(f"[{time.perf_counter() - start:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+    from core.validation import DataError
+
+    try:
+        result = registry[args.name](
+            data_dir=args.data_dir, quick=args.quick, random_state=args.seed, progress=progress
+        )
+    except DataError as exc:
+        print(f"pux: {exc}", file=sys.stderr)
+        return 1
+    result = {"name": args.name, "seconds": round(time.perf_counter() - start, 2), **result}
+    text = json.dumps(result, indent=2, default=_json_default)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text)
+    return 0
+
+
+def _cmd_data_check(args: argparse.Namespace) -> int:
+    from core.data import available_public, load_adult, load_nltcs, load_sample
+    from core.validation import DataError
+
+    ok = True
+    for name in ("supplier", "census"):
+        ds = load_sample(name)
+        print(f"sample {name}: {ds.n_rows} rows x {ds.frame.shape[1]} columns")
+    avail = available_public(args.data_dir)
+    for name, loader in (("adult", load_adult), ("nltcs", load_nltcs)):
+        try:
+            ds = loader(args.data_dir)
+            print(f"{name}: {ds.n_rows} rows x {ds.frame.shape[1]} columns")
+        except DataError as exc:
+            ok = False if avail[name] else ok
+            print(f"{name}: not available: {exc}")
+    return 0 if ok else 1
+
+
+def _cmd_dashboard(args: argparse.Namespace) -> int:
+    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
+    if args.data_dir:
+        os.environ["PUX_DATA_DIR"] = str(args.data_dir)
+    return subprocess.call(cmd)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pux", description="Privacy-utility explorer.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p_dash = sub.add_parser("dashboard", help="open the dashboard in the browser")
+    p_dash.add_argument("--port", type=int, default=8501)
+    p_dash.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
+    p_dash.set_defaults(func=_cmd_dashboard)
+
+    p_rep = sub.add_parser("reproduce", help="reproduce a figure or table of a paper (JSON)")
+    p_rep.add_argument("name", help="reproduction name, or 'list'")
+    p_rep.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
+    p_rep.add_argument("--out", type=Path, default=None, help="JSON file to write (default stdout)")
+    p_rep.add_argument("--seed", type=int, default=0, help="random seed of the whole run")
+    p_rep.add_argument("--quick", action="store_true", help="fewer repetitions and a smaller grid")
+    p_rep.set_defaults(func=_cmd_reproduce)
+
+    p_data = sub.add_parser("data", help="data utilities")
+    data_sub = p_data.add_subparsers(dest="data_command", required=True)
+    p_check = data_sub.add_parser("check", help="say which datasets can be loaded")
+    p_check.add_argument("--data-dir", type=Path, default=None)
+    p_check.set_defaults(func=_cmd_data_check)
+
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
