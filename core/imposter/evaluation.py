@@ -1,0 +1,300 @@
+"""Evaluation of paper 002: Table 1 (settings A and B), train-on-synthetic / test-on-real,
+and the theta (Table 2) and lambda (Fig. 8) sweeps.
+
+- Setting A: classifiers trained and tested on the real table.
+- Setting B: trained and tested on the synthetic table.
+- TSTR: trained on the synthetic table, tested on the same real test rows as setting A
+  (the usual utility check of synthetic data; not in the paper).
+
+Two tasks each: the sensitive attribute from the implicit attributes (the leak; lower is
+better in B and TSTR, the floor is the majority share) and the label from all other
+attributes (the utility; higher is better). F1 is macro F1 (the mean of the per-class
+F1 scores), which is what the paper's numbers are consistent with: an all-majority
+predictor of "gender" scores 0.40, the paper's GBDT in setting B.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import accuracy_score, f1_score
+from sklearn.model_selection import train_test_split
+
+from core.data import Dataset
+from core.imposter.classifiers import (
+    CLASSIFIER_LABELS,
+    CLASSIFIERS,
+    encode_target,
+    few_threads,
+    make_classifier,
+    prepare_frame,
+)
+from core.validation import DataError, RandomState, check_probability, check_random_state
+
+__all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
+           "score_task"]
+
+SETTINGS = ("A", "B", "TSTR")
+SETTING_LABELS = {
+    "A": "Setting A (real -> real)",
+    "B": "Setting B (synthetic -> synthetic)",
+    "TSTR": "Train synthetic -> test real",
+}
+
+
+def _frame(data) -> pd.DataFrame:
+    if isinstance(data, Dataset):
+        return data.frame
+    if isinstance(data, pd.DataFrame):
+        return data
+    raise TypeError(f"expected a Dataset or DataFrame, got {type(data).__name__}.")
+
+
+def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
+    return {
+        "accuracy": float(accuracy_score(y_true, y_pred)),
+        "f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0)),
+    }
+
+
+def score_task(
+    train: pd.DataFrame, test: pd.DataFrame, target: str, features: Sequence[str], *,
+    classifier: str, random_state: RandomState = None,
+) -> dict[str, float]:
+    """Fit ``classifier`` on ``train[features] -> train[target]``; accuracy and macro F1 on test."""
+    train = train[train[target].notna()]
+    test = test[test[target].notna()]
+    y_tr_raw, y_te_raw = train[target].astype(str), test[target].astype(str)
+    classes = np.array(sorted(set(y_tr_raw) | set(y_te_raw)))
+    y_tr, _ = encode_target(y_tr_raw, classes)
+    y_te, _ = encode_target(y_te_raw, classes)
+    X_tr = prepare_frame(train, features)
+    X_te = prepare_frame(test, features)
+    present = np.unique(y_tr)
+    if len(present) < 2:  # a one-class training set: the model can only say that class
+        pred = np.full(len(y_te), present[0])
+        return _scores(y_te, pred)
+    # xgboost needs consecutive class codes
+    remap = {c: i for i, c in enumerate(present)}
+    model = make_classifier(classifier, X_tr, list(features), random_state=random_state)
+    with few_threads():
+        model.fit(X_tr, np.array([remap[c] for c in y_tr]))
+        pred = present[model.predict(X_te).astype(np.int64)]
+    return _scores(y_te, pred)
+
+
+def _split(frame: pd.DataFrame, target: str, test_size: float, seed: int):
+    strat = frame[target].astype(str)
+    strat = strat if strat.value_counts().min() >= 2 else None
+    return train_test_split(frame, test_size=test_size, random_state=seed, stratify=strat)
+
+
+def evaluate_settings(
+    real: pd.DataFrame | Dataset,
+    synthetic: pd.DataFrame | Dataset,
+    *,
+    sensitive: str,
+    label: str,
+    implicit: Sequence[str],
+    classifiers: Sequence[str] = CLASSIFIERS,
+    settings: Sequence[str] = SETTINGS,
+    test_size: float = 0.3,
+    max_rows: int | None = None,
+    random_state: RandomState = 0,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
+    """Table 1 of paper 002 (plus train-on-synthetic / test-on-real).
+
+    Parameters
+    ----------
+    real, synthetic : DataFrame or Dataset
+        The real table and the synthetic one (same columns).
+    sensitive : str
+        The explicit privacy attribute; predicted from ``implicit`` only (the attack).
+    label : str
+        The class label; predicted from every other column (the utility).
+    implicit : sequence of str
+        The implicit-privacy attributes.
+    classifiers : sequence of str
+        Any of "xgboost", "gbdt", "rf", "mlp", "lr".
+    settings : sequence of str
+        Any of "A", "B", "TSTR".
+    test_size : float
+        Share of each table held out for testing.
+    max_rows : int or None
+        Seeded subsample of each table first (faster, noisier).
+    random_state : int, Generator or None
+        Seeds the splits, the subsamples and the classifiers.
+    progress : callable(fraction, message), optional
+        Called after each fit.
+
+    Returns
+    -------
+    DataFrame
+        Index: classifier (XGBoost, GBDT, RF, MLP, LR). Columns: a MultiIndex
+        (setting, task, metric) with setting in A / B / TSTR, task "sensitive" or
+        "label", metric "accuracy" or "f1". ``attrs`` holds the column names and the
+        majority shares of ``sensitive`` in the real and synthetic test sets.
+    """
+    real_f, syn_f = _frame(real), _frame(synthetic)
+    implicit = list(implicit)
+    for name, frame in (("real", real_f), ("synthetic", syn_f)):
+        for col in [sensitive, label, *implicit]:
+            if col not in frame.columns:
+                raise DataError(f"The column '{col}' is not in the {name} table.")
+    if not implicit:
+        raise DataError("No implicit attributes: there is no leak to evaluate (lower theta or beta).")
+    if sensitive in implicit or label == sensitive:
+        raise ValueError("sensitive must differ from the label and from the implicit attributes.")
+    unknown = [c for c in classifiers if c not in CLASSIFIERS]
+    if unknown or not classifiers:
+        raise ValueError(f"classifiers must be a non-empty subset of {CLASSIFIERS}, got {list(classifiers)}.")
+    bad = [s for s in settings if s not in SETTINGS]
+    if bad or not settings:
+        raise ValueError(f"settings must be a non-empty subset of {SETTINGS}, got {list(settings)}.")
+    test_size = check_probability(test_size, name="test_size", inclusive=False)
+    rng = check_random_state(random_state)
+    if max_rows is not None:
+        if len(real_f) > max_rows:
+            real_f = real_f.sample(n=max_rows, random_state=int(rng.integers(2**31 - 1)))
+        if len(syn_f) > max_rows:
+            syn_f = syn_f.sample(n=max_rows, random_state=int(rng.integers(2**31 - 1)))
+    label_features = [c for c in real_f.columns if c != label]
+    tasks = {"sensitive": (sensitive, implicit), "label": (label, label_features)}
+    split_seed = int(rng.integers(2**31 - 1))
+    splits = {}
+    for task, (target, _) in tasks.items():
+        splits[("real", task)] = _split(real_f, target, test_size, split_seed)
+        splits[("syn", task)] = _split(syn_f, target, test_size, split_seed)
+
+    columns = pd.MultiIndex.from_product(
+        [list(settings), ["sensitive", "label"], ["accuracy", "f1"]],
+        names=["setting", "task", "metric"],
+    )
+    table = pd.DataFrame(index=[CLASSIFIER_LABELS[c] for c in classifiers], columns=columns,
+                         dtype=float)
+    table.index.name = "classifier"
+    total = len(classifiers) * len(settings) * 2
+    done = 0
+    for clf in classifiers:
+        for setting in settings:
+            for task, (target, features) in tasks.items():
+                real_tr, real_te = splits[("real", task)]
+                syn_tr, syn_te = splits[("syn", task)]
+                train, test = {"A": (real_tr, real_te), "B": (syn_tr, syn_te),
+                               "TSTR": (syn_tr, real_te)}[setting]
+                res = score_task(train, test, target, features, classifier=clf,
+                                 random_state=int(rng.integers(2**31 - 1)))
+                for metric, value in res.items():
+                    table.loc[CLASSIFIER_LABELS[clf], (setting, task, metric)] = value
+                done += 1
+                if progress is not None:
+                    progress(done / total, f"{CLASSIFIER_LABELS[clf]}, setting {setting}, {target}")
+
+    def majority(frame: pd.DataFrame) -> float:
+        counts = frame[sensitive].value_counts(dropna=True)
+        return float(counts.max() / counts.sum())
+
+    table.attrs.update(
+        sensitive=sensitive, label=label, implicit=implicit,
+        majority_real=majority(splits[("real", "sensitive")][1]),
+        majority_synthetic=majority(splits[("syn", "sensitive")][1]),
+        label_majority_real=float(splits[("real", "label")][1][label].astype(str)
+                                  .value_counts(normalize=True).max()),
+    )
+    return table
+
+
+def table_long(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 as one row per (classifier, setting, task, metric, value): JSON and charts."""
+    out = table.stack(level=[0, 1, 2], future_stack=True).rename("value").reset_index()
+    return out
+
+
+def theta_sweep(
+    dataset: Dataset,
+    *,
+    sensitive: str,
+    label: str,
+    thetas: Sequence[float] = (0.002, 0.01, 0.02, 0.1),
+    classifier: str = "xgboost",
+    synthesizer: dict[str, Any] | None = None,
+    n_synthetic: int | None = None,
+    bins: int = 10,
+    random_state: RandomState = 0,
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """Table 2: for each theta, the candidate set, a model trained on it, settings A and B.
+
+    Each theta uses its candidate set (NMI >= theta) as the implicit attributes (beta is
+    not applied, as in the paper's table). Returns one row per theta with the candidate
+    set and accuracy / F1 for the sensitive attribute and the label in A and B.
+    """
+    from core.imposter.detection import nmi_scores
+    from core.imposter.synthesizer import ImposterSynthesizer
+
+    rng = check_random_state(random_state)
+    frame = dataset.frame
+    scores = nmi_scores(frame, sensitive, bins=bins)
+    rows = []
+    for theta in thetas:
+        implicit = list(scores.loc[scores["nmi"] >= theta, "attribute"])
+        if not implicit:
+            rows.append({"theta": theta, "implicit": [], "note": "no attribute reaches theta"})
+            continue
+        seed = int(rng.integers(2**31 - 1))
+        if progress:
+            progress(f"theta={theta}: training on {len(implicit)} implicit attributes")
+        model = ImposterSynthesizer(**{**(synthesizer or {}), "random_state": seed})
+        model.fit(dataset, sensitive, implicit)
+        syn = model.sample(n_synthetic or len(frame))
+        table = evaluate_settings(frame, syn, sensitive=sensitive, label=label, implicit=implicit,
+                                  classifiers=[classifier], settings=["A", "B", "TSTR"],
+                                  random_state=seed)
+        row: dict[str, Any] = {"theta": theta, "implicit": implicit, "seed": seed}
+        for (setting, task, metric), value in table.iloc[0].items():
+            row[f"{setting}_{task}_{metric}"] = float(value)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def lambda_sweep(
+    dataset: Dataset,
+    *,
+    sensitive: str,
+    label: str,
+    implicit: Sequence[str],
+    lambdas: Sequence[float] = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0),
+    classifier: str = "xgboost",
+    synthesizer: dict[str, Any] | None = None,
+    repetitions: int = 1,
+    n_synthetic: int | None = None,
+    random_state: RandomState = 0,
+    progress: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """Fig. 8: setting B accuracy / F1 of the sensitive attribute and the label per lambda.
+
+    One row per (lambda, repetition), with TSTR scores beside setting B.
+    """
+    from core.imposter.synthesizer import ImposterSynthesizer
+
+    rng = check_random_state(random_state)
+    frame = dataset.frame
+    rows = []
+    for lam in lambdas:
+        for rep in range(repetitions):
+            seed = int(rng.integers(2**31 - 1))
+            if progress:
+                progress(f"lambda={lam}, repetition {rep + 1}/{repetitions}")
+            model = ImposterSynthesizer(**{**(synthesizer or {}), "lambda_": lam, "random_state": seed})
+            model.fit(dataset, sensitive, implicit)
+            syn = model.sample(n_synthetic or len(frame))
+            table = evaluate_settings(frame, syn, sensitive=sensitive, label=label,
+                                      implicit=implicit, classifiers=[classifier],
+                                      settings=["B", "TSTR"], random_state=seed)
+            row: dict[str, Any] = {"lambda": lam, "repetition": rep, "seed": seed}
+            for (setting, task, metric), value in table.iloc[0].items():
+                row[f"{setting}_{task}_{metric}"] = float(value)
+            rows.append(row)
+    return pd.DataFrame(rows)
