@@ -247,6 +247,9 @@ class ImposterSynthesizer:
         rng = check_random_state(self.random_state)
         self._rng = rng
         self._gen = torch.Generator().manual_seed(spawn_seed(rng))
+        # D2 gets its own stream so that its size (the implicit set) does not change the
+        # draws of E, G and D1: with lambda = 0 the model is then exactly the VAE-CGAN.
+        d2_gen = torch.Generator().manual_seed(spawn_seed(rng))
 
         columns = [c for c in frame.columns if c != sensitive]
         self.codec_ = TableCodec(numeric, categorical).fit(frame, columns)
@@ -282,8 +285,9 @@ class ImposterSynthesizer:
             self.generator_ = Generator(self.latent_dim, k, tuple(reversed(self._hidden)), width)
             self.d1_ = Discriminator(width + k, self._disc_hidden, 1)
             self.d2_ = Discriminator(max(len(imp_idx), 1), self._disc_hidden, k)
-            for net in (self.encoder_, self.generator_, self.d1_, self.d2_):
+            for net in (self.encoder_, self.generator_, self.d1_):
                 init_weights(net, self._gen)
+            init_weights(self.d2_, d2_gen)
             betas = (0.5, 0.9)
             opt_eg = torch.optim.Adam(
                 list(self.encoder_.parameters()) + list(self.generator_.parameters()),
@@ -367,7 +371,7 @@ class ImposterSynthesizer:
                         "seconds": time.perf_counter() - start,
                     }
                     if use_d2 and (it % self.probe_every == 0 or it == total):
-                        event["d2_accuracy"] = self._probe_d2(imp_idx, k)
+                        event["d2_accuracy"] = self._probe_d2(imp_idx, k, d2_gen)
                     history.append(event)
                     if callback is not None:
                         try:
@@ -392,10 +396,11 @@ class ImposterSynthesizer:
         return self
 
     @torch.no_grad()
-    def _probe_d2(self, imp_idx: torch.Tensor, k: int, size: int = 512) -> float:
+    def _probe_d2(self, imp_idx: torch.Tensor, k: int, gen: torch.Generator,
+                  size: int = 512) -> float:
         per = max(1, size // k)
         s = torch.arange(k).repeat_interleave(per)
-        z = torch.randn((len(s), self.latent_dim), generator=self._gen)
+        z = torch.randn((len(s), self.latent_dim), generator=gen)
         x_hat = activate(self.generator_(z, F.one_hot(s, k).float()), self.codec_.blocks_)
         pred = self.d2_(x_hat[:, imp_idx]).argmax(dim=1)
         return float((pred == s).float().mean())

@@ -1,0 +1,88 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long, theta_sweep
+from core.validation import DataError
+
+IMPLICIT = ["relationship", "occupation", "hours_per_week"]
+
+
+def _shuffled(frame, seed=0):
+    """The real table with s shuffled: no leak left, the label relation intact."""
+    out = frame.copy()
+    out["sex"] = np.random.default_rng(seed).permutation(out["sex"].to_numpy())
+    return out
+
+
+@pytest.fixture(scope="module")
+def table(census):
+    return evaluate_settings(census, _shuffled(census.frame), sensitive="sex", label="income",
+                             implicit=IMPLICIT, classifiers=["lr", "gbdt"], random_state=0)
+
+
+def test_table1_shape(table):
+    assert list(table.index) == ["LR", "GBDT"]
+    assert table.columns.names == ["setting", "task", "metric"]
+    assert table.shape == (2, 12)
+    assert table.notna().all().all()
+
+
+def test_setting_a_sees_the_leak_and_b_does_not(table):
+    floor = table.attrs["majority_synthetic"]
+    assert (table[("A", "sensitive", "accuracy")] > table.attrs["majority_real"] + 0.1).all()
+    assert (table[("B", "sensitive", "accuracy")] < floor + 0.03).all()
+
+
+def test_label_utility_survives_a_table_that_keeps_it(table):
+    a = table[("A", "label", "accuracy")]
+    b = table[("B", "label", "accuracy")]
+    assert (abs(a - b) < 0.06).all()
+    assert (table[("TSTR", "label", "accuracy")] > table.attrs["label_majority_real"]).all()
+
+
+def test_long_form_is_json_able(table):
+    long = table_long(table)
+    assert len(long) == 24
+    assert set(long.columns) == {"classifier", "setting", "task", "metric", "value"}
+    json.dumps(long.to_dict(orient="records"))
+
+
+def test_same_seed_same_table(census):
+    kw = dict(sensitive="sex", label="income", implicit=IMPLICIT, classifiers=["lr"], max_rows=800)
+    a = evaluate_settings(census, census.frame, random_state=2, **kw)
+    b = evaluate_settings(census, census.frame, random_state=2, **kw)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_bad_arguments(census):
+    kw = dict(sensitive="sex", label="income")
+    with pytest.raises(DataError):
+        evaluate_settings(census, census.frame, implicit=[], **kw)
+    with pytest.raises(DataError):
+        evaluate_settings(census, census.frame.drop(columns="occupation"), implicit=IMPLICIT, **kw)
+    with pytest.raises(ValueError):
+        evaluate_settings(census, census.frame, implicit=IMPLICIT, classifiers=["svm"], **kw)
+    with pytest.raises(ValueError):
+        evaluate_settings(census, census.frame, implicit=IMPLICIT, settings=["C"], **kw)
+
+
+FAST = dict(epochs=1, batch_size=200, hidden=(16,), disc_hidden=(8,), latent_dim=4)
+
+
+def test_theta_sweep_rows(small_census):
+    runs = theta_sweep(small_census, sensitive="sex", label="income", thetas=[0.02, 0.9],
+                       classifier="lr", synthesizer=FAST, random_state=0)
+    assert runs["theta"].tolist() == [0.02, 0.9]
+    assert "relationship" in runs["implicit"].iloc[0]
+    assert runs["implicit"].iloc[1] == []
+    assert 0 <= runs["B_sensitive_accuracy"].iloc[0] <= 1
+
+
+def test_lambda_sweep_rows(small_census):
+    runs = lambda_sweep(small_census, sensitive="sex", label="income", implicit=IMPLICIT,
+                        lambdas=[0.0, 1.0], classifier="lr", synthesizer=FAST, random_state=0)
+    assert runs["lambda"].tolist() == [0.0, 1.0]
+    assert {"B_sensitive_accuracy", "B_label_f1", "TSTR_label_accuracy"} <= set(runs.columns)

@@ -1,0 +1,53 @@
+import torch
+
+from core.imposter.codec import Block
+from core.imposter.networks import (
+    Discriminator,
+    Encoder,
+    Generator,
+    activate,
+    init_weights,
+    reconstruction_loss,
+)
+
+BLOCKS = (Block("x", "numeric", 0, 1), Block("c", "categorical", 1, 3, categories=("a", "b", "c")))
+
+
+def test_activate_gives_softmax_blocks_and_sigmoid_numerics():
+    logits = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+    out = activate(logits, BLOCKS)
+    assert torch.allclose(out[:, 1:4].sum(dim=1), torch.ones(8))
+    assert ((out[:, 0] > 0) & (out[:, 0] < 1)).all()
+
+
+def test_shapes():
+    enc = Encoder(4, (16, 16), 3)
+    mu, logvar = enc(torch.zeros(5, 4))
+    assert mu.shape == logvar.shape == (5, 3)
+    gen = Generator(3, 2, (16,), 4)
+    assert gen(torch.zeros(5, 3), torch.zeros(5, 2)).shape == (5, 4)
+    assert Discriminator(4, (8,), 2)(torch.zeros(5, 4)).shape == (5, 2)
+
+
+def test_init_from_a_generator_is_reproducible():
+    a, b = Discriminator(4, (8,), 1), Discriminator(4, (8,), 1)
+    init_weights(a, torch.Generator().manual_seed(7))
+    init_weights(b, torch.Generator().manual_seed(7))
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        assert torch.equal(pa, pb)
+
+
+def test_init_leaves_the_global_torch_generator_alone():
+    net = Discriminator(4, (8,), 1)
+    torch.manual_seed(1)
+    expected = torch.rand(3)
+    torch.manual_seed(1)
+    init_weights(net, torch.Generator().manual_seed(7))
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_reconstruction_loss_is_smallest_at_the_target():
+    target = torch.tensor([[0.2, 0.0, 1.0, 0.0]])
+    good = torch.tensor([[torch.logit(torch.tensor(0.2)), -10.0, 10.0, -10.0]])
+    bad = torch.tensor([[3.0, 10.0, -10.0, 0.0]])
+    assert reconstruction_loss(good, target, BLOCKS) < reconstruction_loss(bad, target, BLOCKS)
