@@ -124,7 +124,7 @@ def wait_idle(pg, timeout: float = 120_000) -> None:
 
 def goto(pg, title: str) -> None:
     """Open a page by its title in the sidebar navigation and wait for it."""
-    pg.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+    pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
     wait_idle(pg)
 
 
