@@ -1,5 +1,236 @@
-"""IMPOSTER page (paper 002): arrives with issue #4."""
+"""IMPOSTER page (paper 002): detect implicit-privacy attributes, train the synthesizer
+live, compare settings A / B and the kRR baseline, download the synthetic table."""
+from __future__ import annotations
+
 import streamlit as st
 
-st.title("IMPOSTER")
-st.info("This page arrives with issue #4 (paper 002). Until then, the Data page works.")
+from core.imposter import CLASSIFIERS
+from core.imposter.classifiers import CLASSIFIER_LABELS
+from core.validation import DataError
+from dashboard.cached import imposter as cached
+from dashboard.charts import imposter as charts
+from dashboard.state import current_dataset, current_seed, roles_text, show_error
+
+st.title("IMPOSTER: implicit privacy")
+st.caption(
+    "Paper 002. Some public attributes give a sensitive one away (relationship = Husband "
+    "says sex = Male). IMPOSTER finds them (normalised mutual information, then an attacker's "
+    "classifier) and publishes a synthetic table in which they no longer predict the "
+    "sensitive attribute, while the label stays predictable. This is not differential "
+    "privacy: the generator is trained on the raw data."
+)
+
+dataset = current_dataset("census")
+if not dataset.sensitive:
+    from dashboard.cached.data import sample_dataset
+
+    st.info(f"**{dataset.name}** marks no sensitive attribute, so this page uses the census "
+            "sample. Mark a sensitive column on the Data page to study your own table.")
+    dataset = sample_dataset("census")
+seed = current_seed()
+st.caption(f"Data: **{dataset.name}** · {roles_text(dataset)}")
+
+frame = dataset.frame
+sens_options = [c for c in frame.columns
+                if c != dataset.label and 2 <= frame[c].nunique(dropna=True) <= 20]
+if not sens_options:
+    st.error("This table has no categorical column with 2 to 20 values to protect; "
+             "mark such a column as sensitive on the Data page, or bin a numeric one.")
+    st.stop()
+default_sens = next((s for s in dataset.sensitive if s in sens_options), sens_options[0])
+label_options = [c for c in frame.columns if 2 <= frame[c].nunique(dropna=True) <= 20]
+
+c1, c2 = st.columns(2)
+sensitive = c1.selectbox("Sensitive attribute s", sens_options,
+                         index=sens_options.index(default_sens), key="imposter_sensitive",
+                         help="The explicit privacy attribute the published table must not give away.")
+label_choices = [c for c in label_options if c != sensitive]
+if not label_choices:
+    st.error("There is no other categorical column to use as the label (2 to 20 values).")
+    st.stop()
+default_label = dataset.label if dataset.label in label_choices else label_choices[0]
+label = c2.selectbox("Label (utility target)", label_choices,
+                     index=label_choices.index(default_label), key="imposter_label")
+
+# ------------------------------------------------------------------ 1. detection
+st.subheader("1 · Detection (Algorithm 1)")
+c1, c2, c3, c4 = st.columns(4)
+theta = c1.slider("theta (NMI threshold)", 0.0, 0.3, 0.01, 0.001, format="%.3f",
+                  key="imposter_theta",
+                  help="Attributes whose NMI with s reaches theta are candidates. Lower theta "
+                  "protects more attributes (and rewrites more of the table).")
+beta = c2.slider("beta (attacker threshold)", 0.0, 1.0, 0.7, 0.01, key="imposter_beta",
+                 help="The candidates count as implicit privacy when a classifier predicts s "
+                 "from them with a score of at least beta. Compare with the majority share.")
+det_clf = c3.selectbox("Attacker's classifier", CLASSIFIERS, index=CLASSIFIERS.index("lr"),
+                       format_func=CLASSIFIER_LABELS.get, key="imposter_det_clf")
+metric = c4.radio("Score tau", ["accuracy", "f1"], horizontal=True, key="imposter_metric")
+
+try:
+    det = cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10, seed)
+except (DataError, ValueError, TypeError) as exc:
+    show_error(exc)
+    st.stop()
+
+st.plotly_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
+                width="stretch", key="imposter_nmi_chart")
+st.caption(
+    "How to read: bar height is the NMI of each attribute with s (0 = independent, 1 = one "
+    "determines the other); the dashed line is theta; red bars are the detected implicit "
+    "attributes. Hover for Eq. 7 as printed in the paper (a distance: 1 = independent)."
+)
+tau_text = "n/a" if det.tau != det.tau else f"{det.tau:.3f}"
+m1, m2, m3 = st.columns(3)
+m1.metric("Candidates (NMI ≥ theta)", len(det.candidates))
+m2.metric(f"tau ({metric}, {CLASSIFIER_LABELS[det_clf]}, 3-fold)", tau_text)
+m3.metric("Majority share of s (no-leak floor)", f"{det.majority_share:.3f}")
+if det.implicit:
+    st.success(f"Implicit privacy attributes for **{sensitive}**: {', '.join(det.implicit)} "
+               f"(tau = {tau_text} ≥ beta = {beta:g}).")
+elif det.candidates:
+    st.warning(f"The {len(det.candidates)} candidate(s) predict {sensitive} with tau = {tau_text} "
+               f"< beta = {beta:g}: Algorithm 1 flags nothing. Lower beta to protect them anyway.")
+else:
+    st.warning("No attribute reaches theta: lower theta.")
+
+implicit = st.multiselect(
+    "Attributes D2 will protect", [c for c in frame.columns if c != sensitive],
+    default=list(det.implicit), key=f"imposter_implicit_{sensitive}_{theta}_{beta}_{det_clf}_{metric}",
+    help="The detected set; you may add or remove attributes.")
+
+# ------------------------------------------------------------------ 2. training
+st.subheader("2 · Protection: train IMPOSTER (Algorithm 2)")
+small = dataset.n_rows <= 5000
+c1, c2, c3 = st.columns(3)
+lam = c1.slider("lambda (weight of D2, Eq. 10)", 0.0, 10.0, 1.0, 0.1, key="imposter_lambda",
+                help="0 = VAE-CGAN, keeps every correlation. About 1 removes the leak; much "
+                "larger values trade utility for little more protection.")
+epochs = int(c2.number_input("Epochs", 1, 1000, 100 if small else 15, key="imposter_epochs",
+                             help="Passes over the data (batch size 500)."))
+latent = int(c3.selectbox("Latent size", [8, 16, 32, 64], index=2, key="imposter_latent"))
+params = (("lambda_", float(lam)), ("epochs", epochs), ("latent_dim", latent),
+          ("batch_size", 500), ("hidden", (128, 128)), ("disc_hidden", (128,)))
+job_key = (dataset.fingerprint(), sensitive, tuple(implicit), params, seed)
+
+b1, b2, _ = st.columns([1, 1, 4])
+train = b1.button("Train", type="primary", key="imposter_train", disabled=not implicit)
+job = st.session_state.get("imposter_job")
+if not implicit:
+    st.info("Choose at least one attribute to protect before training.")
+if train:
+    if job is not None and job.running:
+        job.stop()
+    runs = st.session_state.setdefault("imposter_runs", {})
+    # a stopped job with the same inputs is restarted; a finished one is reused (cached)
+    if job is not None and getattr(job, "key", None) == job_key and job.stopped:
+        runs[job_key] = runs.get(job_key, 0) + 1
+    try:
+        job = cached.training_job(dataset, sensitive, tuple(implicit), params, seed,
+                                  runs.get(job_key, 0))
+    except (DataError, ValueError, TypeError) as exc:
+        show_error(exc)
+        st.stop()
+    job.key = job_key
+    st.session_state["imposter_job"] = job
+if job is not None and job.running:
+    if b2.button("Stop", key="imposter_stop"):
+        job.stop()
+        job.wait(timeout=30)
+
+n_classes = max(2, frame[sensitive].nunique(dropna=True))
+
+
+def _draw_progress() -> None:
+    done, total = job.progress()
+    if job.running:
+        st.progress(min(done / total, 1.0) if total else 0.0,
+                    text=f"Training: iteration {done:,} of {total:,}" if total else "Starting...")
+    st.plotly_chart(charts.training_curves(job.history(), n_classes=n_classes),
+                    width="stretch", key="imposter_curves")
+    st.caption("How to read: left, the discriminators' and the generator's adversarial losses; "
+               "middle, reconstruction error and KL of the VAE; right, D2's accuracy at telling "
+               "s from the implicit columns of generated records (near chance = no leak left).")
+
+
+if job is not None and job.running:
+    @st.fragment(run_every=1.0)
+    def _live() -> None:
+        _draw_progress()
+        if not job.running:
+            st.rerun()
+
+    _live()
+    st.stop()
+
+if job is None:
+    st.info("Press **Train** to fit the synthesizer; the curves grow live and **Stop** keeps "
+            "what was learned so far.")
+    st.stop()
+
+_draw_progress()
+if job.error is not None:
+    show_error(job.error)
+    st.stop()
+model, synthetic = job.model, job.synthetic
+if job.key != job_key:
+    st.info("The settings above changed since this model was trained; press **Train** to "
+            "train with them. The results below are for the last model.")
+state = "stopped early" if model.stopped_ else "finished"
+st.success(f"Training {state} after {model.iterations_:,} iterations; "
+           f"{len(synthetic):,} synthetic rows generated.")
+
+# ------------------------------------------------------------------ 3. evaluation
+st.subheader("3 · Settings A and B (Table 1)")
+classifiers = st.multiselect("Classifiers", CLASSIFIERS, default=list(CLASSIFIERS),
+                             format_func=CLASSIFIER_LABELS.get, key="imposter_classifiers")
+trained_implicit = list(job.implicit)
+if not classifiers:
+    st.info("Choose at least one classifier.")
+    st.stop()
+try:
+    with st.spinner("Training the classifiers on the real and the synthetic table..."):
+        table = cached.table1(dataset, synthetic, job.sensitive, label, tuple(trained_implicit),
+                              tuple(classifiers), seed)
+except (DataError, ValueError, TypeError) as exc:
+    show_error(exc)
+    st.stop()
+st.plotly_chart(charts.table1_bars(table), width="stretch", key="imposter_table1_chart")
+st.caption(
+    "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
+    "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
+    "from all attributes — B and train-synthetic/test-real should stay close to A."
+)
+st.dataframe(charts.table1_display(table).style.format("{:.3f}"), width="stretch", key="imposter_table1")
+
+# ------------------------------------------------------------------ 4. kRR baseline
+st.subheader("4 · Against k-ary randomized response (Fig. 7)")
+krr_clf = st.selectbox("Classifier for the comparison", CLASSIFIERS, index=CLASSIFIERS.index("gbdt"),
+                       format_func=CLASSIFIER_LABELS.get, key="imposter_krr_clf")
+try:
+    with st.spinner("Perturbing the implicit attributes at each epsilon..."):
+        curve = cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit), krr_clf, seed)
+        point_table = cached.table1(dataset, synthetic, job.sensitive, label,
+                                    tuple(trained_implicit), (krr_clf,), seed)
+except (DataError, ValueError, TypeError) as exc:
+    show_error(exc)
+    st.stop()
+row = point_table.iloc[0]
+point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
+real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
+c1, c2 = st.columns(2)
+c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=point_table.attrs["majority_synthetic"],
+                                real=real), width="stretch", key="imposter_tradeoff")
+c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
+           "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
+c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
+                width="stretch", key="imposter_krr_eps")
+c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
+           "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
+
+# ------------------------------------------------------------------ 5. download
+st.subheader("5 · The synthetic table")
+st.dataframe(synthetic.head(200), key="imposter_synthetic_preview")
+st.download_button("Download the synthetic table (CSV)", cached.synthetic_csv(synthetic),
+                   file_name=f"{dataset.name}_imposter.csv", mime="text/csv",
+                   key="imposter_download",
+                   help="Cells that a spreadsheet would run as formulas get a leading quote.")

@@ -1,0 +1,141 @@
+"""Cached calls into core.imposter for the IMPOSTER page (paper 002).
+
+Detection, evaluation and the kRR curve are ``st.cache_data`` (keyed on the dataset's
+fingerprint, the parameters and the seed). Training runs in a background thread so that
+the page can draw its curves live and stop it: :class:`TrainingJob` holds the thread, the
+per-iteration events and a stop flag; :func:`training_job` caches one job per (dataset,
+parameters, seed, run number) with ``st.cache_resource``.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.data import Dataset
+from core.export import to_csv_bytes
+from core.imposter import (
+    FIG7_EPSILONS,
+    ImposterSynthesizer,
+    detect_implicit,
+    evaluate_settings,
+    krr_sweep,
+)
+from dashboard.cached import HASH_FUNCS
+
+_TTL = 3600
+
+
+@st.cache_data(max_entries=16, ttl=_TTL, show_spinner="Measuring what each attribute says about the sensitive one...",
+               hash_funcs=HASH_FUNCS)
+def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
+              metric: str, bins: int, seed: int):
+    """:func:`core.imposter.detect_implicit` on the dataset (the label may be flagged too)."""
+    return detect_implicit(dataset.frame, sensitive, theta=theta, beta=beta,
+                           classifier=classifier, metric=metric, bins=bins, random_state=seed)
+
+
+class TrainingJob:
+    """One IMPOSTER training in a background thread, observable and stoppable.
+
+    The thread never touches streamlit: it appends the synthesizer's per-iteration events
+    to a list under a lock; the page reads :meth:`history` and calls :meth:`stop`.
+    """
+
+    def __init__(self, dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
+                 params: dict[str, Any], seed: int, n_rows: int) -> None:
+        self.dataset = dataset
+        self.sensitive = sensitive
+        self.implicit = tuple(implicit)
+        self.params = dict(params)
+        self.seed = seed
+        self.n_rows = n_rows
+        self.total = 0
+        self._events: list[dict] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.model: ImposterSynthesizer | None = None
+        self.synthetic: pd.DataFrame | None = None
+        self.error: BaseException | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="imposter-training", daemon=True)
+
+    def start(self) -> "TrainingJob":
+        self._thread.start()
+        return self
+
+    def _callback(self, event: dict) -> None:
+        with self._lock:
+            self._events.append(event)
+            self.total = event["iterations"]
+
+    def _run(self) -> None:
+        try:
+            model = ImposterSynthesizer(**self.params, random_state=self.seed)
+            model.fit(self.dataset, self.sensitive, self.implicit, callback=self._callback,
+                      stop=self._stop)
+            self.synthetic = model.sample(self.n_rows)
+            self.model = model
+        except BaseException as exc:  # shown on the page as one sentence
+            self.error = exc
+        finally:
+            self._done.set()
+
+    # ------------------------------------------------------------- page side
+    def stop(self) -> None:
+        """Ask the training to stop after the current iteration (keeps what it learned)."""
+        self._stop.set()
+
+    @property
+    def running(self) -> bool:
+        return not self._done.is_set()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set() or bool(self.model is not None and self.model.stopped_)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ends (tests and the CLI); True when it ended."""
+        return self._done.wait(timeout)
+
+    def history(self) -> pd.DataFrame:
+        """The events so far, one row per iteration."""
+        with self._lock:
+            return pd.DataFrame(list(self._events))
+
+    def progress(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._events), self.total
+
+
+@st.cache_resource(max_entries=4, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+def training_job(dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
+                 params: tuple[tuple[str, Any], ...], seed: int, run: int) -> TrainingJob:
+    """A started training job for these inputs; the same inputs give the same job back,
+    so a finished model is reused. ``run`` counts restarts after a stop."""
+    return TrainingJob(dataset, sensitive, implicit, dict(params), seed, dataset.n_rows).start()
+
+
+@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+def table1(dataset: Dataset, synthetic: pd.DataFrame, sensitive: str, label: str,
+           implicit: tuple[str, ...], classifiers: tuple[str, ...], seed: int) -> pd.DataFrame:
+    """:func:`core.imposter.evaluate_settings` (settings A, B and TSTR)."""
+    return evaluate_settings(dataset.frame, synthetic, sensitive=sensitive, label=label,
+                             implicit=list(implicit), classifiers=list(classifiers),
+                             max_rows=20_000, random_state=seed)
+
+
+@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
+              classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS) -> pd.DataFrame:
+    """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows)."""
+    return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit),
+                     epsilons=epsilons, classifier=classifier, max_rows=20_000, random_state=seed)
+
+
+@st.cache_data(max_entries=4, ttl=_TTL, show_spinner=False)
+def synthetic_csv(synthetic: pd.DataFrame) -> bytes:
+    """The synthetic table as formula-guarded CSV bytes."""
+    return to_csv_bytes(synthetic)
