@@ -116,3 +116,14 @@ def test_bad_sensitive_columns(census):
 def test_accepts_a_dataset(census):
     res = detect_implicit(census, "sex", theta=0.05, beta=0.5)
     assert res.sensitive == "sex"
+
+
+def test_adult_gender_at_theta_001(adult):
+    """Fig. 6 / Table 1 setting: theta = 0.01 on Adult flags seven attributes (income among
+    them) and an attacker predicts sex from them with accuracy about 0.84 (the paper: 0.84-0.85)."""
+    res = detect_implicit(adult.frame, "sex", theta=0.01, beta=0.7, random_state=0)
+    assert res.scores["attribute"].iloc[0] == "relationship"
+    assert set(res.implicit) == {"relationship", "marital_status", "occupation", "income",
+                                 "hours_per_week", "workclass", "race"}
+    assert 0.82 < res.tau < 0.87
+    assert abs(res.majority_share - 0.668) < 0.002

@@ -86,3 +86,19 @@ def test_lambda_sweep_rows(small_census):
                         lambdas=[0.0, 1.0], classifier="lr", synthesizer=FAST, random_state=0)
     assert runs["lambda"].tolist() == [0.0, 1.0]
     assert {"B_sensitive_accuracy", "B_label_f1", "TSTR_label_accuracy"} <= set(runs.columns)
+
+
+@pytest.mark.slow
+def test_adult_table1_targets(adult):
+    """The Table 1 targets on Adult (theta = 0.01, lambda = 1); minutes of CPU, so slow."""
+    from core.imposter import ImposterSynthesizer, detect_implicit
+
+    det = detect_implicit(adult.frame, "sex", theta=0.01, beta=0.7, random_state=0)
+    model = ImposterSynthesizer(random_state=0).fit(adult, "sex", det.implicit)
+    syn = model.sample(adult.n_rows)
+    table = evaluate_settings(adult.frame, syn, sensitive="sex", label="income",
+                              implicit=det.implicit, classifiers=["xgboost", "lr"], random_state=0)
+    floor = table.attrs["majority_synthetic"]
+    assert (table[("A", "sensitive", "accuracy")] > 0.82).all()
+    assert ((table[("B", "sensitive", "accuracy")] - floor).abs() <= 0.03).all()
+    assert (table[("B", "label", "accuracy")] >= 0.80).all()
