@@ -175,6 +175,7 @@ def test_dataframe_input_and_default_sensitive(small_census):
         ({"hidden": ()}, TypeError),
         ({"decode": "mode"}, ValueError),
         ({"d2_generator_loss": "x"}, ValueError),
+        ({"d2_steps": 0}, ValueError),
     ],
 )
 def test_bad_hyperparameters(small_census, kwargs, exc):
@@ -214,3 +215,11 @@ def test_d2_removes_the_leak_that_the_vae_cgan_keeps(census):
         majority = (syn["sex"].iloc[2000:] == "Male").mean()
     assert leak[0.0] > majority + 0.15
     assert leak[1.0] < leak[0.0] - 0.15
+
+
+@pytest.mark.parametrize("loss", ["minimax", "capped", "confusion"])
+def test_every_generator_loss_for_d2_trains(small_census, loss):
+    model = ImposterSynthesizer(d2_generator_loss=loss, d2_steps=2, random_state=0, **FAST)
+    model.fit(small_census, "sex", CENSUS_IMPLICIT)
+    assert np.isfinite(model.history_[["d1", "d2", "g", "recon", "kl"]].to_numpy()).all()
+    assert len(model.sample(20)) == 20
