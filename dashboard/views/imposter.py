@@ -108,8 +108,16 @@ lam = c1.slider("lambda (weight of D2, Eq. 10)", 0.0, 10.0, 1.0, 0.1, key="impos
 epochs = int(c2.number_input("Epochs", 1, 1000, 100 if small else 15, key="imposter_epochs",
                              help="Passes over the data (batch size 500)."))
 latent = int(c3.selectbox("Latent size", [8, 16, 32, 64], index=2, key="imposter_latent"))
+with st.expander("Advanced"):
+    v2_loss = st.radio(
+        "G's V2 term", ["minimax", "capped", "confusion"], horizontal=True,
+        key="imposter_v2_loss",
+        help="minimax: Eq. 12 as in the paper (best utility; on some seeds it overshoots into "
+        "a reversed relation). capped: no reward for pushing D2 below chance (steadier leak "
+        "removal, a little less utility). confusion: pull D2's output to uniform.")
 params = (("lambda_", float(lam)), ("epochs", epochs), ("latent_dim", latent),
-          ("batch_size", 500), ("hidden", (128, 128)), ("disc_hidden", (128,)))
+          ("batch_size", 500), ("hidden", (128, 128)), ("disc_hidden", (128,)),
+          ("d2_generator_loss", v2_loss))
 job_key = (dataset.fingerprint(), sensitive, tuple(implicit), params, seed)
 
 b1, b2, _ = st.columns([1, 1, 4])
