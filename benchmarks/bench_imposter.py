@@ -21,7 +21,7 @@ from core.imposter.codec import TableCodec
 from core.imposter.networks import Encoder, Generator, init_weights, reconstruction_loss
 from core.validation import DataError
 
-DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, hidden=(128, 128),
+DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))
 
 

@@ -26,7 +26,7 @@ __all__ = ["REPRODUCTIONS", "PAPER_TABLE1", "PAPER_TABLE2", "DEFAULTS"]
 SENSITIVE, LABEL = "sex", "income"
 
 #: Synthesizer settings of every reproduction (the class defaults, written out).
-DEFAULTS: dict[str, Any] = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500,
+DEFAULTS: dict[str, Any] = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995,
                                 hidden=(128, 128), disc_hidden=(128,))
 QUICK: dict[str, Any] = dict(DEFAULTS, epochs=5)
 

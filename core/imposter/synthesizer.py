@@ -124,6 +124,11 @@ class ImposterSynthesizer:
         D2 updates per iteration (on the same generated minibatch). Proposition 1 assumes
         an optimal D2; more steps keep it closer to optimal, so G's minimax gradient
         points at independence instead of overshooting into a reversed relation.
+    ema : float in [0, 1)
+        When > 0 (default 0.995), ``sample`` uses an exponential moving average of G's weights with this
+        decay (0.999 averages over about the last 1,000 iterations) instead of the last
+        iterate: averaging damps the oscillation of the minimax game between a relation
+        and its reverse. 0 uses the last iterate.
     d2_generator_loss : {"minimax", "capped", "confusion"}
         G's V2 term: maximise D2's cross entropy (Eq. 12); the same with each record's
         cross entropy capped at chance level (no reward for a reversed relation: steadier
@@ -163,6 +168,7 @@ class ImposterSynthesizer:
         v2_scale: str = "implicit",
         probe_every: int = 20,
         d2_steps: int = 1,
+        ema: float = 0.995,
         d2_generator_loss: str = "minimax",
         decode: str = "sample",
         n_threads: int | None = None,
@@ -180,6 +186,7 @@ class ImposterSynthesizer:
         self.v2_scale = v2_scale
         self.probe_every = probe_every
         self.d2_steps = d2_steps
+        self.ema = ema
         self.d2_generator_loss = d2_generator_loss
         self.decode = decode
         self.n_threads = n_threads
@@ -201,6 +208,9 @@ class ImposterSynthesizer:
         check_positive_int(self.batch_size, name="batch_size", minimum=2)
         check_positive_int(self.probe_every, name="probe_every")
         check_positive_int(self.d2_steps, name="d2_steps")
+        self._ema = _check_nonneg(self.ema, "ema")
+        if self._ema >= 1:
+            raise ValueError(f"ema must lie in [0, 1), got {self._ema:g}.")
         self._hidden = _check_hidden(self.hidden, "hidden")
         self._disc_hidden = _check_hidden(self.disc_hidden, "disc_hidden")
         if self.d2_generator_loss not in ("minimax", "capped", "confusion"):
@@ -300,6 +310,7 @@ class ImposterSynthesizer:
             for net in (self.encoder_, self.generator_, self.d1_):
                 init_weights(net, self._gen)
             init_weights(self.d2_, d2_gen)
+            ema_params = [p.detach().clone() for p in self.generator_.parameters()] if self._ema > 0 else None
             betas = (0.5, 0.9)
             opt_eg = torch.optim.Adam(
                 list(self.encoder_.parameters()) + list(self.generator_.parameters()),
@@ -380,6 +391,10 @@ class ImposterSynthesizer:
                     loss = g_v1 + v2_w * g_v2 + vae_w * (recon + self._kl * kl)
                     loss.backward()
                     opt_eg.step()
+                    if ema_params is not None:
+                        with torch.no_grad():
+                            for avg, p in zip(ema_params, self.generator_.parameters()):
+                                avg.mul_(self._ema).add_(p.detach(), alpha=1.0 - self._ema)
 
                     it += 1
                     event = {
@@ -407,6 +422,14 @@ class ImposterSynthesizer:
                 history,
                 columns=["iteration", "epoch", "iterations", *LOSS_KEYS, "d2_accuracy", "seconds"],
             ).astype({"d2_accuracy": float})
+            self.sampler_ = self.generator_
+            if ema_params is not None:
+                import copy
+
+                self.sampler_ = copy.deepcopy(self.generator_)
+                with torch.no_grad():
+                    for p, avg in zip(self.sampler_.parameters(), ema_params):
+                        p.copy_(avg)
         finally:
             torch.set_num_threads(prev_threads)
             torch.use_deterministic_algorithms(prev_det)
@@ -459,7 +482,7 @@ class ImposterSynthesizer:
                 outs = []
                 for start in range(0, n, 8192):
                     z = torch.randn((len(s1h[start:start + 8192]), self.latent_dim), generator=gen)
-                    outs.append(activate(self.generator_(z, s1h[start:start + 8192]),
+                    outs.append(activate(self.sampler_(z, s1h[start:start + 8192]),
                                          self.codec_.blocks_))
                 Xg = torch.cat(outs).numpy()
         finally:
