@@ -125,10 +125,10 @@ class ImposterSynthesizer:
         an optimal D2; more steps keep it closer to optimal, so G's minimax gradient
         points at independence instead of overshooting into a reversed relation.
     ema : float in [0, 1)
-        When > 0 (default 0.995), ``sample`` uses an exponential moving average of G's weights with this
-        decay (0.999 averages over about the last 1,000 iterations) instead of the last
-        iterate: averaging damps the oscillation of the minimax game between a relation
-        and its reverse. 0 uses the last iterate.
+        ``sample`` uses an exponential moving average of G's weights with this decay
+        (0.995: about the last 200 iterations) instead of the last iterate. Averaging damps
+        the oscillation of the minimax game between a relation and its reverse, which on
+        Adult left a leak on some seeds (docs/paper002.md). 0 samples the last iterate.
     d2_generator_loss : {"minimax", "capped", "confusion"}
         G's V2 term: maximise D2's cross entropy (Eq. 12); the same with each record's
         cross entropy capped at chance level (no reward for a reversed relation: steadier

@@ -176,6 +176,7 @@ def test_dataframe_input_and_default_sensitive(small_census):
         ({"decode": "mode"}, ValueError),
         ({"d2_generator_loss": "x"}, ValueError),
         ({"d2_steps": 0}, ValueError),
+        ({"ema": 1.0}, ValueError),
     ],
 )
 def test_bad_hyperparameters(small_census, kwargs, exc):
@@ -223,3 +224,13 @@ def test_every_generator_loss_for_d2_trains(small_census, loss):
     model.fit(small_census, "sex", CENSUS_IMPLICIT)
     assert np.isfinite(model.history_[["d1", "d2", "g", "recon", "kl"]].to_numpy()).all()
     assert len(model.sample(20)) == 20
+
+
+def test_ema_samples_from_averaged_weights(small_census):
+    last = ImposterSynthesizer(ema=0.0, random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
+    avg = ImposterSynthesizer(ema=0.9, random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
+    assert last.sampler_ is last.generator_
+    # same training (the average does not feed back), different weights for sampling
+    for pa, pb in zip(last.generator_.parameters(), avg.generator_.parameters()):
+        assert torch.equal(pa, pb)
+    assert not all(torch.equal(pa, pb) for pa, pb in zip(avg.sampler_.parameters(), avg.generator_.parameters()))
