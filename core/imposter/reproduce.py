@@ -72,14 +72,16 @@ def _detect(ds, rng, theta: float = 0.01):
 
 def _train(ds, implicit, params: dict, seed: int, progress: Progress):
     t0 = time.perf_counter()
-    last = [0.0]
+    last = [0.0, float("nan")]
 
     def cb(event):
         now = time.perf_counter()
+        if event["d2_accuracy"] is not None:
+            last[1] = event["d2_accuracy"]
         if now - last[0] > 15:
             last[0] = now
             progress(f"  iteration {event['iteration']}/{event['iterations']}, "
-                     f"recon {event['recon']:.2f}, D2 accuracy probe {event['d2_accuracy']}")
+                     f"recon {event['recon']:.2f}, D2 accuracy probe {last[1]:.3f}")
 
     model = ImposterSynthesizer(**params, random_state=seed).fit(ds, SENSITIVE, implicit, callback=cb)
     return model, time.perf_counter() - t0

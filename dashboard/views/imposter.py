@@ -112,9 +112,10 @@ with st.expander("Advanced"):
     v2_loss = st.radio(
         "G's V2 term", ["minimax", "capped", "confusion"], horizontal=True,
         key="imposter_v2_loss",
-        help="minimax: Eq. 12 as in the paper (best utility; on some seeds it overshoots into "
-        "a reversed relation). capped: no reward for pushing D2 below chance (steadier leak "
-        "removal, a little less utility). confusion: pull D2's output to uniform.")
+        help="minimax: Eq. 12 as in the paper (the default; samples come from averaged "
+        "generator weights, which keeps it from ending on a reversed relation). capped: no "
+        "reward for pushing D2 below chance (less utility in our runs). confusion: pull "
+        "D2's output to uniform.")
 params = (("lambda_", float(lam)), ("epochs", epochs), ("latent_dim", latent),
           ("batch_size", 500), ("hidden", (128, 128)), ("disc_hidden", (128,)),
           ("d2_generator_loss", v2_loss))
