@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any, Callable
 
 import numpy as np
-import pandas as pd
 
 from core.data import load_adult
 from core.imposter.detection import detect_implicit

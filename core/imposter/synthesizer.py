@@ -35,7 +35,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 import torch
-from torch import nn
 from torch.nn import functional as F
 
 from core.data import Dataset, infer_column_types
