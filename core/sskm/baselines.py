@@ -157,6 +157,7 @@ def mdav_dp(
     epsilon: float = 1.0,
     *,
     n_clusters: int | None = None,
+    labels: np.ndarray | None = None,
     random_state: RandomState = None,
 ) -> BaselineResult:
     """MDAV_DP: MDAV groups of size k, then Laplace noise on each centroid attribute.
@@ -171,6 +172,8 @@ def mdav_dp(
         Budget; noise scale range / (k x epsilon) per attribute (one record moves a
         centroid of k records by at most range / k). Groups are disjoint: parallel
         composition.
+    labels : ndarray of shape (n,), optional
+        MDAV groups computed before with the same k (they are deterministic), reused.
     random_state : int, Generator or None
         Source of the noise.
     """
@@ -178,7 +181,7 @@ def mdav_dp(
     eps = check_epsilon(epsilon)
     k = group_size(len(X), k=k, n_clusters=n_clusters)
     rng = check_random_state(random_state)
-    labels = mdav(X, k)
+    labels = mdav(X, k) if labels is None else np.asarray(labels)
     centers, _ = microaggregate(X, labels)
     span = X.max(axis=0) - X.min(axis=0)
     noisy = centers + rng.laplace(0.0, 1.0, size=centers.shape) * (span / (k * eps))[None, :]
