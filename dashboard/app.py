@@ -37,5 +37,8 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
-render_sidebar()
-page.run()
+show_dataset_in_sidebar = render_sidebar()
+try:
+    page.run()
+finally:  # also after st.stop() in a page
+    show_dataset_in_sidebar()

@@ -59,17 +59,29 @@ def show_error(exc: BaseException) -> None:
         )
 
 
-def render_sidebar() -> None:
-    """The sidebar shown on every page: which dataset is in use, and the seed."""
+def _describe(dataset: Dataset | None) -> str:
+    if not isinstance(dataset, Dataset):
+        return "Dataset: each page's built-in sample (choose another on the Data page)."
+    return f"Dataset: **{dataset.name}** · {roles_text(dataset)}"
+
+
+def roles_text(dataset: Dataset) -> str:
+    """'1,160 rows · label `listed` · sensitive none' for captions and messages."""
+    label = f"`{dataset.label}`" if dataset.label else "none"
+    return (
+        f"{dataset.n_rows:,} rows · label {label} · sensitive "
+        f"{', '.join(dataset.sensitive) or 'none'}"
+    )
+
+
+def render_sidebar():
+    """The sidebar shown on every page: the seed, and a slot for the dataset in use.
+
+    Returns a callable that fills the dataset slot; the app calls it after the page ran,
+    so the slot shows the dataset the page just chose.
+    """
     with st.sidebar:
-        chosen = st.session_state.get(DATASET_KEY)
-        if isinstance(chosen, Dataset):
-            st.caption(
-                f"Dataset: **{chosen.name}** · {chosen.n_rows:,} rows · label "
-                f"`{chosen.label}` · sensitive {', '.join(chosen.sensitive) or 'none'}"
-            )
-        else:
-            st.caption("Dataset: each page's built-in sample (choose another on the Data page).")
+        slot = st.empty()
         st.number_input(
             "Seed",
             min_value=0,
@@ -80,3 +92,8 @@ def render_sidebar() -> None:
             help="Every random draw (noise, splits, training) follows this seed: the same "
             "seed gives the same result.",
         )
+
+    def fill() -> None:
+        slot.caption(_describe(st.session_state.get(DATASET_KEY)))
+
+    return fill

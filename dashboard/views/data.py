@@ -7,9 +7,9 @@ import streamlit as st
 
 from core.data import SAMPLES, Dataset, available_public
 from core.validation import DataError
-from dashboard.cached.data import public_dataset, sample_dataset, uploaded_dataset
+from dashboard.cached.data import csv_download, public_dataset, sample_dataset, uploaded_dataset
 from dashboard.charts.data import column_distribution, missing_by_column
-from dashboard.state import DATASET_KEY, set_dataset, show_error
+from dashboard.state import DATASET_KEY, roles_text, set_dataset, show_error
 
 st.title("Data")
 st.caption(
@@ -89,13 +89,12 @@ if loaded is not None:
         dataset = loaded.with_roles(label=None if label == "(none)" else label, sensitive=sensitive)
         set_dataset(dataset)
         st.success(
-            f"Using **{dataset.name}**: {dataset.n_rows:,} rows, {dataset.frame.shape[1]} columns, "
-            f"label `{dataset.label}`, sensitive {', '.join(dataset.sensitive) or 'none'}."
+            f"Using **{dataset.name}**: {dataset.frame.shape[1]} columns · {roles_text(dataset)}."
         )
     except (DataError, ValueError) as exc:
         show_error(exc)
         dataset = base
-        st.info(f"Roles kept as before: label `{base.label}`, sensitive {', '.join(base.sensitive) or 'none'}.")
+        st.info(f"Roles kept as before: {roles_text(base)}.")
 
     for note in dataset.notes:
         st.info(note, icon=":material/info:")
@@ -104,6 +103,15 @@ if loaded is not None:
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)
     st.subheader("Schema")
     st.dataframe(dataset.schema(), width="stretch", hide_index=True)
+    st.download_button(
+        "Download the table as read (CSV)",
+        data=csv_download(dataset),
+        file_name=f"{dataset.name}.csv",
+        mime="text/csv",
+        help="The table as the methods see it, after the repairs listed above; cells that "
+        "a spreadsheet would run as formulas get a leading quote.",
+        key="data_download",
+    )
 
     st.subheader("Distribution")
     col = st.selectbox("Column", cols, key=f"data_dist_col_{dataset.name}")
