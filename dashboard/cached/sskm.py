@@ -17,13 +17,20 @@ from core.data import Dataset
 from core.metrics import mse, record_linkage
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, microaggregate
 from core.sskm.connection import ConnectionResult, mic_connections
-from core.sskm.export import to_csv_bytes
+from core.export import to_csv_bytes
 from core.sskm.publisher import SSKMDP
 from core.validation import check_random_state
 
 _TTL = 3600
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
+
+
+def census() -> Dataset:
+    """The census sample (sex sensitive), the page's default table."""
+    from dashboard.cached.data import sample_dataset
+
+    return sample_dataset("census")
 
 
 def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.data import SAMPLES
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
@@ -21,6 +22,12 @@ EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 
 try:
     dataset = current_dataset("census")
+    if not dataset.sensitive and dataset.name in SAMPLES and dataset.name != "census":
+        st.caption(
+            f"The {dataset.name} sample marks no sensitive attribute, so this page uses the census "
+            "sample (sex sensitive). Mark a sensitive column on the Data page to use another table."
+        )
+        dataset = cached.census()
     features = [c for c in dataset.frame.columns if c != dataset.label]
     if len(features) < 2:
         raise DataError("SSKM_DP needs at least two attributes besides the label; load a wider table.")

@@ -20,6 +20,7 @@ def test_page_shows_grid_and_charts(sskm_page):
     at = sskm_page
     assert_clean(at)
     assert at.title[0].value == "SSKM_DP"
+    assert at.multiselect(key="sskm_sensitive").value == ["sex"]  # the census sample by default
     # grid, SFLA, training, MIC, epsilon curves, baselines
     assert len(_charts(at)) >= 6
     assert any("Protected attributes" in m.value for m in at.markdown)
@@ -56,3 +57,21 @@ def test_no_sensitive_attribute_gives_one_sentence(sskm_page):
     assert not at.exception
     assert len(at.error) == 1
     assert "sensitive" in at.error[0].value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["adult", "nltcs"])
+def test_page_works_on_public_data(request, name):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    dataset = request.getfixturevalue(name)
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.session_state["pux_dataset"] = dataset  # as if chosen on the Data page
+    at.switch_page("views/sskm.py")
+    at.run()
+    assert_clean(at)
+    assert len(_charts(at)) >= 6
+    expected = list(dataset.sensitive) or [dataset.frame.columns[0]]
+    assert at.multiselect(key="sskm_sensitive").value == expected
