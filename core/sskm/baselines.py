@@ -8,8 +8,9 @@ paper's figure; k = n // a) and work on a [0, 1]-scaled matrix (attribute range 
   remaining ones and the record s farthest from r, and make groups of r's k nearest and
   then s's k nearest; with 2k..3k-1 left, one more group around the record farthest from
   the centroid; the rest (k..2k-1 records) is the last group. Every group has k records
-  except the last, which has k..2k-1. Exact; vectorised over records (one matrix-vector
-  product per distance scan; removed records are masked and compacted now and then).
+  except the last, which has k..2k-1. Exact (ties go to the lowest record index, as a
+  stable sort would); vectorised over records, one distance scan reused for both the
+  farthest record and the nearest group, removed records masked and compacted now and then.
 - :func:`mdav_dp` (Soria-Comas et al.): MDAV groups, then Laplace noise of scale
   range / (k x epsilon) on each attribute of each centroid, as DESIGN.md reads it.
 - :func:`idp_kmeans`: differentially private k-means (Lloyd iterations with Laplace noise
@@ -87,54 +88,68 @@ def mdav(X, k: int | None = None, *, n_clusters: int | None = None) -> np.ndarra
     n = len(X)
     k = group_size(n, k=k, n_clusters=n_clusters)
     labels = np.full(n, -1, dtype=np.int64)
-    # work on a compacted copy; `ids` maps its rows to original record indices
+    # Work on a compacted copy; `ids` maps its rows to original record indices, in
+    # increasing order. Distances are scanned fast as |z|^2 - 2 z.p + |p|^2 (one
+    # matrix-vector product), then the few records near each decision (the farthest, the
+    # k-th nearest) are re-measured as the plain sum of squared differences, and ties
+    # go to the lowest record index: the groups are exactly those of a plain MDAV.
     Z = np.ascontiguousarray(X)
     ids = np.arange(n)
     z_sq = np.einsum("ij,ij->i", Z, Z)
+    tol = 1e-9 * (1.0 + float(z_sq.max()))  # far above the rounding error of the scan
     alive = np.ones(n, dtype=bool)
-    total = Z.sum(axis=0)
     remaining = n
     group = 0
 
-    def sqdist(p: np.ndarray) -> np.ndarray:
-        # squared distance from p to every row of Z, with removed rows at -inf / +inf
+    def scan(p: np.ndarray) -> np.ndarray:
         return z_sq - 2.0 * (Z @ p) + p @ p
 
-    def take(centre_row: int, d: np.ndarray) -> None:
-        nonlocal remaining, group, total
-        d = np.where(alive, d, np.inf)
+    def exact(rows: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return ((Z[rows] - p) ** 2).sum(axis=1)
+
+    def farthest(p: np.ndarray, d: np.ndarray) -> int:
+        d = np.where(alive, d, -np.inf)
+        cand = np.flatnonzero(d >= d.max() - 2 * tol)
+        return int(cand[np.argmax(exact(cand, p))])
+
+    def take(p: np.ndarray, d: np.ndarray) -> None:
+        # the k nearest alive records (ties to the lowest index) become one group
+        nonlocal remaining, group
         if k < remaining:
-            near = np.argpartition(d, k - 1)[:k]
+            d = np.where(alive, d, np.inf)
+            v = d[np.argpartition(d, k - 1)[:k]].max()
+            cand = np.flatnonzero(d <= v + 2 * tol)
+            near = cand[np.lexsort((cand, exact(cand, p)))[:k]]
         else:
             near = np.flatnonzero(alive)
         labels[ids[near]] = group
         alive[near] = False
-        total = total - Z[near].sum(axis=0)
         remaining -= len(near)
         group += 1
 
     def compact() -> None:
-        nonlocal Z, ids, z_sq, alive
+        nonlocal Z, ids, alive, z_sq
         Z, ids, z_sq = Z[alive], ids[alive], z_sq[alive]
         alive = np.ones(len(Z), dtype=bool)
 
     while remaining >= 3 * k:
         if remaining < 0.6 * len(Z):
             compact()
-        c = total / remaining
-        dc = np.where(alive, sqdist(c), -np.inf)
-        r = int(np.argmax(dc))
-        dr = sqdist(Z[r])
-        s = int(np.argmax(np.where(alive, dr, -np.inf)))
-        take(r, dr)
+        c = Z[alive].mean(axis=0)
+        r = farthest(c, scan(c))
+        pr = Z[r].copy()
+        dr = scan(pr)  # used twice: for s and for r's group
+        s = farthest(pr, dr)
+        take(pr, dr)
         if not alive[s]:  # only on exact distance ties: the farthest left from r
-            s = int(np.argmax(np.where(alive, dr, -np.inf)))
-        take(s, sqdist(Z[s]))
+            s = farthest(pr, dr)
+        ps = Z[s].copy()
+        take(ps, scan(ps))
     if remaining >= 2 * k:
-        c = total / remaining
-        dc = np.where(alive, sqdist(c), -np.inf)
-        r = int(np.argmax(dc))
-        take(r, sqdist(Z[r]))
+        c = Z[alive].mean(axis=0)
+        r = farthest(c, scan(c))
+        pr = Z[r].copy()
+        take(pr, scan(pr))
     if remaining > 0:
         labels[ids[alive]] = group
     return labels

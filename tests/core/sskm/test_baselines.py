@@ -123,3 +123,10 @@ def test_idp_kmeans_with_a_large_budget_finds_the_blobs(blobs):
     res = idp_kmeans(blobs, 6, 1e6, iterations=8, random_state=0)
     err = np.mean(np.sum((blobs - res.published) ** 2, axis=1))
     assert err < 0.05
+
+
+def test_mdav_breaks_ties_like_the_reference_on_duplicate_records():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(90, 2)).astype(float)  # many identical records
+    assert [sorted(g) for g in sorted(_groups(mdav(X, 4)), key=min)] == \
+        [sorted(g) for g in sorted(_mdav_reference(X, 4), key=min)]
