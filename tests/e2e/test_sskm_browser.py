@@ -18,6 +18,10 @@ def test_sskm_page_draws_the_map_and_moves_with_epsilon(page):
     page.get_by_role("heading", name="SSKM_DP").first.wait_for()
     page.get_by_text("Clusters and connections ready").wait_for(timeout=180_000)
     page.locator('[data-testid="stPlotlyChart"]').first.wait_for()
+    page.get_by_text("Hexagonal").or_(page.get_by_text("hexagonal")).first.click()
+    wait_idle(page)
+    page.locator('[data-testid="stPlotlyChart"]').first.wait_for()
+    screenshot(page, "sskm_grid")
     page.get_by_role("tab", name="Release").click()
     before = _metric(page, "MSE")
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="Privacy budget epsilon")
@@ -25,10 +29,11 @@ def test_sskm_page_draws_the_map_and_moves_with_epsilon(page):
     thumb.focus()
     for _ in range(4):  # 1.0 -> 0.05
         thumb.press("ArrowLeft")
-    wait_idle(page)
+    # the release is redrawn with the new budget: wait until the MSE metric changes
     page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=\"stSlider\"]')]"
-        ".some(s => s.innerText.includes('Privacy budget epsilon') && s.innerText.includes('0.05'))"
+        "(before) => [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
+        ".some(m => m.innerText.startsWith('MSE') && !m.innerText.includes(before))",
+        arg=before, timeout=120_000,
     )
     wait_idle(page)
     after = _metric(page, "MSE")
