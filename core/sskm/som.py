@@ -174,9 +174,10 @@ class SelfOrganizingMap:
             decay = 1.0 / (1.0 + 2.0 * t / self.iterations)
         return self.learning_rate * decay, self.sigma_ * decay
 
-    def _h(self, sigma_t: float) -> np.ndarray:
+    def _h(self, sigma_t: float, winners: np.ndarray) -> np.ndarray:
+        """Neighbourhood weights from each winning neuron to every neuron, (len(winners), K)."""
         cut = None if self.cutoff is None else max(self.cutoff * sigma_t, self._min_cut)
-        return neighbourhood(self._sq, sigma_t, cut)
+        return neighbourhood(self._sq[winners], sigma_t, cut)
 
     def fit(self, X, y=None) -> "SelfOrganizingMap":
         """Train the map on ``X`` (n, d); ``y`` is ignored."""
@@ -222,22 +223,22 @@ class SelfOrganizingMap:
                 diff = x - W
                 c = int(np.argmin(np.einsum("ij,ij->i", diff, diff)))
                 eta, sig = self._schedule(t)
-                W += (eta * self._h(sig)[c])[:, None] * diff  # Eq. 14
+                W += (eta * self._h(sig, c))[:, None] * diff  # Eq. 14
                 record(t + 1, W)
         else:
             B = self.batch_size
-            K = len(W)
             for start in range(0, T, B):
                 idx = order[start:start + B]
                 xb = X[idx]
                 c = np.argmin(bmu_distances(xb, W), axis=1)
                 eta, sig = self._schedule(start + 0.5 * len(idx))
-                counts = np.bincount(c, minlength=K).astype(float)
-                sums = np.zeros((K, d))
-                np.add.at(sums, c, xb)
-                h = self._h(sig)  # symmetric: h[c, j]
+                # only the winning neurons pull: sum their rows, then spread by h
+                won, inv, counts = np.unique(c, return_inverse=True, return_counts=True)
+                sums = np.zeros((len(won), d))
+                np.add.at(sums, inv, xb)
+                h = self._h(sig, won)  # (winners, K)
                 num = h.T @ sums
-                den = h.T @ counts
+                den = h.T @ counts.astype(float)
                 mask = den > 0
                 target = num[mask] / den[mask, None]
                 # as many online steps as the neuron's neighbourhood-weighted hits would
