@@ -164,9 +164,16 @@ with tab_release:
         st.dataframe(result["ledger"], height=200)
 
 with tab_base:
+    big = len(pub.table_.X) > 20_000
+    run_baselines = st.toggle(
+        "Compute the baselines", value=not big, key="sskm_run_baselines",
+        help="MDAV, MDAV_DP and IDP-KMeans on every row; on large tables this takes a while (cached after).",
+    )
     a_values = st.multiselect("Numbers of clusters a", [10, 25, 50, 100, 250, 500],
                               default=[10, 25, 50, 100, 250], key="sskm_a_values")
-    if a_values:
+    if not run_baselines:
+        st.caption(f"{len(pub.table_.X):,} rows: switch the baselines on when you want them.")
+    elif a_values:
         with st.spinner("Running MDAV, MDAV_DP and IDP-KMeans..."):
             try:
                 table = cached.baselines(fp, pub, key, float(cs_threshold), float(epsilon),

@@ -72,6 +72,10 @@ def test_page_works_on_public_data(request, name):
     at.switch_page("views/sskm.py")
     at.run()
     assert_clean(at)
-    assert len(_charts(at)) >= 6
+    assert len(_charts(at)) >= 5  # baselines are off by default on large tables
+    if len(dataset.frame) > 20_000:
+        at.toggle(key="sskm_run_baselines").set_value(True).run()
+        assert_clean(at)
+        assert len(_charts(at)) >= 6
     expected = list(dataset.sensitive) or [dataset.frame.columns[0]]
     assert at.multiselect(key="sskm_sensitive").value == expected
