@@ -28,7 +28,7 @@ __all__ = [
 
 
 def mic(x: np.ndarray, y: np.ndarray, *, alpha: float = 0.6, c: float = 15) -> float:
-    """Maximal information coefficient of two numeric vectors (minepy, MIC_e estimator).
+    """Maximal information coefficient of two numeric vectors (minepy, the original approximate estimator of Reshef et al. 2011).
 
     Parameters
     ----------
@@ -54,7 +54,7 @@ def mic(x: np.ndarray, y: np.ndarray, *, alpha: float = 0.6, c: float = 15) -> f
         raise ValueError("MIC needs at least 4 observations.")
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return 0.0
-    mine = MINE(alpha=alpha, c=c, est="mic_e")
+    mine = MINE(alpha=alpha, c=c, est="mic_approx")
     mine.compute_score(x, y)
     return float(mine.mic())
 

@@ -93,25 +93,25 @@ def _coerce_numeric(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     out = {}
     for col in frame.columns:
         s = frame[col]
-        if s.dtype == object:
-            stripped = s.astype("string").str.strip()
-            stripped = stripped.mask(stripped == "")
-            filled = stripped.dropna()
-            parsed = pd.to_numeric(filled, errors="coerce")
-            share = parsed.notna().mean() if len(filled) else 0.0
-            if len(filled) and share >= NUMERIC_SHARE:
-                bad = filled[parsed.isna()]
-                if len(bad):
-                    examples = ", ".join(repr(v) for v in bad.unique()[:3])
-                    notes.append(
-                        f"Column '{col}': {len(bad)} non-numeric value(s) ({examples}) "
-                        "were treated as missing."
-                    )
-                out[col] = pd.to_numeric(stripped, errors="coerce").astype(float)
-            else:
-                out[col] = stripped.astype(object).where(stripped.notna(), np.nan)
-        else:
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
             out[col] = s
+            continue
+        stripped = s.astype(str).where(s.notna()).str.strip()
+        stripped = stripped.mask(stripped == "")
+        filled = stripped.dropna()
+        parsed = pd.to_numeric(filled, errors="coerce")
+        share = parsed.notna().mean() if len(filled) else 0.0
+        if len(filled) and share >= NUMERIC_SHARE:
+            bad = filled[parsed.isna()]
+            if len(bad):
+                examples = ", ".join(repr(v) for v in bad.unique()[:3])
+                notes.append(
+                    f"Column '{col}': {len(bad)} non-numeric value(s) ({examples}) "
+                    "were treated as missing."
+                )
+            out[col] = pd.to_numeric(stripped, errors="coerce").astype(float)
+        else:
+            out[col] = stripped
     return pd.DataFrame(out, index=frame.index)
 
 

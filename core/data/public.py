@@ -76,7 +76,7 @@ def load_adult(data_dir: str | os.PathLike | None = None) -> Dataset:
     frame = pd.concat([_read_adult_file(train), _read_adult_file(test)], ignore_index=True)
     frame["income"] = frame["income"].astype(str).str.strip().str.rstrip(".")
     for col in frame.columns:
-        if frame[col].dtype == object:
+        if not pd.api.types.is_numeric_dtype(frame[col]):
             frame[col] = frame[col].str.strip()
     numeric, categorical = infer_column_types(frame)
     return Dataset(frame, "income", ("sex",), numeric, categorical, name="adult")

@@ -1,0 +1,44 @@
+"""Entry point: ``streamlit run dashboard/app.py`` (or ``make run``)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any working dir
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from dashboard.state import render_sidebar  # noqa: E402
+
+st.set_page_config(
+    page_title="Privacy-utility explorer",
+    page_icon=":material/shield_lock:",
+    layout="wide",
+)
+
+PAGES = {
+    "Data": [
+        st.Page("views/data.py", title="Data", icon=":material/table:", default=True),
+    ],
+    "Paper 000 · CDP-LR": [
+        st.Page("views/correlations.py", title="Correlations", icon=":material/hub:"),
+        st.Page("views/dc_fbfs.py", title="DC-FBFS", icon=":material/filter_alt:"),
+        st.Page("views/cdp_lr.py", title="CDP-LR", icon=":material/tune:"),
+        st.Page("views/publishing.py", title="Publishing", icon=":material/query_stats:"),
+    ],
+    "Paper 002 · IMPOSTER": [
+        st.Page("views/imposter.py", title="IMPOSTER", icon=":material/theater_comedy:"),
+    ],
+    "Paper 003 · SSKM_DP": [
+        st.Page("views/sskm.py", title="SSKM_DP", icon=":material/grid_view:"),
+    ],
+}
+
+page = st.navigation(PAGES)
+show_dataset_in_sidebar = render_sidebar()
+try:
+    page.run()
+finally:  # also after st.stop() in a page
+    show_dataset_in_sidebar()

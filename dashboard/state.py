@@ -1,0 +1,99 @@
+"""Session state shared by all pages: the chosen dataset, the seed, error display.
+
+Pages read the dataset with :func:`current_dataset` and the seed with :func:`current_seed`;
+they never touch ``st.session_state`` keys of another page.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.data import Dataset
+from core.validation import DataError
+
+DATASET_KEY = "pux_dataset"
+SEED_KEY = "pux_seed"
+DEFAULT_SEED = 0
+
+
+def current_dataset(default: str = "supplier") -> Dataset:
+    """The dataset chosen on the Data page, or the built-in sample ``default``.
+
+    Parameters
+    ----------
+    default : str
+        Sample to use while the user has not chosen a dataset ("supplier" for the
+        paper-000 pages, "census" for the pages that need a sensitive attribute).
+    """
+    chosen = st.session_state.get(DATASET_KEY)
+    if isinstance(chosen, Dataset):
+        return chosen
+    from dashboard.cached.data import sample_dataset
+
+    return sample_dataset(default)
+
+
+def user_chose_dataset() -> bool:
+    """True once the user picked a dataset on the Data page."""
+    return isinstance(st.session_state.get(DATASET_KEY), Dataset)
+
+
+def set_dataset(dataset: Dataset) -> None:
+    """Make ``dataset`` the one every page uses."""
+    st.session_state[DATASET_KEY] = dataset
+
+
+def current_seed() -> int:
+    """The seed from the sidebar: the same seed gives the same results."""
+    return int(st.session_state.get(SEED_KEY, DEFAULT_SEED))
+
+
+def show_error(exc: BaseException) -> None:
+    """Show one sentence for a problem with the user's data or settings, never a traceback."""
+    if isinstance(exc, (DataError, ValueError, TypeError)):
+        st.error(str(exc), icon=":material/error:")
+    else:  # an unexpected failure: say so plainly, keep the page alive
+        st.error(
+            f"Something went wrong ({type(exc).__name__}): {exc}. The data you loaded is "
+            "kept; try other settings.",
+            icon=":material/error:",
+        )
+
+
+def _describe(dataset: Dataset | None) -> str:
+    if not isinstance(dataset, Dataset):
+        return "Dataset: each page's built-in sample (choose another on the Data page)."
+    return f"Dataset: **{dataset.name}** · {roles_text(dataset)}"
+
+
+def roles_text(dataset: Dataset) -> str:
+    """'1,160 rows · label `listed` · sensitive none' for captions and messages."""
+    label = f"`{dataset.label}`" if dataset.label else "none"
+    return (
+        f"{dataset.n_rows:,} rows · label {label} · sensitive "
+        f"{', '.join(dataset.sensitive) or 'none'}"
+    )
+
+
+def render_sidebar():
+    """The sidebar shown on every page: the seed, and a slot for the dataset in use.
+
+    Returns a callable that fills the dataset slot; the app calls it after the page ran,
+    so the slot shows the dataset the page just chose.
+    """
+    with st.sidebar:
+        slot = st.empty()
+        st.number_input(
+            "Seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            value=DEFAULT_SEED,
+            step=1,
+            key=SEED_KEY,
+            help="Every random draw (noise, splits, training) follows this seed: the same "
+            "seed gives the same result.",
+        )
+
+    def fill() -> None:
+        slot.caption(_describe(st.session_state.get(DATASET_KEY)))
+
+    return fill

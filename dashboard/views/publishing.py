@@ -1,0 +1,5 @@
+"""Publishing page (paper 000): arrives with issue #3."""
+import streamlit as st
+
+st.title("Publishing")
+st.info("This page arrives with issue #3 (paper 000). Until then, the Data page works.")

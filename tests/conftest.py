@@ -1,0 +1,55 @@
+"""Shared test setup: the real-data directory and small helpers.
+
+``PUX_DATA_DIR`` is pointed at ``../shared/data`` (beside the repository) when it is not
+set and that folder exists; tests that need Adult or NLTCS skip with the reason otherwise.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_SHARED = ROOT.parent / "shared" / "data"
+if not os.environ.get("PUX_DATA_DIR") and _SHARED.is_dir():
+    os.environ["PUX_DATA_DIR"] = str(_SHARED)
+
+NO_DATA = (
+    "needs the public datasets: set PUX_DATA_DIR to a folder holding adult.data, "
+    "adult.test and nltcs.csv (see README, Datasets)"
+)
+
+
+def _data_dir() -> Path | None:
+    env = os.environ.get("PUX_DATA_DIR")
+    return Path(env) if env and Path(env).is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The public-data folder, or skip."""
+    d = _data_dir()
+    if d is None:
+        pytest.skip(NO_DATA)
+    return d
+
+
+@pytest.fixture(scope="session")
+def adult(data_dir):
+    """UCI Adult (48,842 rows), or skip."""
+    from core.data import load_adult
+
+    if not ((data_dir / "adult.data").is_file() and (data_dir / "adult.test").is_file()):
+        pytest.skip(NO_DATA)
+    return load_adult(data_dir)
+
+
+@pytest.fixture(scope="session")
+def nltcs(data_dir):
+    """NLTCS (21,574 rows), or skip."""
+    from core.data import load_nltcs
+
+    if not (data_dir / "nltcs.csv").is_file():
+        pytest.skip(NO_DATA)
+    return load_nltcs(data_dir)

@@ -1,0 +1,207 @@
+"""Every bad input of DESIGN.md section 5 gets one clear sentence (or a repair and a note)."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.data import MIN_ROWS, frame_to_dataset, load_csv
+from core.validation import DataError
+
+
+def _csv(rows: int = 30, sep: str = ",") -> str:
+    lines = [sep.join(["age", "city", "income", "label"])]
+    for i in range(rows):
+        lines.append(sep.join([str(20 + i), "AB"[i % 2] + "town", str(1000 * (i % 7)), "yn"[i % 2]]))
+    return "\n".join(lines) + "\n"
+
+
+def test_good_csv_is_read_with_types():
+    ds = load_csv(_csv().encode(), label="label")
+    assert ds.n_rows == 30
+    assert ds.numeric == ("age", "income")
+    assert ds.categorical == ("city", "label")
+    assert ds.notes == ()
+
+
+def test_path_and_file_object_are_accepted(tmp_path):
+    p = tmp_path / "people.csv"
+    p.write_text(_csv())
+    assert load_csv(p).name == "people"
+    assert load_csv(io.BytesIO(_csv().encode())).n_rows == 30
+    assert load_csv(io.StringIO(_csv())).n_rows == 30
+
+
+def test_wrong_source_type():
+    with pytest.raises(TypeError, match="path, bytes or a file-like"):
+        load_csv(123)
+
+
+def test_missing_path(tmp_path):
+    with pytest.raises(DataError, match="No file at"):
+        load_csv(tmp_path / "nope.csv")
+
+
+def test_empty_file():
+    with pytest.raises(DataError, match="The file is empty"):
+        load_csv(b"")
+
+
+def test_whitespace_only_file():
+    with pytest.raises(DataError, match="The file is empty"):
+        load_csv(b"  \n\n ")
+
+
+def test_header_without_rows():
+    with pytest.raises(DataError, match="header but no rows"):
+        load_csv(b"a,b,c\n")
+
+
+def test_one_row():
+    with pytest.raises(DataError, match=f"only 1 row.*at least {MIN_ROWS}"):
+        load_csv(b"a,b\n1,2\n")
+
+
+@pytest.mark.parametrize("sep,word", [(";", "';'"), ("\t", "tab"), ("|", "'|'")])
+def test_other_delimiters_are_detected_and_noted(sep, word):
+    ds = load_csv(_csv(sep=sep).encode())
+    assert list(ds.frame.columns) == ["age", "city", "income", "label"]
+    assert any(word in n for n in ds.notes)
+
+
+def test_legacy_encoding_is_read_and_noted():
+    text = _csv().replace("Atown", "Zürich").encode("cp1252")
+    ds = load_csv(text)
+    assert "Zürich" in set(ds.frame["city"])
+    assert any("not UTF-8" in n for n in ds.notes)
+
+
+def test_binary_file():
+    with pytest.raises(DataError, match="binary data"):
+        load_csv(b"PK\x03\x04\x00\x00junk" * 20)
+
+
+def test_ragged_rows():
+    text = "a,b\n" + "1,2\n" * 20 + "1,2,3,4\n"
+    with pytest.raises(DataError, match="same number of fields"):
+        load_csv(text.encode())
+
+
+def test_label_with_one_class():
+    text = "x,y\n" + "".join(f"{i},same\n" for i in range(20))
+    with pytest.raises(DataError, match="single value.*at least two classes"):
+        load_csv(text.encode(), label="y")
+
+
+def test_label_with_fifty_classes():
+    text = "x,y\n" + "".join(f"{i},c{i % 50}\n" for i in range(200))
+    with pytest.raises(DataError, match="50 distinct values"):
+        load_csv(text.encode(), label="y")
+
+
+def test_constant_column_is_dropped_with_a_note():
+    text = "x,k,y\n" + "".join(f"{i},7,{i % 2}\n" for i in range(20))
+    ds = load_csv(text.encode())
+    assert "k" not in ds.frame.columns
+    assert any("'k' has a single value" in n for n in ds.notes)
+
+
+def test_constant_sensitive_column_is_an_error():
+    text = "x,k\n" + "".join(f"{i},7\n" for i in range(20))
+    with pytest.raises(DataError, match="sensitive column 'k' has a single value"):
+        load_csv(text.encode(), sensitive=["k"])
+
+
+def test_all_missing_column_is_dropped_with_a_note():
+    text = "x,empty,y\n" + "".join(f"{i},,{i % 2}\n" for i in range(20))
+    ds = load_csv(text.encode())
+    assert "empty" not in ds.frame.columns
+    assert any("'empty' is empty" in n for n in ds.notes)
+
+
+def test_all_missing_label_is_an_error():
+    text = "x,y\n" + "".join(f"{i},\n" for i in range(20))
+    with pytest.raises(DataError, match="Column 'y' is empty"):
+        load_csv(text.encode(), label="y")
+
+
+def test_everything_constant_is_an_error():
+    text = "a,b\n" + "1,2\n" * 20
+    with pytest.raises(DataError, match="No usable column"):
+        load_csv(text.encode())
+
+
+def test_non_numeric_junk_in_a_numeric_column_becomes_missing():
+    values = [str(i) for i in range(40)]
+    values[5] = "abc"
+    text = "x,y\n" + "".join(f"{v},{i % 2}\n" for i, v in enumerate(values))
+    ds = load_csv(text.encode())
+    assert "x" in ds.numeric
+    assert np.isnan(ds.frame.loc[5, "x"])
+    assert any("'abc'" in n and "treated as missing" in n for n in ds.notes)
+
+
+def test_mostly_text_column_stays_categorical():
+    text = "x,y\n" + "".join(f"{'a' if i % 3 else i},{i % 2}\n" for i in range(30))
+    ds = load_csv(text.encode())
+    assert "x" in ds.categorical
+
+
+def test_infinite_values():
+    text = "x,y\n" + "".join(f"{'inf' if i == 3 else i},{i % 2}\n" for i in range(20))
+    with pytest.raises(DataError, match="Column 'x' contains 1 infinite value"):
+        load_csv(text.encode())
+
+
+def test_huge_values():
+    text = "x,y\n" + "".join(f"{'1e300' if i == 3 else i},{i % 2}\n" for i in range(20))
+    with pytest.raises(DataError, match="too large to analyse"):
+        load_csv(text.encode())
+
+
+def test_question_marks_are_missing():
+    text = "x,c\n" + "".join(f"{'?' if i == 2 else i},{'?' if i == 4 else 'ab'[i % 2]}\n" for i in range(20))
+    ds = load_csv(text.encode())
+    assert ds.frame["x"].isna().sum() == 1
+    assert ds.frame["c"].isna().sum() == 1
+
+
+def test_identifier_column_is_dropped_with_a_note():
+    text = "id,x\n" + "".join(f"person-{i},{i % 3}\n" for i in range(30))
+    ds = load_csv(text.encode())
+    assert "id" not in ds.frame.columns
+    assert any("identifier" in n for n in ds.notes)
+
+
+def test_max_rows_caps_and_notes():
+    ds = load_csv(_csv(rows=50).encode(), max_rows=20)
+    assert ds.n_rows == 20
+    assert any("first 20 rows" in n for n in ds.notes)
+
+
+def test_max_rows_validation():
+    with pytest.raises(ValueError, match="at least"):
+        load_csv(_csv().encode(), max_rows=2)
+
+
+def test_unknown_label_column():
+    with pytest.raises(DataError, match="no column 'nope'"):
+        load_csv(_csv().encode(), label="nope")
+
+
+def test_label_cannot_also_be_sensitive():
+    with pytest.raises(DataError, match="both the label and a sensitive"):
+        load_csv(_csv().encode(), label="label", sensitive=["label"])
+
+
+def test_duplicate_column_names_in_a_frame():
+    frame = pd.DataFrame(np.arange(40).reshape(20, 2), columns=["a", "a"])
+    with pytest.raises(DataError, match="more than once"):
+        frame_to_dataset(frame)
+
+
+def test_frame_to_dataset_needs_a_frame():
+    with pytest.raises(TypeError, match="DataFrame"):
+        frame_to_dataset([[1, 2]])

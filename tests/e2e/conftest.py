@@ -1,0 +1,143 @@
+"""Browser tests: the real Streamlit server driven by headless Chromium through Playwright.
+
+Chromium comes from Debian (``apt-get install chromium chromium-driver``); Playwright's
+own browser download is never used. Without Chromium these tests skip and say how to
+install it. Screenshots go to ``$PUX_SCREENSHOT_DIR`` when it is set.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("PUX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+HOW_TO = (
+    "headless Chromium not found: install it with `apt-get install chromium chromium-driver` "
+    "(Debian/Ubuntu) or set PUX_CHROMIUM to a Chromium binary"
+)
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _unavailable(reason: str) -> None:
+    # CI sets PUX_REQUIRE_BROWSER=1: there the browser test must run, not skip
+    if os.environ.get("PUX_REQUIRE_BROWSER") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not Path(CHROMIUM).is_file():
+        _unavailable(HOW_TO)
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        _unavailable("the playwright package is missing: pip install -e '.[dev]'")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_path):
+    """Start `streamlit run dashboard/app.py` on a free port; yield its URL."""
+    port = _free_port()
+    log = open(ROOT / ".pytest_cache" / "e2e-server.log", "w") if (ROOT / ".pytest_cache").is_dir() else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"),
+            "--server.headless", "true", "--server.port", str(port),
+            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with code {proc.returncode}")
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not answer within 90 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    b = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    """A fresh browser page on the app's start page, with the app fully loaded."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.goto(app_url)
+    wait_idle(pg)
+    yield pg
+    context.close()
+
+
+def wait_idle(pg, timeout: float = 120_000) -> None:
+    """Wait until the app has rendered and is not running a script."""
+    pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
+    pg.wait_for_timeout(300)
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout,
+    )
+    pg.wait_for_timeout(300)
+
+
+def goto(pg, title: str) -> None:
+    """Open a page by its title in the sidebar navigation and wait for it."""
+    pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
+    wait_idle(pg)
+
+
+def screenshot(pg, name: str) -> None:
+    """Save a full-page screenshot to $PUX_SCREENSHOT_DIR when it is set."""
+    folder = os.environ.get("PUX_SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        pg.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
