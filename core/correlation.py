@@ -7,12 +7,14 @@ paper-000 work (DESIGN.md section 2).
 from __future__ import annotations
 
 import numbers
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
 from core.validation import DataError, RandomState, check_positive_int, check_random_state
 
@@ -103,6 +105,7 @@ def mic_pairs(
 # ---------------------------------------------------------------------------------------
 
 _MEASURES = ("pearson", "mahalanobis")
+_SMALL_N = 8192
 _EPS32 = float(np.finfo(np.float32).eps)
 
 
@@ -336,13 +339,15 @@ def correlated_sensitivity(
     kern = _Kernel(A, m, t)
     sums = np.ones(n)
     counts = np.ones(n, dtype=np.int64)
-    for i0, i1, j0, j1 in _iter_blocks(n, block):
-        r, c, v = kern.block(i0, i1, j0, j1)
-        if len(r):
-            sums[i0:i1] += np.bincount(r - i0, weights=v, minlength=i1 - i0)
-            sums[j0:j1] += np.bincount(c - j0, weights=v, minlength=j1 - j0)
-            counts[i0:i1] += np.bincount(r - i0, minlength=i1 - i0)
-            counts[j0:j1] += np.bincount(c - j0, minlength=j1 - j0)
+    # small products lose more to BLAS thread start-up than they gain from threads
+    with threadpool_limits(limits=1, user_api="blas") if n <= _SMALL_N else nullcontext():
+        for i0, i1, j0, j1 in _iter_blocks(n, block):
+            r, c, v = kern.block(i0, i1, j0, j1)
+            if len(r):
+                sums[i0:i1] += np.bincount(r - i0, weights=v, minlength=i1 - i0)
+                sums[j0:j1] += np.bincount(c - j0, weights=v, minlength=j1 - j0)
+                counts[i0:i1] += np.bincount(r - i0, minlength=i1 - i0)
+                counts[j0:j1] += np.bincount(c - j0, minlength=j1 - j0)
     return SensitivityReport(
         correlated=float(sums.max()),
         group=float(counts.max()),

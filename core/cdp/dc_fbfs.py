@@ -121,7 +121,7 @@ def traversal_accuracy(
 ) -> list[float]:
     """Cross-validated accuracy of ``estimator`` on each column subset (one shuffled split)."""
     rng = check_random_state(random_state)
-    est = LogisticRegression(max_iter=500) if estimator is None else estimator
+    est = LogisticRegression(solver="newton-cholesky") if estimator is None else estimator
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=spawn_seed(rng) % (2**32))
     out = []
     for cols in subsets:

@@ -6,6 +6,10 @@ objects, shared read-only, so a slider move does not copy them.
 """
 from __future__ import annotations
 
+import threading
+import time
+from collections import OrderedDict
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -19,6 +23,29 @@ from core.data import Dataset
 
 _TTL = 3600
 _HASH = {Dataset: lambda d: d.fingerprint()}
+_SWEEPS: "OrderedDict[tuple, tuple[float, pd.DataFrame]]" = OrderedDict()
+_SWEEPS_LOCK = threading.Lock()
+_SWEEPS_MAX = 16
+
+
+def _memo(key: tuple, compute):
+    """Bounded (16 entries, 1 h) cache for the sweeps, which report progress while they run.
+
+    st.cache_data would replay the progress bar on a hit, which Streamlit refuses for an
+    element created outside the cached function, so the sweeps use this small LRU instead.
+    """
+    now = time.monotonic()
+    with _SWEEPS_LOCK:
+        hit = _SWEEPS.get(key)
+        if hit is not None and now - hit[0] < _TTL:
+            _SWEEPS.move_to_end(key)
+            return hit[1].copy()
+    value = compute()
+    with _SWEEPS_LOCK:
+        _SWEEPS[key] = (now, value)
+        while len(_SWEEPS) > _SWEEPS_MAX:
+            _SWEEPS.popitem(last=False)
+    return value.copy()
 
 
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
@@ -96,26 +123,33 @@ def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_metho
     return pd.DataFrame(rows), models
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
 def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
            epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int,
            _progress=None) -> pd.DataFrame:
     """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid."""
-    setup, _ = schemes(dataset, threshold, measure, tc, seed)
-    summary, _ = scheme_curve(setup, epsilons=epsilons, noise_method=noise_method, preset=preset,
-                              repetitions=repetitions, random_state=seed, progress=_progress)
-    return summary
+
+    def compute():
+        setup, _ = schemes(dataset, threshold, measure, tc, seed)
+        return scheme_curve(setup, epsilons=epsilons, noise_method=noise_method, preset=preset,
+                            repetitions=repetitions, random_state=seed, progress=_progress)[0]
+
+    key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
+           preset, repetitions)
+    return _memo(key, compute)
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
 def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
                   epsilons: tuple[float, ...], preset: str, repetitions: int,
                   _progress=None) -> pd.DataFrame:
     """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme)."""
-    setup, _ = schemes(dataset, threshold, measure, tc, seed)
-    summary, _ = method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
-                              random_state=seed, progress=_progress)
-    return summary
+
+    def compute():
+        setup, _ = schemes(dataset, threshold, measure, tc, seed)
+        return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
+                            random_state=seed, progress=_progress)[0]
+
+    key = ("methods", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, preset, repetitions)
+    return _memo(key, compute)
 
 
 @st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
@@ -125,11 +159,14 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
                               n_queries=n_queries, random_state=seed)
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
 def mae(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
         epsilons: tuple[float, ...], repetitions: int, _progress=None) -> pd.DataFrame:
     """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid."""
-    setup = publishing(dataset, measure, threshold, tc, n_queries, seed)
-    summary, _ = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, random_state=seed,
-                           progress=_progress)
-    return summary
+
+    def compute():
+        setup = publishing(dataset, measure, threshold, tc, n_queries, seed)
+        return mae_curve(setup, epsilons=epsilons, repetitions=repetitions, random_state=seed,
+                         progress=_progress)[0]
+
+    key = ("mae", dataset.fingerprint(), measure, threshold, tc, n_queries, seed, epsilons, repetitions)
+    return _memo(key, compute)

@@ -1,0 +1,21 @@
+"""Publishing page: MAE curves, Pearson vs Mahalanobis, product columns."""
+from __future__ import annotations
+
+from tests.dashboard.conftest import assert_clean
+
+
+def test_page_draws_the_mae_curves(open_page):
+    at = open_page("publishing", timeout=300)
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_both_measures_and_without_products(open_page):
+    at = open_page("publishing", timeout=300)
+    at.slider(key="pub_reps").set_value(2).run()
+    at.radio(key="pub_measure").set_value("both").run()
+    assert_clean(at)
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "Proposed (mahalanobis)" in spec and "Proposed (pearson)" in spec
+    at.toggle(key="pub_products").set_value(False).run()
+    assert_clean(at)
