@@ -176,18 +176,33 @@ def scheme_curve(
     """
     mats = {s: setup.matrices(s) for s in schemes}
 
-    def one(*, scheme: str, epsilon: float, random_state: int) -> dict:
-        _, acc = fit_scheme(
-            setup, scheme, epsilon=epsilon, noise_method=noise_method, preset=preset,
-            random_state=random_state, matrices=mats[scheme], **params,
-        )
-        return {"accuracy": acc}
+    def one(*, epsilon: float, random_state: int) -> dict:
+        # common random numbers: every scheme gets the same seed at a given (epsilon, run),
+        # so the schemes differ by their sensitivity and features, not by the luck of the draw
+        return {
+            scheme: fit_scheme(
+                setup, scheme, epsilon=epsilon, noise_method=noise_method, preset=preset,
+                random_state=random_state, matrices=mats[scheme], **params,
+            )[1]
+            for scheme in schemes
+        }
 
-    runs = sweep(
-        one, {"scheme": list(schemes), "epsilon": [float(e) for e in epsilons]},
+    wide = sweep(
+        one, {"epsilon": [float(e) for e in epsilons]},
         repetitions=repetitions, random_state=random_state, progress=progress,
     )
+    runs = _long(wide, list(schemes), "scheme", "accuracy")
     return summarize(runs, ["scheme", "epsilon"], "accuracy"), runs
+
+
+def _long(wide: pd.DataFrame, names: list, key: str, value: str) -> pd.DataFrame:
+    """One row per (point, repetition, name) from one column per name."""
+    long = wide.melt(id_vars=["epsilon", "repetition", "seed"], value_vars=names, var_name=key,
+                     value_name=value)
+    long[key] = pd.Categorical(long[key], categories=names, ordered=True)
+    long = long.sort_values([key, "epsilon", "repetition"]).reset_index(drop=True)
+    long[key] = long[key].astype(object)
+    return long[[key, "epsilon", "repetition", "seed", value]]
 
 
 def method_curve(
@@ -207,14 +222,20 @@ def method_curve(
     sens = setup.sensitivity[scheme] if scheme != "Non-private" else setup.reports[scheme]["CS"]
     kw = {**PRESETS[preset], **params}
 
-    def one(*, method: int, epsilon: float, random_state: int) -> dict:
-        model = CDPLogisticRegression(
-            epsilon=epsilon, noise_method=method, sensitivity=sens, random_state=random_state, **kw
-        ).fit(mats[0], mats[2])
-        return {"accuracy": float(model.score(mats[1], mats[3]))}
+    def one(*, epsilon: float, random_state: int) -> dict:
+        out = {}
+        for method in methods:  # common random numbers across methods
+            model = CDPLogisticRegression(
+                epsilon=epsilon, noise_method=method, sensitivity=sens, random_state=random_state,
+                **kw,
+            ).fit(mats[0], mats[2])
+            out[method] = float(model.score(mats[1], mats[3]))
+        return out
 
-    runs = sweep(
-        one, {"method": list(methods), "epsilon": [float(e) for e in epsilons]},
+    wide = sweep(
+        one, {"epsilon": [float(e) for e in epsilons]},
         repetitions=repetitions, random_state=random_state, progress=progress,
     )
+    runs = _long(wide, list(methods), "method", "accuracy")
+    runs["method"] = runs["method"].astype(int)
     return summarize(runs, ["method", "epsilon"], "accuracy"), runs

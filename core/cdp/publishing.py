@@ -188,11 +188,18 @@ def mae_curve(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """MAE of each scheme at each epsilon over ``repetitions`` noise draws (Fig. 6-8)."""
 
-    def one(*, scheme: str, epsilon: float, random_state: int) -> dict:
-        return {"mae": publish_mae(setup, scheme, epsilon=epsilon, random_state=random_state)}
+    def one(*, epsilon: float, random_state: int) -> dict:
+        # common random numbers: the same Laplace draws, scaled by each scheme's sensitivity
+        return {
+            scheme: publish_mae(setup, scheme, epsilon=epsilon, random_state=random_state)
+            for scheme in schemes
+        }
 
-    runs = sweep(
-        one, {"scheme": list(schemes), "epsilon": [float(e) for e in epsilons]},
+    wide = sweep(
+        one, {"epsilon": [float(e) for e in epsilons]},
         repetitions=repetitions, random_state=random_state, progress=progress,
     )
+    runs = wide.melt(id_vars=["epsilon", "repetition", "seed"], value_vars=list(schemes),
+                     var_name="scheme", value_name="mae")
+    runs = runs[["scheme", "epsilon", "repetition", "seed", "mae"]]
     return summarize(runs, ["scheme", "epsilon"], "mae"), runs
