@@ -129,8 +129,6 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         The count sensitivity (CS or GS) used.
     ledger_ : PrivacyLedger
         Every spend of the fit.
-    loss_curve_ : list of float
-        Non-private training loss after each epoch (for display only; not released).
     """
 
     def __init__(
@@ -261,7 +259,6 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         XT = Xd.T.tocsr() if sparse.issparse(Xd) else None
         eps_e = eps / epochs
         w = np.zeros(d)
-        losses = []
         if method in (1, 3):
             scale = laplace_scale(sensitivity=cs * clip, epsilon=eps_e)  # of the sum
         elif method == 2:
@@ -277,7 +274,6 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             z = Xd @ w
             s = np.clip(expit(z) - yb, -cap, cap)
             g = XT @ s if XT is not None else Xd.T @ s  # clipped summed gradient dw
-            losses.append(float(-(yb * log_expit(z) + (1 - yb) * log_expit(-z)).mean()))
             if method == 0:
                 mean = g / n
             elif method in (1, 3):
@@ -298,8 +294,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
                 mean = g_noisy / n_noisy
                 self.ledger_.spend(eps_e / 2, label=f"epoch {t + 1}: summed gradient")
                 self.ledger_.spend(eps_e / 2, label=f"epoch {t + 1}: sample size")
-            w = w - lr * mean
-        self.loss_curve_ = losses
+            w -= lr * mean
         return w
 
     def _fit_output_perturbation(self, Xd, yb, eps, clip, rng) -> np.ndarray:
@@ -334,7 +329,6 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         direction = rng.normal(size=d)
         direction /= np.linalg.norm(direction)
         self.ledger_.spend(eps, label="final weights (output perturbation)")
-        self.loss_curve_ = [float(res.fun)]
         return w + radius * direction
 
     # ------------------------------------------------------------------ predict
@@ -351,3 +345,15 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """classes_[1] where the posterior is at least 0.5."""
         return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy (Eq. 21): share of rows whose predicted class is ``y``.
+
+        Computed directly (sklearn's ``accuracy_score`` validation costs more than the fit
+        on small data, and the dashboard scores on every slider move).
+        """
+        y = np.asarray(y)
+        hit = (self.predict(X) == y).astype(float)
+        if sample_weight is None:
+            return float(hit.mean())
+        return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))

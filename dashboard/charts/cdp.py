@@ -82,12 +82,23 @@ def traversal_curves(result: DCFBFSResult) -> go.Figure:
 
 
 def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
-    """Test accuracy of each scheme at one epsilon (mean of the runs, error bar = std)."""
-    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std"]).reset_index()
-    fig = px.bar(g, x="scheme", y="mean", error_y=g["std"].fillna(0.0), text_auto=".3f",
-                 color="scheme", range_y=[0, 1], title=f"Accuracy at epsilon = {epsilon:g}")
-    fig.update_layout(height=360, showlegend=False, yaxis_title="test accuracy", **_LAYOUT)
-    return fig
+    """Test accuracy of each scheme at one epsilon (mean of the runs, error bar = std).
+
+    Built from graph objects, not plotly express: it is redrawn on every slider move.
+    """
+    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std"])
+    palette = px.colors.qualitative.Plotly
+    bar = go.Bar(
+        x=list(g.index), y=g["mean"].to_numpy(),
+        error_y=dict(type="data", array=g["std"].fillna(0.0).to_numpy()),
+        text=[f"{v:.3f}" for v in g["mean"]], textposition="auto",
+        marker_color=[palette[i % len(palette)] for i in range(len(g))],
+    )
+    return go.Figure(
+        data=[bar],
+        layout=dict(height=360, title=f"Accuracy at epsilon = {epsilon:g}", showlegend=False,
+                    yaxis=dict(title="test accuracy", range=[0, 1]), **_LAYOUT),
+    )
 
 
 def curve_with_spread(
@@ -102,23 +113,25 @@ def curve_with_spread(
     labels: dict | None = None,
 ) -> go.Figure:
     """Mean of ``value`` over epsilon per ``group``, with a band of one standard deviation."""
-    fig = go.Figure()
+    traces = []
     palette = px.colors.qualitative.Plotly
     for i, (name, g) in enumerate(summary.groupby(group, sort=False)):
         g = g.sort_values("epsilon")
+        x = g["epsilon"].to_numpy()
         mean, std = g[f"{value}_mean"].to_numpy(), g[f"{value}_std"].fillna(0.0).to_numpy()
         color = palette[i % len(palette)]
         label = str(labels.get(name, name)) if labels else str(name)
         lower = np.maximum(mean - std, 1e-9) if log_y else mean - std
-        fig.add_scatter(x=np.r_[g["epsilon"], g["epsilon"][::-1]], y=np.r_[mean + std, lower[::-1]],
-                        fill="toself", fillcolor=color, opacity=0.15, line=dict(width=0),
-                        hoverinfo="skip", showlegend=False)
-        fig.add_scatter(x=g["epsilon"], y=mean, mode="lines+markers", name=label,
-                        line=dict(color=color))
-    if marker_x is not None:
-        fig.add_vline(x=marker_x, line_dash="dot", annotation_text=f"epsilon = {marker_x:g}")
-    fig.update_layout(height=400, title=title, xaxis_title="epsilon", yaxis_title=y_title,
-                      **_LAYOUT)
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + std, lower[::-1]],
+                                 fill="toself", fillcolor=color, opacity=0.15, line=dict(width=0),
+                                 hoverinfo="skip", showlegend=False, legendgroup=label))
+        traces.append(go.Scatter(x=x, y=mean, mode="lines+markers", name=label,
+                                 line=dict(color=color), legendgroup=label))
+    layout = dict(height=400, title=title, xaxis=dict(title="epsilon"),
+                  yaxis=dict(title=y_title, type="log" if log_y else "linear"), **_LAYOUT)
+    if marker_x is not None:  # a layout shape: add_vline is slow on the slider path
+        layout["shapes"] = [dict(type="line", xref="x", yref="paper", x0=marker_x, x1=marker_x,
+                                 y0=0, y1=1, line=dict(dash="dot", color="grey"))]
+        layout["annotations"] = [dict(x=marker_x, y=1, xref="x", yref="paper", showarrow=False,
+                                      yanchor="bottom", text=f"epsilon = {marker_x:g}")]
+    return go.Figure(data=traces, layout=layout)
