@@ -89,7 +89,8 @@ def prepare_schemes(
     if dataset.label is None:
         raise DataError("Choose a label column: the schemes train a classifier.")
     rng = check_random_state(random_state)
-    labels = dataset.frame[dataset.label].astype(str).to_numpy()
+    # integer class codes over the sorted labels: cheap to compare on every refit
+    labels = np.unique(dataset.frame[dataset.label].astype(str).to_numpy(), return_inverse=True)[1]
     if len(np.unique(labels)) != 2:
         raise DataError(
             f"CDP-LR needs a label with two classes; '{dataset.label}' has {len(np.unique(labels))}."
