@@ -193,9 +193,11 @@ def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
 
 
 def _mae(name, ds, measure, n_queries, grid, reps, seed, progress):
+    # the DC-FBFS selection of the analysis experiments (training records) is reused
+    selection = _setup(name, ds, measure, seed, progress).selection
     progress(f"{name}: publishing setup ({measure})")
     setup = prepare_publishing(ds, measure=measure, threshold=THRESHOLD, tc=TC, n_queries=n_queries,
-                               random_state=seed)
+                               selection=selection, random_state=seed)
     s, r = mae_curve(setup, epsilons=grid, repetitions=reps, random_state=seed)
     return setup, s, r
 
