@@ -7,7 +7,8 @@ paper-000 work (DESIGN.md section 2).
 from __future__ import annotations
 
 import numbers
-from contextlib import nullcontext
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -348,17 +349,34 @@ def correlated_sensitivity(
         block_rows, name="block_rows"
     )
     kern = _Kernel(A, m, t)
-    sums = np.ones(n)
-    counts = np.ones(n, dtype=np.int64)
-    # small products lose more to BLAS thread start-up than they gain from threads
-    with _threads().limit(limits=1, user_api="blas") if n <= _SMALL_N else nullcontext():
-        for i0, i1, j0, j1 in _iter_blocks(n, block):
-            r, c, v = kern.block(i0, i1, j0, j1)
-            if len(r):
-                sums[i0:i1] += np.bincount(r - i0, weights=v, minlength=i1 - i0)
-                sums[j0:j1] += np.bincount(c - j0, weights=v, minlength=j1 - j0)
-                counts[i0:i1] += np.bincount(r - i0, minlength=i1 - i0)
-                counts[j0:j1] += np.bincount(c - j0, minlength=j1 - j0)
+    row_starts = list(range(0, n, block))
+    workers = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, 4, len(row_starts)))
+
+    def stripe(w: int) -> tuple[np.ndarray, np.ndarray]:
+        # worker w takes every workers-th block row: the upper triangle's work is balanced
+        sums = np.zeros(n)
+        counts = np.zeros(n, dtype=np.int64)
+        for i0 in row_starts[w::workers]:
+            i1 = min(n, i0 + block)
+            for j0 in range(i0, n, block):
+                j1 = min(n, j0 + block)
+                r, c, v = kern.block(i0, i1, j0, j1)
+                if len(r):
+                    sums[i0:i1] += np.bincount(r - i0, weights=v, minlength=i1 - i0)
+                    sums[j0:j1] += np.bincount(c - j0, weights=v, minlength=j1 - j0)
+                    counts[i0:i1] += np.bincount(r - i0, minlength=i1 - i0)
+                    counts[j0:j1] += np.bincount(c - j0, minlength=j1 - j0)
+        return sums, counts
+
+    # one BLAS thread per worker; numpy releases the GIL in the products and the passes
+    with _threads().limit(limits=1, user_api="blas"):
+        if workers == 1:
+            parts = [stripe(0)]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                parts = list(pool.map(stripe, range(workers)))
+    sums = 1.0 + sum(p[0] for p in parts)
+    counts = 1 + sum(p[1] for p in parts)
     return SensitivityReport(
         correlated=float(sums.max()),
         group=float(counts.max()),

@@ -173,3 +173,15 @@ def test_association_refuses_unknown_method():
         attribute_association(_frame(), method="spearman")
     with pytest.raises(TypeError):
         attribute_association(np.ones((5, 2)))
+
+
+def test_threaded_stripes_give_the_same_sensitivity(monkeypatch):
+    import core.correlation as corr
+
+    X = np.round(np.random.default_rng(5).normal(size=(150, 4)), 1)
+    single = correlated_sensitivity(X, threshold=0.6571, block_rows=16)
+    monkeypatch.setattr(corr, "_SMALL_N", 0)  # force the multi-worker path on small data
+    monkeypatch.setattr(corr.os, "cpu_count", lambda: 3)
+    threaded = correlated_sensitivity(X, threshold=0.6571, block_rows=16)
+    np.testing.assert_allclose(threaded.per_record, single.per_record, rtol=1e-12)
+    np.testing.assert_array_equal(threaded.per_record_count, single.per_record_count)
