@@ -1,7 +1,10 @@
 """CDP-LR page: the epsilon slider retrains with no button and the chart changes."""
 from __future__ import annotations
 
-from tests.dashboard.conftest import assert_clean
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
 
 
 def _live_spec(at) -> str:
@@ -31,3 +34,14 @@ def test_paper_preset_runs(open_page):
     at.radio(key="lr_preset").set_value("paper").run()
     assert_clean(at)
     assert len(at.get("plotly_chart")) >= 2
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(adult):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.session_state["pux_dataset"] = adult
+    at.run()
+    at.switch_page("views/cdp_lr.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")

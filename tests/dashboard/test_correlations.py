@@ -1,7 +1,10 @@
 """Correlations page: association heatmaps, record heatmap with delta0, CS vs GS."""
 from __future__ import annotations
 
-from tests.dashboard.conftest import assert_clean
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
 
 
 def _metric(at, label: str) -> float:
@@ -29,3 +32,14 @@ def test_nmi_and_mahalanobis_switch(open_page):
     at.radio(key="corr_measure").set_value("mahalanobis").run()
     assert_clean(at)
     assert any("Normalised mutual information" in c.proto.spec for c in at.get("plotly_chart"))
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(adult):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.session_state["pux_dataset"] = adult
+    at.run()
+    at.switch_page("views/correlations.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")

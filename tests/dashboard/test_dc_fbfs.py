@@ -1,7 +1,10 @@
 """DC-FBFS page: bars, traversal curves, the sets of Table 1, the T_c slider."""
 from __future__ import annotations
 
-from tests.dashboard.conftest import assert_clean
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
 
 
 def test_page_draws_figures_and_sets(open_page):
@@ -19,3 +22,14 @@ def test_tc_slider_changes_the_candidate_set(open_page):
     table = at.dataframe[0].value
     n_c_del = int(table.loc[table["set"].str.startswith("F_c_del"), "n"].iloc[0])
     assert n_c_del >= 1
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(adult):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.session_state["pux_dataset"] = adult
+    at.run()
+    at.switch_page("views/dc_fbfs.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")

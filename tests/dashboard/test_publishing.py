@@ -1,7 +1,10 @@
 """Publishing page: MAE curves, Pearson vs Mahalanobis, product columns."""
 from __future__ import annotations
 
-from tests.dashboard.conftest import assert_clean
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
 
 
 def test_page_draws_the_mae_curves(open_page):
@@ -19,3 +22,14 @@ def test_both_measures_and_without_products(open_page):
     assert "Proposed (mahalanobis)" in spec and "Proposed (pearson)" in spec
     at.toggle(key="pub_products").set_value(False).run()
     assert_clean(at)
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(adult):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.session_state["pux_dataset"] = adult
+    at.run()
+    at.switch_page("views/publishing.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")
