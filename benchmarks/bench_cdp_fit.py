@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 

@@ -1,7 +1,6 @@
 """Charts of the paper-000 pages: pure functions from results to plotly figures."""
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
