@@ -37,11 +37,16 @@ def test_paper_preset_runs(open_page):
 
 
 @pytest.mark.slow
-def test_page_works_on_adult(adult):
+def test_page_works_on_adult(data_dir):
     at = AppTest.from_file(str(APP), default_timeout=900)
-    at.session_state["pux_dataset"] = adult
     at.run()
+    at.radio(key="data_source").set_value("Adult (data directory)").run()
+    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    assert at.session_state["pux_dataset"].name == "adult"
     at.switch_page("views/cdp_lr.py")
     at.run()
     assert_clean(at)
-    assert at.get("plotly_chart")
+    before = _live_spec(at)
+    at.slider(key="lr_eps").set_value(6.0).run()
+    assert_clean(at)
+    assert _live_spec(at) != before

@@ -25,10 +25,12 @@ def test_both_measures_and_without_products(open_page):
 
 
 @pytest.mark.slow
-def test_page_works_on_adult(adult):
+def test_page_works_on_adult(data_dir):
     at = AppTest.from_file(str(APP), default_timeout=900)
-    at.session_state["pux_dataset"] = adult
     at.run()
+    at.radio(key="data_source").set_value("Adult (data directory)").run()
+    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    assert at.session_state["pux_dataset"].name == "adult"
     at.switch_page("views/publishing.py")
     at.run()
     assert_clean(at)
