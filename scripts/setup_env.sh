@@ -27,5 +27,5 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # before the project keeps pip from resolving a newer CUDA build as a dependency.
 "$PY" -m pip install -q "torch==2.13.0"
 bash scripts/install_minepy.sh "$PY"
-"$PY" -m pip install -q -e ".[dev]"
+"$PY" -m pip install -q -e ".[dev,bench]"
 "$PY" -c "import torch, minepy, streamlit, sklearn, xgboost; print('setup OK: torch', torch.__version__, '| streamlit', streamlit.__version__)"

@@ -143,11 +143,20 @@ class Dataset:
         )
 
     def fingerprint(self) -> str:
-        """A short hash of the data and the roles, used as a cache key."""
+        """A short hash of the data and the roles, used as a cache key.
+
+        Computed once per object (a Dataset is treated as immutable: derive a new one with
+        :meth:`with_roles`, :meth:`subset` and friends rather than editing ``frame``).
+        """
+        cached = self.__dict__.get("_fingerprint")
+        if cached is not None:
+            return cached
         h = hashlib.sha1()
         h.update(pd.util.hash_pandas_object(self.frame, index=False).values.tobytes())
         h.update(repr((list(self.frame.columns), self.label, self.sensitive)).encode())
-        return h.hexdigest()[:16]
+        value = h.hexdigest()[:16]
+        object.__setattr__(self, "_fingerprint", value)
+        return value
 
     def schema(self) -> pd.DataFrame:
         """One row per column: role, type, missing, distinct values, range or top value."""

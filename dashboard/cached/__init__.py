@@ -4,3 +4,9 @@ One module per area (``data``, and one per paper). Every wrapper is keyed on the
 (hashed by content) and the parameters, with ``max_entries`` and ``ttl`` so memory stays
 bounded.
 """
+
+from core.data import Dataset
+
+#: ``hash_funcs`` for st.cache_data / st.cache_resource: a Dataset is keyed by its content
+#: fingerprint (computed once per object) instead of pickling the whole frame on each call.
+HASH_FUNCS = {Dataset: lambda d: d.fingerprint()}

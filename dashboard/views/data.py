@@ -7,7 +7,7 @@ import streamlit as st
 
 from core.data import SAMPLES, Dataset, available_public
 from core.validation import DataError
-from dashboard.cached.data import public_dataset, sample_dataset, uploaded_dataset
+from dashboard.cached.data import csv_download, public_dataset, sample_dataset, uploaded_dataset
 from dashboard.charts.data import column_distribution, missing_by_column
 from dashboard.state import DATASET_KEY, roles_text, set_dataset, show_error
 
@@ -103,6 +103,15 @@ if loaded is not None:
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)
     st.subheader("Schema")
     st.dataframe(dataset.schema(), width="stretch", hide_index=True)
+    st.download_button(
+        "Download the table as read (CSV)",
+        data=csv_download(dataset),
+        file_name=f"{dataset.name}.csv",
+        mime="text/csv",
+        help="The table as the methods see it, after the repairs listed above; cells that "
+        "a spreadsheet would run as formulas get a leading quote.",
+        key="data_download",
+    )
 
     st.subheader("Distribution")
     col = st.selectbox("Column", cols, key=f"data_dist_col_{dataset.name}")

@@ -99,3 +99,9 @@ def test_nltcs_loads_from_the_data_directory(open_page, data_dir):
     at.text_input(key="data_dir").set_value(str(data_dir)).run()
     assert_clean(at)
     assert "21,574 rows" in at.success[0].value
+
+
+def test_download_is_offered(open_page):
+    at = open_page("data")
+    assert_clean(at)
+    assert at.get("download_button"), "the table can be downloaded"

@@ -1,0 +1,138 @@
+"""Charts of the SSKM_DP page (paper 003): SOM grids, training curves, MIC, release metrics."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+__all__ = [
+    "som_grid",
+    "sfla_convergence",
+    "som_training",
+    "mic_heatmap",
+    "epsilon_curves",
+    "baselines_vs_a",
+]
+
+_MARGIN = dict(l=10, r=10, t=40, b=10)
+
+
+def som_grid(
+    values: np.ndarray,
+    *,
+    topology: str = "rectangular",
+    title: str = "",
+    colorbar: str = "",
+    colorscale: str = "Viridis",
+    hover: np.ndarray | None = None,
+    cell_px: int | None = None,
+) -> go.Figure:
+    """The SOM's neurons as squares or hexagons coloured by ``values`` (rows x cols).
+
+    Neurons with a NaN value (e.g. no rows won) are drawn grey.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError("values must be a rows x cols array.")
+    rows, cols = values.shape
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    hexagonal = topology == "hexagonal"
+    x = c + (0.5 * (r % 2) if hexagonal else 0.0)
+    y = -(r * (np.sqrt(3) / 2 if hexagonal else 1.0))
+    flat = values.ravel()
+    text = hover.ravel() if hover is not None else np.array(
+        [f"neuron ({i}, {j}): {v:.4g}" if np.isfinite(v) else f"neuron ({i}, {j}): empty"
+         for i, j, v in zip(r, c, flat)]
+    )
+    width = 520
+    cell = cell_px or max(8, int((width - 120) / (cols + 0.5) * (1.12 if hexagonal else 0.95)))
+    height = int(cell * rows * (0.9 if hexagonal else 1.0) + 90)
+    symbol = "hexagon" if hexagonal else "square"
+    fig = go.Figure()
+    ok = np.isfinite(flat)
+    fig.add_trace(go.Scatter(
+        x=x[ok], y=y[ok], mode="markers", text=text[ok], hoverinfo="text", showlegend=False,
+        marker=dict(symbol=symbol, size=cell, color=flat[ok], colorscale=colorscale,
+                    showscale=True, colorbar=dict(title=colorbar), line=dict(width=0.5, color="white")),
+    ))
+    if (~ok).any():
+        fig.add_trace(go.Scatter(
+            x=x[~ok], y=y[~ok], mode="markers", text=text[~ok], hoverinfo="text", showlegend=False,
+            marker=dict(symbol=symbol, size=cell, color="#d9d9d9", line=dict(width=0.5, color="white")),
+        ))
+    fig.update_xaxes(visible=False, range=[-0.7, cols - 0.3 + (0.5 if hexagonal else 0)])
+    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    fig.update_layout(title=title, width=width, height=height, margin=_MARGIN,
+                      plot_bgcolor="white")
+    return fig
+
+
+def sfla_convergence(best: np.ndarray, mean: np.ndarray) -> go.Figure:
+    """Best and mean frog fitness after each shuffle of the SFLA search."""
+    steps = np.arange(len(best))
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=steps, y=best, mode="lines+markers", name="best frog"))
+    fig.add_trace(go.Scatter(x=steps, y=mean, mode="lines", name="population mean"))
+    fig.update_layout(title="SFLA convergence", xaxis_title="shuffle", yaxis_title="fitness (Eq. 9)",
+                      height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def som_training(history: dict) -> go.Figure:
+    """Quantisation and topographic error of the map during training."""
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(x=history["step"], y=history["quantization_error"], name="quantisation error",
+                             mode="lines+markers"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=history["step"], y=history["topographic_error"], name="topographic error",
+                             mode="lines+markers"), secondary_y=True)
+    fig.update_xaxes(title_text="rows drawn")
+    fig.update_yaxes(title_text="quantisation error", secondary_y=False)
+    fig.update_yaxes(title_text="topographic error", secondary_y=True, rangemode="tozero")
+    fig.update_layout(title="SOM training", height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figure:
+    """MIC between each sensitive attribute (rows) and every attribute; protected ones marked."""
+    protected = set(protected)
+    cols = [f"{c} *" if c in protected else c for c in strengths.columns]
+    z = strengths.to_numpy(dtype=float)
+    text = np.vectorize(lambda v: "" if np.isnan(v) else f"{v:.2f}")(z)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=cols, y=list(strengths.index), zmin=0, zmax=1, colorscale="Reds",
+        text=text, texttemplate="%{text}", colorbar=dict(title="MIC"),
+        hovertemplate="%{y} vs %{x}: MIC %{z:.3f}<extra></extra>",
+    ))
+    fig.update_layout(title=f"Connection strength (MIC); * = protected at CS_Tsh = {threshold:.2f}",
+                      height=160 + 40 * len(strengths.index), margin=_MARGIN)
+    return fig
+
+
+def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None) -> go.Figure:
+    """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std)."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("Information loss (MSE)", "Record linkage (RL, %)"))
+    fig.add_trace(go.Scatter(x=curve["epsilon"], y=curve["mse_mean"], mode="lines+markers", name="MSE",
+                             error_y=dict(type="data", array=curve["mse_std"])), row=1, col=1)
+    fig.add_trace(go.Scatter(x=curve["epsilon"], y=100 * curve["rl_mean"], mode="lines+markers", name="RL",
+                             error_y=dict(type="data", array=100 * curve["rl_std"])), row=1, col=2)
+    fig.update_xaxes(type="log", title_text="epsilon")
+    if current is not None:
+        for col in (1, 2):
+            fig.add_vline(x=current, line_dash="dot", line_color="grey", row=1, col=col)
+    fig.update_layout(height=340, margin=_MARGIN, showlegend=False)
+    return fig
+
+
+def baselines_vs_a(table: pd.DataFrame) -> go.Figure:
+    """MSE vs number of clusters a for each method (SSKM_DP's a is its own cluster count)."""
+    fig = go.Figure()
+    for method, part in table.groupby("method", sort=False):
+        part = part.sort_values("a")
+        fig.add_trace(go.Scatter(x=part["a"], y=part["mse_mean"], mode="lines+markers", name=method,
+                                 error_y=dict(type="data", array=part["mse_std"])))
+    fig.update_xaxes(type="log", title_text="number of clusters a")
+    fig.update_yaxes(title_text="MSE")
+    fig.update_layout(title="Information loss vs number of clusters", height=360, margin=_MARGIN,
+                      legend=dict(orientation="h", y=-0.25))
+    return fig

@@ -1,0 +1,81 @@
+"""AppTest smoke tests of the SSKM_DP page on the census sample."""
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import assert_clean
+
+
+@pytest.fixture
+def sskm_page(open_page):
+    at = open_page("sskm", timeout=240)
+    return at
+
+
+def _charts(at):
+    return at.get("plotly_chart")
+
+
+def test_page_shows_grid_and_charts(sskm_page):
+    at = sskm_page
+    assert_clean(at)
+    assert at.title[0].value == "SSKM_DP"
+    assert at.multiselect(key="sskm_sensitive").value == ["sex"]  # the census sample by default
+    # grid, SFLA, training, MIC, epsilon curves, baselines
+    assert len(_charts(at)) >= 6
+    assert any("Protected attributes" in m.value for m in at.markdown)
+    labels = [m.label for m in at.metric]
+    assert "MSE" in labels and "Record linkage" in labels
+
+
+def test_epsilon_and_threshold_sliders_move(sskm_page):
+    at = sskm_page
+    mse_before = next(m.value for m in at.metric if m.label == "MSE")
+    at.select_slider(key="sskm_epsilon").set_value(0.05).run()
+    assert_clean(at)
+    mse_after = next(m.value for m in at.metric if m.label == "MSE")
+    assert float(mse_after) > float(mse_before)
+    at.slider(key="sskm_cs").set_value(0.0).run()
+    assert_clean(at)
+    protected = next(m.value for m in at.markdown if "Protected attributes" in m.value)
+    assert protected.count("`") == 2 * len(at.multiselect(key="sskm_columns").value)
+
+
+def test_grid_views_and_size_change(sskm_page):
+    at = sskm_page
+    at.slider(key="sskm_rows").set_value(5).run()
+    at.radio(key="sskm_topology").set_value("hexagonal").run()
+    for view in ("Hit map", "Component plane", "Sensitive share", "U-matrix"):
+        at.radio(key="sskm_view").set_value(view).run()
+        assert_clean(at)
+    assert any(m.label == "Clusters (non-empty neurons)" and m.value.endswith("of 40") for m in at.metric)
+
+
+def test_no_sensitive_attribute_gives_one_sentence(sskm_page):
+    at = sskm_page
+    at.multiselect(key="sskm_sensitive").set_value([]).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert "sensitive" in at.error[0].value
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["adult", "nltcs"])
+def test_page_works_on_public_data(request, name):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    dataset = request.getfixturevalue(name)
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.session_state["pux_dataset"] = dataset  # as if chosen on the Data page
+    at.switch_page("views/sskm.py")
+    at.run()
+    assert_clean(at)
+    assert len(_charts(at)) >= 5  # baselines are off by default on large tables
+    if len(dataset.frame) > 20_000:
+        at.toggle(key="sskm_run_baselines").set_value(True).run()
+        assert_clean(at)
+        assert len(_charts(at)) >= 6
+    expected = list(dataset.sensitive) or [dataset.frame.columns[0]]
+    assert at.multiselect(key="sskm_sensitive").value == expected
