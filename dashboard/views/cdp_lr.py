@@ -32,7 +32,8 @@ try:
     method = c1.selectbox("Noise method (Table 3)", list(NOISE_METHODS), index=1, key="lr_method",
                           format_func=lambda m: f"{m}: {NOISE_METHODS[m]}")
     c1.caption(NOISE_METHOD_MEANING[method])
-    preset = c2.radio("Training preset", list(PRESETS), format_func=PRESET_TEXT.get, key="lr_preset")
+    preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index("sensible"),
+                      format_func=PRESET_TEXT.get, key="lr_preset")
     params = PRESETS[preset]
     c2.caption(
         f"Each record's gradient term is clipped to norm {params['clip_norm']:g}, so one record "
