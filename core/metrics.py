@@ -111,3 +111,31 @@ def record_linkage(original, published, *, block_rows: int | None = None) -> flo
 
 
 __all__ += ["mse", "record_linkage"]
+
+
+# ---------------------------------------------------------------------------------------
+# Paper 000 (CDP-LR): count-query error of published data (Eq. 22).
+# ---------------------------------------------------------------------------------------
+__all__ += ["count_query_mae"]
+
+
+def count_query_mae(noisy, true_reduced, true_original) -> float:
+    """Eq. 22 of paper 000: mean over queries of |noisy - true(reduced)| + |true(reduced) - true(original)|.
+
+    Parameters
+    ----------
+    noisy : array_like of shape (q,)
+        Noisy answers on the published (feature-selected) data.
+    true_reduced : array_like of shape (q,)
+        Exact answers on the feature-selected data (conditions on removed attributes
+        dropped): the first term is the error the noise adds.
+    true_original : array_like of shape (q,)
+        Exact answers on the original data: the second term is the error feature
+        selection adds.
+    """
+    a = np.asarray(noisy, dtype=float)
+    b = np.asarray(true_reduced, dtype=float)
+    c = np.asarray(true_original, dtype=float)
+    if not (a.shape == b.shape == c.shape) or a.ndim != 1 or len(a) == 0:
+        raise ValueError("noisy, true_reduced and true_original must be 1-D, non-empty, of one length.")
+    return float(np.mean(np.abs(a - b) + np.abs(b - c)))

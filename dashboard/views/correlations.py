@@ -1,5 +1,61 @@
-"""Correlations page (paper 000): arrives with issue #3."""
+"""Correlations page (paper 000, Section 3): attribute association, record correlation, CS vs GS."""
+from __future__ import annotations
+
 import streamlit as st
 
+from dashboard.cached import cdp as cached
+from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivity_bars
+from dashboard.state import current_dataset, current_seed, roles_text, show_error
+
 st.title("Correlations")
-st.info("This page arrives with issue #3 (paper 000). Until then, the Data page works.")
+st.caption(
+    "Correlated records leak each other: deleting one record changes what a query says about "
+    "the records correlated with it. This page measures how correlated the records are and "
+    "what that does to the sensitivity (the scale of the noise) of a count query."
+)
+
+dataset = current_dataset("supplier")
+seed = current_seed()
+st.caption(f"Dataset **{dataset.name}**: {roles_text(dataset)}.")
+
+st.subheader("Attributes")
+c1, c2 = st.columns([1, 1])
+method = c1.radio("Association", ["pearson", "nmi", "mic"], horizontal=True, key="corr_method",
+                  format_func={"pearson": "Pearson |r|", "nmi": "NMI", "mic": "MIC"}.get)
+mic_rows = c2.number_input("MIC row cap", min_value=100, max_value=20000, value=1000, step=100,
+                           key="corr_mic_rows", disabled=method != "mic",
+                           help="MIC is computed on at most this many random rows (its cost grows fast with n).")
+try:
+    matrix = cached.association(dataset, method, int(mic_rows) if method == "mic" else None, seed)
+    title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
+             "mic": f"MIC (on at most {int(mic_rows):,} rows)"}[method]
+    st.plotly_chart(association_heatmap(matrix, title=title), width="stretch", key="corr_assoc")
+    st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
+               "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
+except (ValueError, TypeError) as exc:
+    show_error(exc)
+
+st.subheader("Records")
+c1, c2, c3 = st.columns(3)
+measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="corr_measure",
+                   help="Pearson: |r| across the attributes of two records. Mahalanobis: 1 / (1 + distance).")
+threshold = c2.slider("delta0 (threshold)", 0.05, 1.0, 0.8, 0.05, key="corr_threshold",
+                      help="Correlations below delta0 count as none (Eq. 15). Lower delta0: more records count as correlated, more noise.")
+n_sample = c3.slider("Records in the heatmap", 50, 500, 200, 50, key="corr_n")
+try:
+    M = cached.record_heatmap(dataset, int(n_sample), measure, float(threshold), seed)
+    st.plotly_chart(record_heatmap(M, threshold=threshold, measure=measure), width="stretch", key="corr_records")
+    st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
+               "rows are sorted so the most correlated records come first.")
+    with st.spinner("Computing CS and GS over all records..."):
+        rep = cached.sensitivity(dataset, None, measure, float(threshold))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Correlated sensitivity CS", f"{rep.correlated:,.2f}")
+    m2.metric("Group sensitivity GS", f"{rep.group:,.0f}")
+    m3.metric("Data correlation C(x)", f"{rep.data_correlation:,.1f}")
+    st.plotly_chart(sensitivity_bars(rep.correlated, rep.group), width="stretch", key="corr_sens")
+    st.caption(f"Over all {dataset.n_rows:,} records: CS = max over records of the summed correlation "
+               "degrees, GS = max number of correlated records. Laplace noise of a count scales "
+               "with the bar, so CS < GS means less noise for the same epsilon.")
+except (ValueError, TypeError) as exc:
+    show_error(exc)

@@ -1,5 +1,64 @@
-"""DC-FBFS page (paper 000): arrives with issue #3."""
+"""DC-FBFS page (paper 000, Algorithm 1): importance and DC bars, traversal curves, Table 1-2 sets."""
+from __future__ import annotations
+
+import pandas as pd
 import streamlit as st
 
+from dashboard.cached import cdp as cached
+from dashboard.charts.cdp import importance_dc_bars, traversal_curves
+from dashboard.state import current_dataset, current_seed, roles_text, show_error
+
 st.title("DC-FBFS")
-st.info("This page arrives with issue #3 (paper 000). Until then, the Data page works.")
+st.caption(
+    "Data-correlation based forward-backward feature selection: a feature is deleted only "
+    "if both the accuracy traversals call it redundant and removing it barely changes the "
+    "data correlation C(x) (less than T_c)."
+)
+
+dataset = current_dataset("supplier")
+seed = current_seed()
+try:
+    if dataset.label is None:
+        raise ValueError("Choose a label column on the Data page: DC-FBFS selects features for a classifier.")
+    c1, c2, c3 = st.columns(3)
+    measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="fb_measure")
+    threshold = c2.slider("delta0", 0.05, 1.0, 0.8, 0.05, key="fb_threshold")
+    max_rows = c3.number_input("Rows used (random sample above this)", 200, 50000, 3000, 100, key="fb_rows",
+                               help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
+    data = cached.limit_rows(dataset, int(max_rows), seed)
+    st.caption(f"Dataset **{dataset.name}**: {roles_text(dataset)}; using {data.n_rows:,} rows.")
+    with st.status("Running DC-FBFS (forest importance, C(x) without each feature, traversals)...",
+                   expanded=False) as status:
+        base = cached.selection(data, float(threshold), measure, seed)
+        status.update(label="DC-FBFS done", state="complete")
+    cx = base.data_correlation
+    tc = st.slider("T_c (in units of C(x))", 0.0, float(max(base.dc.max() * 1.1, 1.0)),
+                   float(min(40.0, base.dc.max())), key=f"fb_tc_{data.fingerprint()}_{measure}_{threshold}",
+                   help="Features whose deletion changes C(x) by less than T_c are deletion candidates (F_c_del).")
+    st.caption(f"T_c = {tc:,.1f} is {100 * tc / cx if cx else 0:.2f}% of C(x) = {cx:,.1f}. The paper uses T_c = 40.")
+    res = base.with_tc(tc)
+    st.plotly_chart(importance_dc_bars(res), width="stretch", key="fb_bars")
+    st.caption("Blue: how much C(x) changes when the feature is deleted (left axis, dashed line = T_c); "
+               "red: random-forest importance (right axis). The two rank features differently (Fig. 2).")
+    st.plotly_chart(traversal_curves(res), width="stretch", key="fb_curves")
+    st.caption("Forward adds features by importance, backward removes the least important; features "
+               "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3).")
+    st.subheader("Deleted sets (Table 1)")
+    table = pd.DataFrame([
+        {"set": "F_fb_del (traversals)", "n": len(res.F_fb_del), "features": ", ".join(res.F_fb_del) or "none"},
+        {"set": "F_c_del (DC < T_c)", "n": len(res.F_c_del), "features": ", ".join(res.F_c_del) or "none"},
+        {"set": "F_del = intersection", "n": len(res.F_del), "features": ", ".join(res.F_del) or "none"},
+        {"set": "selected F'", "n": len(res.selected), "features": ", ".join(res.selected)},
+    ])
+    st.dataframe(table, hide_index=True, width="stretch")
+    st.subheader("Sensitivity after each stage (Table 2)")
+    sets = (("none", ()), ("F_fb_del", tuple(res.F_fb_del)), ("F_c_del", tuple(res.F_c_del)),
+            ("F_del", tuple(res.F_del)))
+    sets = tuple((k, v) for k, v in sets if len(v) < len(res.names))
+    with st.spinner("Computing CS and GS of each feature set..."):
+        stages = cached.stage_sensitivities(data, sets, float(threshold), measure)
+    st.dataframe(stages, hide_index=True, width="stretch")
+    st.caption("Deleting features makes records look more alike, so GS and CS usually grow; DC-FBFS "
+               "deletes only features whose removal barely changes C(x), keeping CS close to the full set's.")
+except (ValueError, TypeError) as exc:
+    show_error(exc)

@@ -121,9 +121,10 @@ def wait_idle(pg, timeout: float = 120_000) -> None:
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
     pg.wait_for_timeout(300)
+    # while a script runs, the status widget in the header shows a "Stop" button
     pg.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+        " return !w || !(w.innerText.includes('Running') || w.innerText.includes('Stop')); }",
         timeout=timeout,
     )
     pg.wait_for_timeout(300)

@@ -1,0 +1,26 @@
+"""Paper 000: correlated differential privacy for logistic regression (CDP-LR) with DC-FBFS
+feature selection, and count-query publishing (Liu et al., Computers & Security 2023)."""
+from core.cdp.baselines import SCHEMES, method_curve, prepare_schemes, scheme_curve
+from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.logistic import NOISE_METHODS, PRESETS, CDPLogisticRegression
+from core.cdp.publishing import mae_curve, prepare_publishing, random_range_queries
+from core.cdp.sensitivity import dataset_sensitivity, record_matrix
+from core.metrics import count_query_mae
+
+__all__ = [
+    "dc_fbfs",
+    "DCFBFSResult",
+    "CDPLogisticRegression",
+    "NOISE_METHODS",
+    "PRESETS",
+    "SCHEMES",
+    "prepare_schemes",
+    "scheme_curve",
+    "method_curve",
+    "prepare_publishing",
+    "random_range_queries",
+    "mae_curve",
+    "count_query_mae",
+    "record_matrix",
+    "dataset_sensitivity",
+]

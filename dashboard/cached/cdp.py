@@ -1,0 +1,172 @@
+"""Cached calls into core for the paper-000 pages (Correlations, DC-FBFS, CDP-LR, Publishing).
+
+Keyed on the dataset's content fingerprint and the parameters; bounded by max_entries and
+ttl. Results that the slider path reads many times (scheme setups) are cache_resource
+objects, shared read-only, so a slider move does not copy them.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.cdp.baselines import SchemeSetup, fit_scheme, method_curve, prepare_schemes, scheme_curve
+from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.publishing import PublishingSetup, mae_curve, prepare_publishing
+from core.cdp.sensitivity import record_matrix
+from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
+from core.data import Dataset
+
+_TTL = 3600
+_HASH = {Dataset: lambda d: d.fingerprint()}
+_SWEEPS: "OrderedDict[tuple, tuple[float, pd.DataFrame]]" = OrderedDict()
+_SWEEPS_LOCK = threading.Lock()
+_SWEEPS_MAX = 16
+
+
+def _memo(key: tuple, compute):
+    """Bounded (16 entries, 1 h) cache for the sweeps, which report progress while they run.
+
+    st.cache_data would replay the progress bar on a hit, which Streamlit refuses for an
+    element created outside the cached function, so the sweeps use this small LRU instead.
+    """
+    now = time.monotonic()
+    with _SWEEPS_LOCK:
+        hit = _SWEEPS.get(key)
+        if hit is not None and now - hit[0] < _TTL:
+            _SWEEPS.move_to_end(key)
+            return hit[1].copy()
+    value = compute()
+    with _SWEEPS_LOCK:
+        _SWEEPS[key] = (now, value)
+        while len(_SWEEPS) > _SWEEPS_MAX:
+            _SWEEPS.popitem(last=False)
+    return value.copy()
+
+
+def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
+    """At most ``max_rows`` rows drawn at random (all rows when the data is smaller)."""
+    return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
+
+
+@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner="Computing attribute association...")
+def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) -> pd.DataFrame:
+    """Attribute x attribute association (Pearson, NMI or MIC) of the features."""
+    return attribute_association(
+        dataset.frame[list(dataset.features)], method=method, max_rows=max_rows, random_state=seed
+    )
+
+
+@st.cache_data(max_entries=32, ttl=_TTL, hash_funcs=_HASH, show_spinner="Computing CS and GS over all records...")
+def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str, threshold: float) -> SensitivityReport:
+    """CS and GS of ``dataset`` on ``columns`` (all features when None)."""
+    rm = record_matrix(dataset, columns=columns)
+    return correlated_sensitivity(rm.X, measure=measure, threshold=threshold)
+
+
+@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, seed: int) -> np.ndarray:
+    """Dense thresholded record-correlation matrix of ``n`` random records, sorted for display."""
+    rm = record_matrix(dataset)
+    rng = np.random.default_rng(seed)
+    idx = np.sort(rng.choice(len(rm.X), size=min(n, len(rm.X)), replace=False))
+    # standardisation and covariance come from the whole table, the pairs from the sample
+    M = record_correlation(rm.X[idx], measure=measure, threshold=threshold).toarray()
+    order = np.argsort(-M.sum(axis=1), kind="stable")
+    return M[np.ix_(order, order)]
+
+
+@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> DCFBFSResult:
+    """DC-FBFS on the whole dataset (T_c applied later with ``with_tc``)."""
+    rm = record_matrix(dataset)
+    y = dataset.frame[dataset.label].astype(str).to_numpy()
+    return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed)
+
+
+@st.cache_data(max_entries=32, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], threshold: float, measure: str) -> pd.DataFrame:
+    """GS and CS after deleting each named feature set (Table 2 of paper 000)."""
+    rows = []
+    for label, deleted in sets:
+        cols = tuple(c for c in dataset.features if c not in set(deleted))
+        rep = sensitivity(dataset, cols, measure, threshold)
+        rows.append({"features deleted": label, "deleted": ", ".join(deleted) or "none",
+                     "GS": rep.group, "CS": rep.correlated})
+    return pd.DataFrame(rows)
+
+
+@st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int) -> tuple[SchemeSetup, dict]:
+    """Split, DC-FBFS and the sensitivity of each scheme, plus each scheme's matrices."""
+    setup = prepare_schemes(dataset, threshold=threshold, measure=measure, tc=tc, random_state=seed)
+    mats = {s: setup.matrices(s) for s in setup.columns}
+    return setup, mats
+
+
+def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,
+                  preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
+    """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part)."""
+    rng = np.random.default_rng(seed)
+    rows, models = [], {}
+    for scheme in setup.columns:
+        for r in range(repetitions):
+            model, acc = fit_scheme(setup, scheme, epsilon=epsilon, noise_method=noise_method,
+                                    preset=preset, random_state=int(rng.integers(2**31)),
+                                    matrices=mats[scheme])
+            rows.append({"scheme": scheme, "repetition": r, "accuracy": acc})
+            models.setdefault(scheme, model)
+    return pd.DataFrame(rows), models
+
+
+def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
+           epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int,
+           _progress=None) -> pd.DataFrame:
+    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid."""
+
+    def compute():
+        setup, _ = schemes(dataset, threshold, measure, tc, seed)
+        return scheme_curve(setup, epsilons=epsilons, noise_method=noise_method, preset=preset,
+                            repetitions=repetitions, random_state=seed, progress=_progress)[0]
+
+    key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
+           preset, repetitions)
+    return _memo(key, compute)
+
+
+def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
+                  epsilons: tuple[float, ...], preset: str, repetitions: int,
+                  _progress=None) -> pd.DataFrame:
+    """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme)."""
+
+    def compute():
+        setup, _ = schemes(dataset, threshold, measure, tc, seed)
+        return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
+                            random_state=seed, progress=_progress)[0]
+
+    key = ("methods", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, preset, repetitions)
+    return _memo(key, compute)
+
+
+@st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int) -> PublishingSetup:
+    """Queries, answers, selection and sensitivities of the publishing schemes."""
+    return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc,
+                              n_queries=n_queries, random_state=seed)
+
+
+def mae(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
+        epsilons: tuple[float, ...], repetitions: int, _progress=None) -> pd.DataFrame:
+    """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid."""
+
+    def compute():
+        setup = publishing(dataset, measure, threshold, tc, n_queries, seed)
+        return mae_curve(setup, epsilons=epsilons, repetitions=repetitions, random_state=seed,
+                         progress=_progress)[0]
+
+    key = ("mae", dataset.fingerprint(), measure, threshold, tc, n_queries, seed, epsilons, repetitions)
+    return _memo(key, compute)

@@ -1,0 +1,162 @@
+"""CDP-LR (Algorithm 2 of paper 000) and its seven noise methods (Table 3)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.base import clone
+
+from core.cdp.logistic import CDPLogisticRegression
+from core.correlation import correlated_sensitivity
+from core.mechanisms import gaussian_sigma
+from core.validation import DataError
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X @ np.array([1.5, -1.0, 0.5]) + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_non_private_model_learns():
+    X, y = _data()
+    m = CDPLogisticRegression(noise_method=0, epochs=200, learning_rate=1.0).fit(X, y)
+    assert m.score(X, y) > 0.9
+    assert len(m.ledger_) == 0 and m.ledger_.total() == (0.0, 0.0)
+
+
+def test_same_seed_same_weights_and_other_seed_other_weights():
+    X, y = _data()
+    kw = dict(noise_method=1, epsilon=1.0, sensitivity=3.0)
+    a = CDPLogisticRegression(random_state=5, **kw).fit(X, y).coef_
+    b = CDPLogisticRegression(random_state=5, **kw).fit(X, y).coef_
+    c = CDPLogisticRegression(random_state=6, **kw).fit(X, y).coef_
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("method", [1, 2, 3, 4, 5, 6])
+def test_ledger_adds_up_to_the_budget(method):
+    X, y = _data(100)
+    m = CDPLogisticRegression(noise_method=method, epsilon=0.8, epochs=10, sensitivity=2.0,
+                              delta=1e-5, random_state=0).fit(X, y)
+    eps, delta = m.ledger_.total()
+    assert eps == pytest.approx(0.8)
+    assert delta == pytest.approx(1e-5 if method == 2 else 0.0)
+
+
+def _bias_noise(method, scale_factor, n=40, reps=300):
+    """One epoch, lr 1, no features: w_bias = -(mean(p - y) + noise)."""
+    X = np.zeros((n, 1))
+    y = np.r_[np.ones(n // 4), np.zeros(n - n // 4)].astype(int)
+    expected = -(0.5 - y.mean())
+    draws = [
+        CDPLogisticRegression(noise_method=method, epsilon=0.5, epochs=1, learning_rate=1.0,
+                              sensitivity=3.0, clip_norm=1.0, delta=1e-4,
+                              random_state=s).fit(X, y).intercept_[0] - expected
+        for s in range(reps)
+    ]
+    return -np.asarray(draws) / scale_factor
+
+
+def test_mean_gradient_laplace_noise_has_the_stated_scale():
+    n, scale = 40, 3.0 * 1.0 / (40 * 0.5)  # CS * clip / (N * epsilon)
+    assert stats.kstest(_bias_noise(1, scale, n), "laplace").pvalue > 0.01
+    assert stats.kstest(_bias_noise(1, 2 * scale, n), "laplace").pvalue < 0.01
+
+
+def test_mean_gradient_gaussian_noise_has_the_stated_sigma():
+    sigma = gaussian_sigma(sensitivity=3.0 / 40, epsilon=0.5, delta=1e-4)
+    assert stats.kstest(_bias_noise(2, sigma), "norm").pvalue > 0.01
+    assert stats.kstest(_bias_noise(2, 2 * sigma), "norm").pvalue < 0.01
+
+
+def test_one_record_moves_the_summed_gradient_by_at_most_the_clip():
+    X, y = _data(50)
+    X[0] *= 1000.0  # an outlier: its raw gradient term is huge
+    kw = dict(noise_method=0, epochs=1, learning_rate=1.0, clip_norm=0.5)
+    full = CDPLogisticRegression(**kw).fit(X, y)
+    rest = CDPLogisticRegression(**kw).fit(X[1:], y[1:])
+    g_full = -50 * np.r_[full.coef_.ravel(), full.intercept_]
+    g_rest = -49 * np.r_[rest.coef_.ravel(), rest.intercept_]
+    assert np.abs(g_full - g_rest).sum() <= 0.5 + 1e-9
+
+
+def test_sample_size_noise_only_rescales_the_first_step():
+    X, y = _data()
+    kw = dict(epochs=1, learning_rate=1.0, sensitivity=5.0, epsilon=0.5)
+    w0 = CDPLogisticRegression(noise_method=0, **kw).fit(X, y)
+    w4 = CDPLogisticRegression(noise_method=4, random_state=1, **kw).fit(X, y)
+    a, b = np.r_[w0.coef_.ravel(), w0.intercept_], np.r_[w4.coef_.ravel(), w4.intercept_]
+    assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) == pytest.approx(1.0)
+
+
+def test_output_perturbation_noise_shrinks_with_epsilon():
+    X, y = _data()
+    kw = dict(noise_method=6, sensitivity=2.0, l2=0.1)
+    ref = CDPLogisticRegression(epsilon=1e9, random_state=0, **kw).fit(X, y).coef_
+    dist = lambda eps: np.mean([
+        np.linalg.norm(CDPLogisticRegression(epsilon=eps, random_state=s, **kw).fit(X, y).coef_ - ref)
+        for s in range(20)
+    ])
+    assert dist(0.1) > 5 * dist(10.0)
+
+
+def test_string_sensitivity_is_computed_from_the_record_matrix():
+    X, y = _data(120)
+    R = np.random.default_rng(1).normal(size=(120, 4))
+    m = CDPLogisticRegression(sensitivity="group", threshold=0.6, random_state=0).fit(X, y, record_X=R)
+    assert m.sensitivity_ == correlated_sensitivity(R, threshold=0.6).group
+    m = CDPLogisticRegression(sensitivity="correlated", threshold=0.6, random_state=0).fit(X, y, record_X=R)
+    assert m.sensitivity_ == pytest.approx(correlated_sensitivity(R, threshold=0.6).correlated)
+
+
+def test_sparse_and_dense_input_give_the_same_model():
+    from scipy import sparse
+
+    X, y = _data()
+    X = np.where(X > 0.5, 1.0, 0.0)
+    kw = dict(noise_method=1, epsilon=2.0, sensitivity=2.0, random_state=3)
+    a = CDPLogisticRegression(**kw).fit(X, y).coef_
+    b = CDPLogisticRegression(**kw).fit(sparse.csr_matrix(X), y).coef_
+    np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_predict_proba_and_clone():
+    X, y = _data()
+    m = CDPLogisticRegression(noise_method=0).fit(X, y)
+    p = m.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(m.predict(X), m.classes_[(p[:, 1] >= 0.5).astype(int)])
+    assert clone(m).get_params()["noise_method"] == 0
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc",
+    [
+        ({"noise_method": 7}, ValueError),
+        ({"noise_method": "1"}, TypeError),
+        ({"epsilon": 0.0}, ValueError),
+        ({"epsilon": float("nan")}, ValueError),
+        ({"sensitivity": "global"}, ValueError),
+        ({"sensitivity": -1.0}, ValueError),
+        ({"learning_rate": 0.0}, ValueError),
+        ({"clip_norm": 0.0}, ValueError),
+        ({"epochs": 0}, ValueError),
+        ({"noise_method": 6, "l2": 0.0}, ValueError),
+    ],
+)
+def test_bad_parameters_are_refused(kwargs, exc):
+    X, y = _data(50)
+    with pytest.raises(exc):
+        CDPLogisticRegression(**{"sensitivity": 1.0, **kwargs}).fit(X, y)
+
+
+def test_bad_data_is_refused():
+    X, y = _data(50)
+    with pytest.raises(DataError):
+        CDPLogisticRegression(sensitivity=1.0).fit(X, np.zeros(50))
+    X[3, 1] = np.inf
+    with pytest.raises(DataError):
+        CDPLogisticRegression(sensitivity=1.0).fit(X, y)

@@ -1,0 +1,47 @@
+"""Correlations page: association heatmaps, record heatmap with delta0, CS vs GS."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
+
+
+def _metric(at, label: str) -> float:
+    return float(next(m.value for m in at.metric if m.label == label).replace(",", ""))
+
+
+def test_page_shows_cs_below_gs(open_page):
+    at = open_page("correlations", timeout=300)
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 3
+    assert _metric(at, "Correlated sensitivity CS") < _metric(at, "Group sensitivity GS")
+
+
+def test_lower_threshold_raises_the_sensitivity(open_page):
+    at = open_page("correlations", timeout=300)
+    gs = _metric(at, "Group sensitivity GS")
+    at.slider(key="corr_threshold").set_value(0.5).run()
+    assert_clean(at)
+    assert _metric(at, "Group sensitivity GS") > gs
+
+
+def test_nmi_and_mahalanobis_switch(open_page):
+    at = open_page("correlations", timeout=300)
+    at.radio(key="corr_method").set_value("nmi").run()
+    at.radio(key="corr_measure").set_value("mahalanobis").run()
+    assert_clean(at)
+    assert any("Normalised mutual information" in c.proto.spec for c in at.get("plotly_chart"))
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(data_dir):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.run()
+    at.radio(key="data_source").set_value("Adult (data directory)").run()
+    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    assert at.session_state["pux_dataset"].name == "adult"
+    at.switch_page("views/correlations.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")

@@ -1,0 +1,37 @@
+"""DC-FBFS page: bars, traversal curves, the sets of Table 1, the T_c slider."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP, assert_clean
+
+
+def test_page_draws_figures_and_sets(open_page):
+    at = open_page("dc_fbfs", timeout=300)
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 2
+    assert len(at.dataframe) == 2  # Table 1 sets and Table 2 sensitivities
+
+
+def test_tc_slider_changes_the_candidate_set(open_page):
+    at = open_page("dc_fbfs", timeout=300)
+    slider = next(s for s in at.slider if s.key and s.key.startswith("fb_tc_"))
+    slider.set_value(slider.max).run()
+    assert_clean(at)
+    table = at.dataframe[0].value
+    n_c_del = int(table.loc[table["set"].str.startswith("F_c_del"), "n"].iloc[0])
+    assert n_c_del >= 1
+
+
+@pytest.mark.slow
+def test_page_works_on_adult(data_dir):
+    at = AppTest.from_file(str(APP), default_timeout=900)
+    at.run()
+    at.radio(key="data_source").set_value("Adult (data directory)").run()
+    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    assert at.session_state["pux_dataset"].name == "adult"
+    at.switch_page("views/dc_fbfs.py")
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")
