@@ -28,10 +28,9 @@ def reproductions() -> dict[str, Callable[..., dict]]:
     for mod_name in _REPRODUCTION_MODULES:
         try:
             mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and mod_name.startswith(exc.name):
-                continue  # that paper's package is not there yet
-            raise
+        except ImportError as exc:  # one broken paper package must not hide the others
+            print(f"pux: skipping {mod_name}: {exc}", file=sys.stderr)
+            continue
         found.update(getattr(mod, "REPRODUCTIONS", {}))
     return found
 

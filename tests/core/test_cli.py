@@ -32,3 +32,10 @@ def test_data_check_reports_samples(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "sample supplier: 1160 rows" in out
     assert "adult: not available" in out
+
+
+def test_every_paper_registers_its_reproductions(capsys):
+    names = cli.reproductions()
+    assert "pux: skipping" not in capsys.readouterr().err
+    for prefix in ("cdp-", "imposter-", "sskm-"):
+        assert any(n.startswith(prefix) for n in names), prefix
