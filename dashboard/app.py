@@ -38,7 +38,8 @@ PAGES = {
 
 page = st.navigation(PAGES)
 show_dataset_in_sidebar = render_sidebar()
+show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
 try:
     page.run()
-finally:  # also after st.stop() in a page
+finally:  # and after it, for the Data page, which changes the dataset
     show_dataset_in_sidebar()

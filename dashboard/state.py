@@ -61,8 +61,8 @@ def show_error(exc: BaseException) -> None:
 
 def _describe(dataset: Dataset | None) -> str:
     if not isinstance(dataset, Dataset):
-        return "Dataset: each page's built-in sample (choose another on the Data page)."
-    return f"Dataset: **{dataset.name}** · {roles_text(dataset)}"
+        return "Chosen dataset: none yet, each page uses its built-in sample (choose one on the Data page)."
+    return f"Chosen dataset: **{dataset.name}** · {roles_text(dataset)}"
 
 
 def roles_text(dataset: Dataset) -> str:

@@ -19,3 +19,9 @@ def test_sidebar_seed_is_shared(open_page):
     at = open_page("data")
     at.number_input(key="pux_seed").set_value(42).run()
     assert at.session_state["pux_seed"] == 42
+
+
+@pytest.mark.parametrize("name", ["data", "imposter"])
+def test_sidebar_names_the_dataset_in_use(open_page, name):
+    at = open_page(name, timeout=300)
+    assert any(c.value.startswith("Chosen dataset: ") for c in at.sidebar.caption)
