@@ -31,3 +31,22 @@ def open_page():
         return at
 
     return _open
+
+
+@pytest.fixture
+def open_page_on_public():
+    """Factory: ``open_page_on_public("adult", "cdp_lr", data_dir)`` -> AppTest on that page
+    after choosing the public dataset on the Data page, as a user would."""
+
+    def _open(dataset: str, name: str, data_dir, *, timeout: float = 900) -> AppTest:
+        source = {"adult": "Adult (data directory)", "nltcs": "NLTCS (data directory)"}[dataset]
+        at = AppTest.from_file(str(APP), default_timeout=timeout)
+        at.run()
+        at.radio(key="data_source").set_value(source).run()
+        at.text_input(key="data_dir").set_value(str(data_dir)).run()
+        assert at.session_state["pux_dataset"].name == dataset
+        at.switch_page(f"views/{name}.py")
+        at.run()
+        return at
+
+    return _open

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.conftest import APP, assert_clean
+from tests.dashboard.conftest import assert_clean
 
 
 def _live_spec(at) -> str:
@@ -37,14 +36,8 @@ def test_paper_preset_runs(open_page):
 
 
 @pytest.mark.slow
-def test_page_works_on_adult(data_dir):
-    at = AppTest.from_file(str(APP), default_timeout=900)
-    at.run()
-    at.radio(key="data_source").set_value("Adult (data directory)").run()
-    at.text_input(key="data_dir").set_value(str(data_dir)).run()
-    assert at.session_state["pux_dataset"].name == "adult"
-    at.switch_page("views/cdp_lr.py")
-    at.run()
+def test_page_works_on_adult(open_page_on_public, data_dir):
+    at = open_page_on_public("adult", "cdp_lr", data_dir)
     assert_clean(at)
     before = _live_spec(at)
     at.slider(key="lr_eps").set_value(6.0).run()

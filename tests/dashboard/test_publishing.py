@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.conftest import APP, assert_clean
+from tests.dashboard.conftest import assert_clean
 
 
 def test_page_draws_the_mae_curves(open_page):
@@ -25,13 +24,7 @@ def test_both_measures_and_without_products(open_page):
 
 
 @pytest.mark.slow
-def test_page_works_on_adult(data_dir):
-    at = AppTest.from_file(str(APP), default_timeout=900)
-    at.run()
-    at.radio(key="data_source").set_value("Adult (data directory)").run()
-    at.text_input(key="data_dir").set_value(str(data_dir)).run()
-    assert at.session_state["pux_dataset"].name == "adult"
-    at.switch_page("views/publishing.py")
-    at.run()
+def test_page_works_on_adult(open_page_on_public, data_dir):
+    at = open_page_on_public("adult", "publishing", data_dir)
     assert_clean(at)
     assert at.get("plotly_chart")
