@@ -5,7 +5,6 @@ the 14-column ordinal one. Without the Adult files, the supplier sample stands i
 """
 from __future__ import annotations
 
-import time
 
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
@@ -13,15 +12,7 @@ from threadpoolctl import threadpool_limits
 from core.cdp.logistic import CDPLogisticRegression
 from core.data import encode, load_adult, load_sample
 from core.validation import DataError
-
-
-def _best(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from benchmarks.timing import best_of
 
 
 def run(*, quick: bool = False) -> dict:
@@ -41,10 +32,10 @@ def run(*, quick: bool = False) -> dict:
     ):
         model = CDPLogisticRegression(epsilon=1.0, noise_method=1, sensitivity=40.0, epochs=100,
                                       learning_rate=1.0, random_state=0)
-        t_ours = _best(lambda: model.fit(X, y), repeats)
-        t_sk = _best(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
+        t_ours = best_of(lambda: model.fit(X, y), repeats)
+        t_sk = best_of(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
         with threadpool_limits(limits=1, user_api="blas"):  # sklearn without BLAS threads too
-            t_sk1 = _best(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
+            t_sk1 = best_of(lambda: LogisticRegression(max_iter=1000).fit(X, y), repeats)
         out[name] = {
             "columns": X.shape[1],
             "cdp_lr_seconds": t_ours,

@@ -1,20 +1,11 @@
 """Laplace and Gaussian draws per second, as a ratio to numpy's Generator called directly."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 from core.mechanisms import gaussian, laplace
-
-
-def _best_of(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+from benchmarks.timing import best_of
 
 
 def run(*, quick: bool = False) -> dict:
@@ -34,8 +25,8 @@ def run(*, quick: bool = False) -> dict:
             lambda: values + np.random.default_rng(1).normal(0.0, 9.7, size=n),
         ),
     ):
-        t_ours = _best_of(ours, repeats)
-        t_ref = _best_of(ref, repeats)
+        t_ours = best_of(ours, repeats)
+        t_ref = best_of(ref, repeats)
         out[name] = {
             "draws_per_second": n / t_ours,
             "numpy_draws_per_second": n / t_ref,

@@ -15,8 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from threadpoolctl import ThreadpoolController
 
+from core.threads import blas_limit
 from core.validation import DataError, RandomState, check_positive_int, check_random_state
 
 __all__ = [
@@ -28,17 +28,6 @@ __all__ = [
     "data_correlation",
     "attribute_association",
 ]
-
-
-_CONTROLLER: ThreadpoolController | None = None
-
-
-def _threads() -> ThreadpoolController:
-    """One controller per process (inspecting the loaded BLAS libraries costs ~1 ms)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
 
 
 def mic(x: np.ndarray, y: np.ndarray, *, alpha: float = 0.6, c: float = 15) -> float:
@@ -369,7 +358,7 @@ def correlated_sensitivity(
         return sums, counts
 
     # one BLAS thread per worker; numpy releases the GIL in the products and the passes
-    with _threads().limit(limits=1, user_api="blas"):
+    with blas_limit(1):
         if workers == 1:
             parts = [stripe(0)]
         else:

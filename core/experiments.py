@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 

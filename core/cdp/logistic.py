@@ -19,10 +19,10 @@ from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from threadpoolctl import ThreadpoolController
 
 from core.correlation import correlated_sensitivity
 from core.mechanisms import PrivacyLedger, gaussian_sigma, laplace_scale
+from core.threads import blas_limit
 from core.validation import (
     DataError,
     RandomState,
@@ -35,16 +35,6 @@ from core.validation import (
 
 __all__ = ["NOISE_METHODS", "CDPLogisticRegression", "PRESETS"]
 
-
-_CONTROLLER: ThreadpoolController | None = None
-
-
-def _threads() -> ThreadpoolController:
-    """One controller per process (inspecting the loaded BLAS libraries costs ~1 ms)."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
 
 #: Table 3 of paper 000: what each noise method perturbs.
 NOISE_METHODS = {
@@ -286,7 +276,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         elif method == 5:
             scale = laplace_scale(sensitivity=cs * clip, epsilon=eps_e / 2)
             scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e / 2)
-        with _threads().limit(limits=1, user_api="blas"):  # thin products: threads only cost
+        with blas_limit(1):  # thin products: threads only cost
             return self._epochs(Xd, XT, yb, cap, method, eps_e, epochs, lr, rng,
                                 scale=scale, scale_n=scale_n, sigma=sigma, d_e=d_e)
 

@@ -7,8 +7,7 @@ same model family as the paper's GBDT, much faster on 48,842 rows).
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,21 +18,8 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
+from core.threads import few_threads
 from core.validation import RandomState, check_random_state, spawn_seed
-
-
-@contextmanager
-def few_threads(n: int = 1) -> Iterator[None]:
-    """Limit OpenMP / BLAS threads inside the block.
-
-    Histogram gradient boosting spins OpenMP threads that busy-wait; on a machine whose
-    cores are shared that makes a 1-second fit take 30 seconds. One thread per fit is
-    both faster there and deterministic.
-    """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=n):
-        yield
 
 __all__ = ["CLASSIFIERS", "CLASSIFIER_LABELS", "make_classifier", "feature_pipeline", "few_threads"]
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 
 from core.data import load_sample
 from tests.dashboard.conftest import assert_clean
