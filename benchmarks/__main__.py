@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import platform
 import sys
 import time
@@ -29,11 +30,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--only", nargs="*", default=None, help="benchmark names to run")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None,
+        help="folder with Adult / NLTCS (default: $PUX_DATA_DIR, else ../shared/data beside "
+        "the repository when it exists; without data the benchmarks fall back to samples)",
+    )
     args = parser.parse_args(argv)
+    shared = HERE.parent.parent / "shared" / "data"
+    if args.data_dir is not None:
+        os.environ["PUX_DATA_DIR"] = str(args.data_dir)
+    elif not os.environ.get("PUX_DATA_DIR") and shared.is_dir():
+        os.environ["PUX_DATA_DIR"] = str(shared)
     names = args.only or discover()
     args.out.mkdir(parents=True, exist_ok=True)
     summary = {
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "data_dir": os.environ.get("PUX_DATA_DIR"),
         "quick": args.quick,
         "results": {},
     }

@@ -10,19 +10,12 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from core.cdp.logistic import CDPLogisticRegression
-from core.data import encode, load_adult, load_sample
-from core.validation import DataError
-from benchmarks.timing import best_of
+from core.data import encode
+from benchmarks.timing import adult_or_supplier, best_of
 
 
 def run(*, quick: bool = False) -> dict:
-    try:
-        ds = load_adult().dropna()
-        source = "adult"
-    except DataError:
-        ds, source = load_sample("supplier"), "supplier (Adult not available)"
-    if quick:
-        ds = ds.head(5000)
+    ds, source = adult_or_supplier(quick_rows=5000 if quick else None)
     y = ds.frame[ds.label].astype(str).to_numpy()
     repeats = 2 if quick else 5
     out = {"dataset": source, "rows": ds.n_rows, "epochs": 100, "repeats": repeats}

@@ -12,9 +12,8 @@ import tracemalloc
 import numpy as np
 
 from core.cdp.sensitivity import record_matrix
+from benchmarks.timing import adult_or_supplier
 from core.correlation import correlated_sensitivity
-from core.data import load_adult, load_sample
-from core.validation import DataError
 
 
 def _bare_pass(A: np.ndarray, block: int = 1024) -> float:
@@ -25,13 +24,7 @@ def _bare_pass(A: np.ndarray, block: int = 1024) -> float:
 
 
 def run(*, quick: bool = False) -> dict:
-    try:
-        ds = load_adult().dropna()
-        source = "adult"
-    except DataError:
-        ds, source = load_sample("supplier"), "supplier (Adult not available)"
-    if quick:
-        ds = ds.head(8000)
+    ds, source = adult_or_supplier(quick_rows=8000 if quick else None)
     X = record_matrix(ds).X
     A = np.ascontiguousarray(X, dtype=np.float32)
     out = {"dataset": source, "rows": len(X), "columns": X.shape[1]}

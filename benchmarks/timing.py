@@ -1,4 +1,4 @@
-"""Timing helper shared by the benchmarks."""
+"""Helpers shared by the benchmarks: timing and the dataset they run on."""
 from __future__ import annotations
 
 import time
@@ -13,3 +13,20 @@ def best_of(fn: Callable[[], object], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def adult_or_supplier(*, quick_rows: int | None = None):
+    """Adult without missing rows, or the supplier sample where Adult is not available.
+
+    Returns the dataset and a label saying which one it is (written into the JSON).
+    """
+    from core.data import load_adult, load_sample
+    from core.validation import DataError
+
+    try:
+        ds, source = load_adult().dropna(), "adult"
+    except DataError:
+        ds, source = load_sample("supplier"), "supplier (Adult not available)"
+    if quick_rows is not None:
+        ds = ds.head(quick_rows)
+    return ds, source

@@ -295,6 +295,16 @@ def _iter_blocks(n: int, block: int):
             yield i0, i1, j0, min(n, j0 + block)
 
 
+def _prepare(X, measure, threshold, block_rows) -> tuple["_Kernel", int, int]:
+    """Validate the inputs of a blocked pass; return its kernel, the row count and block size."""
+    A = _check_matrix(X)
+    kern = _Kernel(A, _check_measure(measure), _check_threshold(threshold))
+    n = len(A)
+    if block_rows is None:
+        return kern, n, _default_block(n, A.shape[1])
+    return kern, n, check_positive_int(block_rows, name="block_rows")
+
+
 def correlated_sensitivity(
     X: Any,
     *,
@@ -330,14 +340,7 @@ def correlated_sensitivity(
     SensitivityReport
         ``correlated`` (CS), ``group`` (GS) and the per-record sums and counts.
     """
-    A = _check_matrix(X)
-    m = _check_measure(measure)
-    t = _check_threshold(threshold)
-    n = len(A)
-    block = _default_block(n, A.shape[1]) if block_rows is None else check_positive_int(
-        block_rows, name="block_rows"
-    )
-    kern = _Kernel(A, m, t)
+    kern, n, block = _prepare(X, measure, threshold, block_rows)
     row_starts = list(range(0, n, block))
     workers = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, 4, len(row_starts)))
 
@@ -371,8 +374,8 @@ def correlated_sensitivity(
         group=float(counts.max()),
         per_record=sums,
         per_record_count=counts,
-        measure=m,
-        threshold=t,
+        measure=kern.measure,
+        threshold=kern.t,
     )
 
 
@@ -403,14 +406,7 @@ def record_correlation(
     """
     from scipy import sparse
 
-    A = _check_matrix(X)
-    m = _check_measure(measure)
-    t = _check_threshold(threshold)
-    n = len(A)
-    block = _default_block(n, A.shape[1]) if block_rows is None else check_positive_int(
-        block_rows, name="block_rows"
-    )
-    kern = _Kernel(A, m, t)
+    kern, n, block = _prepare(X, measure, threshold, block_rows)
     rows, cols, vals = [np.arange(n)], [np.arange(n)], [np.ones(n)]
     stored = 0
     for i0, i1, j0, j1 in _iter_blocks(n, block):

@@ -15,6 +15,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
@@ -214,7 +215,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != Xd.shape[0]:
             raise ValueError(f"y must be 1-D with one label per row of X ({Xd.shape[0]}).")
-        classes = np.unique(y)
+        classes = np.sort(pd.unique(y))  # hashing, not sorting all n labels as np.unique would
         if len(classes) != 2:
             raise DataError(
                 f"CDP-LR is a binary classifier; the label has {len(classes)} class(es)."
