@@ -2,12 +2,15 @@
 
 The model is full-batch gradient descent on the cross-entropy (Eq. 9-11). Each record's
 gradient term x_i (p_i - y_i) is clipped to norm ``clip_norm`` (L1; L2 for the Gaussian
-method and for output perturbation), so the summed gradient moves by at most
-``CS * clip_norm`` when one record and the records correlated with it change, and the
-mean gradient by that over N (DESIGN.md section 3). Clipping a record's term is clipping
-the scalar p_i - y_i to ``clip_norm / ||x_i||``, so the whole epoch is two matrix-vector
-products. The budget is split evenly over the epochs (sequential composition) and every
-spend is written to ``ledger_``.
+method and for output perturbation). Under the project's neighbouring relation (one record
+replaced by any other, N public; docs/design.md section 2) a replaced record's term can
+move from +clip to -clip, and under correlated DP the CS records correlated with it move
+too, so the summed gradient moves by at most ``2 * CS * clip_norm`` and the mean gradient
+by that over N. Clipping a record's term is clipping the scalar p_i - y_i to
+``clip_norm / ||x_i||``, so the whole epoch is two matrix-vector products. The budget is
+split evenly over the epochs (sequential composition) and every spend is written to
+``ledger_``, whose ``is_dp`` is False for method 0 (no noise) and method 4 (noise on N
+only).
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from core.validation import (
     check_sensitivity,
 )
 
-__all__ = ["NOISE_METHODS", "CDPLogisticRegression", "PRESETS"]
+__all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "CDPLogisticRegression", "PRESETS"]
 
 
 #: Table 3 of paper 000: what each noise method perturbs.
@@ -50,14 +53,17 @@ NOISE_METHODS = {
 
 #: What each method protects, in one sentence (shown beside the control).
 NOISE_METHOD_MEANING = {
-    0: "No privacy: the weights are computed from the raw data.",
-    1: "epsilon-DP for the weights: every epoch's mean gradient gets Laplace noise of scale CS * clip / (N * epsilon / epochs).",
-    2: "(epsilon, delta)-DP for the weights: Gaussian noise on every epoch's mean gradient (L2 clipping).",
-    3: "epsilon-DP for the weights: Laplace noise on every epoch's summed gradient, then divided by the public N (same distribution as method 1).",
-    4: "Protects only the sample size N: the gradients themselves get no noise, so the weights are NOT differentially private.",
-    5: "epsilon-DP for the weights: half of each epoch's budget on the summed gradient, half on N.",
-    6: "epsilon-DP for the weights: the L2-regularised optimum gets noise scaled to 2 * CS * clip / (N * l2) (Chaudhuri et al.).",
+    0: "Not differentially private: no noise, the weights are computed from the raw data.",
+    1: "epsilon-DP for the weights: every epoch's mean gradient gets Laplace noise of scale 2 * CS * clip / (N * epsilon / epochs).",
+    2: "(epsilon, delta)-DP for the weights: Gaussian noise on every epoch's mean gradient (L2 clipping, L2 sensitivity 2 * CS * clip / N).",
+    3: "epsilon-DP for the weights: Laplace noise of scale 2 * CS * clip / (epsilon / epochs) on every epoch's summed gradient, then divided by the public N (same distribution as method 1).",
+    4: "Not differentially private: only the sample size N gets noise (and N is public), the gradients get none.",
+    5: "(epsilon / 2)-DP for the weights: the paper spends half of each epoch's budget on N, which is public, so only the half on the summed gradient buys privacy.",
+    6: "epsilon-DP for the weights: the L2-regularised optimum gets noise scaled to 2 * CS * clip / (N * l2) (Chaudhuri et al. 2011).",
 }
+
+#: The noise methods whose weights are differentially private.
+DP_METHODS = frozenset({1, 2, 3, 5, 6})
 
 #: The paper's Table 2 / Fig. 5 settings and a setting that learns.
 PRESETS = {
@@ -92,8 +98,10 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     epsilon : float
-        Total privacy budget of training (split evenly over the epochs for methods 1-5,
-        spent once for method 6, ignored by method 0).
+        Privacy budget of training under the project's neighbouring relation (split evenly
+        over the epochs for methods 1-5, spent once for method 6). Method 5 delivers only
+        epsilon / 2 (its other half noises the public N); methods 0 and 4 deliver none, and
+        their ``ledger_.is_dp`` is False.
     noise_method : int, 0..6
         Where the noise goes (Table 3; see :data:`NOISE_METHODS`). Method 4 protects only
         the sample size, not the weights.
@@ -232,7 +240,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             Xd = sparse.hstack([Xd, ones], format="csr") if sparse.issparse(Xd) else np.hstack([Xd, ones])
         if not sparse.issparse(Xd) and Xd.size and np.count_nonzero(Xd) < 0.3 * Xd.size:
             Xd = sparse.csr_matrix(Xd)  # one-hot data: the products touch only the nonzeros
-        self.ledger_ = PrivacyLedger()
+        self.ledger_ = self._new_ledger(method)
         if method == 6:
             w = self._fit_output_perturbation(Xd, yb, eps, clip, rng)
         else:
@@ -243,6 +251,24 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             self.coef_, self.intercept_ = w[None, :], np.zeros(1)
         self.n_features_in_ = self.coef_.shape[1]
         return self
+
+    def _new_ledger(self, method: int) -> PrivacyLedger:
+        """An empty ledger that already says what the fit's guarantee is and assumes."""
+        ledger = PrivacyLedger()
+        if method == 0:
+            ledger.mark_not_dp("Noise method 0 adds no noise: the weights are computed from the raw data.")
+        elif method == 4:
+            ledger.mark_not_dp("Noise method 4 adds noise to the sample size N only, which is public; "
+                               "the gradients, and so the weights, get no noise.")
+        else:
+            source = "computed from the raw records, as paper 000 does" if isinstance(
+                self.sensitivity, str) else "given, and taken as public"
+            ledger.assume(f"The correlated sensitivity ({self.sensitivity_:.4g}, the number of records that "
+                          f"move with one) is {source}; the guarantee holds when it bounds the correlation.")
+            if method == 5:
+                ledger.assume("Method 5 spends half of each epoch's budget on the sample size N, which the "
+                              "relation treats as public, so only the other half is a privacy spend.")
+        return ledger
 
     @staticmethod
     def _row_norms(Xd: Any, order: int) -> np.ndarray:
@@ -265,17 +291,19 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             Xd = np.asfortranarray(Xd)
             XT = Xd.T
         eps_e = eps / epochs
+        # one replaced record and its correlated ones move the summed gradient by 2 * CS * clip
+        sum_sens = 2.0 * cs * clip
         scale = scale_n = sigma = d_e = 0.0
         if method in (1, 3):
-            scale = laplace_scale(sensitivity=cs * clip, epsilon=eps_e)  # of the sum
+            scale = laplace_scale(sensitivity=sum_sens, epsilon=eps_e)  # of the sum
         elif method == 2:
             d_e = check_delta(self.delta) / epochs
             calib = "classic" if eps_e < 1 else "analytic"
-            sigma = gaussian_sigma(sensitivity=cs * clip / n, epsilon=eps_e, delta=d_e, calibration=calib)
+            sigma = gaussian_sigma(sensitivity=sum_sens / n, epsilon=eps_e, delta=d_e, calibration=calib)
         elif method == 4:
-            scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e)
+            scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e)  # the paper's scale on N
         elif method == 5:
-            scale = laplace_scale(sensitivity=cs * clip, epsilon=eps_e / 2)
+            scale = laplace_scale(sensitivity=sum_sens, epsilon=eps_e / 2)
             scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e / 2)
         with blas_limit(1):  # thin products: threads only cost
             return self._epochs(Xd, XT, yb, cap, method, eps_e, epochs, lr, rng,
@@ -303,13 +331,13 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             elif method == 4:
                 n_noisy = max(1.0, n + rng.laplace(0.0, scale_n))
                 mean = g / n_noisy
-                self.ledger_.spend(eps_e, label=f"epoch {t + 1}: sample size")
+                self.ledger_.spend(eps_e, label=f"epoch {t + 1}: sample size (nominal)")
             else:  # 5
                 g_noisy = g + rng.laplace(0.0, scale, size=d)
                 n_noisy = max(1.0, n + rng.laplace(0.0, scale_n))
                 mean = g_noisy / n_noisy
+                # N is public under the relation: its half of the budget protects nothing
                 self.ledger_.spend(eps_e / 2, label=f"epoch {t + 1}: summed gradient")
-                self.ledger_.spend(eps_e / 2, label=f"epoch {t + 1}: sample size")
             w -= lr * mean
         return w
 

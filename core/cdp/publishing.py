@@ -3,7 +3,12 @@
 Random conjunctive range queries over the original attributes are answered on the
 feature-selected data (conditions on removed attributes are dropped) with Laplace noise
 of scale sensitivity / epsilon; the error is Eq. 22 (:func:`core.metrics.count_query_mae`).
-Each query is one release of budget epsilon.
+
+Budget: under the project's neighbouring relation one record (with its correlated ones)
+moves every count by at most the sensitivity, so Q answered queries compose sequentially.
+``budget="per_query"`` is the paper's reading (each query gets epsilon, the release costs
+Q x epsilon, and the ledger says so); ``budget="total"`` splits epsilon over the Q queries
+so that the whole release costs epsilon.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from core.cdp.sensitivity import record_matrix
 from core.correlation import correlated_sensitivity
 from core.data import Dataset, ordinal_codes
 from core.experiments import summarize, sweep
-from core.mechanisms import laplace
+from core.mechanisms import PrivacyLedger, laplace
 from core.metrics import count_query_mae
 from core.validation import DataError, RandomState, check_positive_int, check_random_state
 
@@ -29,11 +34,16 @@ __all__ = [
     "answer_counts",
     "PublishingSetup",
     "prepare_publishing",
+    "BUDGETS",
+    "CountRelease",
+    "release_counts",
     "publish_mae",
     "mae_curve",
 ]
 
 PUBLISH_SCHEMES = ("Group", "Zhang", "Proposed")
+#: How epsilon is read: per query (the paper; total Q x epsilon) or for all Q queries together.
+BUDGETS = ("per_query", "total")
 
 
 @dataclass(frozen=True)
@@ -166,15 +176,70 @@ def prepare_publishing(
     )
 
 
+@dataclass
+class CountRelease:
+    """One noisy answer to every query of a setup, with what it cost.
+
+    Attributes
+    ----------
+    noisy : ndarray of shape (Q,)
+    scheme : str
+    epsilon_per_query : float
+    ledger : PrivacyLedger
+        One sequential spend per query; ``ledger.total()`` is the whole release's budget.
+    """
+
+    noisy: np.ndarray
+    scheme: str
+    epsilon_per_query: float
+    ledger: PrivacyLedger
+
+
+def _per_query(epsilon: float, n_queries: int, budget: str) -> float:
+    if budget not in BUDGETS:
+        raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}.")
+    return float(epsilon) if budget == "per_query" else float(epsilon) / n_queries
+
+
+def release_counts(
+    setup: PublishingSetup, scheme: str, *, epsilon: float, budget: str = "per_query",
+    random_state: RandomState = None,
+) -> CountRelease:
+    """Answer every query of ``setup`` under ``scheme`` with Laplace noise.
+
+    Parameters
+    ----------
+    setup : PublishingSetup
+    scheme : {"Group", "Zhang", "Proposed"}
+    epsilon : float
+        The budget, read as ``budget`` says.
+    budget : {"per_query", "total"}
+        "per_query": each query spends epsilon, the release Q x epsilon (the paper's Fig. 6-8).
+        "total": the Q queries share epsilon (each gets epsilon / Q).
+    random_state : int, Generator or None
+        Source of the noise.
+    """
+    if scheme not in setup.sensitivity:
+        raise ValueError(f"scheme must be one of {tuple(setup.sensitivity)}, got {scheme!r}.")
+    true = setup.true_reduced[scheme]
+    eps_q = _per_query(epsilon, len(true), budget)
+    noisy = laplace(true, sensitivity=setup.sensitivity[scheme], epsilon=eps_q, random_state=random_state)
+    ledger = PrivacyLedger()
+    for i in range(len(true)):
+        ledger.spend(eps_q, label=f"count query {i + 1}")
+    kind = "GS" if scheme == "Group" else "CS"
+    ledger.assume(f"The sensitivity ({kind} = {setup.sensitivity[scheme]:.4g}) and the feature selection "
+                  "are computed from the raw records, as paper 000 does.")
+    return CountRelease(np.asarray(noisy), scheme, eps_q, ledger)
+
+
 def publish_mae(
-    setup: PublishingSetup, scheme: str, *, epsilon: float, random_state: RandomState = None
+    setup: PublishingSetup, scheme: str, *, epsilon: float, budget: str = "per_query",
+    random_state: RandomState = None,
 ) -> float:
     """Eq. 22 MAE of one noisy release of every query under ``scheme``."""
-    noisy = laplace(
-        setup.true_reduced[scheme], sensitivity=setup.sensitivity[scheme], epsilon=epsilon,
-        random_state=random_state,
-    )
-    return count_query_mae(noisy, setup.true_reduced[scheme], setup.true_original)
+    rel = release_counts(setup, scheme, epsilon=epsilon, budget=budget, random_state=random_state)
+    return count_query_mae(rel.noisy, setup.true_reduced[scheme], setup.true_original)
 
 
 def mae_curve(
@@ -183,15 +248,20 @@ def mae_curve(
     epsilons: Iterable[float],
     schemes: Sequence[str] = PUBLISH_SCHEMES,
     repetitions: int = 10,
+    budget: str = "per_query",
     random_state: RandomState = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """MAE of each scheme at each epsilon over ``repetitions`` noise draws (Fig. 6-8)."""
+    """MAE of each scheme at each epsilon over ``repetitions`` noise draws (Fig. 6-8).
+
+    ``budget`` says how epsilon is read (see :func:`release_counts`).
+    """
+    _per_query(1.0, 1, budget)
 
     def one(*, epsilon: float, random_state: int) -> dict:
         # common random numbers: the same Laplace draws, scaled by each scheme's sensitivity
         return {
-            scheme: publish_mae(setup, scheme, epsilon=epsilon, random_state=random_state)
+            scheme: publish_mae(setup, scheme, epsilon=epsilon, budget=budget, random_state=random_state)
             for scheme in schemes
         }
 

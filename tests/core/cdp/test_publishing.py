@@ -12,6 +12,7 @@ from core.cdp.publishing import (
     mae_curve,
     prepare_publishing,
     random_range_queries,
+    release_counts,
 )
 from core.cdp.sensitivity import dataset_sensitivity
 from core.data import load_sample
@@ -63,3 +64,25 @@ def test_mae_falls_as_epsilon_grows(setup):
     for scheme, g in summary.groupby("scheme"):
         g = g.set_index("epsilon")
         assert g.loc[0.1, "mae_mean"] > g.loc[10.0, "mae_mean"]
+
+
+def test_per_query_budget_makes_the_release_cost_q_times_epsilon(setup):
+    rel = release_counts(setup, "Proposed", epsilon=0.5, random_state=0)
+    assert rel.ledger.is_dp
+    assert rel.ledger.total()[0] == pytest.approx(0.5 * len(setup.queries))
+
+
+def test_total_budget_splits_epsilon_over_the_queries(setup):
+    rel = release_counts(setup, "Proposed", epsilon=0.5, budget="total", random_state=0)
+    assert rel.epsilon_per_query == pytest.approx(0.5 / len(setup.queries))
+    assert rel.ledger.total()[0] == pytest.approx(0.5)
+
+
+def test_release_says_the_sensitivity_comes_from_the_data(setup):
+    rel = release_counts(setup, "Group", epsilon=1.0, random_state=0)
+    assert any("GS" in a and "raw records" in a for a in rel.ledger.assumptions)
+
+
+def test_unknown_budget_reading_is_refused(setup):
+    with pytest.raises(ValueError, match="budget must be one of"):
+        release_counts(setup, "Proposed", epsilon=1.0, budget="each")
