@@ -37,6 +37,7 @@ import pandas as pd
 import torch
 from torch.nn import functional as F
 
+from core.mechanisms import PrivacyLedger
 from core.data import Dataset, infer_column_types
 from core.imposter.codec import TableCodec
 from core.imposter.networks import (
@@ -82,6 +83,17 @@ def _check_hidden(hidden: Any, name: str) -> tuple[int, ...]:
     if not isinstance(hidden, (tuple, list)) or not hidden:
         raise TypeError(f"{name} must be a non-empty tuple of layer widths.")
     return tuple(check_positive_int(h, name=name) for h in hidden)
+
+
+def synthesizer_ledger() -> PrivacyLedger:
+    """The ledger of an IMPOSTER release: no differential-privacy guarantee (paper 002)."""
+    ledger = PrivacyLedger()
+    ledger.mark_not_dp(
+        "IMPOSTER trains its generator on the raw records without noise: it removes what the "
+        "implicit attributes say about the sensitive one, but gives no differential-privacy "
+        "guarantee to any record."
+    )
+    return ledger
 
 
 class ImposterSynthesizer:
@@ -434,6 +446,7 @@ class ImposterSynthesizer:
             torch.use_deterministic_algorithms(prev_det)
         for net in (self.encoder_, self.generator_, self.d1_, self.d2_):
             net.eval()
+        self.ledger_ = synthesizer_ledger()
         return self
 
     @torch.no_grad()

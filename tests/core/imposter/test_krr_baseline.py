@@ -62,3 +62,18 @@ def test_sweep_has_one_row_per_run(census):
 def test_bad_epsilon(census, epsilon, exc):
     with pytest.raises(exc):
         krr_perturb(census, columns=IMPLICIT, epsilon=epsilon)
+
+
+def test_krr_ledger_spends_epsilon_per_perturbed_column():
+    from core.imposter import krr_ledger
+
+    led = krr_ledger(["a", "b"], 1.5, table_columns=["a", "b"])
+    assert led.is_dp and led.total() == (pytest.approx(3.0), 0.0)
+
+
+def test_krr_ledger_is_not_dp_when_other_columns_are_exact():
+    from core.imposter import krr_ledger
+
+    led = krr_ledger(["a"], 1.0, table_columns=["a", "b", "c"])
+    assert not led.is_dp
+    assert led.nominal()[0] == pytest.approx(1.0)

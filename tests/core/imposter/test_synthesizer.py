@@ -234,3 +234,9 @@ def test_ema_samples_from_averaged_weights(small_census):
     for pa, pb in zip(last.generator_.parameters(), avg.generator_.parameters()):
         assert torch.equal(pa, pb)
     assert not all(torch.equal(pa, pb) for pa, pb in zip(avg.sampler_.parameters(), avg.generator_.parameters()))
+
+
+def test_fitted_synthesizer_says_it_is_not_differentially_private(fitted):
+    assert fitted.ledger_.is_dp is False
+    assert fitted.ledger_.total()[0] == float("inf")
+    assert "no differential-privacy guarantee" in fitted.ledger_.describe()
