@@ -2,7 +2,7 @@
 
 This module holds the MIC primitive used by papers 000 and 003 (``mic``, ``mic_pairs``);
 record correlation, correlated sensitivity and the association matrices are added by the
-paper-000 work (DESIGN.md section 2).
+paper-000 work (docs/design.md section 4).
 """
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def mic_pairs(
 
 # ---------------------------------------------------------------------------------------
 # Paper 000: record correlation, correlated / group sensitivity, data correlation and
-# attribute association (DESIGN.md sections 2-3).
+# attribute association (docs/design.md sections 3-4).
 # ---------------------------------------------------------------------------------------
 
 _MEASURES = ("pearson", "mahalanobis")

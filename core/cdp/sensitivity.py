@@ -1,6 +1,6 @@
 """Record-level inputs of paper 000: the record matrix and the sensitivities of a dataset.
 
-DESIGN.md section 3: record correlation uses one column per original attribute
+docs/design.md section 3: record correlation uses one column per original attribute
 (categoricals as ordinal codes, never one-hot), each column standardised. The supplier
 sample's product flags are 0/1 attributes of their own, so each enters as one column.
 """

@@ -1,7 +1,7 @@
 """Shuffled frog leaping search for a SOM's initial weights (Algorithm 2 of paper 003).
 
 Each frog is a whole weight grid (rows x cols x d). Its fitness is Eq. 9,
-fit = 1 / (1 + E[sum_a N(b - a) ||x - W(a)||]), read as DESIGN.md says: the
+fit = 1 / (1 + E[sum_a N(b - a) ||x - W(a)||]), read as docs/design.md section 3 says: the
 neighbourhood-weighted quantisation error of the grid, averaged over a sample of rows (the
 neighbourhood weights around each sample's winning neuron are normalised to sum to 1, so the
 error is in the data's distance units). Frogs are sorted by fitness and dealt into

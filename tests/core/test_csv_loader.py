@@ -1,4 +1,4 @@
-"""Every bad input of DESIGN.md section 5 gets one clear sentence (or a repair and a note)."""
+"""Every bad input of docs/design.md section 5 gets one clear sentence (or a repair and a note)."""
 from __future__ import annotations
 
 import io
