@@ -36,6 +36,7 @@ __all__ = [
     "prepare_publishing",
     "BUDGETS",
     "CountRelease",
+    "noisy_counts",
     "release_counts",
     "publish_mae",
     "mae_curve",
@@ -195,6 +196,13 @@ class CountRelease:
     ledger: PrivacyLedger
 
 
+def noisy_counts(true: np.ndarray, *, sensitivity: float, epsilon_per_query: float,
+                 random_state: RandomState = None) -> np.ndarray:
+    """Laplace answers of scale ``sensitivity / epsilon_per_query`` (each query epsilon-DP)."""
+    return np.asarray(laplace(np.asarray(true, dtype=float), sensitivity=sensitivity,
+                              epsilon=epsilon_per_query, random_state=random_state))
+
+
 def _per_query(epsilon: float, n_queries: int, budget: str) -> float:
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}.")
@@ -223,7 +231,8 @@ def release_counts(
         raise ValueError(f"scheme must be one of {tuple(setup.sensitivity)}, got {scheme!r}.")
     true = setup.true_reduced[scheme]
     eps_q = _per_query(epsilon, len(true), budget)
-    noisy = laplace(true, sensitivity=setup.sensitivity[scheme], epsilon=eps_q, random_state=random_state)
+    noisy = noisy_counts(true, sensitivity=setup.sensitivity[scheme], epsilon_per_query=eps_q,
+                         random_state=random_state)
     ledger = PrivacyLedger()
     for i in range(len(true)):
         ledger.spend(eps_q, label=f"count query {i + 1}")
