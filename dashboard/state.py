@@ -8,10 +8,13 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import Dataset
+from core.mechanisms import PrivacyLedger
 from core.validation import DataError
 
 DATASET_KEY = "pux_dataset"
 SEED_KEY = "pux_seed"
+SESSION_LEDGER_KEY = "pux_session_ledger"
+RELEASES_KEY = "pux_releases"
 DEFAULT_SEED = 0
 
 
@@ -45,6 +48,42 @@ def set_dataset(dataset: Dataset) -> None:
 def current_seed() -> int:
     """The seed from the sidebar: the same seed gives the same results."""
     return int(st.session_state.get(SEED_KEY, DEFAULT_SEED))
+
+
+def session_ledger() -> PrivacyLedger:
+    """Everything this session has released (downloaded), composed sequentially."""
+    ledger = st.session_state.get(SESSION_LEDGER_KEY)
+    if not isinstance(ledger, PrivacyLedger):
+        ledger = st.session_state[SESSION_LEDGER_KEY] = PrivacyLedger()
+    return ledger
+
+
+def record_release(ledger: PrivacyLedger, label: str) -> PrivacyLedger:
+    """Add one release that leaves the app to the session's ledger; returns the session's."""
+    session = session_ledger()
+    n = st.session_state.get(RELEASES_KEY, 0) + 1
+    st.session_state[RELEASES_KEY] = n
+    session.extend(ledger, prefix=f"release {n} ({label})")
+    return session
+
+
+def released_count() -> int:
+    """How many releases this session has prepared for download."""
+    return int(st.session_state.get(RELEASES_KEY, 0))
+
+
+def session_total_text() -> str:
+    """'Released this session: epsilon = 3 over 2 releases' for the sidebar."""
+    n = released_count()
+    if n == 0:
+        return "Released this session: nothing yet (epsilon = 0)."
+    ledger = session_ledger()
+    if not ledger.is_dp:
+        return (f"Released this session: {n} release(s), at least one not differentially private, "
+                "so the session has no overall guarantee.")
+    eps, dlt = ledger.total()
+    return (f"Released this session: epsilon = {eps:.4g}" + (f", delta = {dlt:.2g}" if dlt else "")
+            + f" over {n} release(s) (sequential composition).")
 
 
 def show_error(exc: BaseException) -> None:
@@ -94,6 +133,8 @@ def render_sidebar():
         )
 
     def fill() -> None:
-        slot.caption(_describe(st.session_state.get(DATASET_KEY)))
+        with slot.container():
+            st.caption(_describe(st.session_state.get(DATASET_KEY)))
+            st.caption(session_total_text())
 
     return fill

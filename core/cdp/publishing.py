@@ -32,6 +32,7 @@ __all__ = [
     "Query",
     "random_range_queries",
     "answer_counts",
+    "query_matches",
     "PublishingSetup",
     "prepare_publishing",
     "BUDGETS",
@@ -101,20 +102,26 @@ def random_range_queries(
     return out
 
 
+def _mask(arrays: dict[str, np.ndarray], n: int, query: Query, keep: set[str]) -> np.ndarray:
+    mask = np.ones(n, dtype=bool)
+    for c, lo, hi in query.conditions:
+        if c in keep:
+            v = arrays[c]
+            mask &= (v >= lo) & (v <= hi)
+    return mask
+
+
 def answer_counts(coded: pd.DataFrame, queries: Sequence[Query], columns: Iterable[str]) -> np.ndarray:
     """Exact counts, with conditions on attributes outside ``columns`` dropped."""
     keep = set(columns)
     arrays = {c: coded[c].to_numpy() for c in coded.columns}
-    n = len(coded)
-    out = np.empty(len(queries))
-    for i, q in enumerate(queries):
-        mask = np.ones(n, dtype=bool)
-        for c, lo, hi in q.conditions:
-            if c in keep:
-                v = arrays[c]
-                mask &= (v >= lo) & (v <= hi)
-        out[i] = mask.sum()
-    return out
+    return np.array([_mask(arrays, len(coded), q, keep).sum() for q in queries], dtype=float)
+
+
+def query_matches(dataset: Dataset, query: Query, columns: Iterable[str]) -> np.ndarray:
+    """Which records satisfy ``query`` once conditions outside ``columns`` are dropped."""
+    coded = _coded(dataset)
+    return _mask({c: coded[c].to_numpy() for c in coded.columns}, len(coded), query, set(columns))
 
 
 @dataclass

@@ -14,9 +14,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.audit_cases import AuditCase, cdp_lr_case, count_query_case
 from core.cdp.baselines import SchemeSetup, fit_scheme, method_curve, prepare_schemes, scheme_curve
+from core.cdp.logistic import PRESETS
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.publishing import PublishingSetup, mae_curve, prepare_publishing
+from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
@@ -160,13 +162,36 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
 
 
 def mae(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
-        epsilons: tuple[float, ...], repetitions: int, _progress=None) -> pd.DataFrame:
-    """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid."""
+        epsilons: tuple[float, ...], repetitions: int, budget: str = "per_query",
+        _progress=None) -> pd.DataFrame:
+    """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid (epsilon read as ``budget`` says)."""
 
     def compute():
         setup = publishing(dataset, measure, threshold, tc, n_queries, seed)
-        return mae_curve(setup, epsilons=epsilons, repetitions=repetitions, random_state=seed,
-                         progress=_progress)[0]
+        return mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget,
+                         random_state=seed, progress=_progress)[0]
 
-    key = ("mae", dataset.fingerprint(), measure, threshold, tc, n_queries, seed, epsilons, repetitions)
+    key = ("mae", dataset.fingerprint(), measure, threshold, tc, n_queries, seed, epsilons, repetitions,
+           budget)
     return _memo(key, compute)
+
+
+def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_method: int,
+                  preset: str) -> AuditCase:
+    """The CDP-LR audit scenario on the Proposed scheme's training matrix and settings."""
+    Xtr, _, ytr, _ = mats
+    return cdp_lr_case(Xtr, ytr, sensitivity=float(sensitivity), epsilon=float(epsilon),
+                       noise_method=int(noise_method), **PRESETS[preset])
+
+
+def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,
+                     epsilon_per_query: float) -> AuditCase:
+    """The count-query audit scenario on the first query of the setup (its true matches)."""
+    matches = query_matches(dataset, setup.queries[0], setup.columns[scheme])
+    return count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)
+
+
+def count_release(setup: PublishingSetup, scheme: str, *, epsilon: float, budget: str,
+                  seed: int) -> CountRelease:
+    """One release of every query (for its ledger and the guarantee shown beside the curve)."""
+    return release_counts(setup, scheme, epsilon=epsilon, budget=budget, random_state=seed)

@@ -7,14 +7,20 @@ import streamlit as st
 from core.data import Dataset
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import curve_with_spread
+from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("Publishing")
 st.caption(
     "Random conjunctive range counts answered with Laplace noise of scale sensitivity / epsilon "
     "on the feature-selected data. The error (Eq. 22) adds the noise and what feature selection "
-    "changed in the true answers."
+    "changed in the true answers. Every query answered spends budget: Q queries at epsilon each "
+    "cost Q x epsilon in all."
 )
+BUDGET_TEXT = {
+    "per_query": "per query (the paper: a release of Q queries costs Q x epsilon)",
+    "total": "for the whole release (split evenly over the Q queries)",
+}
 EPS_GRID = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 
 dataset = current_dataset("supplier")
@@ -28,6 +34,10 @@ try:
     threshold = c2.slider("delta0", 0.05, 1.0, 0.8, 0.05, key="pub_threshold")
     n_queries = c3.slider("Queries", 20, 500, 200, 20, key="pub_queries")
     reps = c4.slider("Repetitions", 1, 20, 10, key="pub_reps")
+    budget = st.radio("Epsilon is the budget", list(BUDGET_TEXT), format_func=BUDGET_TEXT.get,
+                      horizontal=True, key="pub_budget",
+                      help="Under the paper's reading each query spends epsilon, so the release of all "
+                      "queries spends Q times as much; the other reading keeps the whole release at epsilon.")
     product_cols = [c for c in dataset.features if c.startswith("product_")]
     use_products = True
     if product_cols:
@@ -36,13 +46,16 @@ try:
     data: Dataset = dataset if use_products else dataset.subset(
         [c for c in dataset.frame.columns if c not in set(product_cols)])
     data = cached.limit_rows(data, 5000, seed)
-    st.caption(f"Dataset **{data.name}**: {roles_text(data)}; each query is one release of budget epsilon.")
+    per = ("each query spends epsilon, so one release of all the queries spends "
+           f"{int(n_queries)} x epsilon" if budget == "per_query"
+           else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
+    st.caption(f"Dataset **{data.name}**: {roles_text(data)}; {per}.")
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
     frames, sens_rows = [], []
     bar = st.progress(0.0, text="Answering queries...")
     for i, m in enumerate(measures):
         setup = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed)
-        s = cached.mae(data, m, float(threshold), 40.0, int(n_queries), seed, EPS_GRID, int(reps),
+        s = cached.mae(data, m, float(threshold), 40.0, int(n_queries), seed, EPS_GRID, int(reps), budget,
                        _progress=lambda f, msg, i=i: bar.progress((i + f) / len(measures), text=msg))
         if compare == "both":
             s = s[(s["scheme"] != "Group") | (m == "pearson")]
@@ -55,12 +68,33 @@ try:
                               "sensitivity": round(value, 2), "attributes": len(setup.columns[scheme])})
     bar.empty()
     summary = pd.concat(frames, ignore_index=True)
+    x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
     st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
-                                      title="Count-query MAE vs epsilon (Eq. 22)", y_title="MAE (log scale)"),
+                                      title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
                     width="stretch", key="pub_curve")
     st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
                "the floor at large epsilon is the error feature selection itself adds.")
     st.dataframe(pd.DataFrame(sens_rows), hide_index=True, width="stretch")
     st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes.")
+
+    st.subheader("Privacy of one release")
+    g1, g2 = st.columns([1, 2])
+    epsilon = g1.select_slider("epsilon", EPS_GRID, value=1.0, key="pub_epsilon",
+                               help="The budget as read above, for the guarantee and the audit.")
+    scheme = g1.radio("Scheme", ["Proposed", "Zhang", "Group"], key="pub_scheme", horizontal=True)
+    setup = cached.publishing(data, measures[0] if scheme != "Group" else "pearson", float(threshold), 40.0,
+                              int(n_queries), seed)
+    release = cached.count_release(setup, scheme, epsilon=float(epsilon), budget=budget, seed=seed)
+    g2.metric(f"Guarantee of one release of {int(n_queries)} queries", guarantee_text(release.ledger),
+              f"{release.epsilon_per_query:.3g} per query", delta_color="off")
+    with g2:
+        guarantee_box(release.ledger)
+    audit_panel(
+        "pub", lambda: cached.count_audit_case(data, setup, scheme, epsilon_per_query=release.epsilon_per_query),
+        case_key=(data.fingerprint(), scheme, float(release.epsilon_per_query), float(threshold)), seed=seed,
+        default_runs=2000,
+    )
+    st.caption("The audit looks at one query, so its claim is that query's epsilon; the whole release "
+               "adds the queries up.")
 except (ValueError, TypeError) as exc:
     show_error(exc)

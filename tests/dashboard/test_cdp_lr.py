@@ -21,11 +21,36 @@ def test_epsilon_slider_retrains_and_redraws(open_page):
     assert "epsilon = 7.5" in after
 
 
-def test_method_four_says_it_protects_only_the_sample_size(open_page):
+def test_method_four_says_it_is_not_differentially_private(open_page):
     at = open_page("cdp_lr", timeout=300)
     at.selectbox(key="lr_method").set_value(4).run()
     assert_clean(at)
-    assert any("NOT differentially private" in c.value for c in at.caption)
+    assert any(c.value.startswith("Not differentially private") for c in at.caption)
+    assert _metric(at, "Guarantee").value == "not differentially private"
+
+
+def _metric(at, label: str):
+    return next(m for m in at.metric if m.label.startswith(label))
+
+
+def test_guarantee_is_the_ledger_total(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    assert _metric(at, "Guarantee").value == "epsilon = 2"
+    at.selectbox(key="lr_method").set_value(5).run()
+    assert _metric(at, "Guarantee").value == "epsilon = 1"  # half noises the public N
+
+
+def test_audit_panel_runs_and_shows_the_verdict(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    at.select_slider(key="lr_audit_runs").set_value(200).run()
+    at.button(key="lr_audit_run").click().run()
+    job = at.session_state["lr_audit_job"]
+    assert job.wait(120)
+    at.run()
+    assert_clean(at)
+    assert _metric(at, "Claimed epsilon").value == "2"
+    assert float(_metric(at, "Audited lower bound").value) <= 2
+    assert any(s.value.startswith("No violation") for s in at.success)
 
 
 def test_paper_preset_runs(open_page):

@@ -28,3 +28,22 @@ def test_page_works_on_adult(open_page_on_public, data_dir):
     at = open_page_on_public("adult", "publishing", data_dir)
     assert_clean(at)
     assert at.get("plotly_chart")
+
+
+def test_per_query_budget_shows_the_total_of_all_queries(open_page):
+    at = open_page("publishing", timeout=300)
+    at.slider(key="pub_queries").set_value(100).run()
+    metric = next(m for m in at.metric if m.label.startswith("Guarantee of one release"))
+    assert metric.value == "epsilon = 100"  # 100 queries at epsilon 1 each
+    at.radio(key="pub_budget").set_value("total").run()
+    metric = next(m for m in at.metric if m.label.startswith("Guarantee of one release"))
+    assert metric.value == "epsilon = 1"
+
+
+def test_publishing_audit_finds_no_violation(open_page):
+    at = open_page("publishing", timeout=300)
+    at.button(key="pub_audit_run").click().run()
+    assert at.session_state["pub_audit_job"].wait(120)
+    at.run()
+    assert not at.exception
+    assert any(s.value.startswith("No violation") for s in at.success)

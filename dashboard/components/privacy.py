@@ -1,0 +1,193 @@
+"""Privacy widgets every method page shares: the guarantee box, the audit panel, the release.
+
+The wording comes from the ledgers and audit results of core (``describe()``,
+``verdict``), never from the pages: a page cannot claim more than its mechanism delivers.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import pandas as pd
+import streamlit as st
+
+from core.audit_cases import AuditCase
+from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
+from core.release import NoiseSource, release_csv
+from dashboard.cached.audit import start_audit
+from dashboard.charts.audit import audit_interval
+from dashboard.safe import md
+from dashboard.state import record_release, released_count, session_total_text, show_error
+
+__all__ = ["guarantee_text", "guarantee_box", "audit_panel", "release_download"]
+
+AUDIT_RUNS = (200, 500, 1000, 2000, 5000)
+
+
+def guarantee_text(ledger: PrivacyLedger) -> str:
+    """Short label for a metric: 'epsilon = 1', '(epsilon, delta) = (1, 1e-05)' or 'not DP'."""
+    if not ledger.is_dp:
+        return "not differentially private"
+    eps, dlt = ledger.total()
+    return f"epsilon = {eps:.3g}" + (f", delta = {dlt:.2g}" if dlt else "")
+
+
+def guarantee_box(ledger: PrivacyLedger, *, reads_raw: Sequence[str] = (), expanded: bool = False) -> None:
+    """'About this guarantee': the ledger's sentence, the relation, what is not covered."""
+    with st.expander("About this guarantee", expanded=expanded, icon=":material/verified_user:"):
+        if ledger.is_dp:
+            st.success(md(ledger.describe()), icon=":material/lock:")
+        else:
+            st.warning(md(ledger.describe()), icon=":material/lock_open:")
+        st.caption("Neighbouring relation: " + md(NEIGHBOURING_RELATION))
+        items = [*ledger.assumptions, *(r for r in reads_raw if r not in ledger.assumptions)]
+        if items:
+            st.markdown("**Not covered by the guarantee, or taken as public:**\n"
+                        + "\n".join(f"- {md(a)}" for a in items))
+
+
+def _show_audit_result(job: Any, current_key: Any) -> None:
+    if job.error is not None:
+        show_error(job.error)
+        return
+    res = job.result
+    if job.key != current_key:
+        st.info("The settings changed since this audit ran; press **Run the audit** to audit them. "
+                "Below: the last audit.", icon=":material/history:")
+    st.plotly_chart(audit_interval(claimed=res.claimed_epsilon, lower=res.epsilon_lower,
+                                   point=res.epsilon_point, confidence=res.confidence),
+                    width="stretch", key=f"audit_chart_{id(job)}")
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Claimed epsilon", "none" if math.isinf(res.claimed_epsilon) else f"{res.claimed_epsilon:.3g}")
+    m2.metric(f"Audited lower bound ({res.confidence:.0%})", f"{res.epsilon_lower:.3g}")
+    m3.metric("Point estimate", "inf" if math.isinf(res.epsilon_point) else f"{res.epsilon_point:.3g}")
+    m4.metric("Runs per second", f"{res.runs_per_second:,.0f}")
+    verdict = md(res.verdict)
+    if res.violation:
+        st.error(verdict, icon=":material/gpp_bad:")
+    elif math.isinf(res.claimed_epsilon):
+        st.warning(verdict, icon=":material/lock_open:")
+    else:
+        st.success(verdict, icon=":material/gpp_good:")
+    st.caption("Scenario: " + md(job.case.note))
+
+
+def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, seed: int,
+                default_runs: int = 1000) -> None:
+    """Run the page's mechanism on two neighbouring datasets and bound its epsilon from below.
+
+    Parameters
+    ----------
+    key : str
+        Prefix of the widget and session-state keys (one panel per page).
+    make_case : callable
+        Builds the page's :class:`~core.audit_cases.AuditCase` for the current settings.
+    case_key : hashable
+        The settings the case depends on (a changed key marks a shown result as stale).
+    seed : int
+        Seeds the audit's runs (the audit is reproducible; it releases nothing).
+    """
+    st.subheader("Privacy audit")
+    st.caption(
+        "Runs the mechanism many times on two neighbouring datasets (one record, or a group of "
+        "correlated records, changed) and measures a 95% lower bound on its epsilon (Jagielski et "
+        "al. 2020, Nasr et al. 2021). A bound above the claim proves the claim false; a bound "
+        "below it proves nothing, audits only find violations."
+    )
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    runs = c1.select_slider("Runs per side", AUDIT_RUNS, value=default_runs, key=f"{key}_audit_runs",
+                            help="More runs give a tighter bound and take longer.")
+    state_key = f"{key}_audit_job"
+    job = st.session_state.get(state_key)
+    current = (case_key, int(runs))
+    if c2.button("Run the audit", key=f"{key}_audit_run", type="primary"):
+        if job is not None and job.running:
+            job.stop()
+        try:
+            case = make_case()
+        except (ValueError, TypeError) as exc:
+            show_error(exc)
+            return
+        job = start_audit(case, runs=int(runs), seed=seed, key=current)
+        st.session_state[state_key] = job
+    if job is None:
+        st.caption("Press **Run the audit**: it takes a few seconds to a minute with the default runs.")
+        return
+    if job.running:
+        @st.fragment(run_every=0.5)
+        def _live() -> None:
+            if not job.running:
+                st.rerun()
+            fraction, message = job.progress()
+            st.progress(min(max(fraction, 0.0), 1.0), text=f"Auditing: {md(message)}")
+            if st.button("Stop", key=f"{key}_audit_stop"):
+                job.stop()
+
+        _live()
+        return
+    _show_audit_result(job, current)
+
+
+def release_download(key: str, *, method: str, label: str, file_name: str, seed: int,
+                     settings_key: Any,
+                     make_release: Callable[[NoiseSource], tuple[pd.DataFrame, PrivacyLedger]]) -> None:
+    """Prepare a release with fresh noise, add it to the session ledger, offer the file.
+
+    Parameters
+    ----------
+    key : str
+        Prefix of the widget and session-state keys.
+    method : str
+        What produced the release, for the file header.
+    label : str
+        Short name in the session ledger ("SSKM_DP at epsilon 1").
+    file_name : str
+        Name of the downloaded file.
+    seed : int
+        The sidebar seed, used only when the user ticks "reproducible (not private)".
+    settings_key : hashable
+        The settings the release depends on (a prepared file for other settings is marked).
+    make_release : callable(NoiseSource) -> (DataFrame, PrivacyLedger)
+        Draws the release from the given noise source.
+    """
+    c1, c2 = st.columns([2, 3], vertical_alignment="center")
+    reproducible = c2.checkbox(
+        "Reproducible (not private)", key=f"{key}_reproducible",
+        help="Draw the noise from the sidebar seed so the same file comes out again. Anyone who "
+        "knows the seed can regenerate and remove the noise: the file and this page say NOT PRIVATE.")
+    prepared_key = f"{key}_prepared"
+    if c1.button("Prepare a release for download", key=f"{key}_prepare",
+                 help="Draws new noise from fresh operating-system entropy (unless reproducible) "
+                 "and adds this release to the session's privacy ledger."):
+        noise = NoiseSource(seed if reproducible else None)
+        try:
+            frame, ledger = make_release(noise)
+        except (ValueError, TypeError) as exc:
+            show_error(exc)
+            return
+        session = record_release(ledger, label)
+        st.session_state[prepared_key] = {
+            "csv": release_csv(frame, method=method, ledger=ledger, noise=noise,
+                               session_total=session.total()),
+            "guarantee": ledger.describe(), "noise": noise.describe(), "private": noise.private,
+            "dp": ledger.is_dp, "number": released_count(), "settings": settings_key,
+            "label": label,
+        }
+    prepared = st.session_state.get(prepared_key)
+    if not prepared:
+        st.caption("Nothing prepared yet. Each prepared release draws new noise and counts toward "
+                   "the session's total budget.")
+        return
+    stem, dot, ext = file_name.rpartition(".")
+    name = f"{stem}_release{prepared['number']}{'_NOT_PRIVATE' if not prepared['private'] else ''}.{ext}" \
+        if dot else f"{file_name}_release{prepared['number']}"
+    st.download_button(f"Download release {prepared['number']} (CSV)", prepared["csv"], file_name=name,
+                       mime="text/csv", key=f"{key}_download")
+    if prepared["settings"] != settings_key:
+        st.info("This file was prepared for earlier settings; prepare a new release for the current ones.",
+                icon=":material/history:")
+    if not prepared["private"]:
+        st.error("NOT PRIVATE: this release's noise comes from the sidebar seed, so anyone who knows "
+                 "the seed can remove it. The file says so in its header.", icon=":material/lock_open:")
+    st.caption(f"Release {prepared['number']} ({md(prepared['label'])}): {md(prepared['guarantee'])} "
+               f"{md(prepared['noise'])} {md(session_total_text())}")
