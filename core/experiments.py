@@ -3,11 +3,16 @@
 Each repetition gets its own seed drawn from one generator, so a sweep is reproducible
 from one ``random_state`` and repetitions are independent. ``n_jobs`` runs points in
 local worker processes through joblib (set ``backend`` to "dask" or "ray" where those are
-configured to scale out).
+configured to scale out). :func:`map_seeds` maps one function over a list of seeds in
+chunks (one joblib task per chunk, so the per-task overhead is paid once per chunk), with
+progress and a stop event; the privacy auditor (:mod:`core.audit`) runs through it.
 """
 from __future__ import annotations
 
 import itertools
+import numbers
+import threading
+import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
@@ -15,7 +20,7 @@ from joblib import Parallel, delayed
 
 from core.validation import RandomState, check_positive_int, check_random_state
 
-__all__ = ["sweep", "summarize"]
+__all__ = ["map_seeds", "sweep", "summarize"]
 
 
 def _call(fn: Callable[..., Any], params: dict, seed: int) -> dict:
@@ -79,6 +84,95 @@ def sweep(
         )
     rows = [{**p, "repetition": r, "seed": s, **res} for (p, r, s), res in zip(jobs, results)]
     return pd.DataFrame(rows)
+
+
+def _check_n_jobs(n_jobs: Any) -> int:
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        raise TypeError(f"n_jobs must be an integer, got {type(n_jobs).__name__}.")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be 1 or more (or negative to count back from all cores), got 0.")
+    return int(n_jobs)
+
+
+def _run_chunk(fn: Callable[[Any], Any], seeds: Sequence[Any]) -> list:
+    return [fn(s) for s in seeds]
+
+
+def map_seeds(
+    fn: Callable[[Any], Any],
+    seeds: Sequence[Any],
+    *,
+    chunk: int = 50,
+    n_jobs: int = 1,
+    backend: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
+    stop: threading.Event | None = None,
+) -> list:
+    """``[fn(s) for s in seeds]``, computed in chunks, in order, optionally in parallel.
+
+    Parameters
+    ----------
+    fn : callable
+        Called once per element of ``seeds``. With ``n_jobs != 1`` it must be picklable by
+        joblib (module-level functions, ``functools.partial`` of them; loky also takes
+        lambdas and closures).
+    seeds : sequence
+        Each element is passed to ``fn`` as it is: an int seed, or a tuple that carries one
+        with what ``fn`` needs to know (for example which dataset to run on).
+    chunk : int
+        Elements per task. One task is one joblib job, so its overhead (pickling ``fn``,
+        a round trip to a worker) is paid once per ``chunk`` calls.
+    n_jobs : int
+        Parallel workers (joblib; negative counts back from all cores). 1 runs in this
+        process.
+    backend : str, optional
+        joblib backend ("loky" by default; "dask" or "ray" where configured).
+    progress : callable(fraction, message), optional
+        Called after every chunk, with the share of ``seeds`` done.
+    stop : threading.Event, optional
+        Checked after every chunk: once set, the running chunk finishes, no further chunk
+        is waited for and the results so far are returned.
+
+    Returns
+    -------
+    list
+        ``fn(s)`` for a prefix of ``seeds``, in the order of ``seeds``: all of them unless
+        ``stop`` was set, then those of the chunks finished before it.
+    """
+    size = check_positive_int(chunk, name="chunk")
+    jobs = _check_n_jobs(n_jobs)
+    seeds = list(seeds)
+    total = len(seeds)
+    parts = [seeds[i:i + size] for i in range(0, total, size)]
+    results: list = []
+
+    def report() -> None:
+        if progress is not None:
+            progress(len(results) / total, f"{len(results)} of {total} runs done")
+
+    if jobs == 1:
+        for part in parts:
+            if stop is not None and stop.is_set():
+                break
+            results.extend(_run_chunk(fn, part))
+            report()
+        return results
+    if stop is not None and stop.is_set():
+        return results
+    out = Parallel(n_jobs=jobs, backend=backend, return_as="generator")(
+        delayed(_run_chunk)(fn, part) for part in parts
+    )
+    try:
+        for part_result in out:  # in submission order
+            results.extend(part_result)
+            report()
+            if stop is not None and stop.is_set():
+                break
+    finally:
+        with warnings.catch_warnings():  # joblib warns of the chunks a stop leaves unused
+            warnings.simplefilter("ignore", UserWarning)
+            out.close()  # cancels the chunks not yet done when stopped early
+    return results
 
 
 def summarize(runs: pd.DataFrame, by: Sequence[str] | str, values: Sequence[str] | str) -> pd.DataFrame:
