@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.audit_cases import AuditCase, krr_case
 from core.data import Dataset
-from core.export import to_csv_bytes
 from core.imposter import (
     FIG7_EPSILONS,
     ImposterSynthesizer,
@@ -135,7 +135,11 @@ def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str,
                      epsilons=epsilons, classifier=classifier, max_rows=20_000, random_state=seed)
 
 
-@st.cache_data(max_entries=4, ttl=_TTL, show_spinner=False)
-def synthetic_csv(synthetic: pd.DataFrame) -> bytes:
-    """The synthetic table as formula-guarded CSV bytes."""
-    return to_csv_bytes(synthetic)
+def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10) -> AuditCase:
+    """The kRR audit on one value of ``column`` (its categories, or ``bins`` bins if numeric)."""
+    values = dataset.frame[column].dropna()
+    if column in dataset.numeric and values.nunique() > bins:
+        categories = [f"bin {i + 1}" for i in range(bins)]
+    else:
+        categories = sorted(values.unique(), key=str)
+    return krr_case(categories, epsilon=epsilon)

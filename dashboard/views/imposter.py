@@ -5,10 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from core.imposter import CLASSIFIERS
+from core.imposter import FIG7_EPSILONS, krr_ledger, synthesizer_ledger
 from core.imposter.classifiers import CLASSIFIER_LABELS
 from core.validation import DataError
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
+from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("IMPOSTER: implicit privacy")
@@ -97,6 +99,21 @@ implicit = st.multiselect(
     "Attributes D2 will protect", [c for c in frame.columns if c != sensitive],
     default=list(det.implicit), key=f"imposter_implicit_{sensitive}_{theta}_{beta}_{det_clf}_{metric}",
     help="The detected set; you may add or remove attributes.")
+
+with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR", icon=":material/shield:"):
+    guarantee_box(synthesizer_ledger(), expanded=True)
+    if implicit:
+        a1, a2 = st.columns(2)
+        audit_col = a1.selectbox("kRR on the attribute", implicit, key="imposter_audit_col")
+        audit_eps = a2.select_slider("kRR epsilon per value", FIG7_EPSILONS[:5], value=1.0,
+                                     key="imposter_audit_eps")
+        st.caption("kRR (the baseline of section 4) is epsilon-locally-DP for each perturbed value; "
+                   "the table it releases is not DP as a whole, because the other columns stay exact.")
+        audit_panel("imposter", lambda: cached.krr_audit_case(dataset, audit_col, float(audit_eps)),
+                    case_key=(dataset.fingerprint(), audit_col, float(audit_eps)), seed=seed,
+                    default_runs=2000)
+    else:
+        st.caption("Choose an attribute to protect to audit kRR on it.")
 
 # ------------------------------------------------------------------ 2. training
 st.subheader("2 · Protection: train IMPOSTER (Algorithm 2)")
@@ -235,11 +252,17 @@ c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensi
                 width="stretch", key="imposter_krr_eps")
 c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
            "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
+krr_table = krr_ledger(trained_implicit, 1.0, table_columns=list(frame.columns))
+st.caption(f"kRR's table: each record spends {len(trained_implicit)} x epsilon on its perturbed values. "
+           + (" ".join(krr_table.not_dp_reasons) + " So it is not differentially private as a whole."
+              if not krr_table.is_dp else ""))
 
 # ------------------------------------------------------------------ 5. download
 st.subheader("5 · The synthetic table")
 st.dataframe(synthetic.head(200), key="imposter_synthetic_preview")
-st.download_button("Download the synthetic table (CSV)", cached.synthetic_csv(synthetic),
-                   file_name=f"{dataset.name}_imposter.csv", mime="text/csv",
-                   key="imposter_download",
-                   help="Cells that a spreadsheet would run as formulas get a leading quote.")
+guarantee_box(model.ledger_)
+release_download(
+    "imposter", method="IMPOSTER synthetic table (paper 002)", label="IMPOSTER synthetic table",
+    file_name=f"{dataset.name}_imposter.csv", seed=seed, settings_key=job.key,
+    make_release=lambda noise: (model.sample(len(synthetic), random_state=noise.generator()), model.ledger_),
+)
