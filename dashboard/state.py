@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import Dataset
-from core.mechanisms import PrivacyLedger
+from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import DataError
 
 DATASET_KEY = "pux_dataset"
@@ -128,9 +128,15 @@ def render_sidebar():
             value=DEFAULT_SEED,
             step=1,
             key=SEED_KEY,
-            help="Every random draw (noise, splits, training) follows this seed: the same "
-            "seed gives the same result.",
+            help="Every random draw shown on the pages (noise, splits, training) follows this seed: "
+            "the same seed gives the same picture. Releases you download draw fresh noise instead, "
+            "unless you tick 'reproducible (not private)'.",
         )
+        with st.expander("Privacy model", icon=":material/policy:"):
+            st.caption("**Neighbouring relation.** " + NEIGHBOURING_RELATION)
+            st.caption("Every epsilon on the pages is the total a method's privacy ledger reports under "
+                       "this relation; methods without a guarantee say 'not differentially private'. "
+                       "Each method page has a privacy audit that measures a lower bound on epsilon.")
 
     def fill() -> None:
         with slot.container():
