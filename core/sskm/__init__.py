@@ -2,12 +2,13 @@
 
 Modules: :mod:`core.sskm.sfla` (shuffled frog leaping search for the SOM's initial weights,
 Algorithm 2), :mod:`core.sskm.som` (the Kohonen map, Algorithm 3), :mod:`core.sskm.connection`
-(MIC connection strengths, Algorithm 4), :mod:`core.sskm.publisher` (SSKM_DP, Eq. 18-19) and
+(MIC connection strengths, Algorithm 4), :mod:`core.sskm.publisher` (SSKM_DP: the sound
+mechanism by default, the paper's Eq. 18-19 as ``mode="paper"``, not DP) and
 :mod:`core.sskm.baselines` (MDAV, MDAV_DP, IDP-KMeans).
 """
-from core.sskm.baselines import BaselineResult, idp_kmeans, mdav, mdav_dp, microaggregate
+from core.sskm.baselines import BaselineResult, idp_kmeans, mdav, mdav_dp, mdav_release, microaggregate
 from core.sskm.connection import ConnectionResult, mic_connections
-from core.sskm.publisher import SSKMDP
+from core.sskm.publisher import SSKMDP, cluster_release_metrics
 from core.sskm.sfla import SFLAResult, sfla_initial_weights, som_fitness
 from core.sskm.som import SelfOrganizingMap
 
@@ -15,6 +16,6 @@ __all__ = [
     "sfla_initial_weights", "SFLAResult", "som_fitness",
     "SelfOrganizingMap",
     "mic_connections", "ConnectionResult",
-    "SSKMDP",
-    "mdav", "mdav_dp", "idp_kmeans", "microaggregate", "BaselineResult",
+    "SSKMDP", "cluster_release_metrics",
+    "mdav", "mdav_dp", "mdav_release", "idp_kmeans", "microaggregate", "BaselineResult",
 ]

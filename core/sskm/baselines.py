@@ -1,7 +1,8 @@
 """Baselines of paper 003's Fig. 7: MDAV, MDAV_DP and IDP-KMeans.
 
 All take either the group size ``k`` or the number of clusters ``n_clusters`` (a in the
-paper's figure; k = n // a) and work on a [0, 1]-scaled matrix (attribute range 1).
+paper's figure; k = n // a) and work on a scaled matrix (attributes in [0, 1] or within
+given public ``bounds``).
 
 - :func:`mdav` is sdcMicro's MDAV microaggregation (Domingo-Ferrer & Mateo-Sanz): while
   at least 3k records remain, take the record r farthest from the centroid of the
@@ -11,11 +12,21 @@ paper's figure; k = n // a) and work on a [0, 1]-scaled matrix (attribute range 
   except the last, which has k..2k-1. Exact (ties go to the lowest record index, as a
   stable sort would); vectorised over records, one distance scan reused for both the
   farthest record and the nearest group, removed records masked and compacted now and then.
+  :func:`mdav_release` wraps it as a release (no noise; k-anonymity, not DP).
 - :func:`mdav_dp` (Soria-Comas et al.): MDAV groups, then Laplace noise of scale
-  range / (k x epsilon) on each attribute of each centroid, as DESIGN.md reads it.
-- :func:`idp_kmeans`: differentially private k-means (Lloyd iterations with Laplace noise
-  on each cluster's sum and count, the budget split evenly over iterations) started from
-  canopy centres.
+  range x m / (k x epsilon) on each attribute of each centroid: one record moves a
+  centroid of at least k records by at most range / k per attribute, so m attributes
+  cost m times that and the whole record costs epsilon. **Not DP** under the project's
+  relation all the same: the MDAV partition reads the raw records, and replacing one record
+  can regroup others (their centroids then move by more than range / k); its ledger says
+  so and keeps the nominal epsilon.
+- :func:`idp_kmeans`: differentially private k-means: data-independent initial centres
+  (uniform in the public bounds; ``init="canopy"`` keeps the cited method's canopy start,
+  which reads the raw data and is then not DP), Lloyd iterations with Laplace noise on the
+  (counts, sums) vector of all clusters calibrated to replacement (L1 sensitivity 2(m + 1)
+  in [0, 1] units), the budget split evenly over iterations; the release is the final noisy
+  centres, each emitting round(max(noisy count, 0)) rows, shuffled (no per-record
+  assignment is published).
 """
 from __future__ import annotations
 
@@ -24,10 +35,24 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.mechanisms import PrivacyLedger
+from core.metrics import mse as _mse
+from core.metrics import record_linkage as _record_linkage
+from core.sskm.publisher import cluster_release_metrics, noise_generator
 from core.sskm.sfla import _check_matrix
 from core.validation import RandomState, check_epsilon, check_positive_int, check_random_state
 
-__all__ = ["BaselineResult", "mdav", "mdav_dp", "idp_kmeans", "microaggregate", "group_size"]
+__all__ = ["BaselineResult", "mdav", "mdav_dp", "mdav_release", "idp_kmeans", "microaggregate",
+           "group_size", "MDAV_NOT_DP_REASON", "MDAV_DP_NOT_DP_REASON"]
+
+MDAV_NOT_DP_REASON = (
+    "Plain MDAV adds no noise: each record is published as the exact mean of its group of k "
+    "(k-anonymity), so replacing one record changes the release deterministically."
+)
+MDAV_DP_NOT_DP_REASON = (
+    "MDAV_DP's partition is MDAV run on the raw records: replacing one record can regroup "
+    "others, moving their centroids by more than the noise covers, so the epsilon it names is "
+    "nominal (the noise only covers one record's move within a fixed partition)."
+)
 
 
 @dataclass
@@ -36,19 +61,60 @@ class BaselineResult:
 
     Attributes
     ----------
-    published : ndarray of shape (n, m)
-        Each record replaced by its (noisy) group centre, clipped to [0, 1].
+    published : ndarray
+        The released rows. Per-record releases (MDAV, MDAV_DP): shape (n, m), record i
+        as its (noisy) group centre, clipped to the bounds. IDP-KMeans: the emitted rows
+        (``row_counts[c]`` copies of centre c), shuffled; their number is not n.
     labels : ndarray of shape (n,)
-        Group of each record.
+        Group of each record (for IDP-KMeans the cluster it was in at the last iteration;
+        not released, used by :meth:`metrics`).
     centers : ndarray of shape (n_groups, m)
-        The released (noisy) centres.
+        The released (noisy) centres (IDP-KMeans: clipped to the bounds).
     ledger : PrivacyLedger
+    row_counts : ndarray of int or None
+        Rows released per centre for a cluster release (IDP-KMeans); None when every record
+        is published in place.
+    noisy_counts, noisy_sums : ndarray or None
+        IDP-KMeans: the last iteration's noisy (counts, sums), in [0, 1] units.
+    noise_scale : ndarray or None
+        MDAV_DP: Laplace scale of each attribute of a centroid.
     """
 
     published: np.ndarray
     labels: np.ndarray
     centers: np.ndarray
     ledger: PrivacyLedger = field(default_factory=PrivacyLedger)
+    row_counts: np.ndarray | None = None
+    noisy_counts: np.ndarray | None = None
+    noisy_sums: np.ndarray | None = None
+    noise_scale: np.ndarray | None = None
+
+    def metrics(self, X) -> tuple[float, float]:
+        """(MSE, RL) of the release against the original records ``X`` (Eq. 22-23).
+
+        Per-record releases use :func:`core.metrics.mse` and
+        :func:`core.metrics.record_linkage`; a cluster release (``row_counts`` set) uses
+        :func:`core.sskm.publisher.cluster_release_metrics` with ``labels``.
+        """
+        X = _check_matrix(X)
+        if self.row_counts is None:
+            return _mse(X, self.published), _record_linkage(X, self.published)
+        return cluster_release_metrics(X, self.labels, self.centers, self.row_counts)
+
+
+def _bounds(X: np.ndarray, bounds, *, default: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """Public (lo, hi) per column: given, else [0, 1] (default="unit") or the data's min/max."""
+    m = X.shape[1]
+    if bounds is None:
+        if default == "unit":
+            return np.zeros(m), np.ones(m), "unit"
+        return X.min(axis=0), X.max(axis=0), "data"
+    b = np.asarray(bounds, dtype=np.float64)
+    if b.shape != (m, 2):
+        raise ValueError(f"bounds must be an array of (lo, hi) per column, shape ({m}, 2); got {b.shape}.")
+    if not np.all(np.isfinite(b)) or np.any(b[:, 0] > b[:, 1]):
+        raise ValueError("bounds must be finite with lo <= hi in every column.")
+    return b[:, 0].copy(), b[:, 1].copy(), "user"
 
 
 def group_size(n: int, *, k: int | None = None, n_clusters: int | None = None) -> int:
@@ -160,10 +226,27 @@ def microaggregate(X, labels) -> tuple[np.ndarray, np.ndarray]:
     X = _check_matrix(X)
     labels = np.asarray(labels)
     uniq, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
     sums = np.zeros((len(uniq), X.shape[1]))
     np.add.at(sums, inverse, X)
     centers = sums / counts[:, None]
     return centers, centers[inverse]
+
+
+def mdav_release(X, k: int | None = None, *, n_clusters: int | None = None,
+                 labels: np.ndarray | None = None) -> BaselineResult:
+    """Plain MDAV as a release: each record replaced by its group's centroid, no noise.
+
+    Its ledger has no spend and is marked not DP (k-anonymity is not differential privacy).
+    ``labels`` reuses MDAV groups computed before with the same k.
+    """
+    X = _check_matrix(X)
+    k = group_size(len(X), k=k, n_clusters=n_clusters)
+    labels = mdav(X, k) if labels is None else np.asarray(labels)
+    centers, published = microaggregate(X, labels)
+    ledger = PrivacyLedger()
+    ledger.mark_not_dp(MDAV_NOT_DP_REASON)
+    return BaselineResult(published, labels, centers, ledger)
 
 
 def mdav_dp(
@@ -173,6 +256,7 @@ def mdav_dp(
     *,
     n_clusters: int | None = None,
     labels: np.ndarray | None = None,
+    bounds=None,
     random_state: RandomState = None,
 ) -> BaselineResult:
     """MDAV_DP: MDAV groups of size k, then Laplace noise on each centroid attribute.
@@ -180,31 +264,45 @@ def mdav_dp(
     Parameters
     ----------
     X : array_like of shape (n, m)
-        Records scaled to [0, 1] (each attribute's range is taken as its max - min).
+        Records (scaled).
     k, n_clusters : int
         Group size, or the number of groups a (k = n // a).
     epsilon : float
-        Budget; noise scale range / (k x epsilon) per attribute (one record moves a
-        centroid of k records by at most range / k). Groups are disjoint: parallel
-        composition.
+        Nominal budget of the whole record: noise scale range x m / (k x epsilon) per
+        attribute (one record moves a centroid of at least k records by at most range / k
+        per attribute, m attributes). Groups are disjoint given the partition (parallel
+        entries in the ledger). The ledger is marked not DP: the partition reads the raw
+        records (see :data:`MDAV_DP_NOT_DP_REASON`).
     labels : ndarray of shape (n,), optional
         MDAV groups computed before with the same k (they are deterministic), reused.
+    bounds : array_like of shape (m, 2), optional
+        Public (lo, hi) per column: the range in the noise scale and the clip of the
+        release. Default the data's min and max (noted in the ledger's assumptions).
     random_state : int, Generator or None
-        Source of the noise.
+        Source of the noise (mixed with epsilon: no draw is reused across epsilons).
     """
     X = _check_matrix(X)
     eps = check_epsilon(epsilon)
-    k = group_size(len(X), k=k, n_clusters=n_clusters)
-    rng = check_random_state(random_state)
+    n, m = X.shape
+    k = group_size(n, k=k, n_clusters=n_clusters)
+    rng = noise_generator(random_state, "MDAV_DP", repr(float(eps)))
     labels = mdav(X, k) if labels is None else np.asarray(labels)
     centers, _ = microaggregate(X, labels)
-    span = X.max(axis=0) - X.min(axis=0)
-    noisy = centers + rng.laplace(0.0, 1.0, size=centers.shape) * (span / (k * eps))[None, :]
+    lo, hi, source = _bounds(X, bounds, default="data")
+    scale = (hi - lo) * m / (k * eps)
+    noisy = centers + rng.laplace(0.0, np.broadcast_to(scale[None, :], centers.shape))
     ledger = PrivacyLedger()
     for g in range(len(centers)):
-        ledger.spend(eps, label=f"MDAV group {g}: Laplace on its centroid", parallel_group="mdav_dp groups")
-    published = np.clip(noisy[labels], X.min(axis=0), X.max(axis=0))
-    return BaselineResult(published, labels, noisy, ledger)
+        ledger.spend(eps, label=f"MDAV group {g}: Laplace of scale range x {m} / ({k} x {eps:g}) on its "
+                                "centroid", parallel_group="mdav_dp groups")
+    ledger.mark_not_dp(MDAV_DP_NOT_DP_REASON)
+    if source == "data":
+        ledger.assume("Attribute ranges (noise scale and clipping) are the data's minima and maxima.")
+    else:
+        ledger.assume("Attribute ranges (noise scale and clipping) given by the user are public.")
+    _, inverse = np.unique(labels, return_inverse=True)
+    published = np.clip(noisy[inverse.reshape(-1)], lo, hi)
+    return BaselineResult(published, labels, noisy, ledger, noise_scale=scale)
 
 
 def _canopy_centres(X: np.ndarray, a: int, rng: np.random.Generator, sample: int = 1000) -> np.ndarray:
@@ -245,6 +343,15 @@ def _canopy_centres(X: np.ndarray, a: int, rng: np.random.Generator, sample: int
     return np.asarray(centres)
 
 
+def idp_kmeans_scale(m: int, epsilon_per_iteration: float) -> float:
+    """Laplace scale of every count and sum of one IDP-KMeans iteration, in [0, 1] units.
+
+    Replacing one record moves it between two clusters: counts change by 2 in L1 and sums
+    by at most 2m, so the (counts, sums) vector has L1 sensitivity 2(m + 1).
+    """
+    return 2.0 * (m + 1) / epsilon_per_iteration
+
+
 def idp_kmeans(
     X,
     n_clusters: int | None = None,
@@ -252,30 +359,43 @@ def idp_kmeans(
     *,
     k: int | None = None,
     iterations: int = 5,
+    init="uniform",
+    bounds=None,
     random_state: RandomState = None,
 ) -> BaselineResult:
-    """IDP-KMeans: DP k-means with canopy initial centres and noisy sums and counts.
+    """IDP-KMeans: DP k-means with noisy sums and counts, released as cluster rows.
 
     Parameters
     ----------
     X : array_like of shape (n, m)
-        Records scaled to [0, 1].
+        Records, within the public ``bounds`` (values outside are clipped).
     n_clusters : int
         a, the number of clusters (or give ``k`` and a = n // k).
     epsilon : float
         Total budget, split evenly over ``iterations`` (sequential composition). In each
-        iteration each cluster's (sum, count) vector gets Laplace noise of scale
-        (m + 1) / epsilon_t: one record changes one cluster's sum by at most 1 per
-        attribute and its count by 1. Clusters within an iteration are disjoint (parallel).
+        iteration the (counts, sums) vector of all a clusters gets Laplace noise of scale
+        2(m + 1) / epsilon_t on every coordinate (:func:`idp_kmeans_scale`): one vector
+        release, not per-cluster parallel, because a replaced record leaves one cluster and
+        joins another.
     iterations : int
         Lloyd iterations.
+    init : {"uniform", "canopy"} or array_like of shape (a, m)
+        Initial centres: uniform draws in the public bounds (data-independent, the default),
+        the cited method's canopy centres (they read the raw records: the ledger is then
+        marked not DP), or centres given by the caller (public).
+    bounds : array_like of shape (m, 2), optional
+        Public (lo, hi) per column; default [0, 1] for every column (the caller scaled the
+        attributes), noted in the ledger.
     random_state : int, Generator or None
-        Canopy sample and order, and the noise.
+        Initial centres, and the noise (mixed with epsilon).
 
-    Notes
-    -----
-    The canopy step reads the raw data, as in the cited method; the final assignment of
-    records to the noisy centres is published as each record's centre.
+    Returns
+    -------
+    BaselineResult
+        ``published`` = the emitted rows (round(max(noisy count, 0)) per final centre,
+        shuffled), ``centers`` = the final noisy centres clipped to the bounds,
+        ``row_counts``, ``labels`` = each record's cluster in the last iteration (not
+        released; for :meth:`BaselineResult.metrics`).
     """
     X = _check_matrix(X)
     n, m = X.shape
@@ -290,17 +410,33 @@ def idp_kmeans(
     eps = check_epsilon(epsilon)
     iterations = check_positive_int(iterations, name="iterations")
     rng = check_random_state(random_state)
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    centres = _canopy_centres(X, a, rng)
-    eps_t = eps / iterations
+    lo, hi, source = _bounds(X, bounds, default="unit")
+    span = np.where(hi > lo, hi - lo, 1.0)
+    U = np.clip((X - lo) / span, 0.0, 1.0) * (hi > lo)  # [0, 1] units, clipped
     ledger = PrivacyLedger()
-    x_sq = np.einsum("ij,ij->i", X, X)
+    if isinstance(init, str) and init == "uniform":
+        centres = rng.random((a, m))
+    elif isinstance(init, str) and init == "canopy":
+        centres = _canopy_centres(U, a, rng)
+        ledger.mark_not_dp("IDP-KMeans with canopy initial centres is not differentially private: the "
+                           "canopies are computed on the raw records and steer every later step.")
+    elif isinstance(init, str):
+        raise ValueError(f"init must be 'uniform', 'canopy' or an array of centres, got {init!r}.")
+    else:
+        C0 = np.asarray(init, dtype=np.float64)
+        if C0.shape != (a, m) or not np.all(np.isfinite(C0)):
+            raise ValueError(f"init centres must be a finite array of shape ({a}, {m}).")
+        centres = np.clip((C0 - lo) / span, 0.0, 1.0)
+    noise = noise_generator(rng, "IDP-KMeans", repr(float(eps)))
+    eps_t = eps / iterations
+    scale = idp_kmeans_scale(m, eps_t)
+    u_sq = np.einsum("ij,ij->i", U, U)
 
     def assign(C: np.ndarray) -> np.ndarray:
         out = np.empty(n, dtype=np.int64)
         c_sq = np.einsum("ij,ij->i", C, C)
         for s in range(0, n, 8192):
-            d = x_sq[s:s + 8192, None] - 2 * X[s:s + 8192] @ C.T + c_sq[None, :]
+            d = u_sq[s:s + 8192, None] - 2 * U[s:s + 8192] @ C.T + c_sq[None, :]
             out[s:s + 8192] = np.argmin(d, axis=1)
         return out
 
@@ -308,14 +444,21 @@ def idp_kmeans(
         labels = assign(centres)
         counts = np.bincount(labels, minlength=a).astype(float)
         sums = np.zeros((a, m))
-        np.add.at(sums, labels, X)
-        scale = (m + 1) / eps_t
-        noisy_sums = sums + rng.laplace(0.0, scale, size=sums.shape)
-        noisy_counts = counts + rng.laplace(0.0, scale, size=a)
-        new = noisy_sums / np.maximum(noisy_counts, 1.0)[:, None]
-        centres = np.clip(new, lo, hi)
-        for c in range(a):
-            ledger.spend(eps_t, label=f"iteration {it}, cluster {c}: Laplace on sum and count",
-                         parallel_group=f"idp_kmeans iteration {it}")
-    labels = assign(centres)
-    return BaselineResult(centres[labels].copy(), labels, centres, ledger)
+        np.add.at(sums, labels, U)
+        noisy_counts = counts + noise.laplace(0.0, scale, size=a)
+        noisy_sums = sums + noise.laplace(0.0, scale, size=sums.shape)
+        centres = np.clip(noisy_sums / np.maximum(noisy_counts, 1.0)[:, None], 0.0, 1.0)
+        ledger.spend(eps_t, label=(
+            f"iteration {it}: noisy counts and sums of all {a} clusters, one vector with L1 "
+            f"sensitivity 2(m + 1) = {2 * (m + 1)} under replacement, Laplace scale {scale:.4g}"))
+    if source == "unit":
+        ledger.assume("Attributes are taken to lie in [0, 1] (public bounds: the caller scaled them); "
+                      "values outside are clipped.")
+    else:
+        ledger.assume("Attribute bounds given by the user are public; values outside are clipped.")
+    row_counts = np.rint(np.maximum(noisy_counts, 0.0)).astype(np.int64)
+    row_centre = np.repeat(np.arange(a), row_counts)
+    row_centre = row_centre[noise.permutation(len(row_centre))]
+    released = lo + centres * (hi - lo)
+    return BaselineResult(released[row_centre], labels, released, ledger, row_counts=row_counts,
+                          noisy_counts=noisy_counts, noisy_sums=noisy_sums)
