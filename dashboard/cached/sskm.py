@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
 from core.data import Dataset
-from core.metrics import mse, record_linkage
-from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, microaggregate
+from core.mechanisms import PrivacyLedger
+from core.release import NoiseSource
+from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import ConnectionResult, mic_connections
-from core.export import to_csv_bytes
 from core.sskm.publisher import SSKMDP
 from core.validation import check_random_state
 
@@ -52,11 +53,13 @@ def connections(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], s
 @st.cache_resource(max_entries=6, ttl=_TTL, show_spinner=False)
 def fitted(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
            rows: int, cols: int, topology: str, init: str, iterations: int, sigma: float,
-           max_rows: int, seed: int) -> SSKMDP:
+           max_rows: int, seed: int, mode: str = "sound") -> SSKMDP:
     """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet)."""
-    conn = connections(fingerprint, _dataset, columns, sensitive, max_rows, seed)
-    pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, rows=rows, cols=cols, sigma=sigma,
-                 iterations=iterations, init=init, topology=topology, random_state=seed)
+    # the sound mode computes MIC on its held-out part itself; the paper's reads every row
+    conn = connections(fingerprint, _dataset, columns, sensitive, max_rows, seed) if mode == "paper" else None
+    pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, rows=rows, cols=cols,
+                 sigma=sigma, iterations=iterations, init=init, topology=topology, mic_max_rows=max_rows,
+                 random_state=seed)
     return pub.fit(table(_dataset, columns), connections=conn)
 
 
@@ -75,19 +78,22 @@ def release(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float, cs_thres
     """
     mine = copy.copy(_pub)
     frame = mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=seed)
-    X = mine.table_.X
-    sizes = pd.Series(mine.cluster_sizes_, name="rows")
+    mse_, rl_ = mine.release_metrics()
     return {
         "frame": frame,
-        "csv": to_csv_bytes(frame),
-        "mse": mse(X, mine.published_scaled_),
-        "rl": record_linkage(X, mine.published_scaled_),
+        "mse": mse_,
+        "rl": rl_,
         "protected": mine.protected_,
         "ledger": mine.ledger_.to_frame(),
+        "ledger_obj": mine.ledger_,
         "total_epsilon": mine.ledger_.total()[0],
-        "clusters": len(mine.clusters_),
-        "noise": pd.DataFrame({"neuron": sizes.index, "rows": sizes.values,
-                               "noise scale (scaled units)": [mine.noise_scale_[c] for c in sizes.index]}),
+        "nominal_epsilon": mine.ledger_.nominal()[0],
+        "is_dp": mine.ledger_.is_dp,
+        "guarantee": mine.ledger_.describe(),
+        "assumptions": list(mine.ledger_.assumptions),
+        "clusters": int(np.count_nonzero(mine.row_counts_)),
+        "noise": pd.DataFrame({"neuron": mine.clusters_, "rows released": mine.row_counts_,
+                               "noise scale (scaled units)": [mine.noise_scale_[int(c)] for c in mine.clusters_]}),
     }
 
 
@@ -97,12 +103,11 @@ def epsilon_curve(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: floa
     """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws)."""
     rng = check_random_state(seed)
     rows = []
-    X = _pub.table_.X
     for eps in epsilons:
         for _ in range(repetitions):
             mine = _release(_pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-            rows.append({"epsilon": eps, "mse": mse(X, mine.published_scaled_),
-                         "rl": record_linkage(X, mine.published_scaled_)})
+            mse_, rl_ = mine.release_metrics()
+            rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
     df = pd.DataFrame(rows)
     out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
     out.columns = [f"{a}_{b}" for a, b in out.columns]
@@ -113,25 +118,25 @@ def epsilon_curve(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: floa
 def baselines(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
               a_values: tuple[int, ...], repetitions: int, seed: int) -> pd.DataFrame:
     """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count."""
-    X = _pub.table_.X
+    X = _pub.table_.X[_pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
     rng = check_random_state(seed)
     rows = []
     for a in a_values:
         if a > len(X):
             continue
         groups = mdav(X, n_clusters=a)
-        _, plain = microaggregate(X, groups)
-        rows.append({"method": "MDAV", "a": a, "mse": mse(X, plain)})
         k = len(X) // a
+        rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
         for _ in range(repetitions):
             s = int(rng.integers(0, 2**31 - 1))
             rows.append({"method": "MDAV_DP", "a": a,
-                         "mse": mse(X, mdav_dp(X, k, epsilon, labels=groups, random_state=s).published)})
+                         "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
             rows.append({"method": "IDP-KMeans", "a": a,
-                         "mse": mse(X, idp_kmeans(X, a, epsilon, random_state=s).published)})
+                         "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
     for _ in range(repetitions):
         mine = _release(_pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-        rows.append({"method": "SSKM_DP", "a": len(mine.clusters_), "mse": mse(X, mine.published_scaled_)})
+        rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
+                     "mse": mine.release_metrics()[0]})
     df = pd.DataFrame(rows)
     out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
     out.columns = ["method", "a", "mse_mean", "mse_std"]
@@ -146,3 +151,21 @@ def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, s
         return (s > med).to_numpy(dtype=float), f"{column} > {med:g}"
     top = s.value_counts().index[0]
     return (s == top).to_numpy(dtype=float), f"{column} = {top}"
+
+
+def download_release(pub: SSKMDP, epsilon: float, cs_threshold: float,
+                     noise: NoiseSource) -> tuple[pd.DataFrame, PrivacyLedger]:
+    """A release for download: noise from ``noise`` (fresh entropy unless reproducible)."""
+    mine = copy.copy(pub)
+    frame = mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=noise.generator())
+    return frame, mine.ledger_
+
+
+def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
+               epsilon: float, cs_threshold: float, seed: int) -> AuditCase:
+    """The page's audit: the sound mechanism on the fitted publisher, or the paper's run whole."""
+    frame = table(dataset, columns)
+    if pub.mode_ == "sound":
+        return sskm_sound_case(pub, frame, epsilon=epsilon)
+    return sskm_paper_case(frame, sensitive=sensitive, epsilon=epsilon, cs_threshold=cs_threshold,
+                           random_state=seed)

@@ -8,6 +8,7 @@ from core.data import SAMPLES
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
+from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.state import current_dataset, current_seed, show_error
 
 st.title("SSKM_DP")
@@ -65,6 +66,11 @@ try:
         mic_rows = t3.number_input("MIC row cap", min_value=200, max_value=50_000, value=4000, step=500,
                                    key="sskm_mic_rows", help="MIC is computed on this many rows (sampled).")
 
+        mode = st.radio(
+            "Mechanism", ["sound", "paper"], horizontal=True, key="sskm_mode",
+            help="sound: differentially private (map on a held-out 20 %, noisy counts and sums of every "
+                 "attribute, shuffled rows). paper: the paper's algorithm, not differentially private.",
+        )
         e1, e2 = st.columns(2)
         epsilon = e1.select_slider("Privacy budget epsilon", EPSILONS, value=1.0, key="sskm_epsilon")
         cs_threshold = e2.slider("CS_Tsh (connection-strength threshold)", 0.0, 1.0, 0.3, 0.01,
@@ -73,25 +79,27 @@ try:
     seed = current_seed()
     fp = dataset.fingerprint()
     key = (fp, tuple(columns), tuple(sensitive), rows, cols, topology, init, int(iterations), float(sigma),
-           int(mic_rows), seed)
+           int(mic_rows), seed, mode)
     with st.status("Clustering and measuring connections...", expanded=False) as status:
         status.write("MIC between the sensitive attributes and the others")
-        cached.connections(fp, dataset, tuple(columns), tuple(sensitive), int(mic_rows), seed)
         status.write("SFLA search and SOM training")
         pub = cached.fitted(fp, dataset, tuple(columns), tuple(sensitive), rows, cols, topology, init,
-                            int(iterations), float(sigma), int(mic_rows), seed)
+                            int(iterations), float(sigma), int(mic_rows), seed, mode)
         status.update(label="Clusters and connections ready", state="complete")
     result = cached.release(fp, pub, key, float(epsilon), float(cs_threshold), seed)
 except (DataError, ValueError, TypeError) as exc:
     show_error(exc)
     st.stop()
 
-st.info(
-    "Scope of the guarantee: the clustering and the MIC step read the raw data, as in the paper; "
-    f"epsilon = {epsilon:g} covers the released cluster centres given that partition (one Laplace "
-    "release per cluster, disjoint clusters, parallel composition).",
-    icon=":material/info:",
-)
+if result["is_dp"]:
+    st.info(f"Sound mode: the release is {epsilon:g}-differentially private under the project's "
+            "neighbouring relation; the map is fitted on a held-out 20 % of the rows that is never "
+            "published (see the box below for what else is taken as public).", icon=":material/lock:")
+else:
+    st.warning("Paper mode: not differentially private. The paper's epsilon is nominal: the map reads "
+               "every raw record, rows keep their order, and sizes and unprotected attributes are exact. "
+               "The privacy audit below measures how far the claim fails.", icon=":material/lock_open:")
+guarantee_box(result["ledger_obj"])
 
 som = pub.som_
 frame = pub.table_.decode(pub.table_.X)
@@ -116,17 +124,17 @@ with tab_map:
     else:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
         indicator, label = cached.sensitive_indicator(frame, target)
-        values, cbar = som.share_per_neuron(indicator), "share"
+        values, cbar = som.share_per_neuron(indicator[pub.som_index_]), "share"
         caption = f"Share of rows with {label} among those each neuron wins; grey = empty neuron."
     st.plotly_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=view), key="sskm_grid_chart")
     st.caption(caption)
 
 with tab_train:
     m1, m2, m3 = st.columns(3)
-    X = pub.table_.X
+    X = pub.table_.X[pub.som_index_]
     m1.metric("Quantisation error", f"{som.quantization_error(X):.4f}")
     m2.metric("Topographic error", f"{som.topographic_error(X):.3f}")
-    m3.metric("Clusters (non-empty neurons)", f"{len(pub.clusters_)} of {rows * cols}")
+    m3.metric("Clusters (non-empty neurons)", f"{int(np.count_nonzero(som.hit_map()))} of {rows * cols}")
     if som.sfla_ is not None:
         st.plotly_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness), key="sskm_sfla")
         st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")
@@ -148,7 +156,8 @@ with tab_release:
     r1.metric("MSE", f"{result['mse']:.4f}")
     r2.metric("Record linkage", f"{100 * result['rl']:.2f} %")
     r3.metric("Clusters", result["clusters"])
-    r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}")
+    r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}" if result["is_dp"]
+              else f"none (nominal {result['nominal_epsilon']:g})")
     with st.spinner("Measuring MSE and RL over epsilon..."):
         curve = cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed)
     st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon)), key="sskm_eps_curve")
@@ -156,8 +165,13 @@ with tab_release:
                "More budget means less noise: MSE falls and linkage risk rises. The dotted line is the chosen epsilon.")
     st.subheader("Published table")
     st.dataframe(result["frame"].head(200), height=260)
-    st.download_button("Download the published table (CSV)", result["csv"], file_name="sskm_dp_release.csv",
-                       mime="text/csv", key="sskm_download")
+    st.caption("The table above is drawn with the sidebar seed for display; a download draws new noise.")
+    release_download(
+        "sskm", method=f"SSKM_DP ({mode} mode, paper 003) at epsilon {epsilon:g}",
+        label=f"SSKM_DP {mode} at epsilon {epsilon:g}", file_name="sskm_dp_release.csv", seed=seed,
+        settings_key=(key, float(epsilon), float(cs_threshold)),
+        make_release=lambda noise: cached.download_release(pub, float(epsilon), float(cs_threshold), noise),
+    )
     with st.expander("Privacy ledger and noise per cluster"):
         st.dataframe(result["noise"], height=200)
         st.dataframe(result["ledger"], height=200)
@@ -187,3 +201,10 @@ with tab_base:
             st.dataframe(table, height=220)
     else:
         st.caption("Pick at least one a.")
+
+audit_panel(
+    "sskm", lambda: cached.audit_case(pub, dataset, tuple(columns), tuple(sensitive), float(epsilon),
+                                      float(cs_threshold), seed),
+    case_key=(key, float(epsilon), float(cs_threshold)), seed=seed,
+    default_runs=1000 if mode == "sound" else 200,
+)

@@ -79,3 +79,46 @@ def test_page_works_on_public_data(request, name):
         assert len(_charts(at)) >= 6
     expected = list(dataset.sensitive) or [dataset.frame.columns[0]]
     assert at.multiselect(key="sskm_sensitive").value == expected
+
+
+def test_sound_mode_is_the_default_and_says_dp(open_page):
+    at = open_page("sskm", timeout=300)
+    assert at.radio(key="sskm_mode").value == "sound"
+    assert any(i.value.startswith("Sound mode") for i in at.info)
+
+
+def test_paper_mode_is_labelled_not_dp_and_its_audit_finds_the_violation(open_page):
+    at = open_page("sskm", timeout=300)
+    at.radio(key="sskm_mode").set_value("paper").run()
+    assert not at.exception
+    assert any(w.value.startswith("Paper mode: not differentially private") for w in at.warning)
+    at.button(key="sskm_audit_run").click().run()
+    assert at.session_state["sskm_audit_job"].wait(120)
+    at.run()
+    assert any(e.value.startswith("VIOLATION") for e in at.error)
+
+
+def test_two_downloads_add_up_in_the_session_ledger(open_page):
+    from core.release import read_release
+
+    at = open_page("sskm", timeout=300)
+    at.button(key="sskm_prepare").click().run()
+    first = read_release(at.session_state["sskm_prepared"]["csv"])
+    at.select_slider(key="sskm_epsilon").set_value(2.0).run()
+    at.button(key="sskm_prepare").click().run()
+    header, table = read_release(at.session_state["sskm_prepared"]["csv"])
+    assert any(line == "session total so far: epsilon = 3" for line in header)
+    assert any("fresh operating-system entropy" in line for line in header)
+    assert not first[1].equals(table)
+    assert "epsilon = 3 over 2 release(s)" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_reproducible_release_is_labelled_not_private(open_page):
+    from core.release import read_release
+
+    at = open_page("sskm", timeout=300)
+    at.checkbox(key="sskm_reproducible").check().run()
+    at.button(key="sskm_prepare").click().run()
+    header, _ = read_release(at.session_state["sskm_prepared"]["csv"])
+    assert any(line.startswith("privacy: NOT PRIVATE as released") for line in header)
+    assert any(e.value.startswith("NOT PRIVATE") for e in at.error)
