@@ -22,6 +22,7 @@ from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepar
 from core.cdp.sensitivity import record_matrix
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
+from core.release import display_seed
 
 _TTL = 3600
 _HASH = {Dataset: lambda d: d.fingerprint()}
@@ -112,8 +113,12 @@ def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: i
 
 def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,
                   preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
-    """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part)."""
-    rng = np.random.default_rng(seed)
+    """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part).
+
+    The noise follows the sidebar seed mixed with epsilon and the method, so two epsilons
+    never share noise draws (docs/design.md section 2.3).
+    """
+    rng = np.random.default_rng(display_seed(seed, "CDP-LR live", float(epsilon), int(noise_method), preset))
     rows, models = [], {}
     for scheme in setup.columns:
         for r in range(repetitions):

@@ -53,14 +53,43 @@ def connections(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], s
 @st.cache_resource(max_entries=6, ttl=_TTL, show_spinner=False)
 def fitted(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
            rows: int, cols: int, topology: str, init: str, iterations: int, sigma: float,
-           max_rows: int, seed: int, mode: str = "sound") -> SSKMDP:
-    """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet)."""
+           max_rows: int, seed: int, mode: str = "sound",
+           bounds: tuple[tuple[str, float, float], ...] = ()) -> SSKMDP:
+    """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet).
+
+    ``bounds`` holds (column, lo, hi) public bounds the user gave; the other numeric columns
+    take theirs from the held-out part (sound) or the data (paper), and the ledger says so.
+    """
     # the sound mode computes MIC on its held-out part itself; the paper's reads every row
     conn = connections(fingerprint, _dataset, columns, sensitive, max_rows, seed) if mode == "paper" else None
     pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, rows=rows, cols=cols,
                  sigma=sigma, iterations=iterations, init=init, topology=topology, mic_max_rows=max_rows,
-                 random_state=seed)
+                 bounds={c: (lo, hi) for c, lo, hi in bounds} or None, random_state=seed)
     return pub.fit(table(_dataset, columns), connections=conn)
+
+
+def bound_rows(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
+    """The numeric published columns with empty lo / hi cells, for the bounds editor."""
+    numeric = [c for c in columns if c in dataset.numeric]
+    return pd.DataFrame({"column": numeric, "lo": [None] * len(numeric), "hi": [None] * len(numeric)},
+                        dtype=object)
+
+
+def parse_bounds(edited: pd.DataFrame) -> tuple[tuple[str, float, float], ...]:
+    """(column, lo, hi) for every row of the editor with both bounds filled in."""
+    out = []
+    for row in edited.itertuples(index=False):
+        lo, hi = row.lo, row.hi
+        if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+            continue
+        try:
+            lo, hi = float(lo), float(hi)
+        except (TypeError, ValueError):
+            raise ValueError(f"The bounds of '{row.column}' must be numbers.") from None
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"The bounds of '{row.column}' must be finite with lo < hi.")
+        out.append((str(row.column), lo, hi))
+    return tuple(out)
 
 
 def _release(pub: SSKMDP, epsilon: float, cs_threshold: float, seed: int) -> SSKMDP:

@@ -71,6 +71,15 @@ try:
             help="sound: differentially private (map on a held-out 20 %, noisy counts and sums of every "
                  "attribute, shuffled rows). paper: the paper's algorithm, not differentially private.",
         )
+        with st.expander("Public bounds (optional)", icon=":material/straighten:"):
+            st.caption("Give the range each numeric attribute can take, from public knowledge (age 17 to "
+                       "90, say). Empty cells take the range of the held-out part (sound mode) or of the data "
+                       "(paper mode); the guarantee box then says the bounds came from the data.")
+            edited = st.data_editor(cached.bound_rows(dataset, tuple(columns)), hide_index=True,
+                                    disabled=["column"], key=f"sskm_bounds_{'_'.join(columns)}",
+                                    column_config={"lo": st.column_config.NumberColumn("lo"),
+                                                   "hi": st.column_config.NumberColumn("hi")})
+            bounds = cached.parse_bounds(edited)
         e1, e2 = st.columns(2)
         epsilon = e1.select_slider("Privacy budget epsilon", EPSILONS, value=1.0, key="sskm_epsilon")
         cs_threshold = e2.slider("CS_Tsh (connection-strength threshold)", 0.0, 1.0, 0.3, 0.01,
@@ -79,12 +88,12 @@ try:
     seed = current_seed()
     fp = dataset.fingerprint()
     key = (fp, tuple(columns), tuple(sensitive), rows, cols, topology, init, int(iterations), float(sigma),
-           int(mic_rows), seed, mode)
+           int(mic_rows), seed, mode, bounds)
     with st.status("Clustering and measuring connections...", expanded=False) as status:
         status.write("MIC between the sensitive attributes and the others")
         status.write("SFLA search and SOM training")
         pub = cached.fitted(fp, dataset, tuple(columns), tuple(sensitive), rows, cols, topology, init,
-                            int(iterations), float(sigma), int(mic_rows), seed, mode)
+                            int(iterations), float(sigma), int(mic_rows), seed, mode, bounds)
         status.update(label="Clusters and connections ready", state="complete")
     result = cached.release(fp, pub, key, float(epsilon), float(cs_threshold), seed)
 except (DataError, ValueError, TypeError) as exc:
@@ -196,8 +205,11 @@ with tab_base:
                 table = None
         if table is not None:
             st.plotly_chart(charts.baselines_vs_a(table), key="sskm_baselines")
-            st.caption(f"MSE at epsilon = {epsilon:g} vs the number of clusters a (k = n / a for MDAV); SSKM_DP's "
-                       "point sits at its own cluster count, which the map sets. Mean of 3 noise draws.")
+            st.caption(f"MSE at the same total epsilon = {epsilon:g} vs the number of clusters a (k = n / a for "
+                       "MDAV); SSKM_DP's point sits at its own cluster count, which the map sets. Mean of 3 noise "
+                       "draws. Guarantees: IDP-KMeans is epsilon-DP (uniform initial centres, noisy counts); "
+                       "MDAV is not DP; MDAV_DP's noise gives each record epsilon (scale range x m / (k x epsilon)) "
+                       "but its partition reads the raw records, so it is not DP either; SSKM_DP as its mode says.")
             st.dataframe(table, height=220)
     else:
         st.caption("Pick at least one a.")

@@ -122,3 +122,20 @@ def test_reproducible_release_is_labelled_not_private(open_page):
     header, _ = read_release(at.session_state["sskm_prepared"]["csv"])
     assert any(line.startswith("privacy: NOT PRIVATE as released") for line in header)
     assert any(e.value.startswith("NOT PRIVATE") for e in at.error)
+
+
+def test_bounds_editor_rows_become_public_bounds():
+    import pandas as pd
+
+    from dashboard.cached.sskm import parse_bounds
+
+    edited = pd.DataFrame({"column": ["age", "hours"], "lo": [17, None], "hi": [90, None]}, dtype=object)
+    assert parse_bounds(edited) == (("age", 17.0, 90.0),)
+    with pytest.raises(ValueError, match="lo < hi"):
+        parse_bounds(pd.DataFrame({"column": ["age"], "lo": [90], "hi": [17]}, dtype=object))
+
+
+def test_guarantee_box_says_where_the_bounds_came_from(open_page):
+    at = open_page("sskm", timeout=300)
+    box = " ".join(m.value for m in at.markdown)
+    assert "minima and maxima of the held" in box  # no user bounds: from the held-out part
