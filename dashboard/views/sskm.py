@@ -215,7 +215,7 @@ with tab_base:
         st.caption("Pick at least one a.")
 
 audit_panel(
-    "sskm", lambda: cached.audit_case(pub, dataset, tuple(columns), tuple(sensitive), float(epsilon),
+    f"sskm_{mode}", lambda: cached.audit_case(pub, dataset, tuple(columns), tuple(sensitive), float(epsilon),
                                       float(cs_threshold), seed),
     case_key=(key, float(epsilon), float(cs_threshold)), seed=seed,
     default_runs=1000 if mode == "sound" else 200,

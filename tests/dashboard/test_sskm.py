@@ -92,8 +92,8 @@ def test_paper_mode_is_labelled_not_dp_and_its_audit_finds_the_violation(open_pa
     at.radio(key="sskm_mode").set_value("paper").run()
     assert not at.exception
     assert any(w.value.startswith("Paper mode: not differentially private") for w in at.warning)
-    at.button(key="sskm_audit_run").click().run()
-    assert at.session_state["sskm_audit_job"].wait(120)
+    at.button(key="sskm_paper_audit_run").click().run()
+    assert at.session_state["sskm_paper_audit_job"].wait(120)
     at.run()
     assert any(e.value.startswith("VIOLATION") for e in at.error)
 
