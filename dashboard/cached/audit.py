@@ -7,58 +7,35 @@ a shared cache: another viewer never joins or stops it.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from core.audit import AuditResult
 from core.audit_cases import AuditCase, run_case
+from dashboard.cached.jobs import BackgroundJob
 
 
-class AuditJob:
+class AuditJob(BackgroundJob):
     """One audit in a background thread, observable and stoppable."""
 
+    name = "privacy-audit"
+
     def __init__(self, case: AuditCase, *, runs: int, seed: int, key: Any) -> None:
+        super().__init__()
         self.case = case
         self.runs = int(runs)
         self.seed = int(seed)
         self.key = key
         self.result: AuditResult | None = None
-        self.error: BaseException | None = None
         self._fraction = 0.0
         self._message = "starting"
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="privacy-audit", daemon=True)
-
-    def start(self) -> "AuditJob":
-        self._thread.start()
-        return self
 
     def _progress(self, fraction: float, message: str) -> None:
         with self._lock:
             self._fraction, self._message = float(fraction), str(message)
 
-    def _run(self) -> None:
-        try:
-            self.result = run_case(self.case, runs=self.runs, random_state=self.seed,
-                                   progress=self._progress, stop=self._stop)
-        except BaseException as exc:  # shown on the page as one sentence
-            self.error = exc
-        finally:
-            self._done.set()
-
-    def stop(self) -> None:
-        """Stop after the current chunk of runs; the bound then uses the runs done."""
-        self._stop.set()
-
-    @property
-    def running(self) -> bool:
-        return not self._done.is_set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the audit ends (tests); True when it ended."""
-        return self._done.wait(timeout)
+    def _work(self) -> None:
+        self.result = run_case(self.case, runs=self.runs, random_state=self.seed,
+                               progress=self._progress, stop=self._stop)
 
     def progress(self) -> tuple[float, str]:
         with self._lock:

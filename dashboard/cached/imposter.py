@@ -8,7 +8,6 @@ parameters, seed, run number) with ``st.cache_resource``.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pandas as pd
@@ -24,6 +23,7 @@ from core.imposter import (
     krr_sweep,
 )
 from dashboard.cached import HASH_FUNCS
+from dashboard.cached.jobs import BackgroundJob
 
 _TTL = 3600
 
@@ -37,15 +37,18 @@ def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, class
                            classifier=classifier, metric=metric, bins=bins, random_state=seed)
 
 
-class TrainingJob:
+class TrainingJob(BackgroundJob):
     """One IMPOSTER training in a background thread, observable and stoppable.
 
     The thread never touches streamlit: it appends the synthesizer's per-iteration events
     to a list under a lock; the page reads :meth:`history` and calls :meth:`stop`.
     """
 
+    name = "imposter-training"
+
     def __init__(self, dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
                  params: dict[str, Any], seed: int, n_rows: int) -> None:
+        super().__init__()
         self.dataset = dataset
         self.sensitive = sensitive
         self.implicit = tuple(implicit)
@@ -54,51 +57,23 @@ class TrainingJob:
         self.n_rows = n_rows
         self.total = 0
         self._events: list[dict] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
         self.model: ImposterSynthesizer | None = None
         self.synthetic: pd.DataFrame | None = None
-        self.error: BaseException | None = None
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="imposter-training", daemon=True)
-
-    def start(self) -> "TrainingJob":
-        self._thread.start()
-        return self
 
     def _callback(self, event: dict) -> None:
         with self._lock:
             self._events.append(event)
             self.total = event["iterations"]
 
-    def _run(self) -> None:
-        try:
-            model = ImposterSynthesizer(**self.params, random_state=self.seed)
-            model.fit(self.dataset, self.sensitive, self.implicit, callback=self._callback,
-                      stop=self._stop)
-            self.synthetic = model.sample(self.n_rows)
-            self.model = model
-        except BaseException as exc:  # shown on the page as one sentence
-            self.error = exc
-        finally:
-            self._done.set()
-
-    # ------------------------------------------------------------- page side
-    def stop(self) -> None:
-        """Ask the training to stop after the current iteration (keeps what it learned)."""
-        self._stop.set()
-
-    @property
-    def running(self) -> bool:
-        return not self._done.is_set()
+    def _work(self) -> None:
+        model = ImposterSynthesizer(**self.params, random_state=self.seed)
+        model.fit(self.dataset, self.sensitive, self.implicit, callback=self._callback, stop=self._stop)
+        self.synthetic = model.sample(self.n_rows)
+        self.model = model
 
     @property
     def stopped(self) -> bool:
         return self._stop.is_set() or bool(self.model is not None and self.model.stopped_)
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the job ends (tests and the CLI); True when it ended."""
-        return self._done.wait(timeout)
 
     def history(self) -> pd.DataFrame:
         """The events so far, one row per iteration."""
