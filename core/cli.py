@@ -87,30 +87,65 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_data_check(args: argparse.Namespace) -> int:
-    from core.data import available_public, load_adult, load_nltcs, load_sample
+    """One line per dataset; exit 1 with one sentence per problem, never a traceback.
+
+    A problem is a public dataset whose files are present but cannot be used (truncated,
+    damaged, a different file), a data directory given that is not a folder, or any
+    unexpected failure. Public files that are simply absent are reported, not failures.
+    """
+    from core.data import available_public, load_adult, load_nltcs, load_sample, resolve_data_dir
     from core.validation import DataError
 
-    ok = True
+    problems = 0
     for name in ("supplier", "census"):
-        ds = load_sample(name)
-        print(f"sample {name}: {ds.n_rows} rows x {ds.frame.shape[1]} columns")
-    avail = available_public(args.data_dir)
+        try:
+            ds = load_sample(name)
+            print(f"sample {name}: {ds.n_rows} rows x {ds.frame.shape[1]} columns")
+        except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+            problems += 1
+            print(f"sample {name}: problem: the sample cannot be built ({type(exc).__name__}).")
+    root = resolve_data_dir(args.data_dir)
+    if root is not None and not root.is_dir():
+        print("data directory: problem: the data directory given is not a folder.")
+        return 1
+    try:
+        avail = available_public(args.data_dir)
+    except OSError:
+        avail = {"adult": False, "nltcs": False}
     for name, loader in (("adult", load_adult), ("nltcs", load_nltcs)):
         try:
             ds = loader(args.data_dir)
             print(f"{name}: {ds.n_rows} rows x {ds.frame.shape[1]} columns")
         except DataError as exc:
-            ok = False if avail[name] else ok
-            print(f"{name}: not available: {exc}")
-    return 0 if ok else 1
+            if avail[name]:
+                problems += 1
+                print(f"{name}: problem: {exc}")
+            else:
+                print(f"{name}: not available: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+            problems += 1
+            print(f"{name}: problem: the files could not be read ({type(exc).__name__}).")
+    return 1 if problems else 0
 
 
 def _cmd_dashboard(args: argparse.Namespace) -> int:
-    app = Path(__file__).resolve().parents[1] / "dashboard" / "app.py"
+    """Start Streamlit from the repository root (so .streamlit/config.toml applies).
+
+    The data directory reaches the app only through the environment (``PUX_DATA_DIR``):
+    viewers of the dashboard cannot name server paths.
+    """
+    root = Path(__file__).resolve().parents[1]
+    app = root / "dashboard" / "app.py"
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
+    env = dict(os.environ)
     if args.data_dir:
-        os.environ["PUX_DATA_DIR"] = str(args.data_dir)
-    return subprocess.call(cmd)
+        data_dir = Path(args.data_dir).expanduser().resolve()
+        if not data_dir.is_dir():
+            print("pux: --data-dir is not a folder; give the folder that holds adult.data, "
+                  "adult.test and nltcs.csv.", file=sys.stderr)
+            return 2
+        env["PUX_DATA_DIR"] = str(data_dir)
+    return subprocess.call(cmd, cwd=str(root), env=env)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,9 +7,12 @@ and what to do.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
+import re
+import warnings
 from pathlib import Path
 from typing import IO, Iterable
 
@@ -19,22 +22,41 @@ import pandas as pd
 from core.data.dataset import Dataset, infer_column_types
 from core.validation import DataError
 
-__all__ = ["load_csv", "frame_to_dataset", "MIN_ROWS", "MAX_ABS_VALUE", "MAX_BYTES"]
+__all__ = [
+    "load_csv", "frame_to_dataset", "export_frame", "MIN_ROWS", "MAX_ABS_VALUE", "MAX_BYTES",
+    "MAX_UPLOAD_MB", "MAX_COLUMNS",
+]
 
 #: Fewer rows than this cannot support any of the methods.
 MIN_ROWS = 10
 #: Larger magnitudes overflow the squares and products the methods compute.
 MAX_ABS_VALUE = 1e15
-#: Largest file read (the dashboard's upload limit is set to the same size).
-MAX_BYTES = 200 * 1024 * 1024
-#: A column is numeric when at least this share of its filled cells parse as numbers.
-NUMERIC_SHARE = 0.95
+#: The one upload limit, in MB as Streamlit counts them (2**20 bytes): the dashboard's
+#: ``server.maxUploadSize`` in ``.streamlit/config.toml`` holds the same number (a test
+#: checks it). Chosen from ``benchmarks/bench_upload_memory.py``: reading and encoding a
+#: CSV peaks at about 4-5 MB of server memory per MB of file, so 50 MB costs about
+#: 0.25 GB per upload.
+MAX_UPLOAD_MB = 50
+#: Largest input read, in bytes (paths, bytes and file objects alike).
+MAX_BYTES = MAX_UPLOAD_MB * 2**20
+#: Wider files keep their first ``MAX_COLUMNS`` columns (with a note).
+MAX_COLUMNS = 200
+#: A text column becomes numeric when at least this share of its filled cells parse as
+#: numbers; the other cells become missing, with a note.
+NUMERIC_SHARE = 0.90
 _DELIMITERS = [",", ";", "\t", "|"]
 _ENCODINGS = ["utf-8-sig", "cp1252", "latin-1"]
+_NA_TOKENS = ["", "?", "NA", "N/A", "nan", "NaN", "null"]
+_TOO_BIG = (
+    "The file is larger than the upload limit of {mb} MB; keep fewer rows or columns, or "
+    "split it."
+)
 
 
 def _read_bytes(src: str | os.PathLike | bytes | IO) -> tuple[bytes, str]:
-    if isinstance(src, (bytes, bytearray)):
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        if len(src) > MAX_BYTES:
+            raise DataError(_TOO_BIG.format(mb=MAX_UPLOAD_MB))
         return bytes(src), "uploaded data"
     if isinstance(src, (str, os.PathLike)):
         path = Path(src)
@@ -43,17 +65,14 @@ def _read_bytes(src: str | os.PathLike | bytes | IO) -> tuple[bytes, str]:
         if path.is_dir():
             raise DataError(f"{path} is a folder; give the path of a CSV file inside it.")
         if path.stat().st_size > MAX_BYTES:
-            raise DataError(
-                f"{path.name} is larger than {MAX_BYTES // 2**20} MB; pass max_rows or "
-                "split the file."
-            )
+            raise DataError(_TOO_BIG.format(mb=MAX_UPLOAD_MB))
         return path.read_bytes(), path.stem
     if hasattr(src, "read"):
         data = src.read(MAX_BYTES + 1)
         if isinstance(data, str):
             data = data.encode("utf-8")
         if len(data) > MAX_BYTES:
-            raise DataError(f"The file is larger than {MAX_BYTES // 2**20} MB; split it.")
+            raise DataError(_TOO_BIG.format(mb=MAX_UPLOAD_MB))
         name = Path(getattr(src, "name", "uploaded data")).stem
         return data, name
     raise TypeError(
@@ -61,43 +80,87 @@ def _read_bytes(src: str | os.PathLike | bytes | IO) -> tuple[bytes, str]:
     )
 
 
-def _decode(raw: bytes, notes: list[str]) -> str:
+def _utf16_without_bom(head: bytes) -> str | None:
+    """'utf-16-le' / 'utf-16-be' when every other byte of ``head`` is NUL (ASCII text)."""
+    head = head[: len(head) // 2 * 2]
+    if len(head) < 8:
+        return None
+    if head[1::2].count(0) >= 0.9 * (len(head) // 2) and head[0::2].count(0) == 0:
+        return "utf-16-le"
+    if head[0::2].count(0) >= 0.9 * (len(head) // 2) and head[1::2].count(0) == 0:
+        return "utf-16-be"
+    return None
+
+
+def _valid(raw: bytes, enc: str, chunk: int = 1 << 20) -> bool:
+    """Whether ``raw`` decodes as ``enc``, checked in chunks (no full-size text copy)."""
+    decoder = codecs.getincrementaldecoder(enc)()
+    try:
+        for i in range(0, len(raw), chunk):
+            decoder.decode(raw[i : i + chunk], final=i + chunk >= len(raw))
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode(raw: bytes, notes: list[str]) -> tuple[bytes, str]:
+    """The bytes to parse and their encoding (UTF-16 is re-encoded to UTF-8)."""
+    utf16 = None
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        utf16 = "utf-16"
+    else:
+        utf16 = _utf16_without_bom(raw[:4096])
+    if utf16:
+        try:
+            text = raw.decode(utf16)
+        except UnicodeDecodeError:
+            raise DataError(
+                "The file looks like UTF-16 text but does not decode as such; save it as "
+                "UTF-8 CSV."
+            ) from None
+        notes.append("The file is UTF-16 text; it was read as such.")
+        return text.encode("utf-8"), "utf-8"
     if b"\x00" in raw[:65536]:
         raise DataError(
             "This file holds binary data (for example a spreadsheet or a zip), not text; "
             "save it as CSV and upload that."
         )
     for enc in _ENCODINGS:
-        try:
-            text = raw.decode(enc)
-        except UnicodeDecodeError:
-            continue
-        if enc != "utf-8-sig":
-            notes.append(f"The file is not UTF-8; it was read as {enc}.")
-        return text
+        if _valid(raw, enc):
+            if enc != "utf-8-sig":
+                notes.append(f"The file is not UTF-8; it was read as {enc}.")
+            return raw, enc
     raise DataError("The file's text encoding is not recognised; save it as UTF-8 CSV.")
 
 
-def _sniff_delimiter(text: str) -> str:
-    sample = "\n".join(text.splitlines()[:50])
+def _sniff_delimiter(sample: str) -> str:
+    sample = "\n".join(sample.splitlines()[:50])
     try:
         return csv.Sniffer().sniff(sample, delimiters="".join(_DELIMITERS)).delimiter
     except csv.Error:
-        first = text.splitlines()[0] if text else ""
+        first = sample.splitlines()[0] if sample else ""
         counts = {d: first.count(d) for d in _DELIMITERS}
         best = max(counts, key=counts.get)
         return best if counts[best] > 0 else ","
 
 
 def _coerce_numeric(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Text columns that are mostly numbers become numeric (the rest missing, noted).
+
+    Integer columns stay integers (``int64``; with missing cells ``float64`` in memory,
+    written back as integers by :func:`export_frame`).
+    """
     out = {}
     for col in frame.columns:
         s = frame[col]
-        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        if pd.api.types.is_bool_dtype(s):
+            out[col] = s.map({True: "True", False: "False"})  # a category, as typed
+            continue
+        if pd.api.types.is_numeric_dtype(s):
             out[col] = s
             continue
         stripped = s.astype(str).where(s.notna()).str.strip()
-        stripped = stripped.mask(stripped == "")
+        stripped = stripped.mask(stripped.isin(_NA_TOKENS))
         filled = stripped.dropna()
         parsed = pd.to_numeric(filled, errors="coerce")
         share = parsed.notna().mean() if len(filled) else 0.0
@@ -106,12 +169,33 @@ def _coerce_numeric(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
             if len(bad):
                 examples = ", ".join(repr(v) for v in bad.unique()[:3])
                 notes.append(
-                    f"Column '{col}': {len(bad)} non-numeric value(s) ({examples}) "
-                    "were treated as missing."
+                    f"Column '{col}' is numeric but {len(bad):,} of its {len(filled):,} filled "
+                    f"cell(s) are not numbers ({examples}); they were treated as missing."
                 )
-            out[col] = pd.to_numeric(stripped, errors="coerce").astype(float)
+            out[col] = pd.to_numeric(stripped, errors="coerce")
         else:
             out[col] = stripped
+    return pd.DataFrame(out, index=frame.index)
+
+
+def export_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for writing out: float columns holding only whole numbers (integer
+    columns that had missing cells) become nullable ``Int64``, so ``7`` stays ``7``, not
+    ``7.0``. Other columns are shared, not copied."""
+    out = {}
+    for col in frame.columns:
+        s = frame[col]
+        if pd.api.types.is_float_dtype(s) and s.notna().any():
+            values = s.to_numpy()
+            finite = values[~np.isnan(values)]
+            if (
+                np.isfinite(finite).all()
+                and np.abs(finite).max() < 2**53
+                and np.array_equal(finite, np.round(finite))
+            ):
+                out[col] = s.astype("Int64")
+                continue
+        out[col] = s
     return pd.DataFrame(out, index=frame.index)
 
 
@@ -159,7 +243,7 @@ def frame_to_dataset(
         raise DataError(
             f"The data has only {len(frame)} row(s); the methods need at least {MIN_ROWS}."
         )
-    frame = frame.copy()
+    frame = frame.copy(deep=False)  # the columns are replaced below, never edited in place
     frame.columns = [str(c).strip() for c in frame.columns]
     if frame.columns.duplicated().any():
         dups = sorted(set(frame.columns[frame.columns.duplicated()]))
@@ -229,8 +313,11 @@ def load_csv(
     Parameters
     ----------
     src : path, bytes or file-like
-        The CSV. The delimiter (``,`` ``;`` tab ``|``) and the encoding (UTF-8, cp1252,
-        latin-1) are detected.
+        The CSV, at most :data:`MAX_BYTES`. The delimiter (``,`` ``;`` tab ``|``) and the
+        encoding (UTF-8, UTF-16 with or without BOM, cp1252, latin-1) are detected.
+        Columns past :data:`MAX_COLUMNS` are left out (noted); repeated column names are
+        renamed (noted); text columns that are at least 90% numbers become numeric, the
+        rest of their cells missing (noted).
     label : str, optional
         Column to predict.
     sensitive : iterable of str
@@ -253,38 +340,73 @@ def load_csv(
     notes: list[str] = []
     if not raw.strip():
         raise DataError("The file is empty; choose a CSV file with a header row and data rows.")
-    text = _decode(raw, notes)
-    delimiter = _sniff_delimiter(text)
+    raw, encoding = _decode(raw, notes)
+    if not raw.strip():
+        raise DataError("The file is empty; choose a CSV file with a header row and data rows.")
+    sample = raw[:65536].decode(encoding, errors="ignore")
+    delimiter = _sniff_delimiter(sample)
     if delimiter != ",":
         shown = {"\t": "tab", ";": "';'", "|": "'|'"}[delimiter]
         notes.append(f"Columns are separated by {shown}; read accordingly.")
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            sep=delimiter,
-            nrows=None if max_rows is None else max_rows + 1,
-            dtype=str,
-            keep_default_na=False,
-            skipinitialspace=True,
-            on_bad_lines="error",
+    first_line = sample.lstrip("\ufeff").splitlines()[0] if sample.strip() else ""
+    header = next(csv.reader([first_line], delimiter=delimiter), [])
+    usecols = None
+    if len(header) > MAX_COLUMNS:
+        usecols = list(range(MAX_COLUMNS))
+        notes.append(
+            f"The file has {len(header):,} columns; only the first {MAX_COLUMNS} were read."
         )
+        header = header[:MAX_COLUMNS]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            frame = pd.read_csv(
+                io.BytesIO(raw),  # parsed from the bytes: no full-size text copy
+                encoding=encoding,
+                sep=delimiter,
+                nrows=None if max_rows is None else max_rows + 1,
+                usecols=usecols,
+                na_values=_NA_TOKENS,
+                keep_default_na=False,
+                skipinitialspace=True,
+                on_bad_lines="error",
+            )
     except pd.errors.EmptyDataError:
         raise DataError("The file has no header row; the first line must name the columns.") from None
     except pd.errors.ParserError as exc:
+        where = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        detail = (
+            f" (line {where.group(2)} has {where.group(3)} fields, the header {where.group(1)})"
+            if where else ""
+        )
         raise DataError(
-            "The rows do not all have the same number of fields "
-            f"({str(exc).strip().splitlines()[-1]}); check the delimiter and quoting."
+            f"The rows do not all have the same number of fields{detail}; check the "
+            "delimiter and quoting."
+        ) from None
+    except (UnicodeDecodeError, ValueError):
+        raise DataError(
+            "The file could not be read as CSV text; save it as UTF-8 CSV with a header row."
         ) from None
     if max_rows is not None and len(frame) > max_rows:
         frame = frame.iloc[:max_rows]
         notes.append(f"Only the first {max_rows:,} rows were read.")
-    if frame.shape[1] == 1 and len(frame) and any(d in text.splitlines()[0] for d in " :"):
+    names = [h.strip() for h in header]
+    if len(names) == frame.shape[1] and len(set(names)) < len(names):
+        renamed = [
+            (orig, new) for orig, new in zip(names, (str(c).strip() for c in frame.columns))
+            if orig != new
+        ]
+        for orig in sorted({o for o, _ in renamed}):
+            copies = [n for o, n in renamed if o == orig]
+            notes.append(
+                f"Column name '{orig}' appears {len(copies) + 1} times; the repeats were "
+                f"renamed {', '.join(repr(c) for c in copies)}."
+            )
+    if frame.shape[1] == 1 and len(frame) and any(d in first_line for d in " :"):
         notes.append(
             "Only one column was found; if the file uses another separator, save it as "
             "comma-separated."
         )
-    frame = frame.replace({"?": "", "NA": "", "N/A": "", "nan": "", "NaN": "", "null": ""})
-    frame = frame.replace("", np.nan)
     return frame_to_dataset(
         frame, label=label, sensitive=sensitive, name=name or default_name, notes=notes
     )

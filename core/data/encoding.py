@@ -32,15 +32,13 @@ def ordinal_codes(series: pd.Series) -> tuple[np.ndarray, list]:
     return codes, cats
 
 
-def _impute(frame: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
-    out = frame.copy()
-    for col in out.columns:
-        if out[col].isna().any():
-            if col in dataset.numeric:
-                out[col] = out[col].fillna(out[col].median())
-            else:
-                out[col] = out[col].fillna(out[col].mode().iloc[0])
-    return out
+def _filled(series: pd.Series, dataset: Dataset) -> pd.Series:
+    """``series`` with missing cells filled (median / most common value); no copy if full."""
+    if not series.isna().any():
+        return series
+    if series.name in dataset.numeric:
+        return series.fillna(series.median())
+    return series.fillna(series.mode().iloc[0])
 
 
 def encode(
@@ -81,40 +79,48 @@ def encode(
     unknown = [c for c in cols if c not in dataset.frame.columns]
     if unknown:
         raise DataError(f"Column(s) {unknown} are not in the data.")
-    frame = dataset.frame[cols]
-    if frame.isna().any().any():
-        if missing == "error":
-            raise DataError("The data has missing values; drop or fill them first.")
-        frame = _impute(frame, dataset)
+    frame = dataset.frame
+    if frame[cols].isna().any().any() and missing == "error":
+        raise DataError("The data has missing values; drop or fill them first.")
 
-    blocks: list[np.ndarray] = []
+    # First pass: each attribute's width; then fill one preallocated matrix (no blocks
+    # to stack, so the peak is one copy of X, not two).
+    n = len(frame)
+    plan: list[tuple[str, object]] = []
+    width = 0
+    for col in cols:
+        s = _filled(frame[col], dataset)
+        if col in dataset.categorical:
+            codes, cats = ordinal_codes(s)
+            plan.append((col, (codes, cats)))
+            width += len(cats) if one_hot else 1
+        else:
+            plan.append((col, s))
+            width += 1
+    X = np.zeros((n, width), dtype=dtype)
     names: list[str] = []
     groups: dict[str, list[int]] = {}
     pos = 0
-    for col in cols:
-        s = frame[col]
+    for col, item in plan:
         if col in dataset.categorical and one_hot:
-            codes, cats = ordinal_codes(s)
-            block = np.zeros((len(s), len(cats)), dtype=dtype)
-            block[np.arange(len(s)), codes] = 1.0
-            blocks.append(block)
+            codes, cats = item
+            X[np.arange(n), pos + codes] = 1.0
             names.extend(f"{col}={c}" for c in cats)
             groups[col] = list(range(pos, pos + len(cats)))
             pos += len(cats)
             continue
         if col in dataset.categorical:
-            values = ordinal_codes(s)[0].astype(np.float64)
+            values = item[0].astype(np.float64)
         else:
-            values = s.to_numpy(dtype=np.float64)
+            values = item.to_numpy(dtype=np.float64)
         if scale == "minmax":
             lo, hi = values.min(), values.max()
             values = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
         elif scale == "standard":
             sd = values.std()
             values = (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
-        blocks.append(values.astype(dtype)[:, None])
+        X[:, pos] = values
         names.append(col)
         groups[col] = [pos]
         pos += 1
-    X = np.hstack(blocks) if blocks else np.empty((len(frame), 0), dtype=dtype)
-    return Encoded(np.ascontiguousarray(X, dtype=dtype), names, groups)
+    return Encoded(X, names, groups)

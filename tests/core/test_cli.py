@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from core import cli
 
@@ -39,3 +40,49 @@ def test_every_paper_registers_its_reproductions(capsys):
     assert "pux: skipping" not in capsys.readouterr().err
     for prefix in ("cdp-", "imposter-", "sskm-"):
         assert any(n.startswith(prefix) for n in names), prefix
+
+
+def _copy_public(src, dst, *, truncate_adult: bool = False):
+    for name in ("adult.data", "adult.test", "nltcs.csv"):
+        raw = (src / name).read_bytes()
+        if truncate_adult and name == "adult.data":
+            raw = b"".join(raw.splitlines(keepends=True)[:12_268])
+        (dst / name).write_bytes(raw)
+
+
+def test_data_check_on_good_files_exits_zero(capsys, tmp_path, data_dir):
+    _copy_public(data_dir, tmp_path)
+    assert cli.main(["data", "check", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "adult: 48842 rows" in out and "nltcs: 21574 rows" in out
+
+
+def test_data_check_reports_a_truncated_file_in_one_sentence(capsys, tmp_path, data_dir):
+    _copy_public(data_dir, tmp_path, truncate_adult=True)
+    assert cli.main(["data", "check", "--data-dir", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    lines = [line for line in captured.out.splitlines() if line.startswith("adult:")]
+    assert len(lines) == 1 and "12,268" in lines[0] and str(tmp_path) not in lines[0]
+
+
+def test_data_check_garbage_file_never_prints_a_traceback(capsys, tmp_path):
+    (tmp_path / "nltcs.csv").write_bytes(b"\xff\xfe\x00garbage" * 100)
+    assert cli.main(["data", "check", "--data-dir", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    assert "nltcs: problem:" in captured.out
+
+
+def test_dashboard_passes_the_data_directory_through_the_environment(monkeypatch, tmp_path):
+    seen = {}
+
+    def fake_call(cmd, cwd=None, env=None):
+        seen.update(cmd=cmd, cwd=cwd, env=env)
+        return 0
+
+    monkeypatch.setattr(cli.subprocess, "call", fake_call)
+    assert cli.main(["dashboard", "--data-dir", str(tmp_path)]) == 0
+    assert seen["env"]["PUX_DATA_DIR"] == str(tmp_path.resolve())
+    assert (Path(seen["cwd"]) / ".streamlit" / "config.toml").is_file()
+    assert cli.main(["dashboard", "--data-dir", str(tmp_path / "nope")]) == 2
