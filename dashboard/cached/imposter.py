@@ -1,13 +1,16 @@
 """Cached calls into core.imposter for the IMPOSTER page (paper 002).
 
 Detection, evaluation and the kRR curve are ``st.cache_data`` (keyed on the dataset's
-fingerprint, the parameters and the seed). Training runs in a background thread so that
-the page can draw its curves live and stop it: :class:`TrainingJob` holds the thread, the
-per-iteration events and a stop flag; :func:`training_job` caches one job per (dataset,
-parameters, seed, run number) with ``st.cache_resource``.
+fingerprint, the parameters and the seed). Training runs as a session-owned job in the
+bounded pool of :mod:`dashboard.cached.jobs`, so the page can draw its curves live and
+stop it: :class:`TrainingJob` holds the per-iteration events. Running jobs are never
+shared between sessions; finished ones are kept by their inputs (:func:`finished_training`)
+so the next session with the same inputs gets the model at once.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import pandas as pd
@@ -31,9 +34,11 @@ _TTL = 3600
 @st.cache_data(max_entries=16, ttl=_TTL, show_spinner="Measuring what each attribute says about the sensitive one...",
                hash_funcs=HASH_FUNCS)
 def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
-              metric: str, bins: int, seed: int):
-    """:func:`core.imposter.detect_implicit` on the dataset (the label may be flagged too)."""
-    return detect_implicit(dataset.frame, sensitive, theta=theta, beta=beta,
+              metric: str, bins: int, seed: int, exclude: tuple[str, ...] = ()):
+    """:func:`core.imposter.detect_implicit` on the dataset without the ``exclude`` columns
+    (the page leaves the label out unless the user lets it be rewritten)."""
+    frame = dataset.frame.drop(columns=[c for c in exclude if c in dataset.frame.columns and c != sensitive])
+    return detect_implicit(frame, sensitive, theta=theta, beta=beta,
                            classifier=classifier, metric=metric, bins=bins, random_state=seed)
 
 
@@ -85,11 +90,37 @@ class TrainingJob(BackgroundJob):
             return len(self._events), self.total
 
 
-@st.cache_resource(max_entries=4, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+_FINISHED: "OrderedDict[tuple, TrainingJob]" = OrderedDict()
+_FINISHED_LOCK = threading.Lock()
+_FINISHED_MAX = 4
+
+
+def finished_training(key: tuple) -> TrainingJob | None:
+    """A finished (never stopped, no error) training for these inputs, shared read-only."""
+    with _FINISHED_LOCK:
+        job = _FINISHED.get(key)
+        if job is not None:
+            _FINISHED.move_to_end(key)
+        return job
+
+
+def remember_training(key: tuple, job: TrainingJob) -> None:
+    """Keep a finished training so the next session with the same inputs gets it at once."""
+    if job.running or job.error is not None or job.stopped or job.model is None:
+        return
+    with _FINISHED_LOCK:
+        _FINISHED[key] = job
+        _FINISHED.move_to_end(key)
+        while len(_FINISHED) > _FINISHED_MAX:
+            _FINISHED.popitem(last=False)
+
+
 def training_job(dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
-                 params: tuple[tuple[str, Any], ...], seed: int, run: int) -> TrainingJob:
-    """A started training job for these inputs; the same inputs give the same job back,
-    so a finished model is reused. ``run`` counts restarts after a stop."""
+                 params: tuple[tuple[str, Any], ...], seed: int) -> TrainingJob:
+    """A queued training job owned by the calling session (the page keeps it in its state).
+
+    Running jobs are never shared between sessions: one viewer's Stop stops only their own.
+    """
     return TrainingJob(dataset, sensitive, implicit, dict(params), seed, dataset.n_rows).start()
 
 

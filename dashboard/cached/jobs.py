@@ -1,28 +1,174 @@
-"""Long work in a background thread that a page can watch and stop.
+"""Long work (trainings, audits) as session-owned jobs in one bounded pool.
+
+- **Owned by a session.** A job is created by one browser session and kept in that
+  session's state; another viewer never joins or stops it. Finished results may be shared
+  (read-only) through a cache keyed by their inputs, never running jobs.
+- **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default one fewer than the
+  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive; the
+  others wait in line, first come first served, and know their place and a rough wait.
+- **Stopped with their session.** A watchdog stops a job whose session has ended (tab
+  closed, page reloaded: Streamlit's runtime no longer lists the session as active).
 
 A subclass implements :meth:`BackgroundJob._work`, which must check ``self._stop`` (a
-``threading.Event``) now and then and never touch streamlit. The page keeps the job (in
-its session state), draws :meth:`progress`-like state it exposes, and calls :meth:`stop`.
+``threading.Event``) now and then and never touch streamlit.
 """
 from __future__ import annotations
 
+import os
 import threading
+import time
+from collections import deque
+
+__all__ = ["BackgroundJob", "JobPool", "POOL", "MAX_RUNNING", "current_session_id"]
+
+
+def _default_slots() -> int:
+    env = os.environ.get("PUX_MAX_JOBS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+MAX_RUNNING = _default_slots()
+
+
+def current_session_id() -> str | None:
+    """The id of the Streamlit session running this script (None outside a server)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+    except Exception:  # pragma: no cover - streamlit internals moved
+        return None
+    return None if ctx is None else ctx.session_id
+
+
+def _session_alive(session_id: str | None) -> bool:
+    if session_id is None:
+        return True
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return True  # bare mode and AppTest: no runtime to ask
+        return Runtime.instance().is_active_session(session_id)
+    except Exception:  # pragma: no cover - streamlit internals moved
+        return True
+
+
+class JobPool:
+    """First-come-first-served slots for background jobs, with a session watchdog."""
+
+    def __init__(self, slots: int, *, watch_every: float = 2.0) -> None:
+        self.slots = int(slots)
+        self._cond = threading.Condition()
+        self._waiting: deque[BackgroundJob] = deque()
+        self._running: set[BackgroundJob] = set()
+        self._durations: dict[str, deque[float]] = {}
+        self._watch_every = watch_every
+        self._watcher: threading.Thread | None = None
+
+    # ------------------------------------------------------------ slots
+    def acquire(self, job: "BackgroundJob") -> bool:
+        """Wait for a slot; False when the job was stopped while it waited."""
+        self._ensure_watcher()
+        with self._cond:
+            self._waiting.append(job)
+            while True:
+                if job._stop.is_set():
+                    self._waiting.remove(job)
+                    self._cond.notify_all()
+                    return False
+                if self._waiting[0] is job and len(self._running) < self.slots:
+                    self._waiting.popleft()
+                    self._running.add(job)
+                    self._cond.notify_all()
+                    return True
+                self._cond.wait(timeout=0.5)
+
+    def release(self, job: "BackgroundJob", seconds: float) -> None:
+        with self._cond:
+            self._running.discard(job)
+            if not job._stop.is_set():
+                self._durations.setdefault(job.name, deque(maxlen=20)).append(seconds)
+            self._cond.notify_all()
+
+    def wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def position(self, job: "BackgroundJob") -> int:
+        """1 for the next job to start, 2 for the one after, ...; 0 when not waiting."""
+        with self._cond:
+            try:
+                return self._waiting.index(job) + 1
+            except ValueError:
+                return 0
+
+    def expected_wait(self, job: "BackgroundJob") -> float | None:
+        """Rough seconds until ``job`` starts, from the durations of finished jobs."""
+        pos = self.position(job)
+        if pos == 0:
+            return 0.0
+        with self._cond:
+            known = [sum(d) / len(d) for d in self._durations.values() if d]
+        if not known:
+            return None
+        return pos * (sum(known) / len(known)) / max(1, self.slots)
+
+    def counts(self) -> tuple[int, int]:
+        """(running, waiting)."""
+        with self._cond:
+            return len(self._running), len(self._waiting)
+
+    # ------------------------------------------------------------ watchdog
+    def _ensure_watcher(self) -> None:
+        with self._cond:
+            if self._watcher is None or not self._watcher.is_alive():
+                self._watcher = threading.Thread(target=self._watch, name="pux-job-watchdog", daemon=True)
+                self._watcher.start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self._watch_every)
+            with self._cond:
+                jobs = list(self._running) + list(self._waiting)
+            for job in jobs:
+                if not _session_alive(job.session_id):
+                    job.stop()
+            if jobs:
+                self.wake()
+
+
+POOL = JobPool(MAX_RUNNING)
 
 
 class BackgroundJob:
-    """A thread with a stop flag, a done flag and the error it ended with (if any)."""
+    """A thread that waits for a pool slot, runs :meth:`_work`, and can be stopped.
+
+    Attributes
+    ----------
+    session_id : str or None
+        The session that started the job; the pool stops the job when it ends.
+    error : BaseException or None
+        What the work raised (the page shows it as one sentence).
+    """
 
     name = "pux-job"
 
-    def __init__(self) -> None:
+    def __init__(self, *, pool: JobPool | None = None) -> None:
         self.error: BaseException | None = None
+        self.session_id = current_session_id()
+        self.pool = POOL if pool is None else pool
+        self.started_at: float | None = None
+        self.cancelled = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
 
     def start(self):
-        """Start the thread; returns the job."""
+        """Queue the job (it starts when a slot is free); returns the job."""
         self._thread.start()
         return self
 
@@ -31,7 +177,14 @@ class BackgroundJob:
 
     def _run(self) -> None:
         try:
-            self._work()
+            if not self.pool.acquire(self):
+                self.cancelled = True
+                return
+            self.started_at = time.monotonic()
+            try:
+                self._work()
+            finally:
+                self.pool.release(self, time.monotonic() - self.started_at)
         except BaseException as exc:  # shown on the page as one sentence
             self.error = exc
         finally:
@@ -40,10 +193,28 @@ class BackgroundJob:
     def stop(self) -> None:
         """Ask the work to stop at its next check (what it did so far is kept)."""
         self._stop.set()
+        self.pool.wake()
 
     @property
     def running(self) -> bool:
+        """True while the job waits for a slot or works."""
         return not self._done.is_set()
+
+    @property
+    def queued(self) -> bool:
+        """True while the job waits for a slot."""
+        return self.running and self.started_at is None
+
+    def queue_text(self) -> str:
+        """'2nd in line, about 40 s' (or '' once started)."""
+        pos = self.pool.position(self)
+        if pos == 0:
+            return ""
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(pos if pos < 20 else pos % 10, "th")
+        wait = self.pool.expected_wait(self)
+        about = f", about {wait:.0f} s" if wait is not None else ""
+        return (f"Waiting for a free worker: {pos}{suffix} in line{about} "
+                f"({self.pool.slots} job(s) run at once on this server).")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job ends (tests and the CLI); True when it ended."""

@@ -118,9 +118,12 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, 
         def _live() -> None:
             if not job.running:
                 st.rerun()
-            fraction, message = job.progress()
-            st.progress(min(max(fraction, 0.0), 1.0), text=f"Auditing: {md(message)}")
-            if st.button("Stop", key=f"{key}_audit_stop"):
+            if job.queued:
+                st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
+            else:
+                fraction, message = job.progress()
+                st.progress(min(max(fraction, 0.0), 1.0), text=f"Auditing: {md(message)}")
+            if st.button("Stop" if not job.queued else "Leave the queue", key=f"{key}_audit_stop"):
                 job.stop()
 
         _live()

@@ -2,6 +2,8 @@
 live, compare settings A / B and the kRR baseline, download the synthetic table."""
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from core.imposter import CLASSIFIERS
@@ -68,8 +70,13 @@ det_clf = c3.selectbox("Attacker's classifier", CLASSIFIERS, index=CLASSIFIERS.i
                        format_func=CLASSIFIER_LABELS.get, key="imposter_det_clf")
 metric = c4.radio("Score tau", ["accuracy", "f1"], horizontal=True, key="imposter_metric")
 
+rewrite_label = st.checkbox(
+    "Let the label be rewritten too", value=False, key="imposter_rewrite_label",
+    help="Off: the label (the utility target) is left out of detection, so IMPOSTER never flags it as "
+    "an attribute to rewrite. On: it is scored like any other attribute.")
 try:
-    det = cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10, seed)
+    det = cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10, seed,
+                           () if rewrite_label else (label,))
 except (DataError, ValueError, TypeError) as exc:
     show_error(exc)
     st.stop()
@@ -118,12 +125,18 @@ with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR"
 # ------------------------------------------------------------------ 2. training
 st.subheader("2 · Protection: train IMPOSTER (Algorithm 2)")
 small = dataset.n_rows <= 5000
+batch = 500 if dataset.n_rows >= 2000 else max(16, dataset.n_rows // 4)
+if batch < 500:
+    st.warning(f"This table has only {dataset.n_rows:,} rows, fewer than four batches of 500: the batch is "
+               f"reduced to {batch} so each epoch sees several batches. With so few rows the generator can "
+               "collapse to a few typical records; compare the synthetic table's spread with the real one "
+               "below before using it.", icon=":material/warning:")
 c1, c2, c3 = st.columns(3)
 lam = c1.slider("lambda (weight of D2, Eq. 10)", 0.0, 10.0, 1.0, 0.1, key="imposter_lambda",
                 help="0 = VAE-CGAN, keeps every correlation. About 1 removes the leak; much "
                 "larger values trade utility for little more protection.")
 epochs = int(c2.number_input("Epochs", 1, 1000, 100 if small else 15, key="imposter_epochs",
-                             help="Passes over the data (batch size 500)."))
+                             help=f"Passes over the data (batch size {batch})."))
 latent = int(c3.selectbox("Latent size", [8, 16, 32, 64], index=2, key="imposter_latent"))
 with st.expander("Advanced"):
     v2_loss = st.radio(
@@ -134,43 +147,44 @@ with st.expander("Advanced"):
         "reward for pushing D2 below chance (less utility in our runs). confusion: pull "
         "D2's output to uniform.")
 params = (("lambda_", float(lam)), ("epochs", epochs), ("latent_dim", latent),
-          ("batch_size", 500), ("hidden", (128, 128)), ("disc_hidden", (128,)),
+          ("batch_size", batch), ("hidden", (128, 128)), ("disc_hidden", (128,)),
           ("d2_generator_loss", v2_loss))
 job_key = (dataset.fingerprint(), sensitive, tuple(implicit), params, seed)
 
-b1, b2, _ = st.columns([1, 1, 4])
-train = b1.button("Train", type="primary", key="imposter_train", disabled=not implicit)
+train = st.button("Train", type="primary", key="imposter_train", disabled=not implicit)
 job = st.session_state.get("imposter_job")
 if not implicit:
     st.info("Choose at least one attribute to protect before training.")
 if train:
     if job is not None and job.running:
         job.stop()
-    runs = st.session_state.setdefault("imposter_runs", {})
-    # a stopped job with the same inputs is restarted; a finished one is reused (cached)
-    if job is not None and getattr(job, "key", None) == job_key and job.stopped:
-        runs[job_key] = runs.get(job_key, 0) + 1
-    try:
-        job = cached.training_job(dataset, sensitive, tuple(implicit), params, seed,
-                                  runs.get(job_key, 0))
-    except (DataError, ValueError, TypeError) as exc:
-        show_error(exc)
-        st.stop()
-    job.key = job_key
+    job = cached.finished_training(job_key)  # the same inputs trained before: reuse at once
+    if job is None:
+        try:
+            job = cached.training_job(dataset, sensitive, tuple(implicit), params, seed)
+        except (DataError, ValueError, TypeError) as exc:
+            show_error(exc)
+            st.stop()
+        job.key = job_key
     st.session_state["imposter_job"] = job
-if job is not None and job.running:
-    if b2.button("Stop", key="imposter_stop"):
-        job.stop()
-        job.wait(timeout=30)
 
 n_classes = max(2, frame[sensitive].nunique(dropna=True))
+
+
+def _time_left(done: int, total: int) -> str:
+    if not done or job.started_at is None:
+        return ""
+    elapsed = time.monotonic() - job.started_at
+    left = elapsed / done * max(total - done, 0)
+    return f", about {left:.0f} s left" if left >= 1 else ""
 
 
 def _draw_progress() -> None:
     done, total = job.progress()
     if job.running:
-        st.progress(min(done / total, 1.0) if total else 0.0,
-                    text=f"Training: iteration {done:,} of {total:,}" if total else "Starting...")
+        text = (f"Training: iteration {done:,} of {total:,}{_time_left(done, total)}" if total
+                else "Starting...")
+        st.progress(min(done / total, 1.0) if total else 0.0, text=text)
     st.plotly_chart(charts.training_curves(job.history(), n_classes=n_classes),
                     width="stretch", key="imposter_curves")
     st.caption("How to read: left, the discriminators' and the generator's adversarial losses; "
@@ -181,8 +195,15 @@ def _draw_progress() -> None:
 if job is not None and job.running:
     @st.fragment(run_every=1.0)
     def _live() -> None:
-        _draw_progress()
         if not job.running:
+            st.rerun()
+        if job.queued:
+            st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
+        else:
+            _draw_progress()
+        if st.button("Stop" if not job.queued else "Leave the queue", key="imposter_stop"):
+            job.stop()
+            job.wait(timeout=30)
             st.rerun()
 
     _live()
@@ -193,10 +214,14 @@ if job is None:
             "what was learned so far.")
     st.stop()
 
+if job.cancelled:
+    st.info("The training was stopped before it started; press **Train** to queue it again.")
+    st.stop()
 _draw_progress()
 if job.error is not None:
     show_error(job.error)
     st.stop()
+cached.remember_training(job.key, job)
 model, synthetic = job.model, job.synthetic
 if job.key != job_key:
     st.info("The settings above changed since this model was trained; press **Train** to "

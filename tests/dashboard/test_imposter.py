@@ -65,11 +65,13 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     at.button(key="imposter_train").click().run()
     assert not at.exception
     job = _wait_for_job(at)
-    assert job.model is not None and job.model.iterations_ == 2
+    # 500 rows: the batch drops to 125 (four per epoch), and the page says why
+    assert job.model is not None and job.model.iterations_ == 8
+    assert any("reduced to 125" in w.value for w in at.warning)
     assert_clean(at)
     # NMI chart, training curves, Table-1 bars, trade-off, kRR vs epsilon
     assert len(at.get("plotly_chart")) == 5
-    assert any("finished after 2 iterations" in s.value for s in at.success)
+    assert any("finished after 8 iterations" in s.value for s in at.success)
     table = at.dataframe[0].value
     assert list(table.index) == ["LR"]
     assert any("B: synthetic" in c for c in table.columns)
@@ -129,3 +131,22 @@ def test_krr_audit_in_the_privacy_box_finds_no_violation(open_page):
     at.run()
     assert_clean(at)
     assert any(s.value.startswith("No violation") for s in at.success)
+
+
+def test_the_label_is_left_out_of_detection_by_default(open_page):
+    at = _open(open_page)
+    label = at.selectbox(key="imposter_label").value
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert f'"{label}"' not in spec
+    at.checkbox(key="imposter_rewrite_label").check().run()
+    assert f'"{label}"' in at.get("plotly_chart")[0].proto.spec
+
+
+def test_a_second_train_with_the_same_inputs_reuses_the_finished_model(open_page):
+    at = _open(open_page, _small_census())
+    at.number_input(key="imposter_epochs").set_value(1).run()
+    _fast_evaluation(at)
+    at.button(key="imposter_train").click().run()
+    first = _wait_for_job(at)
+    at.button(key="imposter_train").click().run()
+    assert at.session_state["imposter_job"] is first  # finished: shared read-only, no retraining

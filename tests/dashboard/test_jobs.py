@@ -1,0 +1,69 @@
+"""The bounded, session-owned job pool (dashboard.cached.jobs)."""
+from __future__ import annotations
+
+import threading
+
+import dashboard.cached.jobs as jobs
+from dashboard.cached.jobs import BackgroundJob, JobPool
+
+
+class _Sleeper(BackgroundJob):
+    name = "sleeper"
+
+    def __init__(self, pool: JobPool) -> None:
+        super().__init__(pool=pool)
+        self.release = threading.Event()
+        self.ran = False
+
+    def _work(self) -> None:
+        self.ran = True
+        while not (self.release.is_set() or self._stop.is_set()):
+            self.release.wait(0.02)
+
+
+def test_only_as_many_jobs_run_as_the_pool_has_slots():
+    pool = JobPool(1, watch_every=0.05)
+    a, b = _Sleeper(pool).start(), _Sleeper(pool).start()
+    for _ in range(100):
+        if pool.counts() == (1, 1):
+            break
+        threading.Event().wait(0.02)
+    assert pool.counts() == (1, 1)
+    assert b.queued and pool.position(b) == 1
+    assert b.queue_text().startswith("Waiting for a free worker: 1st in line")
+    a.release.set()
+    assert a.wait(5)
+    b.release.set()
+    assert b.wait(5) and b.ran
+
+
+def test_a_job_stopped_in_the_queue_never_runs():
+    pool = JobPool(1, watch_every=0.05)
+    a, b = _Sleeper(pool).start(), _Sleeper(pool).start()
+    threading.Event().wait(0.2)
+    b.stop()
+    assert b.wait(5) and b.cancelled and not b.ran
+    a.stop()
+    assert a.wait(5)
+
+
+def test_the_watchdog_stops_a_job_whose_session_ended(monkeypatch):
+    monkeypatch.setattr(jobs, "_session_alive", lambda session_id: session_id != "gone")
+    pool = JobPool(1, watch_every=0.05)
+    job = _Sleeper(pool)
+    job.session_id = "gone"
+    job.start()
+    assert job.wait(5)  # stopped without anyone pressing Stop
+    assert job._stop.is_set()
+
+
+def test_expected_wait_comes_from_finished_jobs():
+    pool = JobPool(1, watch_every=0.05)
+    first = _Sleeper(pool).start()
+    first.release.set()
+    assert first.wait(5)
+    a, b = _Sleeper(pool).start(), _Sleeper(pool).start()
+    threading.Event().wait(0.2)
+    assert pool.expected_wait(b) is not None
+    a.stop(), b.stop()
+    assert a.wait(5) and b.wait(5)
