@@ -205,3 +205,87 @@ def test_duplicate_column_names_in_a_frame():
 def test_frame_to_dataset_needs_a_frame():
     with pytest.raises(TypeError, match="DataFrame"):
         frame_to_dataset([[1, 2]])
+
+
+# --------------------------------------------------------------- input notes (issue)
+def test_utf16_with_bom_is_read_with_a_note():
+    for enc in ("utf-16", "utf-16-be"):
+        raw = _csv().replace("Atown", "Zürich").encode(enc)
+        if enc == "utf-16-be":
+            raw = b"\xfe\xff" + raw
+        ds = load_csv(raw)
+        assert ds.n_rows == 30 and "Zürich" in set(ds.frame["city"])
+        assert any("UTF-16" in n for n in ds.notes)
+
+
+def test_utf16_without_bom_is_read_too():
+    ds = load_csv(_csv().encode("utf-16-le"))
+    assert list(ds.frame.columns) == ["age", "city", "income", "label"]
+    assert any("UTF-16" in n for n in ds.notes)
+
+
+def test_numeric_column_with_a_few_percent_text_becomes_numeric_with_a_note():
+    values = [str(i) for i in range(100)]
+    for i in range(0, 100, 13):  # 8 cells of 100 are text
+        values[i] = "n/a-ish"
+    text = "x,y\n" + "".join(f"{v},{i % 2}\n" for i, v in enumerate(values))
+    ds = load_csv(text.encode())
+    assert "x" in ds.numeric
+    assert ds.frame["x"].isna().sum() == 8
+    note = next(n for n in ds.notes if "'x'" in n)
+    assert "8 of its 100" in note and "missing" in note
+
+
+def test_duplicate_column_names_are_renamed_with_a_note():
+    text = "a,b,a\n" + "".join(f"{i},{i % 2},{i * 3}\n" for i in range(20))
+    ds = load_csv(text.encode())
+    assert list(ds.frame.columns) == ["a", "b", "a.1"]
+    assert any("'a' appears 2 times" in n and "'a.1'" in n for n in ds.notes)
+
+
+def test_integer_columns_stay_integers():
+    text = "n,m,y\n" + "".join(f"{i},{'' if i == 3 else i * 2},{i % 2}\n" for i in range(20))
+    ds = load_csv(text.encode())
+    assert pd.api.types.is_integer_dtype(ds.frame["n"])
+    from core.data import export_frame
+
+    out = export_frame(ds.frame).to_csv(index=False)
+    assert "\n4,8,0\n" in out and "\n3,,1\n" in out and ".0" not in out
+
+
+def test_bytes_over_the_limit_are_refused(monkeypatch):
+    import core.data.csv_loader as cl
+
+    monkeypatch.setattr(cl, "MAX_BYTES", 100)
+    with pytest.raises(DataError, match="upload limit"):
+        load_csv(_csv().encode())
+
+
+def test_upload_limit_is_one_number_shared_with_streamlit():
+    import tomllib
+    from pathlib import Path
+
+    from core.data import MAX_BYTES, MAX_UPLOAD_MB
+
+    config = Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml"
+    server = tomllib.loads(config.read_text())["server"]
+    assert server["maxUploadSize"] == MAX_UPLOAD_MB
+    assert MAX_BYTES == MAX_UPLOAD_MB * 2**20  # Streamlit's MB
+
+
+def test_wide_file_keeps_the_first_columns_with_a_note():
+    from core.data import MAX_COLUMNS
+
+    ncol = MAX_COLUMNS + 50
+    header = ",".join(f"c{j}" for j in range(ncol))
+    rows = "".join(",".join(str((i * (j + 1)) % 7) for j in range(ncol)) + "\n" for i in range(20))
+    ds = load_csv((header + "\n" + rows).encode())
+    assert ds.frame.shape[1] <= MAX_COLUMNS
+    assert any(f"{ncol} columns" in n and f"first {MAX_COLUMNS}" in n for n in ds.notes)
+
+
+def test_ragged_rows_error_names_the_line_not_its_contents():
+    text = "a,b\n" + "1,2\n" * 20 + "secret,value,3,4\n"
+    with pytest.raises(DataError, match="line 22 has 4 fields") as info:
+        load_csv(text.encode())
+    assert "secret" not in str(info.value)
