@@ -12,11 +12,18 @@ import streamlit as st  # noqa: E402
 
 from dashboard.state import render_sidebar  # noqa: E402
 
-st.set_page_config(
-    page_title="Privacy-utility explorer",
-    page_icon=":material/shield_lock:",
-    layout="wide",
-)
+def _page_icon():
+    """A shield drawn here, so the browser fetches no icon from a font server."""
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
+    ImageDraw.Draw(img).polygon([(32, 4), (58, 14), (54, 40), (32, 60), (10, 40), (6, 14)],
+                                fill=(31, 119, 180, 255))
+    ImageDraw.Draw(img).rectangle([24, 28, 40, 44], fill=(255, 255, 255, 255))
+    return img
+
+
+st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon(), layout="wide")
 
 PAGES = {
     "Data": [

@@ -10,6 +10,7 @@ import streamlit as st
 from core.data import Dataset
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import DataError
+from dashboard.safe import md
 
 DATASET_KEY = "pux_dataset"
 SEED_KEY = "pux_seed"
@@ -87,30 +88,30 @@ def session_total_text() -> str:
 
 
 def show_error(exc: BaseException) -> None:
-    """Show one sentence for a problem with the user's data or settings, never a traceback."""
+    """Show one sentence for a problem with the user's data or settings, never a traceback.
+
+    Our own messages (DataError, ValueError, TypeError) are shown escaped (they may quote a
+    column name); anything else gets a fixed sentence, with the escaped detail below it.
+    """
     if isinstance(exc, (DataError, ValueError, TypeError)):
-        st.error(str(exc), icon=":material/error:")
+        st.error(md(str(exc)), icon=":material/error:")
     else:  # an unexpected failure: say so plainly, keep the page alive
-        st.error(
-            f"Something went wrong ({type(exc).__name__}): {exc}. The data you loaded is "
-            "kept; try other settings.",
-            icon=":material/error:",
-        )
+        st.error("Something went wrong on our side. The data you loaded is kept; try other settings.",
+                 icon=":material/error:")
+        st.caption(f"Detail ({type(exc).__name__}): {md(str(exc)[:300])}")
 
 
 def _describe(dataset: Dataset | None) -> str:
     if not isinstance(dataset, Dataset):
         return "Chosen dataset: none yet, each page uses its built-in sample (choose one on the Data page)."
-    return f"Chosen dataset: **{dataset.name}** · {roles_text(dataset)}"
+    return f"Chosen dataset: **{md(dataset.name)}** · {roles_text(dataset)}"
 
 
 def roles_text(dataset: Dataset) -> str:
-    """'1,160 rows · label `listed` · sensitive none' for captions and messages."""
-    label = f"`{dataset.label}`" if dataset.label else "none"
-    return (
-        f"{dataset.n_rows:,} rows · label {label} · sensitive "
-        f"{', '.join(dataset.sensitive) or 'none'}"
-    )
+    """'1,160 rows · label listed · sensitive none' for captions (names escaped for markdown)."""
+    label = md(dataset.label) if dataset.label else "none"
+    sensitive = ", ".join(md(s) for s in dataset.sensitive) or "none"
+    return f"{dataset.n_rows:,} rows · label {label} · sensitive {sensitive}"
 
 
 def render_sidebar():

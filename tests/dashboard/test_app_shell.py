@@ -25,3 +25,31 @@ def test_sidebar_seed_is_shared(open_page):
 def test_sidebar_names_the_dataset_in_use(open_page, name):
     at = open_page(name, timeout=300)
     assert any(c.value.startswith("Chosen dataset: ") for c in at.sidebar.caption)
+
+
+def test_user_names_in_the_sidebar_are_shown_as_text_not_markdown(open_page):
+    import pandas as pd
+
+    from core.data.csv_loader import frame_to_dataset
+
+    evil = "![x](http://127.0.0.1:9/pixel)"
+    frame = pd.DataFrame({evil: [1, 2, 3, 4] * 5, "y": [0, 1] * 10})
+    at = open_page("data")
+    at.session_state["pux_dataset"] = frame_to_dataset(frame, label=evil, name=evil)
+    at.switch_page("views/correlations.py")
+    at.run()
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert evil not in sidebar  # the raw markdown would make the browser fetch the address
+    assert r"\!\[x\]\(http\://127\.0\.0\.1\:9/pixel\)" in sidebar
+
+
+def test_an_unexpected_error_shows_a_fixed_sentence_and_the_escaped_detail():
+    from streamlit.testing.v1 import AppTest
+
+    script = (
+        "from dashboard.state import show_error\n"
+        "show_error(RuntimeError('![x](http://127.0.0.1:9/p)'))\n"
+    )
+    at = AppTest.from_string(script).run()
+    assert at.error[0].value.startswith("Something went wrong on our side")
+    assert "![x]" not in at.caption[0].value
