@@ -15,13 +15,14 @@ import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case
-from core.cdp.baselines import SchemeSetup, fit_scheme, method_curve, prepare_schemes, scheme_curve
+from core.cdp.baselines import SchemeSetup, fit_scheme, method_curve, prepare_schemes
 from core.cdp.logistic import PRESETS
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
+from core.experiments import summarize
 from core.release import display_seed
 
 _TTL = 3600
@@ -111,34 +112,75 @@ def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: i
     return setup, mats
 
 
+def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repetitions: int) -> list[int]:
+    """The noise seeds of the runs at one epsilon: one per repetition, shared by the schemes.
+
+    The bars (live, any epsilon) and the curve (each grid epsilon) both take their seeds
+    from here, so at a grid epsilon the bars are exactly the curve's point. The sidebar seed
+    is mixed with epsilon, method and preset, so two epsilons never share noise draws
+    (docs/design.md section 2.3). Epsilon is rounded to 1e-9 so 0.30000000000000004 and
+    0.3 get the same seeds.
+    """
+    rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
+                                             int(noise_method), str(preset)))
+    return [int(s) for s in rng.integers(0, 2**31 - 1, size=int(repetitions))]
+
+
+def _runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int, preset: str,
+             repetitions: int, seed: int, progress=None) -> tuple[list[dict], dict]:
+    """Every scheme trained ``repetitions`` times at one epsilon (common random numbers:
+    all schemes get the same seed at a given repetition, as in ``scheme_curve``)."""
+    rows, models = [], {}
+    seeds = point_seeds(seed, epsilon, noise_method, preset, repetitions)
+    for r, s in enumerate(seeds):
+        for scheme in setup.columns:
+            model, acc = fit_scheme(setup, scheme, epsilon=float(epsilon), noise_method=int(noise_method),
+                                    preset=preset, random_state=s, matrices=mats[scheme])
+            rows.append({"scheme": scheme, "epsilon": float(epsilon), "repetition": r, "seed": s,
+                         "accuracy": acc})
+            models.setdefault(scheme, model)
+        if progress is not None:
+            progress(r + 1)
+    return rows, models
+
+
 def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,
                   preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
     """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part).
 
-    The noise follows the sidebar seed mixed with epsilon and the method, so two epsilons
-    never share noise draws (docs/design.md section 2.3).
+    Same seeds as :func:`curves` at that epsilon (:func:`point_seeds`): when epsilon is a
+    point of the curve's grid, the bars equal the curve there.
     """
-    rng = np.random.default_rng(display_seed(seed, "CDP-LR live", float(epsilon), int(noise_method), preset))
-    rows, models = [], {}
-    for scheme in setup.columns:
-        for r in range(repetitions):
-            model, acc = fit_scheme(setup, scheme, epsilon=epsilon, noise_method=noise_method,
-                                    preset=preset, random_state=int(rng.integers(2**31)),
-                                    matrices=mats[scheme])
-            rows.append({"scheme": scheme, "repetition": r, "accuracy": acc})
-            models.setdefault(scheme, model)
+    rows, models = _runs_at(setup, mats, epsilon=epsilon, noise_method=noise_method, preset=preset,
+                            repetitions=repetitions, seed=seed)
     return pd.DataFrame(rows), models
 
 
 def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
            epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int,
            _progress=None) -> pd.DataFrame:
-    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid."""
+    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid.
+
+    Each point is :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars
+    and the curve agree wherever the slider sits on the grid.
+    """
 
     def compute():
-        setup, _ = schemes(dataset, threshold, measure, tc, seed)
-        return scheme_curve(setup, epsilons=epsilons, noise_method=noise_method, preset=preset,
-                            repetitions=repetitions, random_state=seed, progress=_progress)[0]
+        setup, mats = schemes(dataset, threshold, measure, tc, seed)
+        rows = []
+        total = len(epsilons) * repetitions
+        for i, eps in enumerate(epsilons):
+            report = None
+            if _progress is not None:
+                def report(r, i=i):
+                    done = i * repetitions + r
+                    _progress(done / total, f"run {done} of {total}")
+            rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
+                             repetitions=repetitions, seed=seed, progress=report)[0]
+        summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
+        order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
+        summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
+        return summary.reset_index(drop=True)
 
     key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
            preset, repetitions)

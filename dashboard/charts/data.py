@@ -16,7 +16,9 @@ def column_distribution(dataset: Dataset, column: str, *, max_categories: int = 
         raise ValueError(f"There is no column '{column}'.")
     color = dataset.label if dataset.label and dataset.label != column else None
     if column in dataset.numeric:
-        fig = px.histogram(frame, x=column, color=color, nbins=40, barmode="stack")
+        fig = px.histogram(frame, x=column, color=color, nbins=40, barmode="stack",
+                           title=f"Distribution of {column}" + (f" by {color}" if color else ""))
+        fig.update_yaxes(title_text="rows")
     else:
         counts = (
             frame.groupby([column] + ([color] if color else []), dropna=False, observed=True)
@@ -26,8 +28,10 @@ def column_distribution(dataset: Dataset, column: str, *, max_categories: int = 
         top = frame[column].value_counts().index[:max_categories]
         counts = counts[counts[column].isin(top)]
         counts[column] = counts[column].astype(str)
-        fig = px.bar(counts, x=column, y="count", color=color)
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend_title_text=color or "")
+        fig = px.bar(counts, x=column, y="count", color=color,
+                     title=f"Rows per value of {column}" + (f" by {color}" if color else ""))
+        fig.update_yaxes(title_text="rows", tickformat=",~r")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=50, b=10), legend_title_text=color or "")
     return fig
 
 
@@ -35,8 +39,9 @@ def missing_by_column(dataset: Dataset) -> go.Figure:
     """Share of missing cells per column (bars), to spot columns that need care."""
     share = dataset.frame.isna().mean().rename("missing share").reset_index()
     share.columns = ["column", "missing share"]
-    fig = px.bar(share, x="column", y="missing share", range_y=[0, 1])
-    fig.update_layout(height=260, margin=dict(l=10, r=10, t=30, b=10))
+    fig = px.bar(share, x="column", y="missing share", range_y=[0, 1], title="Share of missing cells per column")
+    fig.update_yaxes(tickformat=".0%")
+    fig.update_layout(height=280, margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 

@@ -7,10 +7,13 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.palette import color, log_ticks
+
 __all__ = ["nmi_bars", "training_curves", "table1_bars", "tradeoff", "krr_vs_epsilon",
            "table1_display"]
 
-_MARGIN = dict(l=10, r=10, t=40, b=10)
+_MARGIN = dict(l=10, r=10, t=50, b=10)
+_SENS_COLOR, _LABEL_COLOR = "#1f77b4", "#ff7f0e"
 
 
 def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=()) -> go.Figure:
@@ -24,13 +27,14 @@ def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=()) -> go.Figure:
         color_discrete_map={"implicit": "#d62728", "candidate (failed beta)": "#ff7f0e",
                             "below theta": "#9e9e9e"},
         hover_data={"printed_ratio": ":.4f", "kind": True, "nmi": ":.4f"},
-        labels={"nmi": "NMI with the sensitive attribute", "attribute": "",
+        title="Association of each attribute with the sensitive attribute (NMI, Fig. 6)",
+        labels={"nmi": "NMI with the sensitive attribute", "attribute": "attribute",
                 "printed_ratio": "Eq. 7 as printed"},
         category_orders={"attribute": list(df["attribute"])},
     )
     fig.add_hline(y=theta, line_dash="dash", line_color="black",
                   annotation_text=f"theta = {theta:g}", annotation_position="top right")
-    fig.update_layout(height=340, margin=_MARGIN, legend_title_text="")
+    fig.update_layout(height=360, margin=_MARGIN, legend_title_text="")
     return fig
 
 
@@ -50,8 +54,12 @@ def training_curves(history: pd.DataFrame, *, n_classes: int = 2) -> go.Figure:
     fig.add_hline(y=1.0 / n_classes, line_dash="dot", row=1, col=3,
                   annotation_text="chance", annotation_position="bottom right")
     fig.update_yaxes(range=[0, 1], row=1, col=3)
+    fig.update_yaxes(title_text="loss", row=1, col=1)
+    fig.update_yaxes(title_text="loss term", row=1, col=2)
+    fig.update_yaxes(title_text="accuracy", row=1, col=3)
     fig.update_xaxes(title_text="iteration")
-    fig.update_layout(height=330, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(title="IMPOSTER training", height=380, margin=dict(l=10, r=10, t=80, b=10),
+                      legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -79,12 +87,13 @@ def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy") -> go.Figure:
                                      "label": f"predict {label} from all attributes"})
     long["setting"] = long["setting"].map(_SETTING_NAMES)
     fig = px.bar(long, x="classifier", y="value", color="setting", barmode="group",
-                 facet_col="task", range_y=[0, 1], labels={"value": metric, "classifier": ""})
+                 facet_col="task", range_y=[0, 1], labels={"value": metric, "classifier": "classifier"},
+                 title=f"Table 1: {metric} on real data (A), synthetic data (B) and train synthetic, test real")
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
     if metric == "accuracy" and "majority_synthetic" in table.attrs:
         fig.add_hline(y=table.attrs["majority_synthetic"], line_dash="dash", col=1,
                       annotation_text="majority share", annotation_position="bottom left")
-    fig.update_layout(height=360, margin=_MARGIN, legend_title_text="")
+    fig.update_layout(height=400, margin=dict(l=10, r=10, t=80, b=10), legend_title_text="")
     return fig
 
 
@@ -96,10 +105,11 @@ def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
     c = curve.sort_values("epsilon")
     fig.add_trace(go.Scatter(
         x=c["sensitive_accuracy"], y=c["label_accuracy"], mode="lines+markers+text",
-        text=[f"ε={e:g}" for e in c["epsilon"]], textposition="top left", name="kRR (Eq. 1)"))
+        text=[f"ε={e:g}" for e in c["epsilon"]], textposition="top left", name="kRR (Eq. 1)",
+        line=dict(color=color("kRR")), marker=dict(color=color("kRR"))))
     if imposter is not None:
         fig.add_trace(go.Scatter(x=[imposter[0]], y=[imposter[1]], mode="markers",
-                                 marker=dict(size=14, symbol="star", color="#d62728"),
+                                 marker=dict(size=14, symbol="star", color=color("IMPOSTER")),
                                  name="IMPOSTER"))
     if real is not None:
         fig.add_trace(go.Scatter(x=[real[0]], y=[real[1]], mode="markers",
@@ -107,7 +117,8 @@ def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
                                  name="real data (setting A)"))
     if majority is not None:
         fig.add_vline(x=majority, line_dash="dash", annotation_text="no leak (majority share)")
-    fig.update_layout(height=380, margin=_MARGIN, xaxis_title="accuracy predicting the sensitive attribute",
+    fig.update_layout(height=380, margin=_MARGIN, title="Privacy vs utility: kRR over epsilon and IMPOSTER",
+                      xaxis_title="accuracy predicting the sensitive attribute",
                       yaxis_title="accuracy predicting the label")
     return fig
 
@@ -119,15 +130,16 @@ def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None 
     c = curve.sort_values("epsilon")
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=c["epsilon"], y=c["sensitive_accuracy"], mode="lines+markers",
-                             name=f"kRR: predict {sensitive}"))
+                             name=f"kRR: predict {sensitive}", line=dict(color=_SENS_COLOR)))
     fig.add_trace(go.Scatter(x=c["epsilon"], y=c["label_accuracy"], mode="lines+markers",
-                             name=f"kRR: predict {label}"))
+                             name=f"kRR: predict {label}", line=dict(color=_LABEL_COLOR)))
     if imposter is not None:
-        fig.add_hline(y=imposter[0], line_dash="dot", line_color="#1f77b4",
+        fig.add_hline(y=imposter[0], line_dash="dot", line_color=_SENS_COLOR,
                       annotation_text=f"IMPOSTER {sensitive}")
-        fig.add_hline(y=imposter[1], line_dash="dot", line_color="#ff7f0e",
+        fig.add_hline(y=imposter[1], line_dash="dot", line_color=_LABEL_COLOR,
                       annotation_text=f"IMPOSTER {label}")
-    fig.update_xaxes(type="log", title_text="epsilon (per perturbed value)")
+    fig.update_xaxes(type="log", title_text="epsilon (per perturbed value, log scale)", **log_ticks(c["epsilon"]))
     fig.update_yaxes(title_text="accuracy")
-    fig.update_layout(height=380, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(title="Accuracy on kRR-perturbed data vs epsilon (Fig. 7)", height=380, margin=_MARGIN,
+                      legend=dict(orientation="h", y=-0.25))
     return fig

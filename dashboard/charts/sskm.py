@@ -6,6 +6,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.palette import color, log_ticks
+
 __all__ = [
     "som_grid",
     "sfla_convergence",
@@ -63,7 +65,7 @@ def som_grid(
         ))
     fig.update_xaxes(visible=False, range=[-0.7, cols - 0.3 + (0.5 if hexagonal else 0)])
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
-    fig.update_layout(title=title, width=width, height=height, margin=_MARGIN,
+    fig.update_layout(title=title or "SOM grid", width=width, height=height, margin=_MARGIN,
                       plot_bgcolor="white")
     return fig
 
@@ -109,18 +111,32 @@ def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figu
     return fig
 
 
-def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None) -> go.Figure:
-    """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std)."""
+def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: str = "sound") -> go.Figure:
+    """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std).
+
+    Both y axes start at 0, so a curve that barely moves with epsilon looks flat (a zoomed
+    axis made small changes look large); the log epsilon axis has 1-2-5 ticks.
+    """
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Information loss (MSE)", "Record linkage (RL, %)"))
+    c = color(mode)
     fig.add_trace(go.Scatter(x=curve["epsilon"], y=curve["mse_mean"], mode="lines+markers", name="MSE",
-                             error_y=dict(type="data", array=curve["mse_std"])), row=1, col=1)
+                             line=dict(color=c), error_y=dict(type="data", array=curve["mse_std"])),
+                  row=1, col=1)
     fig.add_trace(go.Scatter(x=curve["epsilon"], y=100 * curve["rl_mean"], mode="lines+markers", name="RL",
-                             error_y=dict(type="data", array=100 * curve["rl_std"])), row=1, col=2)
-    fig.update_xaxes(type="log", title_text="epsilon")
+                             line=dict(color=c), error_y=dict(type="data", array=100 * curve["rl_std"])),
+                  row=1, col=2)
+    fig.update_xaxes(type="log", title_text="epsilon (log scale)", **log_ticks(curve["epsilon"]))
+    top_mse = float(np.nanmax(curve["mse_mean"] + curve["mse_std"])) if len(curve) else 1.0
+    top_rl = float(np.nanmax(100 * (curve["rl_mean"] + curve["rl_std"]))) if len(curve) else 1.0
+    fig.update_yaxes(title_text="MSE (scaled attributes)", range=[0, 1.1 * top_mse if top_mse > 0 else 1],
+                     row=1, col=1)
+    fig.update_yaxes(title_text="record linkage (%)", range=[0, 1.1 * top_rl if top_rl > 0 else 1],
+                     row=1, col=2)
     if current is not None:
         for col in (1, 2):
             fig.add_vline(x=current, line_dash="dot", line_color="grey", row=1, col=col)
-    fig.update_layout(height=340, margin=_MARGIN, showlegend=False)
+    fig.update_layout(title=f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon", height=360,
+                      margin=dict(l=10, r=10, t=70, b=10), showlegend=False)
     return fig
 
 
@@ -129,10 +145,14 @@ def baselines_vs_a(table: pd.DataFrame) -> go.Figure:
     fig = go.Figure()
     for method, part in table.groupby("method", sort=False):
         part = part.sort_values("a")
+        c = color(method)
         fig.add_trace(go.Scatter(x=part["a"], y=part["mse_mean"], mode="lines+markers", name=method,
+                                 line=dict(color=c), marker=dict(color=c),
                                  error_y=dict(type="data", array=part["mse_std"])))
-    fig.update_xaxes(type="log", title_text="number of clusters a")
-    fig.update_yaxes(title_text="MSE")
+    a_values = sorted({int(a) for a in table["a"]}) if len(table) else []
+    ticks = dict(tickmode="array", tickvals=a_values, ticktext=[f"{a:,}" for a in a_values]) if a_values else {}
+    fig.update_xaxes(type="log", title_text="number of clusters a (log scale)", **ticks)
+    fig.update_yaxes(title_text="MSE (scaled attributes)", rangemode="tozero")
     fig.update_layout(title="Information loss vs number of clusters", height=360, margin=_MARGIN,
                       legend=dict(orientation="h", y=-0.25))
     return fig

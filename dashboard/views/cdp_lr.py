@@ -6,8 +6,11 @@ import streamlit as st
 from core.cdp.baselines import SCHEMES
 from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
+from dashboard.charts import number
 from dashboard.charts.cdp import accuracy_bars, curve_with_spread
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.palette import noise_method_label
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("CDP-LR")
@@ -20,7 +23,9 @@ PRESET_TEXT = {
     "sensible": "Sensible: 5 epochs, learning rate 3 (the model learns)",
     "paper": "Paper's Table 2: 100 epochs, learning rate 1e-6 (the weights barely move from 0)",
 }
-EPS_GRID = tuple(float(e) for e in range(1, 11))
+#: the curves' epsilons: the slider's whole range (0.1 to 10), even on a log axis; every
+#: point is a slider value, where the bars equal the curve (same runs)
+EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 
 dataset = current_dataset("supplier")
 seed = current_seed()
@@ -51,7 +56,7 @@ try:
         reps = st.slider("Repetitions per point", 1, 20, 5, key="lr_reps",
                          help="Noise is random: each accuracy is the mean of this many trainings.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
-    st.caption(f"Dataset **{dataset.name}**: {roles_text(dataset)}; using {data.n_rows:,} rows (80% train, 20% test).")
+    st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows (80% train, 20% test).")
     with st.status("Selecting features and computing sensitivities (once per dataset, delta0, measure)...",
                    expanded=False) as status:
         setup, mats = cached.schemes(data, float(threshold), measure, float(tc), seed)
@@ -61,11 +66,15 @@ try:
                                         preset=preset, repetitions=int(reps), seed=seed)
     left, right = st.columns([3, 2])
     left.plotly_chart(accuracy_bars(runs, epsilon=epsilon), width="stretch", key="lr_live")
-    left.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = spread over "
-                 "repetitions); Non-private is the ceiling, higher is better.")
+    on_grid = any(abs(float(epsilon) - e) < 1e-9 for e in EPS_GRID)
+    left.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
+                 "deviation over repetitions); Non-private is the ceiling, higher is better. "
+                 + ("These are the same runs as the curve's point at this epsilon." if on_grid else
+                    "The curve below has no point at this epsilon; its nearest points come from runs "
+                    "seeded the same way."))
     sens_rows = [
         {"scheme": s, "features": len(setup.columns[s]),
-         "sensitivity": "none" if s == "Non-private" else f"{setup.sensitivity[s]:,.2f} ({'GS' if s == 'Group' else 'CS'})"}
+         "sensitivity": "none" if s == "Non-private" else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'})"}
         for s in SCHEMES
     ]
     right.dataframe(sens_rows, hide_index=True, width="stretch")
@@ -82,9 +91,10 @@ try:
     summary = cached.curves(data, float(threshold), measure, float(tc), seed, EPS_GRID, int(method),
                             preset, int(reps), _progress=lambda f, m: bar.progress(f, text=m))
     bar.empty()
-    st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon,
-                                      title=f"Accuracy vs epsilon (method {method}, {reps} runs per point)",
-                                      y_title="test accuracy"), width="stretch", key="lr_curve")
+    st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
+                                      title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)",
+                                      x_title="epsilon (log scale)", y_title="test accuracy"),
+                    width="stretch", key="lr_curve")
     st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
                "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
     if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
@@ -92,9 +102,10 @@ try:
         msum = cached.method_curves(data, float(threshold), measure, float(tc), seed, EPS_GRID, preset,
                                     int(reps), _progress=lambda f, m: bar.progress(f, text=m))
         bar.empty()
-        st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon,
-                                          title="Noise methods on the Proposed scheme", y_title="test accuracy",
-                                          labels={m: f"meth {m}" for m in NOISE_METHODS}),
+        st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
+                                          title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
+                                          x_title="epsilon (log scale)", y_title="test accuracy",
+                                          labels={m: noise_method_label(m) for m in NOISE_METHODS}),
                         width="stretch", key="lr_method_curve")
         st.caption("One line per noise method of Table 3 at the same budget; methods 0 and 4 are not "
                    "differentially private, and method 5 delivers only half the budget (its other half "

@@ -5,6 +5,8 @@ import streamlit as st
 
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivity_bars
+from dashboard.charts import number
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("Correlations")
@@ -16,7 +18,7 @@ st.caption(
 
 dataset = current_dataset("supplier")
 seed = current_seed()
-st.caption(f"Dataset **{dataset.name}**: {roles_text(dataset)}.")
+st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}.")
 
 st.subheader("Attributes")
 c1, c2 = st.columns([1, 1])
@@ -50,9 +52,9 @@ try:
     with st.spinner("Computing CS and GS over all records..."):
         rep = cached.sensitivity(dataset, None, measure, float(threshold))
     m1, m2, m3 = st.columns(3)
-    m1.metric("Correlated sensitivity CS", f"{rep.correlated:,.2f}")
-    m2.metric("Group sensitivity GS", f"{rep.group:,.0f}")
-    m3.metric("Data correlation C(x)", f"{rep.data_correlation:,.1f}")
+    m1.metric("Correlated sensitivity CS", number(rep.correlated))
+    m2.metric("Group sensitivity GS", number(rep.group))
+    m3.metric("Data correlation C(x)", number(rep.data_correlation, decimals=1))
     st.plotly_chart(sensitivity_bars(rep.correlated, rep.group), width="stretch", key="corr_sens")
     st.caption(f"Over all {dataset.n_rows:,} records: CS = max over records of the summed correlation "
                "degrees, GS = max number of correlated records. Laplace noise of a count scales "

@@ -6,6 +6,8 @@ import streamlit as st
 
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import importance_dc_bars, traversal_curves
+from dashboard.charts import number
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("DC-FBFS")
@@ -26,7 +28,7 @@ try:
     max_rows = c3.number_input("Rows used (random sample above this)", 200, 50000, 3000, 100, key="fb_rows",
                                help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
-    st.caption(f"Dataset **{dataset.name}**: {roles_text(dataset)}; using {data.n_rows:,} rows.")
+    st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows.")
     with st.status("Running DC-FBFS (forest importance, C(x) without each feature, traversals)...",
                    expanded=False) as status:
         base = cached.selection(data, float(threshold), measure, seed)
@@ -35,11 +37,13 @@ try:
     tc = st.slider("T_c (in units of C(x))", 0.0, float(max(base.dc.max() * 1.1, 1.0)),
                    float(min(40.0, base.dc.max())), key=f"fb_tc_{data.fingerprint()}_{measure}_{threshold}",
                    help="Features whose deletion changes C(x) by less than T_c are deletion candidates (F_c_del).")
-    st.caption(f"T_c = {tc:,.1f} is {100 * tc / cx if cx else 0:.2f}% of C(x) = {cx:,.1f}. The paper uses T_c = 40.")
+    st.caption(f"T_c = {number(tc, decimals=1)} is {100 * tc / cx if cx else 0:.2f}% of C(x) = {number(cx, decimals=1)}. "
+               "The paper uses T_c = 40.")
     res = base.with_tc(tc)
     st.plotly_chart(importance_dc_bars(res), width="stretch", key="fb_bars")
-    st.caption("Blue: how much C(x) changes when the feature is deleted (left axis, dashed line = T_c); "
-               "red: random-forest importance (right axis). The two rank features differently (Fig. 2).")
+    st.caption("Top: how much C(x) changes when the feature is deleted (dashed line = T_c: features below "
+               "it are deletion candidates); bottom: random-forest importance. The two rank features "
+               "differently (Fig. 2).")
     st.plotly_chart(traversal_curves(res), width="stretch", key="fb_curves")
     st.caption("Forward adds features by importance, backward removes the least important; features "
                "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3).")
@@ -57,7 +61,8 @@ try:
     sets = tuple((k, v) for k, v in sets if len(v) < len(res.names))
     with st.spinner("Computing CS and GS of each feature set..."):
         stages = cached.stage_sensitivities(data, sets, float(threshold), measure)
-    st.dataframe(stages, hide_index=True, width="stretch")
+    st.dataframe(stages, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="localized") for c in ("GS", "CS")})
     st.caption("Deleting features makes records look more alike, so GS and CS usually grow; DC-FBFS "
                "deletes only features whose removal barely changes C(x), keeping CS close to the full set's.")
 except (ValueError, TypeError) as exc:

@@ -6,8 +6,10 @@ import streamlit as st
 
 from core.data import Dataset
 from dashboard.cached import cdp as cached
+from dashboard.charts import number
 from dashboard.charts.cdp import curve_with_spread
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("Publishing")
@@ -27,7 +29,8 @@ dataset = current_dataset("supplier")
 seed = current_seed()
 try:
     if dataset.label is None:
-        raise ValueError("Choose a label column on the Data page: DC-FBFS needs one to select features.")
+        raise ValueError("Choose a label column on the Data page: Publishing selects the attributes of its "
+                         "count queries with the label (Zhang's and the proposed scheme), so it needs one.")
     c1, c2, c3, c4 = st.columns(4)
     compare = c1.radio("Similarity measure", ["pearson", "mahalanobis", "both"], key="pub_measure",
                        help="Both: Zhang's and the proposed scheme under each measure (Fig. 8).")
@@ -49,7 +52,7 @@ try:
     per = ("each query spends epsilon, so one release of all the queries spends "
            f"{int(n_queries)} x epsilon" if budget == "per_query"
            else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
-    st.caption(f"Dataset **{data.name}**: {roles_text(data)}; {per}.")
+    st.caption(f"Dataset **{md(data.name)}**: {roles_text(data)}; {per}.")
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
     frames, sens_rows = [], []
     bar = st.progress(0.0, text="Answering queries...")
@@ -65,11 +68,12 @@ try:
             if compare == "both" and scheme == "Group" and m != "pearson":
                 continue
             sens_rows.append({"scheme": scheme if compare != "both" or scheme == "Group" else f"{scheme} ({m})",
-                              "sensitivity": round(value, 2), "attributes": len(setup.columns[scheme])})
+                              "sensitivity": number(value), "attributes": len(setup.columns[scheme])})
     bar.empty()
     summary = pd.concat(frames, ignore_index=True)
     x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
     st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
+                                      log_x=True, x_title=f"{x_note} (log scale)",
                                       title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
                     width="stretch", key="pub_curve")
     st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "

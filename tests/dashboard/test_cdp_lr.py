@@ -7,7 +7,7 @@ from tests.dashboard.conftest import assert_clean
 
 
 def _live_spec(at) -> str:
-    return next(c.proto.spec for c in at.get("plotly_chart") if "Accuracy at epsilon" in c.proto.spec)
+    return next(c.proto.spec for c in at.get("plotly_chart") if "Test accuracy of each scheme" in c.proto.spec)
 
 
 def test_epsilon_slider_retrains_and_redraws(open_page):
@@ -68,3 +68,69 @@ def test_page_works_on_adult(open_page_on_public, data_dir):
     at.slider(key="lr_eps").set_value(6.0).run()
     assert_clean(at)
     assert _live_spec(at) != before
+
+
+def _spec(at, title_part: str) -> dict:
+    """The chart's figure with plain lists (plotly encodes numpy arrays as typed 'bdata')."""
+    import json
+
+    return _plain(json.loads(next(c.proto.spec for c in at.get("plotly_chart") if title_part in c.proto.spec)))
+
+
+def _plain(value):
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict):
+        if "bdata" in value and "dtype" in value:
+            arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+            return (arr.reshape(value["shape"]) if "shape" in value else arr).tolist()
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _curve_at(spec: dict, epsilon: float) -> dict:
+    return {t["name"]: t["y"][list(t["x"]).index(epsilon)] for t in spec["data"]
+            if t.get("mode") == "lines+markers"}
+
+
+def test_bars_are_the_curves_runs_at_a_grid_epsilon(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    assert_clean(at)
+    for eps in (2.0, 0.5):  # 2 is the default; 0.5 is a grid point too
+        if eps != 2.0:
+            at.slider(key="lr_eps").set_value(eps).run()
+            assert_clean(at)
+        bars, curve = _spec(at, "Test accuracy of each scheme"), _spec(at, "Test accuracy vs epsilon")
+        bar = dict(zip(bars["data"][0]["x"], bars["data"][0]["y"]))
+        assert bar == pytest.approx(_curve_at(curve, eps), abs=1e-12)
+        # one colour per scheme on both charts
+        line_colour = {t["name"]: t["line"]["color"] for t in curve["data"] if t.get("mode") == "lines+markers"}
+        assert dict(zip(bars["data"][0]["x"], bars["data"][0]["marker"]["color"])) == line_colour
+
+
+def test_curve_covers_the_sliders_range_on_a_log_axis(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    curve = _spec(at, "Test accuracy vs epsilon")
+    xs = [x for t in curve["data"] if t.get("mode") == "lines+markers" for x in t["x"]]
+    assert min(xs) == 0.1 and max(xs) == 10.0
+    assert curve["layout"]["xaxis"]["type"] == "log"
+    assert curve["layout"]["xaxis"]["ticktext"] == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]
+
+
+def test_live_bars_stay_fast():
+    import time
+
+    from core.data import load_sample
+    from dashboard.cached import cdp as cached
+
+    data = load_sample("supplier")
+    setup, mats = cached.schemes(data, 0.8, "pearson", 40.0, 0)
+    cached.live_accuracy(setup, mats, epsilon=2.0, noise_method=1, preset="sensible", repetitions=5, seed=0)
+    start = time.perf_counter()
+    for eps in (0.3, 4.4, 9.9):
+        cached.live_accuracy(setup, mats, epsilon=eps, noise_method=1, preset="sensible", repetitions=5, seed=0)
+    assert (time.perf_counter() - start) / 3 < 0.5

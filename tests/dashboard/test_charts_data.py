@@ -23,3 +23,12 @@ def test_unknown_column():
 def test_missing_share_bars():
     fig = missing_by_column(load_sample("supplier"))
     assert len(fig.data[0].x) == 13
+
+
+def test_data_charts_have_titles_and_axis_names():
+    data = load_sample("census")
+    for fig in (column_distribution(data, "age"), column_distribution(data, "occupation"),
+                missing_by_column(data)):
+        assert fig.layout.title.text
+        assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    assert "age" in column_distribution(data, "age").layout.title.text

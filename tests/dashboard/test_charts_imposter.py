@@ -55,3 +55,22 @@ def test_tradeoff_and_krr_curves():
     fig2 = charts.krr_vs_epsilon(curve, imposter=(0.67, 0.83))
     assert fig2.layout.xaxis.type == "log"
     assert len(fig2.layout.shapes) == 2
+
+
+def test_every_imposter_chart_has_a_title():
+    curve = pd.DataFrame({"epsilon": [0.1, 1.0, 10.0], "sensitive_accuracy": [0.6, 0.67, 0.8],
+                          "label_accuracy": [0.7, 0.76, 0.8]})
+    hist = pd.DataFrame({"iteration": [1, 2], "d1": [1.3] * 2, "d2": [0.7] * 2, "g": [0.1] * 2,
+                         "recon": [9.0] * 2, "kl": [0.5] * 2, "d2_accuracy": [np.nan, 0.6]})
+    figs = [charts.nmi_bars(_scores(), theta=0.01), charts.training_curves(hist), charts.table1_bars(_table()),
+            charts.tradeoff(curve, imposter=(0.67, 0.83)), charts.krr_vs_epsilon(curve)]
+    for fig in figs:
+        assert fig.layout.title.text
+        assert any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
+
+
+def test_krr_epsilon_axis_reads_as_plain_numbers():
+    curve = pd.DataFrame({"epsilon": [0.1, 1.0, 10.0], "sensitive_accuracy": [0.6, 0.67, 0.8],
+                          "label_accuracy": [0.7, 0.76, 0.8]})
+    fig = charts.krr_vs_epsilon(curve)
+    assert list(fig.layout.xaxis.ticktext) == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]

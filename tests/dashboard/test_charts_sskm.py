@@ -46,3 +46,45 @@ def test_epsilon_curves_and_baselines():
     table = pd.DataFrame({"method": ["MDAV", "MDAV", "SSKM_DP"], "a": [10, 50, 90],
                           "mse_mean": [0.3, 0.1, 0.05], "mse_std": [0, 0, 0.01]})
     assert [t.name for t in charts.baselines_vs_a(table).data] == ["MDAV", "SSKM_DP"]
+
+
+# ----------------------------------------------------------- browser-review fixes
+
+def _curve():
+    eps = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+    return pd.DataFrame({"epsilon": eps, "mse_mean": np.linspace(0.031, 0.030, 8), "mse_std": [0.0005] * 8,
+                         "rl_mean": np.linspace(0.010, 0.011, 8), "rl_std": [0.0] * 8})
+
+
+def test_epsilon_axis_reads_as_plain_numbers():
+    fig = charts.epsilon_curves(_curve(), current=1.0)
+    for axis in (fig.layout.xaxis, fig.layout.xaxis2):
+        assert axis.type == "log"
+        assert list(axis.ticktext) == ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
+
+
+def test_mse_and_linkage_axes_start_at_zero():
+    fig = charts.epsilon_curves(_curve(), current=1.0)
+    assert fig.layout.yaxis.range[0] == 0 and fig.layout.yaxis2.range[0] == 0
+    assert fig.layout.yaxis.range[1] >= 0.031  # the whole curve stays visible
+
+
+def test_baselines_take_their_colours_from_the_palette():
+    from dashboard.palette import color
+
+    table = pd.DataFrame({"method": ["MDAV", "MDAV_DP", "IDP-KMeans", "SSKM_DP"], "a": [10, 10, 10, 90],
+                          "mse_mean": [0.3, 0.1, 0.2, 0.05], "mse_std": [0, 0, 0, 0.01]})
+    fig = charts.baselines_vs_a(table)
+    assert {t.name: t.line.color for t in fig.data} == {m: color(m) for m in table["method"]}
+    assert list(fig.layout.xaxis.ticktext) == ["10", "90"]
+
+
+def test_every_chart_has_a_title():
+    curve = _curve()
+    table = pd.DataFrame({"method": ["MDAV"], "a": [10], "mse_mean": [0.3], "mse_std": [0.0]})
+    hist = {"step": [0, 10], "quantization_error": [1.0, 0.5], "topographic_error": [0.3, 0.2]}
+    strengths = pd.DataFrame([[0.1, 1.0]], index=["sex"], columns=["age", "sex"])
+    figs = [charts.som_grid(np.ones((2, 2))), charts.sfla_convergence(np.ones(2), np.ones(2)),
+            charts.som_training(hist), charts.mic_heatmap(strengths, 0.3, ("sex",)),
+            charts.epsilon_curves(curve), charts.baselines_vs_a(table)]
+    assert all(f.layout.title.text for f in figs)

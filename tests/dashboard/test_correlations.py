@@ -38,3 +38,21 @@ def test_page_works_on_adult(open_page_on_public, data_dir):
     at = open_page_on_public("adult", "correlations", data_dir)
     assert_clean(at)
     assert at.get("plotly_chart")
+
+
+def test_dataset_name_is_shown_as_text_and_sensitivities_as_plain_numbers():
+    import dataclasses
+
+    from streamlit.testing.v1 import AppTest
+
+    from core.data import load_sample
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = dataclasses.replace(load_sample("supplier"), name="_x_ `y`")
+    at.switch_page("views/correlations.py")
+    at.run()
+    assert not at.exception
+    assert any("\\_x\\_ \\`y\\`" in c.value for c in at.caption)
+    gs = next(m.value for m in at.metric if m.label.startswith("Group sensitivity"))
+    assert not gs.endswith(".00") and not gs.endswith(".0")

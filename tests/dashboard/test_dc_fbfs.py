@@ -28,3 +28,14 @@ def test_page_works_on_adult(open_page_on_public, data_dir):
     at = open_page_on_public("adult", "dc_fbfs", data_dir)
     assert_clean(at)
     assert at.get("plotly_chart")
+
+
+def test_dc_and_importance_bars_are_two_panels_with_a_titled_chart(open_page):
+    import json
+
+    at = open_page("dc_fbfs", timeout=300)
+    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if "Fig. 2" in c.proto.spec))
+    layout = spec["layout"]
+    assert "yaxis2" in layout and "overlaying" not in layout["yaxis2"]  # two panels, no overlaid bars
+    assert any(a["text"].startswith("T_c = ") for a in layout["annotations"])
+    assert "1639.00" not in " ".join(c.value for c in at.caption)

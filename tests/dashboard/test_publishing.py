@@ -47,3 +47,42 @@ def test_publishing_audit_finds_no_violation(open_page):
     at.run()
     assert not at.exception
     assert any(s.value.startswith("No violation") for s in at.success)
+
+
+def _unlabelled(name: str = "my upload"):
+    import dataclasses
+
+    from core.data import load_sample
+
+    return dataclasses.replace(load_sample("supplier"), label=None, name=name)
+
+
+def test_no_label_error_says_what_publishing_needs():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.session_state["pux_dataset"] = _unlabelled()
+    at.switch_page("views/publishing.py")
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert "Publishing" in message and "label" in message and "DC-FBFS" not in message
+
+
+def test_dataset_name_is_shown_as_text_not_markdown():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    import dataclasses
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    data = _unlabelled("**bold** [x](http://example.com)")
+    at.session_state["pux_dataset"] = dataclasses.replace(data, label="listed")
+    at.switch_page("views/publishing.py")
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "\\*\\*bold\\*\\* \\[x\\]" in captions
