@@ -1,9 +1,22 @@
-"""Cached dataset loading for the Data page and the defaults of the other pages."""
+"""Dataset loading for the Data page and the defaults of the other pages.
+
+- Samples: ``st.cache_data`` (small, synthetic).
+- Public data (Adult, NLTCS): ``st.cache_resource``: read and validated once per server,
+  shared read-only (a :class:`Dataset` is immutable), no copy per rerun. The data
+  directory comes from the operator (``PUX_DATA_DIR`` / ``pux dashboard --data-dir``),
+  never from a viewer.
+- Uploads: not cached across sessions. :func:`parse_upload` is plain; the Data page keeps
+  the one parsed upload of a session in ``st.session_state`` (so it is parsed once, and
+  freed when the session ends or another file replaces it).
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
+from core.data import (
+    Dataset, available_public, export_frame, load_adult, load_csv, load_nltcs, load_sample,
+    resolve_data_dir,
+)
 from core.export import to_csv_bytes
 from dashboard.cached import HASH_FUNCS
 
@@ -16,21 +29,37 @@ def sample_dataset(name: str) -> Dataset:
     return load_sample(name)
 
 
-@st.cache_data(max_entries=4, ttl=_TTL, show_spinner="Reading the file...")
-def uploaded_dataset(content: bytes, filename: str, max_rows: int | None = None) -> Dataset:
-    """A dataset parsed from uploaded bytes (validated; raises DataError)."""
+def parse_upload(content: bytes, filename: str, max_rows: int | None = None) -> Dataset:
+    """A dataset parsed from uploaded bytes (validated; raises DataError). Not cached:
+    the page stores the result in the session."""
     name = filename.rsplit(".", 1)[0] or "upload"
     return load_csv(content, max_rows=max_rows, name=name)
 
 
-@st.cache_data(max_entries=4, ttl=_TTL, show_spinner="Reading the public dataset...")
-def public_dataset(name: str, data_dir: str | None) -> Dataset:
-    """Adult or NLTCS from the data directory (raises DataError if missing)."""
+def public_available() -> dict[str, bool]:
+    """Which public datasets the operator provided (``PUX_DATA_DIR``)."""
+    return available_public(None)
+
+
+def public_dataset(name: str) -> Dataset:
+    """Adult or NLTCS from the operator's data directory (raises DataError)."""
+    root = resolve_data_dir(None)
+    return _public_dataset(name, None if root is None else str(root))
+
+
+@st.cache_resource(max_entries=4, ttl=_TTL, show_spinner="Reading the public dataset...")
+def _public_dataset(name: str, data_dir: str | None) -> Dataset:
     loader = {"adult": load_adult, "nltcs": load_nltcs}[name]
-    return loader(data_dir or None)
+    return loader(data_dir)
+
+
+def csv_bytes(dataset: Dataset) -> bytes:
+    """The dataset as formula-guarded CSV bytes (integer columns written as integers).
+    Not cached: the Data page keeps an upload's bytes in its session only."""
+    return to_csv_bytes(export_frame(dataset.frame))
 
 
 @st.cache_data(max_entries=4, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
 def csv_download(dataset: Dataset) -> bytes:
-    """The dataset as formula-guarded CSV bytes."""
-    return to_csv_bytes(dataset.frame)
+    """:func:`csv_bytes`, cached (samples and public data, shared by every session)."""
+    return csv_bytes(dataset)

@@ -1,15 +1,115 @@
-"""Data page: choose a sample, upload a CSV, or read Adult / NLTCS; set the roles."""
-from __future__ import annotations
+"""Data page: choose a sample, upload a CSV, or read Adult / NLTCS; set the roles.
 
-import os
+The public data directory is the operator's (``PUX_DATA_DIR`` or ``pux dashboard
+--data-dir``): the page says which public datasets are available, never a path. The
+choices (source, sample, roles) live in ``pux_data_*`` session keys, so coming back from
+another page restores them (widget keys are dropped by Streamlit when their page is not
+shown). The one parsed upload of a session lives in ``st.session_state`` (parsed once,
+freed with the session or when another file replaces it).
+"""
+from __future__ import annotations
 
 import streamlit as st
 
-from core.data import SAMPLES, Dataset, available_public
+from core.data import MAX_UPLOAD_MB, SAMPLES, Dataset
 from core.validation import DataError
-from dashboard.cached.data import csv_download, public_dataset, sample_dataset, uploaded_dataset
+from dashboard.cached.data import (
+    csv_bytes, csv_download, parse_upload, public_available, public_dataset, sample_dataset,
+)
 from dashboard.charts.data import column_distribution, missing_by_column
-from dashboard.state import DATASET_KEY, roles_text, set_dataset, show_error
+from dashboard.safe import md
+from dashboard.state import DATASET_KEY, set_dataset
+
+SOURCES = ["Built-in sample", "Upload a CSV", "Adult (public data)", "NLTCS (public data)"]
+PUBLIC = {SOURCES[2]: ("adult", "Adult"), SOURCES[3]: ("nltcs", "NLTCS")}
+#: Session keys that survive navigation (not widget keys).
+SOURCE_KEY, SAMPLE_KEY, MAX_ROWS_KEY = "pux_data_source", "pux_data_sample", "pux_data_max_rows"
+UPLOAD_KEY, DOWNLOAD_KEY = "pux_data_upload", "pux_data_download"
+
+
+def _error(exc: BaseException) -> None:
+    """One sentence, user text escaped; an unexpected failure never shows its message."""
+    if isinstance(exc, (DataError, ValueError, TypeError)):
+        st.error(md(exc), icon=":material/error:")
+    else:
+        st.error(
+            f"The data could not be read ({type(exc).__name__}); the dataset in use is kept.",
+            icon=":material/error:",
+        )
+
+
+def _roles_text(dataset: Dataset) -> str:
+    label = md(dataset.label) if dataset.label else "none"
+    sensitive = ", ".join(md(s) for s in dataset.sensitive) or "none"
+    return f"{dataset.n_rows:,} rows · label {label} · sensitive {sensitive}"
+
+
+def _restore(widget_key: str, store_key: str, options: list) -> None:
+    """Give a widget its stored value back when the page is shown again."""
+    if widget_key not in st.session_state and st.session_state.get(store_key) in options:
+        st.session_state[widget_key] = st.session_state[store_key]
+
+
+def _upload_dataset() -> Dataset | None:
+    upload = st.file_uploader(
+        f"CSV file (comma, semicolon, tab or | separated; first row = column names; at most "
+        f"{MAX_UPLOAD_MB} MB)",
+        type=["csv", "txt", "tsv"],
+        key="data_upload",
+    )
+    if isinstance(st.session_state.get(MAX_ROWS_KEY), int):
+        _restore("data_max_rows", MAX_ROWS_KEY, [st.session_state[MAX_ROWS_KEY]])
+    max_rows = st.number_input(
+        "Read at most this many rows (0 = all)", min_value=0, step=1000, key="data_max_rows",
+    )
+    st.session_state[MAX_ROWS_KEY] = int(max_rows)
+    stored = st.session_state.get(UPLOAD_KEY)
+    if upload is None:
+        if stored and stored.get("dataset") is not None:
+            st.caption(
+                f"Using the file uploaded before: **{md(stored['dataset'].name)}**. Upload "
+                "another file to replace it."
+            )
+            return stored["dataset"]
+        st.info("Choose a file to upload. Nothing leaves this machine.")
+        return None
+    key = (upload.file_id, int(max_rows))
+    if not stored or stored.get("key") != key:
+        # Parse once per file and row cap; the previous upload is dropped first.
+        st.session_state.pop(UPLOAD_KEY, None)
+        st.session_state.pop(DOWNLOAD_KEY, None)
+        try:
+            with st.spinner("Reading the file..."):
+                dataset = parse_upload(upload.getvalue(), upload.name, int(max_rows) or None)
+            stored = {"key": key, "dataset": dataset}
+        except DataError as exc:
+            stored = {"key": key, "dataset": None, "error": DataError(str(exc))}
+        st.session_state[UPLOAD_KEY] = stored
+    if stored.get("error") is not None:
+        raise stored["error"]
+    return stored["dataset"]
+
+
+def _public(source: str) -> Dataset:
+    key, title = PUBLIC[source]
+    if not public_available()[key]:
+        raise DataError(
+            f"{title} is not available on this server: its files have not been provided "
+            "(the operator sets PUX_DATA_DIR or starts the app with pux dashboard --data-dir)."
+        )
+    return public_dataset(key)
+
+
+def _download_bytes(dataset: Dataset, from_upload: bool) -> bytes:
+    """CSV bytes: uploads in this session only (freed with it), the rest from the cache."""
+    if not from_upload:
+        return csv_download(dataset)
+    stored = st.session_state.get(DOWNLOAD_KEY)
+    if not stored or stored[0] != dataset.fingerprint():
+        stored = (dataset.fingerprint(), csv_bytes(dataset))
+        st.session_state[DOWNLOAD_KEY] = stored
+    return stored[1]
+
 
 st.title("Data")
 st.caption(
@@ -17,57 +117,45 @@ st.caption(
     "predicts) and which columns are sensitive (what must not leak)."
 )
 
-SOURCES = ["Built-in sample", "Upload a CSV", "Adult (data directory)", "NLTCS (data directory)"]
+_restore("data_source", SOURCE_KEY, SOURCES)
 source = st.radio("Source", SOURCES, horizontal=True, key="data_source")
+st.session_state[SOURCE_KEY] = source
 
 loaded: Dataset | None = None
 try:
     if source == SOURCES[0]:
+        _restore("data_sample", SAMPLE_KEY, list(SAMPLES))
         name = st.selectbox(
             "Sample",
             list(SAMPLES),
             format_func=lambda n: f"{n}: {SAMPLES[n]['description']}",
             key="data_sample",
         )
+        st.session_state[SAMPLE_KEY] = name
         loaded = sample_dataset(name)
     elif source == SOURCES[1]:
-        upload = st.file_uploader(
-            "CSV file (comma, semicolon, tab or | separated; first row = column names)",
-            type=["csv", "txt", "tsv"],
-            key="data_upload",
-        )
-        max_rows = st.number_input(
-            "Read at most this many rows (0 = all)", min_value=0, value=0, step=1000,
-            key="data_max_rows",
-        )
-        if upload is not None:
-            loaded = uploaded_dataset(upload.getvalue(), upload.name, int(max_rows) or None)
-        else:
-            st.info("Choose a file to upload. Nothing leaves this machine.")
+        loaded = _upload_dataset()
     else:
-        key = "adult" if source == SOURCES[2] else "nltcs"
-        data_dir = st.text_input(
-            "Data directory",
-            value=os.environ.get("PUX_DATA_DIR", ""),
-            key="data_dir",
-            help="Folder that holds adult.data + adult.test, or nltcs.csv "
-            "(set PUX_DATA_DIR to fill this in).",
+        avail = public_available()
+        shown = [f"{title} ({'available' if avail[k] else 'not provided'})" for k, title in PUBLIC.values()]
+        st.caption(
+            "Public datasets on this server: " + ", ".join(shown) + ". The server's operator "
+            "provides them; choosing one loads it."
         )
-        if not available_public(data_dir or None)[key]:
-            raise DataError(
-                f"No {key} files in '{data_dir or '(no folder set)'}': set PUX_DATA_DIR or type "
-                "the folder that holds them (see the README, section Datasets)."
-            )
-        loaded = public_dataset(key, data_dir or None)
-except (DataError, ValueError, TypeError) as exc:
-    show_error(exc)
+        loaded = _public(source)
+except Exception as exc:  # noqa: BLE001 - one sentence, the page stays alive
+    _error(exc)
     previous = st.session_state.get(DATASET_KEY)
     if isinstance(previous, Dataset):
-        st.info(f"Still using the dataset loaded before: **{previous.name}**.")
+        st.info(f"Still using the dataset loaded before: **{md(previous.name)}**.")
 
 if loaded is not None:
     current = st.session_state.get(DATASET_KEY)
-    same_data = isinstance(current, Dataset) and current.frame.equals(loaded.frame) if current is not None else False
+    same_data = (
+        isinstance(current, Dataset)
+        and current.name == loaded.name
+        and (current.frame is loaded.frame or current.frame.equals(loaded.frame))
+    )
     base = current if same_data else loaded
 
     cols = list(loaded.frame.columns)
@@ -85,19 +173,26 @@ if loaded is not None:
         default=[s for s in base.sensitive if s in cols],
         key=f"data_sensitive_{loaded.name}",
     )
+    label = None if label == "(none)" else label
     try:
-        dataset = loaded.with_roles(label=None if label == "(none)" else label, sensitive=sensitive)
-        set_dataset(dataset)
+        if same_data and current.label == label and current.sensitive == tuple(sensitive):
+            dataset = current  # unchanged: keep the object (and its cached fingerprint)
+        else:
+            dataset = loaded.with_roles(label=label, sensitive=sensitive)
+            set_dataset(dataset)
         st.success(
-            f"Using **{dataset.name}**: {dataset.frame.shape[1]} columns · {roles_text(dataset)}."
+            f"Using **{md(dataset.name)}**: {dataset.frame.shape[1]} columns · "
+            f"{_roles_text(dataset)}."
         )
     except (DataError, ValueError) as exc:
-        show_error(exc)
+        _error(exc)
         dataset = base
-        st.info(f"Roles kept as before: {roles_text(base)}.")
+        if not same_data:
+            set_dataset(base)
+        st.info(f"Roles kept as before: {_roles_text(base)}.")
 
     for note in dataset.notes:
-        st.info(note, icon=":material/info:")
+        st.info(md(note), icon=":material/info:")
 
     st.subheader("Preview")
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)
@@ -105,7 +200,7 @@ if loaded is not None:
     st.dataframe(dataset.schema(), width="stretch", hide_index=True)
     st.download_button(
         "Download the table as read (CSV)",
-        data=csv_download(dataset),
+        data=_download_bytes(dataset, source == SOURCES[1]),
         file_name=f"{dataset.name}.csv",
         mime="text/csv",
         help="The table as the methods see it, after the repairs listed above; cells that "

@@ -36,17 +36,25 @@ def open_page():
 @pytest.fixture
 def open_page_on_public():
     """Factory: ``open_page_on_public("adult", "cdp_lr", data_dir)`` -> AppTest on that page
-    after choosing the public dataset on the Data page, as a user would."""
+    after choosing the public dataset on the Data page, as a user would. The data
+    directory is the operator's: it reaches the app through ``PUX_DATA_DIR`` only."""
+    import os
+
+    saved = os.environ.get("PUX_DATA_DIR")
 
     def _open(dataset: str, name: str, data_dir, *, timeout: float = 900) -> AppTest:
-        source = {"adult": "Adult (data directory)", "nltcs": "NLTCS (data directory)"}[dataset]
+        source = {"adult": "Adult (public data)", "nltcs": "NLTCS (public data)"}[dataset]
+        os.environ["PUX_DATA_DIR"] = str(data_dir)
         at = AppTest.from_file(str(APP), default_timeout=timeout)
         at.run()
         at.radio(key="data_source").set_value(source).run()
-        at.text_input(key="data_dir").set_value(str(data_dir)).run()
         assert at.session_state["pux_dataset"].name == dataset
         at.switch_page(f"views/{name}.py")
         at.run()
         return at
 
-    return _open
+    yield _open
+    if saved is None:
+        os.environ.pop("PUX_DATA_DIR", None)
+    else:
+        os.environ["PUX_DATA_DIR"] = saved

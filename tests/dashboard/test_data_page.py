@@ -77,28 +77,128 @@ def test_label_and_sensitive_roles_apply(open_page):
     assert at.session_state["pux_dataset"].sensitive == ("sex", "relationship")
 
 
-def test_missing_data_directory_is_explained(open_page, tmp_path):
+def test_no_data_directory_box_and_no_path_shown(open_page, monkeypatch, tmp_path):
+    monkeypatch.setenv("PUX_DATA_DIR", str(tmp_path))
     at = open_page("data")
-    at.radio(key="data_source").set_value("Adult (data directory)").run()
-    at.text_input(key="data_dir").set_value(str(tmp_path)).run()
+    at.radio(key="data_source").set_value("Adult (public data)").run()
     assert not at.exception
-    assert "No adult files" in at.error[0].value
+    assert not at.text_input, "viewers cannot type a server path"
+    assert "Adult is not available on this server" in at.error[0].value
+    shown = " ".join(str(e.value) for e in [*at.error, *at.info, *at.caption, *at.markdown])
+    assert str(tmp_path) not in shown and "data_dir" not in shown
+    assert any("Public datasets on this server" in c.value for c in at.caption)
 
 
-def test_adult_loads_from_the_data_directory(open_page, data_dir):
+def test_invalid_public_file_gives_one_sentence_without_path(open_page, monkeypatch, tmp_path, data_dir):
+    raw = (data_dir / "adult.data").read_bytes()
+    (tmp_path / "adult.data").write_bytes(b"".join(raw.splitlines(keepends=True)[:12_268]))
+    (tmp_path / "adult.test").write_bytes((data_dir / "adult.test").read_bytes())
+    monkeypatch.setenv("PUX_DATA_DIR", str(tmp_path))
     at = open_page("data")
-    at.radio(key="data_source").set_value("Adult (data directory)").run()
-    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    at.radio(key="data_source").set_value("Adult (public data)").run()
+    assert not at.exception
+    assert "12,268" in at.error[0].value and str(tmp_path) not in at.error[0].value
+    assert at.session_state["pux_dataset"].name == "supplier"
+
+
+def test_adult_loads_from_the_operators_data_directory(open_page, data_dir, monkeypatch):
+    monkeypatch.setenv("PUX_DATA_DIR", str(data_dir))
+    at = open_page("data")
+    at.radio(key="data_source").set_value("Adult (public data)").run()
     assert_clean(at)
     assert "48,842 rows" in at.success[0].value
+    assert any("Adult (available)" in c.value for c in at.caption)
 
 
-def test_nltcs_loads_from_the_data_directory(open_page, data_dir):
+def test_nltcs_loads_from_the_operators_data_directory(open_page, data_dir, monkeypatch):
+    monkeypatch.setenv("PUX_DATA_DIR", str(data_dir))
     at = open_page("data")
-    at.radio(key="data_source").set_value("NLTCS (data directory)").run()
-    at.text_input(key="data_dir").set_value(str(data_dir)).run()
+    at.radio(key="data_source").set_value("NLTCS (public data)").run()
     assert_clean(at)
     assert "21,574 rows" in at.success[0].value
+
+
+def test_upload_error_does_not_echo_file_contents(open_page):
+    content = b"a,b\n" + b"1,2\n" * 20 + b"secret,value,3,4\n"
+    at = _upload(open_page("data"), content)
+    assert not at.exception
+    assert "same number of fields" in at.error[0].value
+    assert "secret" not in at.error[0].value
+
+
+def test_markup_in_names_is_shown_as_text(open_page):
+    content = ("![x](http://evil.example/a),y\n" + "".join(f"{i},{i % 2}\n" for i in range(20))).encode()
+    at = _upload(open_page("data"), content, name="**bold**.csv")
+    assert_clean(at)
+    assert "\\*\\*bold\\*\\*" in at.success[0].value
+
+
+def test_integer_column_downloads_as_integers(open_page):
+    content = ("n,m,y\n" + "".join(f"{i},{'' if i == 3 else i * 2},{i % 2}\n" for i in range(20))).encode()
+    at = _upload(open_page("data"), content)
+    assert_clean(at)
+    from dashboard.cached.data import csv_bytes
+
+    out = csv_bytes(at.session_state["pux_dataset"]).decode()
+    assert "\n4,8,0\n" in out and ".0" not in out
+
+
+def test_upload_is_parsed_once_and_kept_in_the_session(open_page, monkeypatch):
+    import dashboard.cached.data as cached
+
+    calls = []
+    real = cached.parse_upload
+    monkeypatch.setattr(cached, "parse_upload", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.multiselect(key="data_sensitive_mine").set_value(["c"]).run()
+    at.run()
+    assert_clean(at)
+    assert len(calls) == 1
+    assert at.session_state["pux_data_upload"]["dataset"].name == "mine"
+
+
+def test_choices_survive_navigation(open_page):
+    at = open_page("data")
+    at.selectbox(key="data_sample").set_value("census").run()
+    at.selectbox(key="data_label_census").set_value("sex").run()
+    at.multiselect(key="data_sensitive_census").set_value(["relationship"]).run()
+    assert_clean(at)
+    before = at.session_state["pux_dataset"]
+    at.switch_page("views/cdp_lr.py").run()
+    at.switch_page("views/data.py").run()
+    assert_clean(at)
+    after = at.session_state["pux_dataset"]
+    assert after.name == "census" and after.label == "sex" and after.sensitive == ("relationship",)
+    assert after.fingerprint() == before.fingerprint()
+    assert at.radio(key="data_source").value == "Built-in sample"
+    assert at.selectbox(key="data_sample").value == "census"
+    assert at.selectbox(key="data_label_census").value == "sex"
+    assert at.multiselect(key="data_sensitive_census").value == ["relationship"]
+
+
+def test_uploaded_dataset_survives_navigation(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.selectbox(key="data_label_mine").set_value("b").run()
+    at.switch_page("views/cdp_lr.py").run()
+    at.switch_page("views/data.py").run()
+    assert_clean(at)
+    assert at.radio(key="data_source").value == "Upload a CSV"
+    assert at.session_state["pux_dataset"].name == "mine"
+    assert at.session_state["pux_dataset"].label == "b"
+    assert "Using **mine**" in at.success[0].value
+
+
+def test_theme_follows_the_viewer_and_streamlit_is_recent():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text())
+    assert "base" not in config.get("theme", {})
+    assert "server.address" in (root / ".streamlit" / "config.toml").read_text() or "address" in (
+        root / ".streamlit" / "config.toml").read_text()
+    deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert "streamlit>=1.54" in deps
 
 
 def test_download_is_offered(open_page):
