@@ -92,21 +92,41 @@ def parse_bounds(edited: pd.DataFrame) -> tuple[tuple[str, float, float], ...]:
     return tuple(out)
 
 
+def protected_key(pub: SSKMDP, cs_threshold: float) -> tuple[str, ...]:
+    """What a release at ``cs_threshold`` depends on: the protected attributes.
+
+    The paper mode noises the attributes protected at CS_Tsh; two thresholds that protect
+    the same set give the same release (same noise, same rows). The sound mode noises every
+    attribute whatever the threshold. The release caches are keyed on this, not on the
+    threshold, so a CS_Tsh step that changes no protected attribute recomputes nothing.
+    """
+    if pub.mode_ != "paper":
+        return ("<all attributes>",) + tuple(pub.table_.columns)
+    return tuple(pub.connections_.with_threshold(float(cs_threshold)).protected)
+
+
 def _release(pub: SSKMDP, epsilon: float, cs_threshold: float, seed: int) -> SSKMDP:
     mine = copy.copy(pub)
     mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=seed)
     return mine
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, show_spinner=False)
-def release(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float, cs_threshold: float,
+def release(fingerprint: str, pub: SSKMDP, key: tuple, epsilon: float, cs_threshold: float,
             seed: int) -> dict:
     """One release: the published frame, its CSV, MSE, RL, ledger and noise scales.
 
-    ``key`` names the fitted publisher (its fit parameters), so the cache tells fits apart.
+    ``key`` names the fitted publisher (its fit parameters), so the cache tells fits apart;
+    the cache is keyed on the protected set (:func:`protected_key`), not on CS_Tsh.
     """
+    return _release_cached(fingerprint, pub, key, float(epsilon), protected_key(pub, cs_threshold),
+                           seed, float(cs_threshold))
+
+
+@st.cache_data(max_entries=16, ttl=_TTL, show_spinner=False)
+def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
+                    protected: tuple[str, ...], seed: int, _cs_threshold: float) -> dict:
     mine = copy.copy(_pub)
-    frame = mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=seed)
+    frame = mine.publish(epsilon=epsilon, cs_threshold=_cs_threshold, random_state=seed)
     mse_, rl_ = mine.release_metrics()
     return {
         "frame": frame,
@@ -126,15 +146,25 @@ def release(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float, cs_thres
     }
 
 
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
-def epsilon_curve(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
+def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
                   repetitions: int, seed: int) -> pd.DataFrame:
-    """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws)."""
+    """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws).
+
+    Cached on the protected set (:func:`protected_key`), not on CS_Tsh.
+    """
+    return _epsilon_curve_cached(fingerprint, pub, key, protected_key(pub, cs_threshold), tuple(epsilons),
+                                 int(repetitions), seed, float(cs_threshold))
+
+
+@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
+def _epsilon_curve_cached(fingerprint: str, _pub: SSKMDP, key: tuple, protected: tuple[str, ...],
+                          epsilons: tuple[float, ...], repetitions: int, seed: int,
+                          _cs_threshold: float) -> pd.DataFrame:
     rng = check_random_state(seed)
     rows = []
     for eps in epsilons:
         for _ in range(repetitions):
-            mine = _release(_pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
+            mine = _release(_pub, eps, _cs_threshold, int(rng.integers(0, 2**31 - 1)))
             mse_, rl_ = mine.release_metrics()
             rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
     df = pd.DataFrame(rows)
@@ -143,10 +173,21 @@ def epsilon_curve(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: floa
     return out.reset_index().fillna(0.0)
 
 
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
-def baselines(fingerprint: str, _pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
+def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
               a_values: tuple[int, ...], repetitions: int, seed: int) -> pd.DataFrame:
-    """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count."""
+    """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count.
+
+    Cached on the protected set (:func:`protected_key`), not on CS_Tsh.
+    """
+    return _baselines_cached(fingerprint, pub, key, protected_key(pub, cs_threshold), float(epsilon),
+                             tuple(a_values), int(repetitions), seed, float(cs_threshold))
+
+
+@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
+def _baselines_cached(fingerprint: str, _pub: SSKMDP, key: tuple, protected: tuple[str, ...], epsilon: float,
+                      a_values: tuple[int, ...], repetitions: int, seed: int,
+                      _cs_threshold: float) -> pd.DataFrame:
+    cs_threshold = _cs_threshold
     X = _pub.table_.X[_pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
     rng = check_random_state(seed)
     rows = []

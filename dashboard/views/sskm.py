@@ -9,7 +9,13 @@ from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, show_error
+
+
+def _code(name: object) -> str:
+    """A column name for inline code (backticks would end the span)."""
+    return str(name).replace("`", "'").replace("\n", " ")
 
 st.title("SSKM_DP")
 st.caption(
@@ -24,7 +30,7 @@ try:
     dataset = current_dataset("census")
     if not dataset.sensitive and dataset.name in SAMPLES and dataset.name != "census":
         st.caption(
-            f"The {dataset.name} sample marks no sensitive attribute, so this page uses the census "
+            f"The {md(dataset.name)} sample marks no sensitive attribute, so this page uses the census "
             "sample (sex sensitive). Mark a sensitive column on the Data page to use another table."
         )
         dataset = cached.census()
@@ -39,15 +45,21 @@ try:
             "Attributes to publish (m)", features, default=default_cols, key="sskm_columns",
             help="Every chosen attribute is published; the paper uses m = 5 or 10.",
         )
-        sens_default = [s for s in dataset.sensitive if s in columns] or columns[:1]
+        # no silent default: a table that marks no sensitive attribute leaves the choice to the user
+        sens_default = [s for s in dataset.sensitive if s in columns]
         sensitive = c2.multiselect(
             "Sensitive attributes", columns, default=sens_default, key="sskm_sensitive",
+            placeholder="Choose the sensitive attribute(s)",
             help="Always protected: their values in the release carry Laplace noise.",
         )
         if len(columns) < 2:
             raise DataError("Choose at least two attributes to publish.")
         if not sensitive:
-            raise DataError("Choose at least one sensitive attribute: SSKM_DP protects sensitive values.")
+            marked = ("this table marks none, so " if not dataset.sensitive else "")
+            st.info(f"Choose at least one sensitive attribute above: {marked}SSKM_DP has nothing to "
+                    "protect until you do (it noises the sensitive attributes and those linked to them).",
+                    icon=":material/touch_app:")
+            st.stop()
 
         s1, s2, s3, s4 = st.columns(4)
         rows = s1.slider("Map rows", 2, 20, 8, key="sskm_rows")
@@ -129,13 +141,13 @@ with tab_map:
     elif view == "Component plane":
         attr = v2.selectbox("Attribute", list(columns), key="sskm_component")
         values, cbar = som.component_plane(list(columns).index(attr)), f"{attr} (scaled)"
-        caption = f"Weight of '{attr}' (min-max scaled) at each neuron: where on the map high and low values live."
+        caption = f"Weight of '{md(attr)}' (min-max scaled) at each neuron: where on the map high and low values live."
     else:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
         indicator, label = cached.sensitive_indicator(frame, target)
         values, cbar = som.share_per_neuron(indicator[pub.som_index_]), "share"
-        caption = f"Share of rows with {label} among those each neuron wins; grey = empty neuron."
-    st.plotly_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=view), key="sskm_grid_chart")
+        caption = f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron."
+    st.plotly_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}"), key="sskm_grid_chart")
     st.caption(caption)
 
 with tab_train:
@@ -158,7 +170,7 @@ with tab_mic:
     st.plotly_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected), key="sskm_mic")
     st.caption("MIC between each sensitive attribute (rows) and each attribute; starred columns are protected. "
                f"Computed on {conn.rows_used:,} rows.")
-    st.write("**Protected attributes:** " + ", ".join(f"`{c}`" for c in conn.protected))
+    st.write("**Protected attributes:** " + ", ".join(f"`{_code(c)}`" for c in conn.protected))
 
 with tab_release:
     r1, r2, r3, r4 = st.columns(4)
@@ -169,9 +181,10 @@ with tab_release:
               else f"none (nominal {result['nominal_epsilon']:g})")
     with st.spinner("Measuring MSE and RL over epsilon..."):
         curve = cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed)
-    st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon)), key="sskm_eps_curve")
+    st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), key="sskm_eps_curve")
     st.caption("Mean over 3 noise draws (bars: one standard deviation); MSE on min-max scaled attributes. "
-               "More budget means less noise: MSE falls and linkage risk rises. The dotted line is the chosen epsilon.")
+               "More budget means less noise: MSE falls and linkage risk rises. Both axes start at 0, so a "
+               "flat line means epsilon changes little here. The dotted line is the chosen epsilon.")
     st.subheader("Published table")
     st.dataframe(result["frame"].head(200), height=260)
     st.caption("The table above is drawn with the sidebar seed for display; a download draws new noise.")

@@ -1,6 +1,7 @@
 """AppTest smoke tests of the SSKM_DP page on the census sample."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from tests.dashboard.conftest import assert_clean
@@ -54,9 +55,10 @@ def test_grid_views_and_size_change(sskm_page):
 def test_no_sensitive_attribute_gives_one_sentence(sskm_page):
     at = sskm_page
     at.multiselect(key="sskm_sensitive").set_value([]).run()
-    assert not at.exception
-    assert len(at.error) == 1
-    assert "sensitive" in at.error[0].value
+    assert not at.exception and not at.error
+    assert len(at.info) == 1
+    assert "sensitive" in at.info[0].value
+    assert not at.get("plotly_chart")  # nothing is released until one is chosen
 
 
 @pytest.mark.slow
@@ -77,8 +79,7 @@ def test_page_works_on_public_data(request, name):
         at.toggle(key="sskm_run_baselines").set_value(True).run()
         assert_clean(at)
         assert len(_charts(at)) >= 6
-    expected = list(dataset.sensitive) or [dataset.frame.columns[0]]
-    assert at.multiselect(key="sskm_sensitive").value == expected
+    assert at.multiselect(key="sskm_sensitive").value == list(dataset.sensitive)
 
 
 def test_sound_mode_is_the_default_and_says_dp(open_page):
@@ -139,3 +140,60 @@ def test_guarantee_box_says_where_the_bounds_came_from(open_page):
     at = open_page("sskm", timeout=300)
     box = " ".join(m.value for m in at.markdown)
     assert "minima and maxima of the held" in box  # no user bounds: from the held-out part
+
+
+def test_upload_without_a_sensitive_attribute_asks_for_one():
+    """No silent default: the page asks, and releases once the user has chosen."""
+    import dataclasses
+
+    from streamlit.testing.v1 import AppTest
+
+    from core.data import load_sample
+    from tests.dashboard.conftest import APP
+
+    upload = dataclasses.replace(load_sample("census"), sensitive=(), name="my upload")
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = upload
+    at.switch_page("views/sskm.py")
+    at.run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key="sskm_sensitive").value == []
+    assert any("Choose at least one sensitive attribute" in i.value and "marks none" in i.value
+               for i in at.info)
+    assert not at.get("plotly_chart")
+    at.multiselect(key="sskm_sensitive").set_value(["sex"]).run()
+    assert_clean(at)
+    assert at.get("plotly_chart")
+
+
+def test_releases_are_cached_by_protected_set_not_threshold(monkeypatch):
+    """A CS_Tsh step that protects the same attributes recomputes nothing."""
+    from core.data import load_sample
+    from core.sskm.connection import ConnectionResult
+    from core.sskm.publisher import SSKMDP
+    from dashboard.cached import sskm as cached
+
+    frame = load_sample("census").frame[["age", "sex", "hours_per_week", "education_num"]].head(300)
+    strengths = pd.DataFrame([[0.2, 1.0, 0.5, 0.1]], index=["sex"], columns=list(frame.columns))
+    conn = ConnectionResult(strengths, ("sex",), 0.0, ("age", "sex", "hours_per_week", "education_num"), 300)
+    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), mode="paper", rows=3, cols=3, iterations=500,
+                 init="random", random_state=0).fit(frame, connections=conn)
+    assert cached.protected_key(pub, 0.3) == cached.protected_key(pub, 0.45) == ("sex", "hours_per_week")
+    assert cached.protected_key(pub, 0.55) == ("sex",)
+
+    calls = []
+    publish = SSKMDP.publish
+    monkeypatch.setattr(SSKMDP, "publish", lambda self, **kw: calls.append(kw) or publish(self, **kw))
+    for fn in (cached._release_cached, cached._epsilon_curve_cached, cached._baselines_cached):
+        fn.clear()
+    key = ("test-fit", 0)
+    first = cached.release("fp", pub, key, 1.0, 0.3, 7)
+    n = len(calls)
+    again = cached.release("fp", pub, key, 1.0, 0.45, 7)  # same protected set
+    assert len(calls) == n and again["mse"] == first["mse"]
+    cached.release("fp", pub, key, 1.0, 0.55, 7)  # fewer protected: a new release
+    assert len(calls) == n + 1
+    cached.epsilon_curve("fp", pub, key, 0.3, (0.5, 1.0), 1, 7)
+    n = len(calls)
+    cached.epsilon_curve("fp", pub, key, 0.31, (0.5, 1.0), 1, 7)
+    assert len(calls) == n
