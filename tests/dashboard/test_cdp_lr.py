@@ -7,7 +7,7 @@ from tests.dashboard.conftest import assert_clean
 
 
 def _live_spec(at) -> str:
-    return next(c.proto.spec for c in at.get("plotly_chart") if "Test accuracy of each scheme" in c.proto.spec)
+    return next(c.proto.spec for c in at.get("plotly_chart") if "Accuracy at epsilon" in c.proto.spec)
 
 
 def test_epsilon_slider_retrains_and_redraws(open_page):
@@ -104,7 +104,7 @@ def test_bars_are_the_curves_runs_at_a_grid_epsilon(open_page):
         if eps != 2.0:
             at.slider(key="lr_eps").set_value(eps).run()
             assert_clean(at)
-        bars, curve = _spec(at, "Test accuracy of each scheme"), _spec(at, "Test accuracy vs epsilon")
+        bars, curve = _spec(at, "Accuracy at epsilon"), _spec(at, "Test accuracy vs epsilon")
         bar = dict(zip(bars["data"][0]["x"], bars["data"][0]["y"]))
         assert bar == pytest.approx(_curve_at(curve, eps), abs=1e-12)
         # one colour per scheme on both charts
@@ -134,3 +134,14 @@ def test_live_bars_stay_fast():
     for eps in (0.3, 4.4, 9.9):
         cached.live_accuracy(setup, mats, epsilon=eps, noise_method=1, preset="sensible", repetitions=5, seed=0)
     assert (time.perf_counter() - start) / 3 < 0.5
+
+
+def test_noise_method_curves_name_the_methods(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    at.slider(key="lr_reps").set_value(1).run()
+    at.toggle(key="lr_methods").set_value(True).run()
+    assert_clean(at)
+    spec = _spec(at, "each noise method")
+    names = [t["name"] for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert "1: Laplace on the mean gradient" in names and not any(n.startswith("meth") for n in names)
+    assert spec["layout"]["xaxis"]["type"] == "log"
