@@ -1,0 +1,141 @@
+"""Load test: a CDP-LR slider move while other sessions train IMPOSTER, then the tabs close.
+
+Starts the real app (``streamlit run``) on a free loopback port and drives it with headless
+Chromium (Debian's, through Playwright): ``trainers`` browser sessions open the IMPOSTER
+page on the census sample and press Train; one more session opens CDP-LR and moves the
+epsilon slider ``moves`` times, timing each move from the key press to the redrawn chart.
+Then the training tabs close and the server's CPU use is measured: the job pool's watchdog
+must stop every training whose session ended, so CPU falls back to idle.
+
+Everything stays on 127.0.0.1, the number of sessions and moves is fixed and every wait
+has a time limit. Without Chromium the benchmark reports that it was skipped.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("PUX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_share(pid: int, seconds: float) -> float:
+    """Cores the process used on average over ``seconds`` (1.0 = one core busy)."""
+    c0, t0 = _cpu_seconds(pid), time.monotonic()
+    time.sleep(seconds)
+    return (_cpu_seconds(pid) - c0) / (time.monotonic() - t0)
+
+
+def _wait_idle(pg, timeout: float = 180_000) -> None:
+    pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
+    pg.wait_for_timeout(300)
+    pg.wait_for_function(
+        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+        " return !w || !(w.innerText.includes('Running') || w.innerText.includes('Stop')); }",
+        timeout=timeout)
+
+
+def _open(browser, url: str, title: str):
+    ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(180_000)
+    pg.goto(url)
+    _wait_idle(pg)
+    pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
+    _wait_idle(pg)
+    return ctx, pg
+
+
+def run(*, quick: bool) -> dict:
+    if not Path(CHROMIUM).is_file():
+        return {"skipped": "headless Chromium not found (apt-get install chromium chromium-driver)"}
+    from playwright.sync_api import sync_playwright
+
+    trainers = 2 if quick else 8
+    moves = 4 if quick else 10
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"),
+         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    out: dict = {"trainers": trainers, "moves": moves}
+    try:
+        for _ in range(180):
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            # the slider session first, so the schemes are cached before the load starts
+            slider_ctx, slider = _open(browser, url, "CDP-LR")
+            slider.get_by_text("Accuracy at epsilon = 2").first.wait_for()
+            alone = _slider_moves(slider, 3, start=2.0)
+            out["slider_alone_s"] = alone
+            out["cpu_idle_before_cores"] = round(_cpu_share(server.pid, 3.0), 3)
+            training = []
+            for _ in range(trainers):
+                ctx, pg = _open(browser, url, "IMPOSTER")
+                pg.get_by_role("button", name="Train").click()
+                training.append(ctx)
+            time.sleep(3)
+            out["cpu_training_cores"] = round(_cpu_share(server.pid, 5.0), 3)
+            loaded = _slider_moves(slider, moves, start=2.3)
+            out["slider_loaded_s"] = loaded
+            out["slider_loaded_median_s"] = round(statistics.median(loaded), 3)
+            out["slider_alone_median_s"] = round(statistics.median(alone), 3)
+            for ctx in training:
+                ctx.close()
+            time.sleep(6)  # the watchdog checks sessions every 2 s
+            out["cpu_after_tabs_closed_cores"] = round(_cpu_share(server.pid, 8.0), 3)
+            slider_ctx.close()
+            browser.close()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    out["target"] = "slider median < 2 s with the trainers running; CPU falls back after the tabs close"
+    return out
+
+
+def _slider_moves(pg, n: int, *, start: float) -> list[float]:
+    """Move the epsilon slider one step (0.1) ``n`` times; seconds until the chart shows it."""
+    times = []
+    value = start
+    slider = pg.get_by_role("slider").first
+    for _ in range(n):
+        value = round(value + 0.1, 1)
+        slider.focus()
+        t0 = time.monotonic()
+        pg.keyboard.press("ArrowRight")
+        label = f"{value:g}"
+        pg.get_by_text(f"Accuracy at epsilon = {label}", exact=True).first.wait_for(timeout=120_000)
+        times.append(round(time.monotonic() - t0, 3))
+    return times
