@@ -9,6 +9,9 @@ so the next session with the same inputs gets the model at once.
 """
 from __future__ import annotations
 
+import multiprocessing
+import pickle
+import queue
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -42,6 +45,21 @@ def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, class
                            classifier=classifier, metric=metric, bins=bins, random_state=seed)
 
 
+def _train_in_child(dataset, sensitive, implicit, params, seed, n_rows, events, stop) -> None:
+    """The training, run in a spawned child process (see :meth:`TrainingJob._work`)."""
+    try:
+        model = ImposterSynthesizer(**params, random_state=seed)
+        model.fit(dataset, sensitive, implicit, callback=lambda e: events.put(("event", e)), stop=stop)
+        synthetic = model.sample(n_rows)
+        blob = pickle.dumps((model, synthetic))  # here, so a failure is reported, not lost
+        events.put(("done", blob))
+    except BaseException as exc:  # pragma: no cover - reported in the parent
+        try:
+            events.put(("error", exc))
+        except Exception:
+            events.put(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
 class TrainingJob(BackgroundJob):
     """One IMPOSTER training in a background thread, observable and stoppable.
 
@@ -71,10 +89,37 @@ class TrainingJob(BackgroundJob):
             self.total = event["iterations"]
 
     def _work(self) -> None:
-        model = ImposterSynthesizer(**self.params, random_state=self.seed)
-        model.fit(self.dataset, self.sensitive, self.implicit, callback=self._callback, stop=self._stop)
-        self.synthetic = model.sample(self.n_rows)
-        self.model = model
+        """Train in a child process (spawned): the server's own threads keep the interpreter,
+        so pages and sliders stay responsive while it trains. Events and the fitted model
+        come back through a queue; Stop sets an event the child's training loop checks."""
+        ctx = multiprocessing.get_context("spawn")
+        events, stop = ctx.Queue(), ctx.Event()
+        proc = ctx.Process(target=_train_in_child, name=self.name, daemon=True,
+                           args=(self.dataset, self.sensitive, self.implicit, self.params, self.seed,
+                                 self.n_rows, events, stop))
+        proc.start()
+        try:
+            while True:
+                if self._stop.is_set():
+                    stop.set()
+                try:
+                    kind, *payload = events.get(timeout=0.2)
+                except queue.Empty:
+                    if not proc.is_alive():
+                        raise RuntimeError("the training process ended without a result") from None
+                    continue
+                if kind == "event":
+                    self._callback(payload[0])
+                elif kind == "done":
+                    self.model, self.synthetic = pickle.loads(payload[0])  # from our own child
+                    return
+                else:  # "error": the child's exception, re-raised here for the page
+                    raise payload[0]
+        finally:
+            stop.set()
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
 
     @property
     def stopped(self) -> bool:

@@ -83,7 +83,10 @@ def test_stop_keeps_what_was_learned(open_page):
     _fast_evaluation(at)
     at.button(key="imposter_train").click().run()
     assert not at.exception
-    time.sleep(1.0)
+    job = at.session_state["imposter_job"]
+    deadline = time.monotonic() + 60  # the training process starts (imports torch), then iterates
+    while job.progress()[0] < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
     at.run()  # while training: a progress bar and the curves (NMI chart + training curves)
     assert len(at.get("plotly_chart")) == 2
     assert at.get("progress")
