@@ -10,6 +10,7 @@ so the next session with the same inputs gets the model at once.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import queue
 import threading
@@ -46,7 +47,14 @@ def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, class
 
 
 def _train_in_child(dataset, sensitive, implicit, params, seed, n_rows, events, stop) -> None:
-    """The training, run in a spawned child process (see :meth:`TrainingJob._work`)."""
+    """The training, run in a spawned child process (see :meth:`TrainingJob._work`).
+
+    It lowers its own priority first: on a small server, pages and sliders come first.
+    """
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # pragma: no cover - not on this platform
+        pass
     try:
         model = ImposterSynthesizer(**params, random_state=seed)
         model.fit(dataset, sensitive, implicit, callback=lambda e: events.put(("event", e)), stop=stop)
