@@ -65,6 +65,16 @@ def _trainings(pid: int) -> int:
     return n
 
 
+def _quiet(pid: int, seconds: float) -> bool:
+    """True when no training process ran under the server for ``seconds`` in a row."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        if _trainings(pid):
+            return False
+        time.sleep(0.25)
+    return True
+
+
 def _wait_for(predicate, seconds: float) -> float | None:
     """Seconds until ``predicate()`` held (polled every 0.25 s), or None after ``seconds``."""
     t0 = time.monotonic()
@@ -86,15 +96,24 @@ def _cpu_seconds(pids: list[int]) -> dict[int, float]:
     return out
 
 
-def _cpu_share(pid: int, seconds: float) -> float:
+def _cpu_share(pid: int, seconds: float, *, per_process: dict | None = None) -> float:
     """Cores the server and its children used on average over ``seconds`` (1.0 = one core);
-    processes that start or end within the window are left out."""
+    processes that start or end within the window are left out. ``per_process`` receives
+    the share of each process (by its command line's start)."""
     pids = _tree(pid)
     c0, t0 = _cpu_seconds(pids), time.monotonic()
     time.sleep(seconds)
     c1 = _cpu_seconds(pids)
-    used = sum(c1[p] - c0[p] for p in c0.keys() & c1.keys())
-    return used / (time.monotonic() - t0)
+    span = time.monotonic() - t0
+    shares = {p: (c1[p] - c0[p]) / span for p in c0.keys() & c1.keys()}
+    if per_process is not None:
+        for p, share in shares.items():
+            try:
+                name = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ")[:60].decode()
+            except OSError:
+                name = "?"
+            per_process[f"{p} {'server' if p == pid else name}"] = round(share, 3)
+    return sum(shares.values())
 
 
 def _wait_idle(pg, timeout: float = 180_000) -> None:
@@ -163,8 +182,15 @@ def run(*, quick: bool) -> dict:
             for ctx in training:
                 ctx.close()
             # the watchdog checks sessions every 2 s; the job then stops its process
-            out["seconds_until_trainings_stopped"] = _wait_for(lambda: _trainings(server.pid) == 0, 60)
-            out["cpu_after_tabs_closed_cores"] = round(_cpu_share(server.pid, 8.0), 3)
+            t_closed = time.monotonic()
+            quiet = _wait_for(lambda: _quiet(server.pid, 3.0), 90)
+            out["seconds_until_no_training_for_3_s"] = None if quiet is None else round(
+                time.monotonic() - t_closed - 3.0, 2)
+            breakdown: dict = {}
+            out["cpu_after_tabs_closed_cores"] = round(_cpu_share(server.pid, 8.0, per_process=breakdown), 3)
+            out["cpu_after_tabs_closed_by_process"] = breakdown
+            time.sleep(10)
+            out["cpu_20_s_after_tabs_closed_cores"] = round(_cpu_share(server.pid, 8.0), 3)
             slider_ctx.close()
             browser.close()
     finally:

@@ -80,6 +80,9 @@ class JobPool:
                     self._cond.notify_all()
                     return False
                 if self._waiting[0] is job and len(self._running) < self.slots:
+                    if not _session_alive(job.session_id):  # its viewer left while it waited
+                        job._stop.set()
+                        continue
                     self._waiting.popleft()
                     self._running.add(job)
                     self._cond.notify_all()

@@ -67,3 +67,19 @@ def test_expected_wait_comes_from_finished_jobs():
     assert pool.expected_wait(b) is not None
     a.stop(), b.stop()
     assert a.wait(5) and b.wait(5)
+
+
+def test_a_queued_job_whose_session_ended_never_starts(monkeypatch):
+    alive = {"a": True, "b": True}
+    monkeypatch.setattr(jobs, "_session_alive", lambda sid: alive.get(sid, True))
+    pool = JobPool(1, watch_every=60)  # the watchdog stays out of it: the slot check must do it
+    first = _Sleeper(pool)
+    first.session_id = "a"
+    first.start()
+    queued = _Sleeper(pool)
+    queued.session_id = "b"
+    queued.start()
+    threading.Event().wait(0.2)
+    alive["b"] = False
+    first.release.set()
+    assert queued.wait(5) and queued.cancelled and not queued.ran
