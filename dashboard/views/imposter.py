@@ -13,6 +13,7 @@ from core.validation import DataError
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
+from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
 
 st.title("IMPOSTER: implicit privacy")
@@ -28,11 +29,11 @@ dataset = current_dataset("census")
 if not dataset.sensitive:
     from dashboard.cached.data import sample_dataset
 
-    st.info(f"**{dataset.name}** marks no sensitive attribute, so this page uses the census "
+    st.info(f"**{md(dataset.name)}** marks no sensitive attribute, so this page uses the census "
             "sample. Mark a sensitive column on the Data page to study your own table.")
     dataset = sample_dataset("census")
 seed = current_seed()
-st.caption(f"Data: **{dataset.name}** · {roles_text(dataset)}")
+st.caption(f"Data: **{md(dataset.name)}** · {roles_text(dataset)}")
 
 frame = dataset.frame
 sens_options = [c for c in frame.columns
@@ -94,10 +95,10 @@ m1.metric("Candidates (NMI ≥ theta)", len(det.candidates))
 m2.metric(f"tau ({metric}, {CLASSIFIER_LABELS[det_clf]}, 3-fold)", tau_text)
 m3.metric("Majority share of s (no-leak floor)", f"{det.majority_share:.3f}")
 if det.implicit:
-    st.success(f"Implicit privacy attributes for **{sensitive}**: {', '.join(det.implicit)} "
+    st.success(f"Implicit privacy attributes for **{md(sensitive)}**: {', '.join(md(c) for c in det.implicit)} "
                f"(tau = {tau_text} ≥ beta = {beta:g}).")
 elif det.candidates:
-    st.warning(f"The {len(det.candidates)} candidate(s) predict {sensitive} with tau = {tau_text} "
+    st.warning(f"The {len(det.candidates)} candidate(s) predict {md(sensitive)} with tau = {tau_text} "
                f"< beta = {beta:g}: Algorithm 1 flags nothing. Lower beta to protect them anyway.")
 else:
     st.warning("No attribute reaches theta: lower theta.")
