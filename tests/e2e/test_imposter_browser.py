@@ -20,7 +20,9 @@ def test_imposter_trains_and_shows_results(page):
     page.get_by_role("button", name="Train").click()
     page.get_by_text("Training finished after").wait_for(timeout=240_000)
     page.get_by_text("3 · Settings A and B (Table 1)").wait_for(timeout=240_000)
-    page.get_by_role("button", name="Download the synthetic table (CSV)").wait_for(timeout=300_000)
+    page.get_by_role("button", name="Prepare a release for download").click(timeout=300_000)
+    wait_idle(page)
+    page.get_by_role("button", name="Download release 1 (CSV)").wait_for(timeout=60_000)
     assert page.get_by_text("Traceback").count() == 0
     screenshot(page, "imposter_trained")
 
@@ -34,6 +36,6 @@ def test_imposter_stop_button_stops_training(page):
     wait_idle(page)
     page.get_by_role("button", name="Train").click()
     page.get_by_text("Training: iteration").wait_for(timeout=60_000)
-    page.get_by_role("button", name="Stop").click()
+    page.locator(".st-key-imposter_stop button").click()  # ours, not the header's Stop
     page.get_by_text("Training stopped early after").wait_for(timeout=120_000)
     assert page.get_by_text("Traceback").count() == 0

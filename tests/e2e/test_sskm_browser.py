@@ -40,5 +40,7 @@ def test_sskm_page_draws_the_map_and_moves_with_epsilon(page):
     assert float(after) > float(before)
     assert page.get_by_text("Traceback").count() == 0
     page.get_by_role("tab", name="Release").click()
-    page.get_by_text("Download the published table (CSV)").wait_for()
+    page.get_by_role("button", name="Prepare a release for download").click()
+    wait_idle(page)
+    page.get_by_role("button", name="Download release 1 (CSV)").wait_for(timeout=60_000)
     screenshot(page, "sskm")
