@@ -27,7 +27,8 @@ def test_sskm_paper_mode_audit_shows_the_violation(page):
     page.get_by_text("paper", exact=True).first.click()
     wait_idle(page)
     page.get_by_text("Paper mode: not differentially private").first.wait_for(timeout=180_000)
-    page.get_by_role("button", name="Run the audit").click()
+    wait_idle(page)  # the panel is keyed by mode: click the paper panel's button, not the old one
+    page.locator(".st-key-sskm_paper_audit_run button").click()
     page.get_by_text(re.compile("^VIOLATION: the measured lower bound")).first.wait_for(timeout=180_000)
     wait_idle(page)
     assert page.get_by_text("Traceback").count() == 0

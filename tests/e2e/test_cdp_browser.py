@@ -23,6 +23,6 @@ def test_epsilon_slider_retrains_the_schemes(page):
 
 def test_correlations_page_shows_cs_and_gs(page):
     goto(page, "Correlations")
-    page.get_by_text("Correlated sensitivity CS").first.wait_for(timeout=180_000)
-    page.get_by_text("Group sensitivity GS").first.wait_for()
+    page.get_by_text("Correlated sensitivity CS", exact=True).first.wait_for(timeout=180_000)
+    page.get_by_text("Group sensitivity GS", exact=True).first.wait_for()
     assert page.get_by_text("Traceback").count() == 0
