@@ -90,7 +90,7 @@ try:
                               int(n_queries), seed)
     release = cached.count_release(setup, scheme, epsilon=float(epsilon), budget=budget, seed=seed)
     g2.metric(f"Guarantee of one release of {int(n_queries)} queries", guarantee_text(release.ledger),
-              f"{release.epsilon_per_query:.3g} per query", delta_color="off")
+              f"{release.epsilon_per_query:.3g} per query", delta_color="off", delta_arrow="off")
     with g2:
         guarantee_box(release.ledger)
     audit_panel(
