@@ -16,6 +16,7 @@ from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.release import NoiseSource, release_csv
 from dashboard.cached.audit import start_audit
 from dashboard.charts.audit import audit_interval
+from dashboard.components.jobs import live_job
 from dashboard.safe import md
 from dashboard.state import record_release, released_count, session_total_text, show_error
 
@@ -114,19 +115,11 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, 
         st.caption("Press **Run the audit**: it takes a few seconds to a minute with the default runs.")
         return
     if job.running:
-        @st.fragment(run_every=0.5)
-        def _live() -> None:
-            if not job.running:
-                st.rerun()
-            if job.queued:
-                st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
-            else:
-                fraction, message = job.progress()
-                st.progress(min(max(fraction, 0.0), 1.0), text=f"Auditing: {md(message)}")
-            if st.button("Stop" if not job.queued else "Leave the queue", key=f"{key}_audit_stop"):
-                job.stop()
+        def _progress() -> None:
+            fraction, message = job.progress()
+            st.progress(min(max(fraction, 0.0), 1.0), text=f"Auditing: {md(message)}")
 
-        _live()
+        live_job(job, stop_key=f"{key}_audit_stop", draw_progress=_progress, every=0.5)
         return
     _show_audit_result(job, current)
 

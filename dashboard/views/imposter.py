@@ -12,6 +12,7 @@ from core.imposter.classifiers import CLASSIFIER_LABELS
 from core.validation import DataError
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
+from dashboard.components.jobs import live_job
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
@@ -194,20 +195,7 @@ def _draw_progress() -> None:
 
 
 if job is not None and job.running:
-    @st.fragment(run_every=1.0)
-    def _live() -> None:
-        if not job.running:
-            st.rerun()
-        if job.queued:
-            st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
-        else:
-            _draw_progress()
-        if st.button("Stop" if not job.queued else "Leave the queue", key="imposter_stop"):
-            job.stop()
-            job.wait(timeout=30)
-            st.rerun()
-
-    _live()
+    live_job(job, stop_key="imposter_stop", draw_progress=_draw_progress)
     st.stop()
 
 if job is None:
