@@ -30,7 +30,6 @@ uploads fit a small server (the old 200 MB limit meant about 2.4 GB per upload).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 from collections import OrderedDict
 
 import numpy as np
@@ -169,12 +170,12 @@ def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: in
         setup, mats = schemes(dataset, threshold, measure, tc, seed)
         rows = []
         total = len(epsilons) * repetitions
+
+        def _report(r: int, *, first: int) -> None:
+            _progress((first + r) / total, f"run {first + r} of {total}")
+
         for i, eps in enumerate(epsilons):
-            report = None
-            if _progress is not None:
-                def report(r, i=i):
-                    done = i * repetitions + r
-                    _progress(done / total, f"run {done} of {total}")
+            report = None if _progress is None else partial(_report, first=i * repetitions)
             rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
                              repetitions=repetitions, seed=seed, progress=report)[0]
         summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
