@@ -6,10 +6,7 @@ objects, shared read-only, so a slider move does not copy them.
 """
 from __future__ import annotations
 
-import threading
-import time
 from functools import partial
-from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
@@ -25,34 +22,10 @@ from core.correlation import SensitivityReport, attribute_association, correlate
 from core.data import Dataset
 from core.experiments import summarize
 from core.release import display_seed
+from dashboard.cached.sweeps import Sweep
 
 _TTL = 3600
 _HASH = {Dataset: lambda d: d.fingerprint()}
-_SWEEPS: "OrderedDict[tuple, tuple[float, pd.DataFrame]]" = OrderedDict()
-_SWEEPS_LOCK = threading.Lock()
-_SWEEPS_MAX = 16
-
-
-def _memo(key: tuple, compute):
-    """Bounded (16 entries, 1 h) cache for the sweeps, which report progress while they run.
-
-    st.cache_data would replay the progress bar on a hit, which Streamlit refuses for an
-    element created outside the cached function, so the sweeps use this small LRU instead.
-    """
-    now = time.monotonic()
-    with _SWEEPS_LOCK:
-        hit = _SWEEPS.get(key)
-        if hit is not None and now - hit[0] < _TTL:
-            _SWEEPS.move_to_end(key)
-            return hit[1].copy()
-    value = compute()
-    with _SWEEPS_LOCK:
-        _SWEEPS[key] = (now, value)
-        while len(_SWEEPS) > _SWEEPS_MAX:
-            _SWEEPS.popitem(last=False)
-    return value.copy()
-
-
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
     """At most ``max_rows`` rows drawn at random (all rows when the data is smaller)."""
     return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
@@ -158,26 +131,25 @@ def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_metho
 
 
 def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
-           epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int,
-           _progress=None) -> pd.DataFrame:
-    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid.
+           epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int) -> Sweep:
+    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job).
 
     Each point is :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars
     and the curve agree wherever the slider sits on the grid.
     """
 
-    def compute():
+    def compute(progress):
         setup, mats = schemes(dataset, threshold, measure, tc, seed)
         rows = []
         total = len(epsilons) * repetitions
 
         def _report(r: int, *, first: int) -> None:
-            _progress((first + r) / total, f"run {first + r} of {total}")
+            progress((first + r) / total, f"run {first + r} of {total}")
 
         for i, eps in enumerate(epsilons):
-            report = None if _progress is None else partial(_report, first=i * repetitions)
             rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
-                             repetitions=repetitions, seed=seed, progress=report)[0]
+                             repetitions=repetitions, seed=seed,
+                             progress=partial(_report, first=i * repetitions))[0]
         summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
         order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
         summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
@@ -185,21 +157,20 @@ def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: in
 
     key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
            preset, repetitions)
-    return _memo(key, compute)
+    return Sweep(key, compute, "Sweeping epsilon")
 
 
 def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
-                  epsilons: tuple[float, ...], preset: str, repetitions: int,
-                  _progress=None) -> pd.DataFrame:
-    """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme)."""
+                  epsilons: tuple[float, ...], preset: str, repetitions: int) -> Sweep:
+    """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme; a sweep job)."""
 
-    def compute():
+    def compute(progress):
         setup, _ = schemes(dataset, threshold, measure, tc, seed)
         return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
-                            random_state=seed, progress=_progress)[0]
+                            random_state=seed, progress=progress)[0]
 
     key = ("methods", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, preset, repetitions)
-    return _memo(key, compute)
+    return Sweep(key, compute, "Sweeping the noise methods")
 
 
 @st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
@@ -209,19 +180,35 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
                               n_queries=n_queries, random_state=seed)
 
 
-def mae(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
-        epsilons: tuple[float, ...], repetitions: int, budget: str = "per_query",
-        _progress=None) -> pd.DataFrame:
-    """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid (epsilon read as ``budget`` says)."""
+def mae(dataset: Dataset, measures: tuple[str, ...], threshold: float, tc: float, n_queries: int,
+        seed: int, epsilons: tuple[float, ...], repetitions: int, budget: str = "per_query") -> Sweep:
+    """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid, for each record-correlation
+    measure in ``measures`` (a sweep job; epsilon read as ``budget`` says).
 
-    def compute():
-        setup = publishing(dataset, measure, threshold, tc, n_queries, seed)
-        return mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget,
-                         random_state=seed, progress=_progress)[0]
+    With two measures the schemes are named "Proposed (pearson)" and so on, and Group (which
+    does not depend on the measure) appears once.
+    """
 
-    key = ("mae", dataset.fingerprint(), measure, threshold, tc, n_queries, seed, epsilons, repetitions,
-           budget)
-    return _memo(key, compute)
+    def compute(progress):
+        frames = []
+        for i, m in enumerate(measures):
+            setup = publishing(dataset, m, threshold, tc, n_queries, seed)
+            part = partial(_scaled, progress, i, len(measures))
+            s = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget,
+                          random_state=seed, progress=part)[0]
+            if len(measures) > 1:
+                s = s[(s["scheme"] != "Group") | (i == 0)]
+                s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
+            frames.append(s)
+        return pd.concat(frames, ignore_index=True)
+
+    key = ("mae", dataset.fingerprint(), measures, threshold, tc, n_queries, seed, epsilons,
+           repetitions, budget)
+    return Sweep(key, compute, "Answering the queries")
+
+
+def _scaled(progress, part: int, parts: int, fraction: float, message: str) -> None:
+    progress((part + fraction) / parts, message)
 
 
 def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_method: int,

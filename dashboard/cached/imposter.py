@@ -1,7 +1,8 @@
 """Cached calls into core.imposter for the IMPOSTER page (paper 002).
 
-Detection, evaluation and the kRR curve are ``st.cache_data`` (keyed on the dataset's
-fingerprint, the parameters and the seed). Training runs as a session-owned job in the
+Detection is ``st.cache_data`` (keyed on the dataset's fingerprint, the parameters and
+the seed); the evaluation (Table 1) and the kRR curve are sweep jobs
+(:mod:`dashboard.cached.sweeps`). Training runs as a session-owned job in the
 bounded pool of :mod:`dashboard.cached.jobs`, so the page can draw its curves live and
 stop it: :class:`TrainingJob` holds the per-iteration events. Running jobs are never
 shared between sessions; finished ones are kept by their inputs (:func:`finished_training`)
@@ -31,6 +32,7 @@ from core.imposter import (
 )
 from dashboard.cached import HASH_FUNCS
 from dashboard.cached.jobs import BackgroundJob
+from dashboard.cached.sweeps import Sweep
 
 _TTL = 3600
 
@@ -177,21 +179,37 @@ def training_job(dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
     return TrainingJob(dataset, sensitive, implicit, dict(params), seed, dataset.n_rows).start()
 
 
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+def _table_key(frame: pd.DataFrame) -> int:
+    """A content hash of a (synthetic) table, for the sweep keys."""
+    return int(pd.util.hash_pandas_object(frame, index=False).sum())
+
+
 def table1(dataset: Dataset, synthetic: pd.DataFrame, sensitive: str, label: str,
-           implicit: tuple[str, ...], classifiers: tuple[str, ...], seed: int) -> pd.DataFrame:
-    """:func:`core.imposter.evaluate_settings` (settings A, B and TSTR)."""
-    return evaluate_settings(dataset.frame, synthetic, sensitive=sensitive, label=label,
-                             implicit=list(implicit), classifiers=list(classifiers),
-                             max_rows=20_000, random_state=seed)
+           implicit: tuple[str, ...], classifiers: tuple[str, ...], seed: int) -> Sweep:
+    """:func:`core.imposter.evaluate_settings` (settings A, B and TSTR), as a sweep job."""
+
+    def compute(progress):
+        return evaluate_settings(dataset.frame, synthetic, sensitive=sensitive, label=label,
+                                 implicit=list(implicit), classifiers=list(classifiers),
+                                 max_rows=20_000, random_state=seed, progress=progress)
+
+    key = ("imposter-table1", dataset.fingerprint(), _table_key(synthetic), sensitive, label,
+           tuple(implicit), tuple(classifiers), int(seed))
+    return Sweep(key, compute, "Training the classifiers on the real and the synthetic table")
 
 
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
 def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
-              classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS) -> pd.DataFrame:
-    """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows)."""
-    return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit),
-                     epsilons=epsilons, classifier=classifier, max_rows=20_000, random_state=seed)
+              classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS) -> Sweep:
+    """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows), as a sweep job."""
+
+    def compute(progress):
+        return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit),
+                         epsilons=epsilons, classifier=classifier, max_rows=20_000, random_state=seed,
+                         progress=progress)
+
+    key = ("imposter-krr", dataset.fingerprint(), sensitive, label, tuple(implicit), classifier, int(seed),
+           tuple(epsilons))
+    return Sweep(key, compute, "Perturbing the implicit attributes at each epsilon")
 
 
 def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10) -> AuditCase:

@@ -124,6 +124,15 @@ class JobPool:
         with self._cond:
             return len(self._running), len(self._waiting)
 
+    def stop_all(self, timeout: float = 30.0) -> None:
+        """Stop every running and waiting job and wait for them (server shutdown, tests)."""
+        with self._cond:
+            jobs = list(self._running) + list(self._waiting)
+        for job in jobs:
+            job.stop()
+        for job in jobs:
+            job.wait(timeout)
+
     # ------------------------------------------------------------ watchdog
     def _ensure_watcher(self) -> None:
         with self._cond:

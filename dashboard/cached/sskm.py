@@ -21,6 +21,7 @@ from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import ConnectionResult, mic_connections
 from core.sskm.publisher import SSKMDP
 from core.validation import check_random_state
+from dashboard.cached.sweeps import Sweep
 
 _TTL = 3600
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
@@ -147,70 +148,63 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
 
 
 def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
-                  repetitions: int, seed: int) -> pd.DataFrame:
-    """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws).
+                  repetitions: int, seed: int) -> Sweep:
+    """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws), as
+    a sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
+    epsilons, repetitions, cs_threshold = tuple(epsilons), int(repetitions), float(cs_threshold)
 
-    Cached on the protected set (:func:`protected_key`), not on CS_Tsh.
-    """
-    return _epsilon_curve_cached(fingerprint, pub, key, protected_key(pub, cs_threshold), tuple(epsilons),
-                                 int(repetitions), seed, float(cs_threshold))
+    def compute(progress):
+        rng = check_random_state(seed)
+        rows, total = [], len(epsilons) * repetitions
+        for eps in epsilons:
+            for _ in range(repetitions):
+                mine = _release(pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
+                mse_, rl_ = mine.release_metrics()
+                rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
+                progress(len(rows) / total, f"release {len(rows)} of {total}")
+        df = pd.DataFrame(rows)
+        out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
+        out.columns = [f"{a}_{b}" for a, b in out.columns]
+        return out.reset_index().fillna(0.0)
 
-
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
-def _epsilon_curve_cached(fingerprint: str, _pub: SSKMDP, key: tuple, protected: tuple[str, ...],
-                          epsilons: tuple[float, ...], repetitions: int, seed: int,
-                          _cs_threshold: float) -> pd.DataFrame:
-    rng = check_random_state(seed)
-    rows = []
-    for eps in epsilons:
-        for _ in range(repetitions):
-            mine = _release(_pub, eps, _cs_threshold, int(rng.integers(0, 2**31 - 1)))
-            mse_, rl_ = mine.release_metrics()
-            rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
-    df = pd.DataFrame(rows)
-    out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
-    out.columns = [f"{a}_{b}" for a, b in out.columns]
-    return out.reset_index().fillna(0.0)
+    sweep_key = ("sskm-epsilon", fingerprint, key, protected_key(pub, cs_threshold), epsilons, repetitions, seed)
+    return Sweep(sweep_key, compute, "Measuring MSE and linkage over epsilon")
 
 
 def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
-              a_values: tuple[int, ...], repetitions: int, seed: int) -> pd.DataFrame:
-    """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count.
+              a_values: tuple[int, ...], repetitions: int, seed: int) -> Sweep:
+    """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count, as a
+    sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
+    epsilon, a_values, repetitions, cs_threshold = float(epsilon), tuple(a_values), int(repetitions), float(cs_threshold)
 
-    Cached on the protected set (:func:`protected_key`), not on CS_Tsh.
-    """
-    return _baselines_cached(fingerprint, pub, key, protected_key(pub, cs_threshold), float(epsilon),
-                             tuple(a_values), int(repetitions), seed, float(cs_threshold))
-
-
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
-def _baselines_cached(fingerprint: str, _pub: SSKMDP, key: tuple, protected: tuple[str, ...], epsilon: float,
-                      a_values: tuple[int, ...], repetitions: int, seed: int,
-                      _cs_threshold: float) -> pd.DataFrame:
-    cs_threshold = _cs_threshold
-    X = _pub.table_.X[_pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
-    rng = check_random_state(seed)
-    rows = []
-    for a in a_values:
-        if a > len(X):
-            continue
-        groups = mdav(X, n_clusters=a)
-        k = len(X) // a
-        rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
+    def compute(progress):
+        X = pub.table_.X[pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
+        rng = check_random_state(seed)
+        rows = []
+        fitted_a = [a for a in a_values if a <= len(X)]
+        for i, a in enumerate(fitted_a):
+            groups = mdav(X, n_clusters=a)
+            k = len(X) // a
+            rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
+            for _ in range(repetitions):
+                s = int(rng.integers(0, 2**31 - 1))
+                rows.append({"method": "MDAV_DP", "a": a,
+                             "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
+                rows.append({"method": "IDP-KMeans", "a": a,
+                             "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
+            progress((i + 1) / (len(fitted_a) + 1), f"a = {a} ({i + 1} of {len(fitted_a)})")
         for _ in range(repetitions):
-            s = int(rng.integers(0, 2**31 - 1))
-            rows.append({"method": "MDAV_DP", "a": a,
-                         "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
-            rows.append({"method": "IDP-KMeans", "a": a,
-                         "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
-    for _ in range(repetitions):
-        mine = _release(_pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-        rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
-                     "mse": mine.release_metrics()[0]})
-    df = pd.DataFrame(rows)
-    out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
-    out.columns = ["method", "a", "mse_mean", "mse_std"]
-    return out.fillna(0.0)
+            mine = _release(pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
+            rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
+                         "mse": mine.release_metrics()[0]})
+        df = pd.DataFrame(rows)
+        out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
+        out.columns = ["method", "a", "mse_mean", "mse_std"]
+        return out.fillna(0.0)
+
+    sweep_key = ("sskm-baselines", fingerprint, key, protected_key(pub, cs_threshold), epsilon, a_values,
+                 repetitions, seed)
+    return Sweep(sweep_key, compute, "Clustering with the baselines")
 
 
 def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, str]:

@@ -8,6 +8,7 @@ from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
 from dashboard.charts import number
 from dashboard.charts.cdp import accuracy_bars, curve_with_spread
+from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.palette import noise_method_label
 from dashboard.safe import md
@@ -87,29 +88,27 @@ try:
         guarantee_box(ledger, reads_raw=raw_steps)
 
     st.subheader("Privacy-accuracy trade-off (Fig. 4)")
-    bar = st.progress(0.0, text="Sweeping epsilon...")
-    summary = cached.curves(data, float(threshold), measure, float(tc), seed, EPS_GRID, int(method),
-                            preset, int(reps), _progress=lambda f, m: bar.progress(f, text=m))
-    bar.empty()
-    st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
-                                      title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)",
-                                      x_title="epsilon (log scale)", y_title="test accuracy"),
-                    width="stretch", key="lr_curve")
-    st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
-               "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
+    summary = sweep_view("lr_curve", cached.curves(data, float(threshold), measure, float(tc), seed, EPS_GRID,
+                                                   int(method), preset, int(reps)))
+    if summary is not None:
+        st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
+                                          title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)",
+                                          x_title="epsilon (log scale)", y_title="test accuracy"),
+                        width="stretch", key="lr_curve")
+        st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
+                   "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
     if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
-        bar = st.progress(0.0, text="Sweeping the noise methods...")
-        msum = cached.method_curves(data, float(threshold), measure, float(tc), seed, EPS_GRID, preset,
-                                    int(reps), _progress=lambda f, m: bar.progress(f, text=m))
-        bar.empty()
-        st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
-                                          title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
-                                          x_title="epsilon (log scale)", y_title="test accuracy",
-                                          labels={m: noise_method_label(m) for m in NOISE_METHODS}),
-                        width="stretch", key="lr_method_curve")
-        st.caption("One line per noise method of Table 3 at the same budget; methods 0 and 4 are not "
-                   "differentially private, and method 5 delivers only half the budget (its other half "
-                   "noises the public N).")
+        msum = sweep_view("lr_method_curve", cached.method_curves(data, float(threshold), measure, float(tc), seed,
+                                                                  EPS_GRID, preset, int(reps)))
+        if msum is not None:
+            st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
+                                              title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
+                                              x_title="epsilon (log scale)", y_title="test accuracy",
+                                              labels={m: noise_method_label(m) for m in NOISE_METHODS}),
+                            width="stretch", key="lr_method_curve")
+            st.caption("One line per noise method of Table 3 at the same budget; methods 0 and 4 are not "
+                       "differentially private, and method 5 delivers only half the budget (its other half "
+                       "noises the public N).")
     sens = setup.sensitivity["Proposed"]
     audit_panel(
         "lr", lambda: cached.lr_audit_case(mats["Proposed"], sens, epsilon=float(epsilon),

@@ -12,7 +12,7 @@ from core.imposter.classifiers import CLASSIFIER_LABELS
 from core.validation import DataError
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
-from dashboard.components.jobs import live_job
+from dashboard.components.jobs import live_job, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
@@ -228,44 +228,45 @@ if not classifiers:
     st.info("Choose at least one classifier.")
     st.stop()
 try:
-    with st.spinner("Training the classifiers on the real and the synthetic table..."):
-        table = cached.table1(dataset, synthetic, job.sensitive, label, tuple(trained_implicit),
-                              tuple(classifiers), seed)
+    table = sweep_view("imposter_table1", cached.table1(dataset, synthetic, job.sensitive, label,
+                                                        tuple(trained_implicit), tuple(classifiers), seed))
 except (DataError, ValueError, TypeError) as exc:
     show_error(exc)
     st.stop()
-st.plotly_chart(charts.table1_bars(table), width="stretch", key="imposter_table1_chart")
-st.caption(
-    "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
-    "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
-    "from all attributes — B and train-synthetic/test-real should stay close to A."
-)
-st.dataframe(charts.table1_display(table).style.format("{:.3f}"), width="stretch", key="imposter_table1")
+if table is not None:
+    st.plotly_chart(charts.table1_bars(table), width="stretch", key="imposter_table1_chart")
+    st.caption(
+        "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
+        "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
+        "from all attributes — B and train-synthetic/test-real should stay close to A."
+    )
+    st.dataframe(charts.table1_display(table).style.format("{:.3f}"), width="stretch", key="imposter_table1")
 
 # ------------------------------------------------------------------ 4. kRR baseline
 st.subheader("4 · Against k-ary randomized response (Fig. 7)")
 krr_clf = st.selectbox("Classifier for the comparison", CLASSIFIERS, index=CLASSIFIERS.index("gbdt"),
                        format_func=CLASSIFIER_LABELS.get, key="imposter_krr_clf")
 try:
-    with st.spinner("Perturbing the implicit attributes at each epsilon..."):
-        curve = cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit), krr_clf, seed)
-        point_table = cached.table1(dataset, synthetic, job.sensitive, label,
-                                    tuple(trained_implicit), (krr_clf,), seed)
+    curve = sweep_view("imposter_krr", cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit),
+                                                        krr_clf, seed))
+    point_table = sweep_view("imposter_point", cached.table1(dataset, synthetic, job.sensitive, label,
+                                                             tuple(trained_implicit), (krr_clf,), seed))
 except (DataError, ValueError, TypeError) as exc:
     show_error(exc)
     st.stop()
-row = point_table.iloc[0]
-point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
-real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
-c1, c2 = st.columns(2)
-c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=point_table.attrs["majority_synthetic"],
-                                real=real), width="stretch", key="imposter_tradeoff")
-c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
-           "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
-c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
-                width="stretch", key="imposter_krr_eps")
-c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
-           "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
+if curve is not None and point_table is not None:
+    row = point_table.iloc[0]
+    point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
+    real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=point_table.attrs["majority_synthetic"],
+                                    real=real), width="stretch", key="imposter_tradeoff")
+    c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
+               "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
+    c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
+                    width="stretch", key="imposter_krr_eps")
+    c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
+               "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
 krr_table = krr_ledger(trained_implicit, 1.0, table_columns=list(frame.columns))
 st.caption(f"kRR's table: each record spends {len(trained_implicit)} x epsilon on its perturbed values. "
            + (" ".join(krr_table.not_dp_reasons) + " So it is not differentially private as a whole."

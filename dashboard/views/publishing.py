@@ -8,6 +8,7 @@ from core.data import Dataset
 from dashboard.cached import cdp as cached
 from dashboard.charts import number
 from dashboard.charts.cdp import curve_with_spread
+from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
@@ -54,30 +55,24 @@ try:
            else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
     st.caption(f"Dataset **{md(data.name)}**: {roles_text(data)}; {per}.")
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
-    frames, sens_rows = [], []
-    bar = st.progress(0.0, text="Answering queries...")
-    for i, m in enumerate(measures):
+    sens_rows = []
+    for m in measures:
         setup = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed)
-        s = cached.mae(data, m, float(threshold), 40.0, int(n_queries), seed, EPS_GRID, int(reps), budget,
-                       _progress=lambda f, msg, i=i: bar.progress((i + f) / len(measures), text=msg))
-        if compare == "both":
-            s = s[(s["scheme"] != "Group") | (m == "pearson")]
-            s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
-        frames.append(s)
         for scheme, value in setup.sensitivity.items():
             if compare == "both" and scheme == "Group" and m != "pearson":
                 continue
             sens_rows.append({"scheme": scheme if compare != "both" or scheme == "Group" else f"{scheme} ({m})",
                               "sensitivity": number(value), "attributes": len(setup.columns[scheme])})
-    bar.empty()
-    summary = pd.concat(frames, ignore_index=True)
+    summary = sweep_view("pub_curve", cached.mae(data, tuple(measures), float(threshold), 40.0, int(n_queries),
+                                                 seed, EPS_GRID, int(reps), budget))
     x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
-    st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
-                                      log_x=True, x_title=f"{x_note} (log scale)",
-                                      title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
-                    width="stretch", key="pub_curve")
-    st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
-               "the floor at large epsilon is the error feature selection itself adds.")
+    if summary is not None:
+        st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
+                                          log_x=True, x_title=f"{x_note} (log scale)",
+                                          title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
+                        width="stretch", key="pub_curve")
+        st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
+                   "the floor at large epsilon is the error feature selection itself adds.")
     st.dataframe(pd.DataFrame(sens_rows), hide_index=True, width="stretch")
     st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes.")
 

@@ -8,6 +8,7 @@ from core.data import SAMPLES
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
+from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, show_error
@@ -179,12 +180,12 @@ with tab_release:
     r3.metric("Clusters", result["clusters"])
     r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}" if result["is_dp"]
               else f"none (nominal {result['nominal_epsilon']:g})")
-    with st.spinner("Measuring MSE and RL over epsilon..."):
-        curve = cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed)
-    st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), key="sskm_eps_curve")
-    st.caption("Mean over 3 noise draws (bars: one standard deviation); MSE on min-max scaled attributes. "
-               "More budget means less noise: MSE falls and linkage risk rises. Both axes start at 0, so a "
-               "flat line means epsilon changes little here. The dotted line is the chosen epsilon.")
+    curve = sweep_view("sskm_eps_curve", cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed))
+    if curve is not None:
+        st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), key="sskm_eps_curve")
+        st.caption("Mean over 3 noise draws (bars: one standard deviation); MSE on min-max scaled attributes. "
+                   "More budget means less noise: MSE falls and linkage risk rises. Both axes start at 0, so a "
+                   "flat line means epsilon changes little here. The dotted line is the chosen epsilon.")
     st.subheader("Published table")
     st.dataframe(result["frame"].head(200), height=260)
     st.caption("The table above is drawn with the sidebar seed for display; a download draws new noise.")
@@ -209,13 +210,12 @@ with tab_base:
     if not run_baselines:
         st.caption(f"{len(pub.table_.X):,} rows: switch the baselines on when you want them.")
     elif a_values:
-        with st.spinner("Running MDAV, MDAV_DP and IDP-KMeans..."):
-            try:
-                table = cached.baselines(fp, pub, key, float(cs_threshold), float(epsilon),
-                                         tuple(sorted(a_values)), 3, seed)
-            except (DataError, ValueError) as exc:
-                show_error(exc)
-                table = None
+        try:
+            table = sweep_view("sskm_baselines", cached.baselines(fp, pub, key, float(cs_threshold), float(epsilon),
+                                                                  tuple(sorted(a_values)), 3, seed))
+        except (DataError, ValueError) as exc:
+            show_error(exc)
+            table = None
         if table is not None:
             st.plotly_chart(charts.baselines_vs_a(table), key="sskm_baselines")
             st.caption(f"MSE at the same total epsilon = {epsilon:g} vs the number of clusters a (k = n / a for "

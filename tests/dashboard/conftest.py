@@ -18,6 +18,15 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+@pytest.fixture(autouse=True)
+def _no_job_outlives_its_test():
+    """AppTest has no runtime to tell the pool that a session ended: stop its jobs here."""
+    yield
+    from dashboard.cached.jobs import POOL
+
+    POOL.stop_all()
+
+
 @pytest.fixture
 def open_page():
     """Factory: ``open_page(name, timeout=120)`` -> AppTest on ``views/<name>.py``."""
@@ -58,3 +67,17 @@ def open_page_on_public():
         os.environ.pop("PUX_DATA_DIR", None)
     else:
         os.environ["PUX_DATA_DIR"] = saved
+
+
+def finish_sweeps(at: AppTest, *, timeout: float = 300, rounds: int = 6) -> AppTest:
+    """Let the page's sweep jobs (its curves) run to the end, then rerun it, as the live
+    view would in a browser (AppTest does not run ``run_every`` fragments)."""
+    for _ in range(rounds):
+        jobs = at.session_state["pux_sweep_jobs"] if "pux_sweep_jobs" in at.session_state else {}
+        running = [job for job in jobs.values() if job.running]
+        if not running:
+            return at
+        for job in running:
+            assert job.wait(timeout), f"{job.sweep.title} did not end"
+        at.run()
+    return at

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.conftest import assert_clean
+from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 
 def _live_spec(at) -> str:
@@ -53,9 +53,25 @@ def test_audit_panel_runs_and_shows_the_verdict(open_page):
     assert any(s.value.startswith("No violation") for s in at.success)
 
 
+def test_the_curve_is_a_job_of_this_session_with_a_stop_button(open_page):
+    from dashboard.cached.sweeps import FINISHED
+
+    FINISHED.clear()
+    at = open_page("cdp_lr", timeout=300)
+    assert_clean(at)
+    job = at.session_state["pux_sweep_jobs"]["lr_curve"]
+    assert at.button(key="lr_curve_stop").label in ("Stop", "Leave the queue")
+    assert not any(getattr(c, "key", None) == "lr_curve" for c in at.get("plotly_chart"))
+    finish_sweeps(at)
+    assert job.result is not None
+    assert any(getattr(c, "key", None) == "lr_curve" for c in at.get("plotly_chart"))
+    assert "lr_curve_stop" not in [b.key for b in at.button]
+
+
 def test_paper_preset_runs(open_page):
     at = open_page("cdp_lr", timeout=300)
     at.radio(key="lr_preset").set_value("paper").run()
+    finish_sweeps(at)
     assert_clean(at)
     assert len(at.get("plotly_chart")) >= 2
 
@@ -140,6 +156,7 @@ def test_noise_method_curves_name_the_methods(open_page):
     at = open_page("cdp_lr", timeout=300)
     at.slider(key="lr_reps").set_value(1).run()
     at.toggle(key="lr_methods").set_value(True).run()
+    finish_sweeps(at)
     assert_clean(at)
     spec = _spec(at, "each noise method")
     names = [t["name"] for t in spec["data"] if t.get("mode") == "lines+markers"]

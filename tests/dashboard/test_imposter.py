@@ -5,7 +5,7 @@ import time
 
 
 from core.data import load_sample
-from tests.dashboard.conftest import assert_clean
+from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 
 def _small_census(n: int = 500):
@@ -65,6 +65,7 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     at.button(key="imposter_train").click().run()
     assert not at.exception
     job = _wait_for_job(at)
+    finish_sweeps(at)
     # 500 rows: the batch drops to 125 (four per epoch), and the page says why
     assert job.model is not None and job.model.iterations_ == 8
     assert any("reduced to 125" in w.value for w in at.warning)

@@ -83,3 +83,11 @@ def test_a_queued_job_whose_session_ended_never_starts(monkeypatch):
     alive["b"] = False
     first.release.set()
     assert queued.wait(5) and queued.cancelled and not queued.ran
+
+
+def test_stop_all_stops_running_and_waiting_jobs():
+    pool = JobPool(1, watch_every=0.05)
+    a, b = _Sleeper(pool).start(), _Sleeper(pool).start()
+    pool.stop_all(timeout=5)
+    assert not a.running and not b.running
+    assert pool.counts() == (0, 0)

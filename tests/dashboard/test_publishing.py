@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.conftest import assert_clean
+from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 
 def test_page_draws_the_mae_curves(open_page):
-    at = open_page("publishing", timeout=300)
+    at = finish_sweeps(open_page("publishing", timeout=300))
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1
 
@@ -16,16 +16,18 @@ def test_both_measures_and_without_products(open_page):
     at = open_page("publishing", timeout=300)
     at.slider(key="pub_reps").set_value(2).run()
     at.radio(key="pub_measure").set_value("both").run()
+    finish_sweeps(at)
     assert_clean(at)
     spec = at.get("plotly_chart")[0].proto.spec
     assert "Proposed (mahalanobis)" in spec and "Proposed (pearson)" in spec
     at.toggle(key="pub_products").set_value(False).run()
+    finish_sweeps(at)
     assert_clean(at)
 
 
 @pytest.mark.slow
 def test_page_works_on_adult(open_page_on_public, data_dir):
-    at = open_page_on_public("adult", "publishing", data_dir)
+    at = finish_sweeps(open_page_on_public("adult", "publishing", data_dir))
     assert_clean(at)
     assert at.get("plotly_chart")
 

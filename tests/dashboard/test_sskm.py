@@ -4,13 +4,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.dashboard.conftest import assert_clean
+from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 
 @pytest.fixture
 def sskm_page(open_page):
-    at = open_page("sskm", timeout=240)
-    return at
+    return finish_sweeps(open_page("sskm", timeout=240))
 
 
 def _charts(at):
@@ -184,8 +183,7 @@ def test_releases_are_cached_by_protected_set_not_threshold(monkeypatch):
     calls = []
     publish = SSKMDP.publish
     monkeypatch.setattr(SSKMDP, "publish", lambda self, **kw: calls.append(kw) or publish(self, **kw))
-    for fn in (cached._release_cached, cached._epsilon_curve_cached, cached._baselines_cached):
-        fn.clear()
+    cached._release_cached.clear()
     key = ("test-fit", 0)
     first = cached.release("fp", pub, key, 1.0, 0.3, 7)
     n = len(calls)
@@ -193,7 +191,9 @@ def test_releases_are_cached_by_protected_set_not_threshold(monkeypatch):
     assert len(calls) == n and again["mse"] == first["mse"]
     cached.release("fp", pub, key, 1.0, 0.55, 7)  # fewer protected: a new release
     assert len(calls) == n + 1
-    cached.epsilon_curve("fp", pub, key, 0.3, (0.5, 1.0), 1, 7)
-    n = len(calls)
-    cached.epsilon_curve("fp", pub, key, 0.31, (0.5, 1.0), 1, 7)
-    assert len(calls) == n
+    # the curves' sweeps are keyed the same way: one finished curve serves both thresholds
+    assert (cached.epsilon_curve("fp", pub, key, 0.3, (0.5, 1.0), 1, 7).key
+            == cached.epsilon_curve("fp", pub, key, 0.45, (0.5, 1.0), 1, 7).key
+            != cached.epsilon_curve("fp", pub, key, 0.55, (0.5, 1.0), 1, 7).key)
+    assert (cached.baselines("fp", pub, key, 0.3, 1.0, (10,), 1, 7).key
+            == cached.baselines("fp", pub, key, 0.45, 1.0, (10,), 1, 7).key)

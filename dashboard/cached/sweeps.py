@@ -1,0 +1,143 @@
+"""The pages' curves (repeated experiments) as session-owned jobs in the bounded pool.
+
+A sweep is described by a :class:`Sweep`: a key naming its inputs and a ``compute``
+function that takes a progress callback. :func:`sweep_or_job` returns the finished
+result at once when any session computed the same inputs before (finished results are
+immutable and shared through :data:`FINISHED`), and otherwise a :class:`SweepJob` that
+this session owns: it waits for a slot in :data:`dashboard.cached.jobs.POOL`, stops when
+the session ends or the user presses Stop, and is replaced when the inputs change.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable, Hashable
+
+import pandas as pd
+
+from dashboard.cached.jobs import BackgroundJob
+
+__all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "sweep_or_job"]
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One repeated experiment: ``compute(progress)`` returns its summary table."""
+
+    key: Hashable
+    compute: Callable[[Progress], pd.DataFrame]
+    title: str = "Sweeping"
+
+
+class FinishedResults:
+    """A small LRU of finished sweep results (``max_entries``, ``ttl`` seconds), shared
+    read-only by every session: callers get a copy."""
+
+    def __init__(self, max_entries: int = 32, ttl: float = 3600.0) -> None:
+        self.max_entries, self.ttl = int(max_entries), float(ttl)
+        self._items: "OrderedDict[Hashable, tuple[float, Any]]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is None or time.monotonic() - hit[0] >= self.ttl:
+                self._items.pop(key, None)
+                return None
+            self._items.move_to_end(key)
+            value = hit[1]
+        return value.copy() if hasattr(value, "copy") else value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = (time.monotonic(), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+FINISHED = FinishedResults()
+
+
+class _Stopped(Exception):
+    """Raised from the progress callback when the job was asked to stop."""
+
+
+class SweepJob(BackgroundJob):
+    """A sweep in the pool: progress with time left, Stop between runs."""
+
+    name = "sweep"
+
+    def __init__(self, sweep: Sweep, *, results: FinishedResults | None = None, pool=None) -> None:
+        super().__init__(pool=pool)
+        self.sweep = sweep
+        self.key = sweep.key
+        self.result: pd.DataFrame | None = None
+        self._results = FINISHED if results is None else results
+        self._fraction, self._message = 0.0, "starting"
+
+    def _report(self, fraction: float, message: str) -> None:
+        if self._stop.is_set():
+            raise _Stopped
+        with self._lock:
+            self._fraction, self._message = float(fraction), str(message)
+
+    def _work(self) -> None:
+        try:
+            result = self.sweep.compute(self._report)
+        except _Stopped:
+            self.cancelled = True
+            return
+        self._results.put(self.key, result)
+        self.result = result
+
+    def progress(self) -> tuple[float, str]:
+        """(fraction done, 'title: run 3 of 50, about 12 s left')."""
+        with self._lock:
+            fraction, message = self._fraction, self._message
+        text = f"{self.sweep.title}: {message}"
+        if self.started_at is not None and 0 < fraction < 1:
+            left = (time.monotonic() - self.started_at) / fraction * (1 - fraction)
+            if left >= 1:
+                text += f", about {left:.0f} s left"
+        return fraction, text
+
+
+def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
+                 results: FinishedResults | None = None) -> tuple[pd.DataFrame | None, SweepJob | None]:
+    """The finished result of ``sweep``, or the session's job that computes it.
+
+    Parameters
+    ----------
+    jobs : dict
+        The session's jobs by slot (kept in ``st.session_state``): never shared.
+    slot : str
+        One slot per curve on a page; a new key stops the slot's old job.
+    restart : bool
+        Start again after the user stopped the job.
+
+    Returns
+    -------
+    (result, None) when finished (now or before), else (None, job).
+    """
+    results = FINISHED if results is None else results
+    hit = results.get(sweep.key)
+    if hit is not None:
+        return hit, None
+    job = jobs.get(slot)
+    if job is not None and job.key != sweep.key:
+        job.stop()
+        job = None
+    if job is not None and job.result is not None:
+        return job.result.copy(), None  # finished but evicted from the shared cache
+    if job is None or (restart and not job.running):
+        job = jobs[slot] = SweepJob(sweep, results=results).start()
+    return None, job
