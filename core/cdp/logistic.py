@@ -10,11 +10,14 @@ by that over N. Clipping a record's term is clipping the scalar p_i - y_i to
 ``clip_norm / ||x_i||``, so the whole epoch is two matrix-vector products. The budget is
 split evenly over the epochs (sequential composition) and every spend is written to
 ``ledger_``, whose ``is_dp`` is False for method 0 (no noise) and method 4 (noise on N
-only).
+only). Everything that differs between the seven methods (name, guarantee, ledger entries,
+noise scales, gradient step) is one row of :data:`NOISE_PLACEMENTS`
+(:mod:`core.cdp.noise_placement`).
 """
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,46 +27,31 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from core.cdp.noise_placement import NOISE_PLACEMENTS, Calibration, NoisePlacement, NoiseScales
 from core.correlation import correlated_sensitivity
-from core.mechanisms import PrivacyLedger, gaussian_sigma, laplace_scale
+from core.mechanisms import PrivacyLedger
 from core.threads import blas_limit
 from core.validation import (
     DataError,
     RandomState,
-    check_delta,
     check_epsilon,
     check_positive_int,
     check_random_state,
     check_sensitivity,
 )
 
-__all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "CDPLogisticRegression", "PRESETS"]
+__all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "NOISE_PLACEMENTS", "NoisePlacement",
+           "CDPLogisticRegression", "PRESETS"]
 
 
 #: Table 3 of paper 000: what each noise method perturbs.
-NOISE_METHODS = {
-    0: "No noise (non-private)",
-    1: "Laplace noise on the mean gradient",
-    2: "Gaussian noise on the mean gradient",
-    3: "Laplace noise on the summed gradient",
-    4: "Laplace noise on the sample size N only",
-    5: "Laplace noise on the summed gradient and on N",
-    6: "Laplace-type noise on the final weights (output perturbation)",
-}
+NOISE_METHODS = {m: p.name for m, p in NOISE_PLACEMENTS.items()}
 
 #: What each method protects, in one sentence (shown beside the control).
-NOISE_METHOD_MEANING = {
-    0: "Not differentially private: no noise, the weights are computed from the raw data.",
-    1: "epsilon-DP for the weights: every epoch's mean gradient gets Laplace noise of scale 2 * CS * clip / (N * epsilon / epochs).",
-    2: "(epsilon, delta)-DP for the weights: Gaussian noise on every epoch's mean gradient (L2 clipping, L2 sensitivity 2 * CS * clip / N).",
-    3: "epsilon-DP for the weights: Laplace noise of scale 2 * CS * clip / (epsilon / epochs) on every epoch's summed gradient, then divided by the public N (same distribution as method 1).",
-    4: "Not differentially private: only the sample size N gets noise (and N is public), the gradients get none.",
-    5: "(epsilon / 2)-DP for the weights: the paper spends half of each epoch's budget on N, which is public, so only the half on the summed gradient buys privacy.",
-    6: "epsilon-DP for the weights: the L2-regularised optimum gets noise scaled to 2 * CS * clip / (N * l2) (Chaudhuri et al. 2011).",
-}
+NOISE_METHOD_MEANING = {m: p.meaning for m, p in NOISE_PLACEMENTS.items()}
 
 #: The noise methods whose weights are differentially private.
-DP_METHODS = frozenset({1, 2, 3, 5, 6})
+DP_METHODS = frozenset(m for m, p in NOISE_PLACEMENTS.items() if p.is_dp)
 
 #: The paper's Table 2 / Fig. 5 settings and a setting that learns.
 PRESETS = {
@@ -176,8 +164,9 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         method = self.noise_method
         if isinstance(method, bool) or not isinstance(method, numbers.Integral):
             raise TypeError(f"noise_method must be an integer 0..6, got {type(method).__name__}.")
-        if method not in NOISE_METHODS:
-            raise ValueError(f"noise_method must be one of 0..6 (Table 3), got {method}.")
+        if method not in NOISE_PLACEMENTS:
+            choices = ", ".join(f"{m} ({p.name})" for m, p in NOISE_PLACEMENTS.items())
+            raise ValueError(f"noise_method must be one of 0..6 (Table 3): {choices}; got {method}.")
         eps = check_epsilon(self.epsilon)
         epochs = check_positive_int(self.epochs, name="epochs")
         lr = self.learning_rate
@@ -240,11 +229,14 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             Xd = sparse.hstack([Xd, ones], format="csr") if sparse.issparse(Xd) else np.hstack([Xd, ones])
         if not sparse.issparse(Xd) and Xd.size and np.count_nonzero(Xd) < 0.3 * Xd.size:
             Xd = sparse.csr_matrix(Xd)  # one-hot data: the products touch only the nonzeros
-        self.ledger_ = self._new_ledger(method)
-        if method == 6:
-            w = self._fit_output_perturbation(Xd, yb, eps, clip, rng)
+        placement = NOISE_PLACEMENTS[method]
+        self.ledger_ = self._new_ledger(placement)
+        calibration = Calibration(epsilon=eps, delta=self.delta, epochs=epochs, n=n,
+                                  cs=self.sensitivity_, clip=clip)
+        if placement.step is None:
+            w = self._fit_output_perturbation(Xd, yb, placement, calibration, rng)
         else:
-            w = self._fit_gradient(Xd, yb, method, eps, epochs, lr, clip, rng)
+            w = self._fit_gradient(Xd, yb, placement, calibration, lr, rng)
         if self.fit_intercept:
             self.coef_, self.intercept_ = w[None, :-1], w[-1:]
         else:
@@ -252,23 +244,24 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = self.coef_.shape[1]
         return self
 
-    def _new_ledger(self, method: int) -> PrivacyLedger:
+    def _new_ledger(self, placement: NoisePlacement) -> PrivacyLedger:
         """An empty ledger that already says what the fit's guarantee is and assumes."""
         ledger = PrivacyLedger()
-        if method == 0:
-            ledger.mark_not_dp("Noise method 0 adds no noise: the weights are computed from the raw data.")
-        elif method == 4:
-            ledger.mark_not_dp("Noise method 4 adds noise to the sample size N only, which is public; "
-                               "the gradients, and so the weights, get no noise.")
-        else:
-            source = "computed from the raw records, as paper 000 does" if isinstance(
-                self.sensitivity, str) else "given, and taken as public"
-            ledger.assume(f"The correlated sensitivity ({self.sensitivity_:.4g}, the number of records that "
-                          f"move with one) is {source}; the guarantee holds when it bounds the correlation.")
-            if method == 5:
-                ledger.assume("Method 5 spends half of each epoch's budget on the sample size N, which the "
-                              "relation treats as public, so only the other half is a privacy spend.")
+        if not placement.is_dp:
+            ledger.mark_not_dp(placement.not_dp_reason)
+            return ledger
+        source = "computed from the raw records, as paper 000 does" if isinstance(
+            self.sensitivity, str) else "given, and taken as public"
+        ledger.assume(f"The correlated sensitivity ({self.sensitivity_:.4g}, the number of records that "
+                      f"move with one) is {source}; the guarantee holds when it bounds the correlation.")
+        for text in placement.assumptions:
+            ledger.assume(text)
         return ledger
+
+    def _spend(self, placement: NoisePlacement, epsilon: float, scales: NoiseScales, label: str) -> None:
+        """Write one release of ``placement`` (its share of ``epsilon``) to the ledger."""
+        if placement.ledger_label:
+            self.ledger_.spend(epsilon * placement.spent_share, scales.delta, label=label + placement.ledger_label)
 
     @staticmethod
     def _row_norms(Xd: Any, order: int) -> np.ndarray:
@@ -279,76 +272,41 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             return sums if order == 1 else np.sqrt(sums)
         return np.abs(Xd).sum(axis=1) if order == 1 else np.sqrt(np.einsum("ij,ij->i", Xd, Xd))
 
-    def _fit_gradient(self, Xd, yb, method, eps, epochs, lr, clip, rng) -> np.ndarray:
-        n, d = Xd.shape
-        cs = self.sensitivity_
-        norms = self._row_norms(Xd, 2 if method == 2 else 1)
-        with np.errstate(divide="ignore"):
-            cap = np.where(norms > 0, clip / norms, np.inf)  # |p_i - y_i| <= cap_i
+    def _fit_gradient(self, Xd, yb, placement: NoisePlacement, calibration: Calibration, lr: float,
+                      rng) -> np.ndarray:
+        """Full-batch gradient descent, ``placement`` drawing each epoch's noise."""
+        cap = self._clip_caps(Xd, placement.clip_order, calibration.clip)  # |p_i - y_i| <= cap_i
         if sparse.issparse(Xd):
             XT = Xd.T.tocsr()
         else:  # column-major X: both X @ w and X.T @ s stream contiguous memory
             Xd = np.asfortranarray(Xd)
             XT = Xd.T
-        eps_e = eps / epochs
-        # one replaced record and its correlated ones move the summed gradient by 2 * CS * clip
-        sum_sens = 2.0 * cs * clip
-        scale = scale_n = sigma = d_e = 0.0
-        if method in (1, 3):
-            scale = laplace_scale(sensitivity=sum_sens, epsilon=eps_e)  # of the sum
-        elif method == 2:
-            d_e = check_delta(self.delta) / epochs
-            calib = "classic" if eps_e < 1 else "analytic"
-            sigma = gaussian_sigma(sensitivity=sum_sens / n, epsilon=eps_e, delta=d_e, calibration=calib)
-        elif method == 4:
-            scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e)  # the paper's scale on N
-        elif method == 5:
-            scale = laplace_scale(sensitivity=sum_sens, epsilon=eps_e / 2)
-            scale_n = laplace_scale(sensitivity=cs, epsilon=eps_e / 2)
-        with blas_limit(1):  # thin products: threads only cost
-            return self._epochs(Xd, XT, yb, cap, method, eps_e, epochs, lr, rng,
-                                scale=scale, scale_n=scale_n, sigma=sigma, d_e=d_e)
-
-    def _epochs(self, Xd, XT, yb, cap, method, eps_e, epochs, lr, rng, *, scale, scale_n, sigma,
-                d_e) -> np.ndarray:
-        """The gradient steps; ``scale`` (sum), ``scale_n`` (N) and ``sigma`` are the noise scales."""
+        scales = placement.scales(calibration)
+        eps_e = calibration.epoch_epsilon
         n, d = Xd.shape
         w = np.zeros(d)
-        for t in range(epochs):
-            z = Xd @ w
-            s = np.clip(expit(z) - yb, -cap, cap)
-            g = XT @ s  # clipped summed gradient dw
-            if method == 0:
-                mean = g / n
-            elif method in (1, 3):
-                # 1 adds Lap(CS*clip/(N eps_e)) to the mean, 3 adds Lap(CS*clip/eps_e) to the
-                # sum and divides by the public N: the same distribution.
-                mean = (g + rng.laplace(0.0, scale, size=d)) / n
-                self.ledger_.spend(eps_e, label=f"epoch {t + 1}: {'mean' if method == 1 else 'summed'} gradient")
-            elif method == 2:
-                mean = g / n + rng.normal(0.0, sigma, size=d)
-                self.ledger_.spend(eps_e, d_e, label=f"epoch {t + 1}: mean gradient (Gaussian)")
-            elif method == 4:
-                n_noisy = max(1.0, n + rng.laplace(0.0, scale_n))
-                mean = g / n_noisy
-                self.ledger_.spend(eps_e, label=f"epoch {t + 1}: sample size (nominal)")
-            else:  # 5
-                g_noisy = g + rng.laplace(0.0, scale, size=d)
-                n_noisy = max(1.0, n + rng.laplace(0.0, scale_n))
-                mean = g_noisy / n_noisy
-                # N is public under the relation: its half of the budget protects nothing
-                self.ledger_.spend(eps_e / 2, label=f"epoch {t + 1}: summed gradient")
-            w -= lr * mean
+        with blas_limit(1):  # thin products: threads only cost
+            for t in range(calibration.epochs):
+                s = np.clip(expit(Xd @ w) - yb, -cap, cap)
+                g = XT @ s  # clipped summed gradient dw
+                mean = placement.step(g, n, rng, scales)
+                self._spend(placement, eps_e, scales, f"epoch {t + 1}: ")
+                w -= lr * mean
         return w
 
-    def _fit_output_perturbation(self, Xd, yb, eps, clip, rng) -> np.ndarray:
+    def _clip_caps(self, Xd, order: int, clip: float) -> np.ndarray:
+        """Per record, the bound on |p_i - y_i| that clips its gradient term to ``clip``."""
+        norms = self._row_norms(Xd, order)
+        with np.errstate(divide="ignore"):
+            return np.where(norms > 0, clip / norms, np.inf)
+
+    def _fit_output_perturbation(self, Xd, yb, placement: NoisePlacement, calibration: Calibration,
+                                 rng) -> np.ndarray:
         l2 = self.l2
         if isinstance(l2, bool) or not isinstance(l2, numbers.Real) or not (np.isfinite(l2) and l2 > 0):
             raise ValueError(f"l2 must be a finite number > 0 for output perturbation, got {l2!r}.")
         n, d = Xd.shape
-        norms = self._row_norms(Xd, 2)
-        with np.errstate(divide="ignore"):
-            cap = np.where(norms > 0, clip / norms, np.inf)
+        cap = self._clip_caps(Xd, placement.clip_order, calibration.clip)
         c = np.minimum(cap, 1.0)
         huber = c < 1.0
         u0 = np.zeros(n)
@@ -368,11 +326,12 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
                        options={"maxiter": 1000, "gtol": 1e-10, "ftol": 1e-14})
         w = res.x
         # Chaudhuri et al. (2011), Alg. 1: density ~ exp(-eps ||b|| / s) with L2 sensitivity s
-        s = 2.0 * self.sensitivity_ * clip / (n * l2)
-        radius = rng.gamma(shape=d, scale=s / eps)
+        scales = placement.scales(replace(calibration, l2=l2))
+        eps = calibration.epsilon
+        radius = rng.gamma(shape=d, scale=scales.weights / eps)
         direction = rng.normal(size=d)
         direction /= np.linalg.norm(direction)
-        self.ledger_.spend(eps, label="final weights (output perturbation)")
+        self._spend(placement, eps, scales, "")
         return w + radius * direction
 
     # ------------------------------------------------------------------ predict

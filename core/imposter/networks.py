@@ -7,15 +7,16 @@ random state. No dropout or batch norm: both would draw from (or depend on) glob
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from core.imposter.codec import Block
 
 __all__ = ["mlp", "Encoder", "Generator", "Discriminator", "init_weights", "activate",
-           "reconstruction_loss"]
+           "reconstruction_loss", "D2_GENERATOR_LOSSES", "d2_generator_loss"]
 
 
 def mlp(in_dim: int, hidden: Sequence[int], out_dim: int) -> nn.Sequential:
@@ -97,3 +98,42 @@ def reconstruction_loss(logits: torch.Tensor, target: torch.Tensor, blocks: Sequ
         else:
             total = total + nn.functional.binary_cross_entropy_with_logits(chunk, tgt, reduction="mean")
     return total
+
+
+#: ``loss(logits, s, class_weight)``: G's V2 term from D2's logits on generated records.
+D2Loss = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+def _v2_minimax(logits: torch.Tensor, s: torch.Tensor, class_weight: torch.Tensor) -> torch.Tensor:
+    """Eq. 12: G maximises D2's class-balanced cross entropy."""
+    return -F.cross_entropy(logits, s, weight=class_weight)
+
+
+def _v2_capped(logits: torch.Tensor, s: torch.Tensor, class_weight: torch.Tensor) -> torch.Tensor:
+    """Eq. 12, but no reward for pushing D2 below chance on a record: that would plant the
+    reversed relation instead of removing it."""
+    ce = F.cross_entropy(logits, s, reduction="none").clamp(max=math.log(logits.shape[1]))
+    w = class_weight[s]
+    return -(w * ce).sum() / w.sum()
+
+
+def _v2_confusion(logits: torch.Tensor, s: torch.Tensor, class_weight: torch.Tensor) -> torch.Tensor:
+    """Pull D2's output to uniform over the values of s."""
+    return -(F.log_softmax(logits, dim=1).mean(dim=1)).mean()
+
+
+#: G's V2 term by the name of ``ImposterSynthesizer(d2_generator_loss=...)``.
+D2_GENERATOR_LOSSES: dict[str, D2Loss] = {
+    "minimax": _v2_minimax,
+    "capped": _v2_capped,
+    "confusion": _v2_confusion,
+}
+
+
+def d2_generator_loss(name: str) -> D2Loss:
+    """The V2 loss called ``name``; ValueError naming the valid choices for any other."""
+    loss = D2_GENERATOR_LOSSES.get(name) if isinstance(name, str) else None
+    if loss is None:
+        choices = ", ".join(repr(k) for k in D2_GENERATOR_LOSSES)
+        raise ValueError(f"d2_generator_loss must be one of {choices}, got {name!r}.")
+    return loss

@@ -28,9 +28,12 @@ learn from them); the networks themselves are trained on the raw data.
 """
 from __future__ import annotations
 
+import copy
 import math
 import time
-from typing import Any, Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 import pandas as pd
@@ -41,10 +44,12 @@ from core.mechanisms import PrivacyLedger
 from core.data import Dataset, infer_column_types
 from core.imposter.codec import TableCodec
 from core.imposter.networks import (
+    D2Loss,
     Discriminator,
     Encoder,
     Generator,
     activate,
+    d2_generator_loss,
     init_weights,
     reconstruction_loss,
 )
@@ -94,6 +99,171 @@ def synthesizer_ledger() -> PrivacyLedger:
         "guarantee to any record."
     )
     return ledger
+
+
+@contextmanager
+def _torch_settings(threads: int, *, deterministic: bool = False) -> Iterator[None]:
+    """Torch CPU threads (and, if asked, deterministic algorithms) for a block; the previous
+    settings are restored afterwards."""
+    prev_threads = torch.get_num_threads()
+    prev_det = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    if deterministic:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(prev_threads)
+        if deterministic:
+            torch.use_deterministic_algorithms(prev_det)
+
+
+def _carry_on(callback: Callback | None, event: dict[str, Any]) -> bool:
+    """Hand ``event`` (a copy) to the callback; False when it asks to stop training."""
+    if callback is None:
+        return True
+    try:
+        answer = callback(dict(event))
+    except StopTraining:
+        answer = False
+    return answer is not False
+
+
+class _Optimisers(NamedTuple):
+    """Adam for (E, G) together, for D1 and for D2."""
+
+    eg: torch.optim.Optimizer
+    d1: torch.optim.Optimizer
+    d2: torch.optim.Optimizer
+
+
+class _WeightAverage:
+    """An exponential moving average of a network's weights (``ema``), for sampling."""
+
+    def __init__(self, net: torch.nn.Module, decay: float) -> None:
+        self.decay = decay
+        self.params = [p.detach().clone() for p in net.parameters()]
+
+    @torch.no_grad()
+    def update(self, net: torch.nn.Module) -> None:
+        for avg, p in zip(self.params, net.parameters()):
+            avg.mul_(self.decay).add_(p.detach(), alpha=1.0 - self.decay)
+
+    @torch.no_grad()
+    def sampler(self, net: torch.nn.Module) -> torch.nn.Module:
+        """A copy of ``net`` carrying the averaged weights."""
+        averaged = copy.deepcopy(net)
+        for p, avg in zip(averaged.parameters(), self.params):
+            p.copy_(avg)
+        return averaged
+
+
+@dataclass
+class _TrainingStep:
+    """One iteration of Algorithm 2 on a minibatch (x, s): D1 ascends Eq. 11, D2 Eq. 12
+    (``d2_steps`` times), E and G descend Eq. 13; then G's weight average moves."""
+
+    encoder: Encoder
+    generator: Generator
+    d1: Discriminator
+    d2: Discriminator
+    optimisers: _Optimisers
+    average: _WeightAverage | None
+    blocks: Sequence[Any]
+    imp_idx: torch.Tensor  # the implicit attributes' columns in the encoded record
+    latent_dim: int
+    class_weight: torch.Tensor  # balances the values of s in D2's cross entropy
+    v2_weight: float  # lambda, on the scale of V_VAE
+    vae_weight: float
+    kl_weight: float
+    train_v2: bool  # lambda > 0
+    v2_loss: D2Loss
+    d2_steps: int
+    gen: torch.Generator
+    d2_gen: torch.Generator
+
+    @property
+    def use_d2(self) -> bool:
+        """Whether there are implicit attributes for D2 to read."""
+        return len(self.imp_idx) > 0
+
+    @property
+    def k(self) -> int:
+        """Number of values of s."""
+        return len(self.class_weight)
+
+    def __call__(self, xb: torch.Tensor, sb: torch.Tensor) -> dict[str, float]:
+        """Train on one minibatch; its losses d1, d2, g, recon and kl."""
+        s1h = F.one_hot(sb, self.k).float()
+        # forward: x~ = G(E(x) | s) and x^ = G(z | s)
+        mu, logvar = self.encoder(xb)
+        eps = torch.randn(mu.shape, generator=self.gen)
+        z_l = mu + torch.exp(0.5 * logvar) * eps
+        logits_rec = self.generator(z_l, s1h)
+        x_tilde = activate(logits_rec, self.blocks)
+        z = torch.randn((len(xb), self.latent_dim), generator=self.gen)
+        x_hat = activate(self.generator(z, s1h), self.blocks)
+        loss_d1 = self._update_d1(x_tilde, x_hat, s1h)
+        loss_d2 = self._update_d2(x_hat, sb)
+        g, recon, kl = self._update_eg(xb, sb, s1h, x_hat, logits_rec, mu, logvar)
+        if self.average is not None:
+            self.average.update(self.generator)
+        return {"d1": loss_d1.item(), "d2": loss_d2.item(), "g": g.item(), "recon": recon.item(),
+                "kl": kl.item()}
+
+    def _update_d1(self, x_tilde: torch.Tensor, x_hat: torch.Tensor, s1h: torch.Tensor) -> torch.Tensor:
+        """D1 ascends Eq. 11 (Algorithm 2, line 6)."""
+        opt = self.optimisers.d1
+        opt.zero_grad(set_to_none=True)
+        d_real = self.d1(torch.cat([x_tilde.detach(), s1h], dim=1))
+        d_fake = self.d1(torch.cat([x_hat.detach(), s1h], dim=1))
+        loss = F.binary_cross_entropy_with_logits(
+            d_real, torch.ones_like(d_real)
+        ) + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake))
+        loss.backward()
+        opt.step()
+        return loss
+
+    def _update_d2(self, x_hat: torch.Tensor, sb: torch.Tensor) -> torch.Tensor:
+        """D2 ascends Eq. 12 on the implicit columns of x^ (line 9)."""
+        loss = torch.zeros(())
+        if self.use_d2:
+            opt = self.optimisers.d2
+            x_imp = x_hat.detach()[:, self.imp_idx]
+            for _ in range(self.d2_steps):
+                opt.zero_grad(set_to_none=True)
+                loss = F.cross_entropy(self.d2(x_imp), sb, weight=self.class_weight)
+                loss.backward()
+                opt.step()
+        return loss
+
+    def _update_eg(self, xb, sb, s1h, x_hat, logits_rec, mu, logvar) -> tuple[torch.Tensor, ...]:
+        """E and G descend Eq. 13 (lines 7, 10, 11); G's GAN terms, the reconstruction
+        error and the KL term."""
+        opt = self.optimisers.eg
+        opt.zero_grad(set_to_none=True)
+        g_fake = self.d1(torch.cat([x_hat, s1h], dim=1))
+        g_v1 = F.binary_cross_entropy_with_logits(g_fake, torch.ones_like(g_fake))
+        g_v2 = torch.zeros(())
+        if self.use_d2 and self.train_v2:
+            g_v2 = self.v2_loss(self.d2(x_hat[:, self.imp_idx]), sb, self.class_weight)
+        recon = reconstruction_loss(logits_rec, xb, self.blocks)
+        kl = (-0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)).mean()
+        g = g_v1 + self.v2_weight * g_v2
+        loss = g + self.vae_weight * (recon + self.kl_weight * kl)
+        loss.backward()
+        opt.step()
+        return g, recon, kl
+
+    @torch.no_grad()
+    def probe_d2(self, size: int = 512) -> float:
+        """D2's accuracy on a fresh, class-balanced batch of generated records."""
+        per = max(1, size // self.k)
+        s = torch.arange(self.k).repeat_interleave(per)
+        z = torch.randn((len(s), self.latent_dim), generator=self.d2_gen)
+        x_hat = activate(self.generator(z, F.one_hot(s, self.k).float()), self.blocks)
+        pred = self.d2(x_hat[:, self.imp_idx]).argmax(dim=1)
+        return float((pred == s).float().mean())
 
 
 class ImposterSynthesizer:
@@ -224,11 +394,7 @@ class ImposterSynthesizer:
             raise ValueError(f"ema must lie in [0, 1), got {self._ema:g}.")
         self._hidden = _check_hidden(self.hidden, "hidden")
         self._disc_hidden = _check_hidden(self.disc_hidden, "disc_hidden")
-        if self.d2_generator_loss not in ("minimax", "capped", "confusion"):
-            raise ValueError(
-                "d2_generator_loss must be 'minimax', 'capped' or 'confusion', "
-                f"got {self.d2_generator_loss!r}."
-            )
+        d2_generator_loss(self.d2_generator_loss)  # ValueError naming the choices
         if self.decode not in ("sample", "argmax"):
             raise ValueError(f"decode must be 'sample' or 'argmax', got {self.decode!r}.")
         if self.n_threads is not None:
@@ -283,7 +449,47 @@ class ImposterSynthesizer:
         # D2 gets its own stream so that its size (the implicit set) does not change the
         # draws of E, G and D1: with lambda = 0 the model is then exactly the VAE-CGAN.
         d2_gen = torch.Generator().manual_seed(spawn_seed(rng))
+        X, S = self._encode(frame, numeric, categorical, sensitive, implicit)
 
+        with _torch_settings(self._threads(), deterministic=True):
+            step = self._training_step(d2_gen)
+            m = min(self.batch_size, len(X))
+            per_epoch = math.ceil(len(X) / m)
+            total = per_epoch * self.epochs
+            history: list[dict[str, Any]] = []
+            self.stopped_ = False
+            start = time.perf_counter()
+            for epoch, idx in self._minibatches(len(X), m, per_epoch):
+                if stop is not None and stop.is_set():
+                    self.stopped_ = True
+                    break
+                if len(idx) < 2:
+                    continue
+                it = len(history) + 1
+                event = {"iteration": it, "epoch": epoch + 1, "iterations": total,
+                         **step(X[idx], S[idx]), "d2_accuracy": None,
+                         "seconds": time.perf_counter() - start}
+                if step.use_d2 and (it % self.probe_every == 0 or it == total):
+                    event["d2_accuracy"] = step.probe_d2()
+                history.append(event)
+                if not _carry_on(callback, event):
+                    self.stopped_ = True
+                    break
+            self.iterations_ = len(history)
+            self.history_ = pd.DataFrame(
+                history,
+                columns=["iteration", "epoch", "iterations", *LOSS_KEYS, "d2_accuracy", "seconds"],
+            ).astype({"d2_accuracy": float})
+            self.sampler_ = self.generator_ if step.average is None else step.average.sampler(self.generator_)
+        for net in (self.encoder_, self.generator_, self.d1_, self.d2_):
+            net.eval()
+        self.ledger_ = synthesizer_ledger()
+        return self
+
+    def _encode(self, frame: pd.DataFrame, numeric, categorical, sensitive: str,
+                implicit: tuple[str, ...]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Fit the codec on every column but s; the encoded records X and the codes of s, S
+        (rows with s missing dropped). Sets the fitted attributes that describe the table."""
         columns = [c for c in frame.columns if c != sensitive]
         self.codec_ = TableCodec(numeric, categorical).fit(frame, columns)
         s_values = frame[sensitive]
@@ -297,167 +503,54 @@ class ImposterSynthesizer:
         frame = frame[keep].reset_index(drop=True)
         s_index = {c: i for i, c in enumerate(s_cats)}
         s_codes = frame[sensitive].map(s_index).to_numpy(dtype=np.int64)
-        k = len(s_cats)
-        self.sensitive_share_ = np.bincount(s_codes, minlength=k) / len(s_codes)
-
+        self.sensitive_share_ = np.bincount(s_codes, minlength=len(s_cats)) / len(s_codes)
         X = torch.from_numpy(self.codec_.transform(frame))
         S = torch.from_numpy(np.array(s_codes, dtype=np.int64))
-        blocks = self.codec_.blocks_
+        return X, S
+
+    def _build_networks(self, k: int, n_implicit: int, d2_gen: torch.Generator) -> "_Optimisers":
+        """E, G, D1 and D2 (Fig. 4), weights drawn from the model's generator (D2's from its
+        own), and their Adam optimisers."""
         width = self.codec_.width_
+        self.encoder_ = Encoder(width, self._hidden, self.latent_dim)
+        self.generator_ = Generator(self.latent_dim, k, tuple(reversed(self._hidden)), width)
+        self.d1_ = Discriminator(width + k, self._disc_hidden, 1)
+        self.d2_ = Discriminator(max(n_implicit, 1), self._disc_hidden, k)
+        for net in (self.encoder_, self.generator_, self.d1_):
+            init_weights(net, self._gen)
+        init_weights(self.d2_, d2_gen)
+        betas = (0.5, 0.9)
+        return _Optimisers(
+            eg=torch.optim.Adam(list(self.encoder_.parameters()) + list(self.generator_.parameters()),
+                                lr=self._lr, betas=betas),
+            d1=torch.optim.Adam(self.d1_.parameters(), lr=self._lr, betas=betas),
+            d2=torch.optim.Adam(self.d2_.parameters(), lr=self._lr, betas=betas),
+        )
+
+    def _training_step(self, d2_gen: torch.Generator) -> "_TrainingStep":
+        """Fresh networks and the step that trains them one minibatch at a time."""
+        k = len(self.sensitive_values_)
         imp_idx = torch.tensor(self.codec_.indices(self.implicit_), dtype=torch.long)
-        use_d2 = len(imp_idx) > 0
-        vae_w = self._vae_w
-        v2_w = self._lambda * (len(self.implicit_) if self.v2_scale == "implicit" else 1.0)
+        optimisers = self._build_networks(k, len(imp_idx), d2_gen)
+        return _TrainingStep(
+            encoder=self.encoder_, generator=self.generator_, d1=self.d1_, d2=self.d2_,
+            optimisers=optimisers,
+            average=_WeightAverage(self.generator_, self._ema) if self._ema > 0 else None,
+            blocks=self.codec_.blocks_, imp_idx=imp_idx, latent_dim=self.latent_dim,
+            class_weight=torch.tensor(1.0 / (k * np.maximum(self.sensitive_share_, 1e-12)),
+                                      dtype=torch.float32),
+            v2_weight=self._lambda * (len(self.implicit_) if self.v2_scale == "implicit" else 1.0),
+            vae_weight=self._vae_w, kl_weight=self._kl, train_v2=self._lambda > 0,
+            v2_loss=d2_generator_loss(self.d2_generator_loss), d2_steps=self.d2_steps, gen=self._gen, d2_gen=d2_gen,
+        )
 
-        prev_threads = torch.get_num_threads()
-        prev_det = torch.are_deterministic_algorithms_enabled()
-        torch.set_num_threads(self._threads())
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        try:
-            self.encoder_ = Encoder(width, self._hidden, self.latent_dim)
-            self.generator_ = Generator(self.latent_dim, k, tuple(reversed(self._hidden)), width)
-            self.d1_ = Discriminator(width + k, self._disc_hidden, 1)
-            self.d2_ = Discriminator(max(len(imp_idx), 1), self._disc_hidden, k)
-            for net in (self.encoder_, self.generator_, self.d1_):
-                init_weights(net, self._gen)
-            init_weights(self.d2_, d2_gen)
-            ema_params = [p.detach().clone() for p in self.generator_.parameters()] if self._ema > 0 else None
-            betas = (0.5, 0.9)
-            opt_eg = torch.optim.Adam(
-                list(self.encoder_.parameters()) + list(self.generator_.parameters()),
-                lr=self._lr, betas=betas,
-            )
-            opt_d1 = torch.optim.Adam(self.d1_.parameters(), lr=self._lr, betas=betas)
-            opt_d2 = torch.optim.Adam(self.d2_.parameters(), lr=self._lr, betas=betas)
-            class_weight = torch.tensor(1.0 / (k * np.maximum(self.sensitive_share_, 1e-12)),
-                                        dtype=torch.float32)
-
-            n = len(X)
-            m = min(self.batch_size, n)
-            per_epoch = math.ceil(n / m)
-            total = per_epoch * self.epochs
-            history: list[dict[str, Any]] = []
-            self.stopped_ = False
-            it = 0
-            start = time.perf_counter()
-            for epoch in range(self.epochs):
-                order = torch.from_numpy(rng.permutation(n))
-                for b in range(per_epoch):
-                    if stop is not None and stop.is_set():
-                        self.stopped_ = True
-                        break
-                    idx = order[b * m:(b + 1) * m]
-                    if len(idx) < 2:
-                        continue
-                    xb, sb = X[idx], S[idx]
-                    s1h = F.one_hot(sb, k).float()
-                    # forward: x~ = G(E(x) | s) and x^ = G(z | s)
-                    mu, logvar = self.encoder_(xb)
-                    eps = torch.randn(mu.shape, generator=self._gen)
-                    z_l = mu + torch.exp(0.5 * logvar) * eps
-                    logits_rec = self.generator_(z_l, s1h)
-                    x_tilde = activate(logits_rec, blocks)
-                    z = torch.randn((len(idx), self.latent_dim), generator=self._gen)
-                    x_hat = activate(self.generator_(z, s1h), blocks)
-
-                    # D1 ascends Eq. 11 (Algorithm 2, line 6)
-                    opt_d1.zero_grad(set_to_none=True)
-                    d_real = self.d1_(torch.cat([x_tilde.detach(), s1h], dim=1))
-                    d_fake = self.d1_(torch.cat([x_hat.detach(), s1h], dim=1))
-                    loss_d1 = F.binary_cross_entropy_with_logits(
-                        d_real, torch.ones_like(d_real)
-                    ) + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake))
-                    loss_d1.backward()
-                    opt_d1.step()
-
-                    # D2 ascends Eq. 12 on the implicit columns of x^ (line 9)
-                    loss_d2 = torch.zeros(())
-                    if use_d2:
-                        x_imp = x_hat.detach()[:, imp_idx]
-                        for _ in range(self.d2_steps):
-                            opt_d2.zero_grad(set_to_none=True)
-                            loss_d2 = F.cross_entropy(self.d2_(x_imp), sb, weight=class_weight)
-                            loss_d2.backward()
-                            opt_d2.step()
-
-                    # E and G descend Eq. 13 (lines 7, 10, 11)
-                    opt_eg.zero_grad(set_to_none=True)
-                    g_fake = self.d1_(torch.cat([x_hat, s1h], dim=1))
-                    g_v1 = F.binary_cross_entropy_with_logits(g_fake, torch.ones_like(g_fake))
-                    g_v2 = torch.zeros(())
-                    if use_d2 and self._lambda > 0:
-                        logits2 = self.d2_(x_hat[:, imp_idx])
-                        if self.d2_generator_loss == "minimax":
-                            g_v2 = -F.cross_entropy(logits2, sb, weight=class_weight)
-                        elif self.d2_generator_loss == "capped":
-                            # Eq. 12, but no reward for pushing D2 below chance on a record:
-                            # that would plant the reversed relation instead of removing it
-                            ce = F.cross_entropy(logits2, sb, reduction="none").clamp(max=math.log(k))
-                            w = class_weight[sb]
-                            g_v2 = -(w * ce).sum() / w.sum()
-                        else:
-                            g_v2 = -(F.log_softmax(logits2, dim=1).mean(dim=1)).mean()
-                    recon = reconstruction_loss(logits_rec, xb, blocks)
-                    kl = (-0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)).mean()
-                    loss = g_v1 + v2_w * g_v2 + vae_w * (recon + self._kl * kl)
-                    loss.backward()
-                    opt_eg.step()
-                    if ema_params is not None:
-                        with torch.no_grad():
-                            for avg, p in zip(ema_params, self.generator_.parameters()):
-                                avg.mul_(self._ema).add_(p.detach(), alpha=1.0 - self._ema)
-
-                    it += 1
-                    event = {
-                        "iteration": it, "epoch": epoch + 1, "iterations": total,
-                        "d1": loss_d1.item(), "d2": loss_d2.item(),
-                        "g": (g_v1 + v2_w * g_v2).item(), "recon": recon.item(),
-                        "kl": kl.item(), "d2_accuracy": None,
-                        "seconds": time.perf_counter() - start,
-                    }
-                    if use_d2 and (it % self.probe_every == 0 or it == total):
-                        event["d2_accuracy"] = self._probe_d2(imp_idx, k, d2_gen)
-                    history.append(event)
-                    if callback is not None:
-                        try:
-                            answer = callback(dict(event))
-                        except StopTraining:
-                            answer = False
-                        if answer is False:
-                            self.stopped_ = True
-                            break
-                if self.stopped_:
-                    break
-            self.iterations_ = it
-            self.history_ = pd.DataFrame(
-                history,
-                columns=["iteration", "epoch", "iterations", *LOSS_KEYS, "d2_accuracy", "seconds"],
-            ).astype({"d2_accuracy": float})
-            self.sampler_ = self.generator_
-            if ema_params is not None:
-                import copy
-
-                self.sampler_ = copy.deepcopy(self.generator_)
-                with torch.no_grad():
-                    for p, avg in zip(self.sampler_.parameters(), ema_params):
-                        p.copy_(avg)
-        finally:
-            torch.set_num_threads(prev_threads)
-            torch.use_deterministic_algorithms(prev_det)
-        for net in (self.encoder_, self.generator_, self.d1_, self.d2_):
-            net.eval()
-        self.ledger_ = synthesizer_ledger()
-        return self
-
-    @torch.no_grad()
-    def _probe_d2(self, imp_idx: torch.Tensor, k: int, gen: torch.Generator,
-                  size: int = 512) -> float:
-        per = max(1, size // k)
-        s = torch.arange(k).repeat_interleave(per)
-        z = torch.randn((len(s), self.latent_dim), generator=gen)
-        x_hat = activate(self.generator_(z, F.one_hot(s, k).float()), self.codec_.blocks_)
-        pred = self.d2_(x_hat[:, imp_idx]).argmax(dim=1)
-        return float((pred == s).float().mean())
+    def _minibatches(self, n: int, m: int, per_epoch: int) -> Iterator[tuple[int, torch.Tensor]]:
+        """(epoch, row indices) of every minibatch; each epoch's order is drawn when the
+        epoch starts (so stopping early leaves the model's generator where a full run's is)."""
+        for epoch in range(self.epochs):
+            order = torch.from_numpy(self._rng.permutation(n))
+            for b in range(per_epoch):
+                yield epoch, order[b * m:(b + 1) * m]
 
     # ------------------------------------------------------------------ sample
     def sample(self, n: int, *, random_state: RandomState = None) -> pd.DataFrame:
@@ -486,19 +579,14 @@ class ImposterSynthesizer:
             gen = torch.Generator().manual_seed(spawn_seed(rng))
         k = len(self.sensitive_values_)
         s_codes = rng.choice(k, size=n, p=self.sensitive_share_)
-        prev_threads = torch.get_num_threads()
-        torch.set_num_threads(self._threads())
-        try:
-            with torch.no_grad():
-                s1h = F.one_hot(torch.from_numpy(s_codes), k).float()
-                outs = []
-                for start in range(0, n, 8192):
-                    z = torch.randn((len(s1h[start:start + 8192]), self.latent_dim), generator=gen)
-                    outs.append(activate(self.sampler_(z, s1h[start:start + 8192]),
-                                         self.codec_.blocks_))
-                Xg = torch.cat(outs).numpy()
-        finally:
-            torch.set_num_threads(prev_threads)
+        with _torch_settings(self._threads()), torch.no_grad():
+            s1h = F.one_hot(torch.from_numpy(s_codes), k).float()
+            outs = []
+            for start in range(0, n, 8192):
+                z = torch.randn((len(s1h[start:start + 8192]), self.latent_dim), generator=gen)
+                outs.append(activate(self.sampler_(z, s1h[start:start + 8192]),
+                                     self.codec_.blocks_))
+            Xg = torch.cat(outs).numpy()
         body = self.codec_.inverse(Xg, rng=rng, mode=self.decode)
         s_arr = np.empty(k, dtype=object)
         s_arr[:] = self.sensitive_values_

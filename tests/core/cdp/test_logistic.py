@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 from sklearn.base import clone
 
-from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.logistic import DP_METHODS, NOISE_METHODS, NOISE_PLACEMENTS, CDPLogisticRegression
 from core.correlation import correlated_sensitivity
 from core.mechanisms import gaussian_sigma
 from core.validation import DataError
@@ -186,3 +186,25 @@ def test_bad_data_is_refused():
     X[3, 1] = np.inf
     with pytest.raises(DataError):
         CDPLogisticRegression(sensitivity=1.0).fit(X, y)
+
+
+def test_unknown_noise_method_names_the_valid_choices():
+    X, y = _data(50)
+    with pytest.raises(ValueError, match=r"must be one of 0\.\.6 \(Table 3\)") as err:
+        CDPLogisticRegression(noise_method=7, sensitivity=1.0).fit(X, y)
+    for m, placement in NOISE_PLACEMENTS.items():
+        assert f"{m} ({placement.name})" in str(err.value)
+
+
+@pytest.mark.parametrize("method", sorted(NOISE_PLACEMENTS))
+def test_each_placement_says_what_the_fitted_ledger_reports(method):
+    placement = NOISE_PLACEMENTS[method]
+    X, y = _data(60)
+    m = CDPLogisticRegression(noise_method=method, epsilon=0.8, epochs=4, sensitivity=2.0,
+                              random_state=0).fit(X, y)
+    assert m.ledger_.is_dp is placement.is_dp
+    assert (method in DP_METHODS) is placement.is_dp
+    assert NOISE_METHODS[method] == placement.name
+    spends = 0 if not placement.ledger_label else 1 if placement.step is None else 4
+    assert len(m.ledger_) == spends
+    assert all(e.label.endswith(placement.ledger_label) for e in m.ledger_.entries)

@@ -1,11 +1,16 @@
+import math
+
+import pytest
 import torch
 
 from core.imposter.codec import Block
 from core.imposter.networks import (
+    D2_GENERATOR_LOSSES,
     Discriminator,
     Encoder,
     Generator,
     activate,
+    d2_generator_loss,
     init_weights,
     reconstruction_loss,
 )
@@ -51,3 +56,19 @@ def test_reconstruction_loss_is_smallest_at_the_target():
     good = torch.tensor([[torch.logit(torch.tensor(0.2)), -10.0, 10.0, -10.0]])
     bad = torch.tensor([[3.0, 10.0, -10.0, 0.0]])
     assert reconstruction_loss(good, target, BLOCKS) < reconstruction_loss(bad, target, BLOCKS)
+
+
+def test_generator_losses_are_looked_up_by_name():
+    logits = torch.randn(6, 2, generator=torch.Generator().manual_seed(0))
+    s = torch.tensor([0, 1, 0, 1, 1, 0])
+    weight = torch.ones(2)
+    for name, loss in D2_GENERATOR_LOSSES.items():
+        assert d2_generator_loss(name) is loss
+        assert torch.isfinite(loss(logits, s, weight))
+    # the minimax term is minus D2's cross entropy; the capped one never goes below -log k
+    assert torch.equal(D2_GENERATOR_LOSSES["minimax"](logits, s, weight),
+                       -torch.nn.functional.cross_entropy(logits, s, weight=weight))
+    assert D2_GENERATOR_LOSSES["capped"](logits * 100, 1 - s, weight) >= -math.log(2) - 1e-6
+    for bad in ("hinge", None, ["minimax"]):
+        with pytest.raises(ValueError, match="one of 'minimax', 'capped', 'confusion'"):
+            d2_generator_loss(bad)

@@ -240,3 +240,8 @@ def test_fitted_synthesizer_says_it_is_not_differentially_private(fitted):
     assert fitted.ledger_.is_dp is False
     assert fitted.ledger_.total()[0] == float("inf")
     assert "no differential-privacy guarantee" in fitted.ledger_.describe()
+
+
+def test_unknown_generator_loss_names_the_valid_choices(small_census):
+    with pytest.raises(ValueError, match="'minimax', 'capped', 'confusion', got 'hinge'"):
+        ImposterSynthesizer(d2_generator_loss="hinge", **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
