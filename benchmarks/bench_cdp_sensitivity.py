@@ -13,7 +13,7 @@ import numpy as np
 
 from core.cdp.sensitivity import record_matrix
 from benchmarks.timing import adult_or_supplier
-from core.correlation import correlated_sensitivity
+from core.correlation.records import correlated_sensitivity
 
 
 def _bare_pass(A: np.ndarray, block: int = 1024) -> float:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import accuracy_score, f1_score
 
+from core.validation import check_matrix
+
 __all__ = ["accuracy", "f1", "majority_share"]
 
 
@@ -35,24 +37,14 @@ def majority_share(y) -> float:
 # ---------------------------------------------------------------------------------------
 
 def _paired_matrices(original, published) -> tuple[np.ndarray, np.ndarray]:
-    try:
-        A = np.asarray(original, dtype=np.float64)
-        B = np.asarray(published, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError("original and published must be numeric arrays.") from exc
-    if A.ndim == 1:
-        A = A[:, None]
-    if B.ndim == 1:
-        B = B[:, None]
-    if A.shape != B.shape or A.ndim != 2:
+    """Both tables as float matrices of one shape (a 1-D array is one attribute)."""
+    A = check_matrix(original, name="original", column_vector=True, min_columns=0)
+    B = check_matrix(published, name="published", column_vector=True, min_columns=0)
+    if A.shape != B.shape:
         raise ValueError(
             f"original and published must have the same 2-D shape (record i published as "
             f"row i), got {A.shape} and {B.shape}."
         )
-    if len(A) == 0:
-        raise ValueError("original and published must hold at least one record.")
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
-        raise ValueError("original and published must be finite (no NaN or infinity).")
     return A, B
 
 

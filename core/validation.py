@@ -21,6 +21,7 @@ __all__ = [
     "check_random_state",
     "check_positive_int",
     "check_probability",
+    "check_matrix",
 ]
 
 RandomState = int | np.random.Generator | None
@@ -112,6 +113,73 @@ def check_probability(value: Any, *, name: str, inclusive: bool = True) -> float
         bounds = "between 0 and 1" if inclusive else "strictly between 0 and 1"
         raise ValueError(f"{name} must lie {bounds}, got {v:g}.")
     return v
+
+
+def check_matrix(
+    X: Any,
+    *,
+    name: str = "X",
+    finite: bool = True,
+    min_rows: int = 1,
+    min_columns: int = 1,
+    column_vector: bool = False,
+) -> np.ndarray:
+    """Return ``X`` as a float64 matrix, one row per record and one column per attribute.
+
+    No copy is made when ``X`` already is a float64 array.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, m)
+        The data.
+    name : str
+        Name used in the error messages.
+    finite : bool
+        Refuse missing (NaN) and infinite values.
+    min_rows, min_columns : int
+        Fewest records and attributes accepted (0 accepts an empty axis).
+    column_vector : bool
+        Take a 1-D array of n values as n records of one attribute (shape (n, 1)).
+
+    Raises
+    ------
+    TypeError
+        ``X`` is None, a string or not numeric.
+    ValueError
+        ``X`` has the wrong number of dimensions.
+    DataError
+        ``X`` has too few records or attributes, or (``finite``) missing or infinite values.
+    """
+    dims = "1-D or 2-D" if column_vector else "2-D"
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"{name} must be a {dims} numeric array, got {type(X).__name__}.")
+    try:
+        matrix = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a {dims} numeric array.") from exc
+    if column_vector and matrix.ndim == 1:
+        matrix = matrix[:, None]
+    if matrix.ndim != 2:
+        raise ValueError(
+            f"{name} must be {dims} (records x attributes), got {matrix.ndim} dimension(s)."
+        )
+    n_rows, n_columns = matrix.shape
+    if n_rows < min_rows or n_columns < min_columns:
+        raise DataError(
+            f"{name} needs at least {_count_words(min_rows, 'record')}"
+            + (f" and {_count_words(min_columns, 'attribute')}" if min_columns > 0 else "")
+            + f", got shape {matrix.shape}."
+        )
+    if finite and not np.all(np.isfinite(matrix)):
+        raise DataError(
+            f"{name} must be finite, but it has missing or infinite values; drop or fill them first."
+        )
+    return matrix
+
+
+def _count_words(count: int, noun: str) -> str:
+    """'one record' or '5 records'."""
+    return f"one {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def check_random_state(random_state: RandomState) -> np.random.Generator:

@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.logistic import PRESETS, CDPLogisticRegression
 from core.cdp.sensitivity import record_matrix
-from core.correlation import correlated_sensitivity
+from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, encode
 from core.experiments import summarize, sweep
 from core.validation import DataError, RandomState, check_random_state, spawn_seed

@@ -15,6 +15,7 @@ from core.cdp.sensitivity import drop_one_correlations
 from core.validation import (
     DataError,
     RandomState,
+    check_matrix,
     check_positive_int,
     check_random_state,
     spawn_seed,
@@ -176,11 +177,11 @@ def dc_fbfs(
     -------
     DCFBFSResult
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = check_matrix(X)
     y = np.asarray(y)
     names = [str(n) for n in names]
-    if X.ndim != 2 or X.shape[1] != len(names):
-        raise ValueError("X must be 2-D with one column per name.")
+    if X.shape[1] != len(names):
+        raise ValueError(f"X must have one column per name, got {X.shape[1]} columns and {len(names)} names.")
     if len(y) != len(X):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
     if len(np.unique(y)) < 2:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.sensitivity import record_matrix
-from core.correlation import correlated_sensitivity
+from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, ordinal_codes
 from core.experiments import summarize, sweep
 from core.mechanisms import PrivacyLedger, laplace

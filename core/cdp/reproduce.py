@@ -22,7 +22,7 @@ from core.cdp.baselines import (
 from core.cdp.logistic import PRESETS
 from core.cdp.publishing import PUBLISH_SCHEMES, mae_curve, prepare_publishing
 from core.cdp.sensitivity import record_matrix
-from core.correlation import correlated_sensitivity
+from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, load_adult, load_sample
 from core.validation import DataError
 

@@ -10,7 +10,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
-from core.correlation import SensitivityReport, correlated_sensitivity
+from core.correlation.records import SensitivityReport, correlated_sensitivity
 from core.data import Dataset, encode
 from core.validation import DataError
 

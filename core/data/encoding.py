@@ -9,7 +9,7 @@ import pandas as pd
 from core.data.dataset import Dataset
 from core.validation import DataError
 
-__all__ = ["Encoded", "encode", "ordinal_codes"]
+__all__ = ["Encoded", "encode", "ordinal_codes", "frame_codes"]
 
 
 class Encoded(NamedTuple):
@@ -25,11 +25,51 @@ class Encoded(NamedTuple):
 
 
 def ordinal_codes(series: pd.Series) -> tuple[np.ndarray, list]:
-    """Integer codes of a categorical series over its sorted categories (missing -> -1)."""
-    cats = sorted(series.dropna().unique(), key=lambda v: str(v))
-    mapping = {c: i for i, c in enumerate(cats)}
+    """Integer codes of a categorical series over its sorted categories (missing -> -1).
+
+    Categories are sorted by their text (``str``), so mixed types have one order; the
+    codes and that list of categories are returned. A pandas ``category`` column is coded
+    by its values like any other (its own category order is not used).
+    """
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        series = series.astype(object)  # a Categorical cannot take the -1 of a missing value
+    categories = sorted(series.dropna().unique(), key=lambda value: str(value))
+    mapping = {category: code for code, category in enumerate(categories)}
     codes = series.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
-    return codes, cats
+    return codes, categories
+
+
+def _is_number_column(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def frame_codes(frame: pd.DataFrame, *, allow_infinite: bool = False) -> np.ndarray:
+    """Float matrix of ``frame``: numbers as they are, other columns as :func:`ordinal_codes`.
+
+    A missing number becomes its column's median (0 when the column has no number); a
+    missing category gets code -1. Booleans are categories (False -> 0, True -> 1).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The attributes, one column each.
+    allow_infinite : bool
+        Keep infinite numbers as they are (True) or refuse them with a DataError (False).
+    """
+    columns = []
+    for name in frame.columns:
+        series = frame[name]
+        if _is_number_column(series):
+            values = series.to_numpy(dtype=np.float64)
+            if np.isnan(values).any():
+                median = np.nanmedian(values) if (~np.isnan(values)).any() else 0.0
+                values = np.where(np.isnan(values), median, values)
+            if not allow_infinite and not np.all(np.isfinite(values)):
+                raise DataError(f"Column '{name}' holds infinite values; remove or cap them first.")
+        else:
+            values = ordinal_codes(series)[0].astype(np.float64)
+        columns.append(values)
+    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 
 
 def _filled(series: pd.Series, dataset: Dataset) -> pd.Series:

@@ -38,8 +38,7 @@ from core.mechanisms import PrivacyLedger
 from core.metrics import mse as _mse
 from core.metrics import record_linkage as _record_linkage
 from core.sskm.publisher import cluster_release_metrics, noise_generator
-from core.sskm.sfla import _check_matrix
-from core.validation import RandomState, check_epsilon, check_positive_int, check_random_state
+from core.validation import RandomState, check_epsilon, check_matrix, check_positive_int, check_random_state
 
 __all__ = ["BaselineResult", "mdav", "mdav_dp", "mdav_release", "idp_kmeans", "microaggregate",
            "group_size", "MDAV_NOT_DP_REASON", "MDAV_DP_NOT_DP_REASON"]
@@ -96,7 +95,7 @@ class BaselineResult:
         :func:`core.metrics.record_linkage`; a cluster release (``row_counts`` set) uses
         :func:`core.sskm.publisher.cluster_release_metrics` with ``labels``.
         """
-        X = _check_matrix(X)
+        X = check_matrix(X)
         if self.row_counts is None:
             return _mse(X, self.published), _record_linkage(X, self.published)
         return cluster_release_metrics(X, self.labels, self.centers, self.row_counts)
@@ -150,7 +149,7 @@ def mdav(X, k: int | None = None, *, n_clusters: int | None = None) -> np.ndarra
     ndarray of shape (n,)
         Group index of each record, 0, 1, ... in the order the groups are formed.
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     n = len(X)
     k = group_size(n, k=k, n_clusters=n_clusters)
     labels = np.full(n, -1, dtype=np.int64)
@@ -223,7 +222,7 @@ def mdav(X, k: int | None = None, *, n_clusters: int | None = None) -> np.ndarra
 
 def microaggregate(X, labels) -> tuple[np.ndarray, np.ndarray]:
     """Group centroids and the table with each record replaced by its group's centroid."""
-    X = _check_matrix(X)
+    X = check_matrix(X)
     labels = np.asarray(labels)
     uniq, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
     inverse = inverse.reshape(-1)
@@ -240,7 +239,7 @@ def mdav_release(X, k: int | None = None, *, n_clusters: int | None = None,
     Its ledger has no spend and is marked not DP (k-anonymity is not differential privacy).
     ``labels`` reuses MDAV groups computed before with the same k.
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     k = group_size(len(X), k=k, n_clusters=n_clusters)
     labels = mdav(X, k) if labels is None else np.asarray(labels)
     centers, published = microaggregate(X, labels)
@@ -281,7 +280,7 @@ def mdav_dp(
     random_state : int, Generator or None
         Source of the noise (mixed with epsilon: no draw is reused across epsilons).
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     eps = check_epsilon(epsilon)
     n, m = X.shape
     k = group_size(n, k=k, n_clusters=n_clusters)
@@ -397,7 +396,7 @@ def idp_kmeans(
         ``row_counts``, ``labels`` = each record's cluster in the last iteration (not
         released; for :meth:`BaselineResult.metrics`).
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     n, m = X.shape
     if n_clusters is None:
         a = max(1, n // group_size(n, k=k))

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.correlation import mic_pairs
-from core.data.encoding import ordinal_codes
+from core.correlation.maximal_information import mic_pairs
+from core.data.encoding import frame_codes
 from core.validation import DataError, RandomState, check_positive_int, check_probability, check_random_state
 
-__all__ = ["ConnectionResult", "mic_connections", "DEFAULT_MAX_ROWS", "frame_to_codes"]
+__all__ = ["ConnectionResult", "mic_connections", "DEFAULT_MAX_ROWS"]
 
 #: Rows used for MIC unless the caller asks otherwise: keeps the page interactive on Adult.
 DEFAULT_MAX_ROWS = 4000
@@ -64,28 +64,6 @@ def _protected(strengths: pd.DataFrame, sensitive: tuple[str, ...], threshold: f
     strongest = strengths.max(axis=0)
     linked = {c for c in strengths.columns if c not in sensitive and strongest[c] >= threshold}
     return tuple(c for c in strengths.columns if c in sensitive or c in linked)
-
-
-def frame_to_codes(frame: pd.DataFrame) -> np.ndarray:
-    """Numeric matrix of ``frame``: numbers as they are, other columns as sorted-category codes.
-
-    Missing numbers become the column median; a missing category gets code -1 (its own
-    lowest code).
-    """
-    cols = []
-    for col in frame.columns:
-        s = frame[col]
-        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-            v = s.to_numpy(dtype=np.float64)
-            if np.isnan(v).any():
-                med = np.nanmedian(v) if (~np.isnan(v)).any() else 0.0
-                v = np.where(np.isnan(v), med, v)
-            if not np.all(np.isfinite(v)):
-                raise DataError(f"Column '{col}' holds infinite values; remove or cap them first.")
-        else:
-            v = ordinal_codes(s.astype(object))[0].astype(np.float64)
-        cols.append(v)
-    return np.column_stack(cols) if cols else np.empty((len(frame), 0))
 
 
 def mic_connections(
@@ -142,7 +120,7 @@ def mic_connections(
     rng = check_random_state(random_state)
 
     columns = list(frame.columns)
-    X = frame_to_codes(frame)
+    X = frame_codes(frame)  # infinite numbers refused
     pos = {col: i for i, col in enumerate(columns)}
     pairs: list[tuple[int, int]] = []
     for s in sens:

@@ -57,6 +57,7 @@ from core.validation import (
     DataError,
     RandomState,
     check_epsilon,
+    check_matrix,
     check_probability,
     check_random_state,
     spawn_seed,
@@ -264,16 +265,14 @@ def cluster_release_metrics(original, labels, centres, row_counts) -> tuple[floa
     centres : array_like of shape (c, m)
     row_counts : array_like of int, shape (c,)
     """
-    A = np.asarray(original, dtype=np.float64)
-    C = np.asarray(centres, dtype=np.float64)
+    A = check_matrix(original, name="original", finite=False, min_columns=0)
+    C = check_matrix(centres, name="centres", finite=False, min_rows=0, min_columns=0)
     labels = np.asarray(labels, dtype=np.int64).ravel()
     counts = np.asarray(row_counts, dtype=np.float64).ravel()
-    if A.ndim != 2 or C.ndim != 2 or A.shape[1] != C.shape[1]:
-        raise ValueError("original (n, m) and centres (c, m) must be 2-D with the same m.")
+    if A.shape[1] != C.shape[1]:
+        raise ValueError("original (n, m) and centres (c, m) must have the same m.")
     if len(labels) != len(A) or len(counts) != len(C):
         raise ValueError("labels need one entry per record and row_counts one per centre.")
-    if len(A) == 0:
-        raise ValueError("original must hold at least one record.")
     if len(labels) and (labels.min() < 0 or labels.max() >= len(C)):
         raise ValueError("labels must index rows of centres.")
     diff = A - C[labels]

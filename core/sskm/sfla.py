@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.sskm.grid import grid_coordinates, grid_sq_distances, neighbourhood
-from core.validation import RandomState, check_positive_int, check_random_state
+from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
 
 __all__ = ["SFLAResult", "sfla_initial_weights", "som_fitness"]
 
@@ -44,18 +44,6 @@ class SFLAResult:
     best_fitness: np.ndarray
     mean_fitness: np.ndarray
     evaluations: int
-
-
-def _check_matrix(X) -> np.ndarray:
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError("X must be a numeric array.") from exc
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"X must be a 2-D array with at least one row and column, got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must be finite (no NaN or infinity).")
-    return X
 
 
 def som_fitness(
@@ -139,7 +127,7 @@ def sfla_initial_weights(
     -------
     SFLAResult
     """
-    X = _check_matrix(X)
+    X = check_matrix(X)
     rows = check_positive_int(rows, name="rows")
     cols = check_positive_int(cols, name="cols")
     n_frogs = check_positive_int(n_frogs, name="n_frogs", minimum=2)

@@ -16,8 +16,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
-from core.sskm.sfla import SFLAResult, _check_matrix, sfla_initial_weights
-from core.validation import RandomState, check_positive_int, check_random_state
+from core.sskm.sfla import SFLAResult, sfla_initial_weights
+from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
 
 __all__ = ["SelfOrganizingMap", "bmu_distances"]
 
@@ -187,7 +187,7 @@ class SelfOrganizingMap:
 
     def _fit(self, X) -> "SelfOrganizingMap":
         self._check_params()
-        X = _check_matrix(X)
+        X = check_matrix(X)
         rng = check_random_state(self.random_state)
         n, d = X.shape
         self.n_features_in_ = d
@@ -262,7 +262,7 @@ class SelfOrganizingMap:
 
     def _prepare(self, X) -> np.ndarray:
         self._check_fitted()
-        X = _check_matrix(X)
+        X = check_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns; the map was trained on {self.n_features_in_}.")
         return X

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 
 from core.validation import (
+    DataError,
     check_delta,
     check_epsilon,
+    check_matrix,
     check_positive_int,
     check_random_state,
     check_sensitivity,
@@ -86,3 +88,79 @@ def test_random_state_wrong_type(bad):
 def test_random_state_negative_int():
     with pytest.raises(ValueError, match="0 or more"):
         check_random_state(-3)
+
+
+# --- check_matrix: one check for every records x attributes matrix ---------------------
+
+
+def test_matrix_is_returned_as_float64_without_copy():
+    X = np.arange(6.0).reshape(3, 2)
+    out = check_matrix(X)
+    assert out is X
+
+
+def test_matrix_of_ints_becomes_float64():
+    out = check_matrix([[1, 2], [3, 4]])
+    assert out.dtype == np.float64 and out.shape == (2, 2)
+
+
+@pytest.mark.parametrize("bad, got", [(None, "NoneType"), ("abc", "str"), (b"abc", "bytes")])
+def test_matrix_of_wrong_type_names_the_type(bad, got):
+    with pytest.raises(TypeError, match=f"X must be a 2-D numeric array, got {got}"):
+        check_matrix(bad)
+
+
+@pytest.mark.parametrize("bad", [[[1, 2], [3]], np.array([["a", "b"]])])
+def test_matrix_of_non_numbers_is_a_type_error(bad):
+    with pytest.raises(TypeError, match="must be a 2-D numeric array"):
+        check_matrix(bad)
+
+
+@pytest.mark.parametrize("shape, dims", [((5,), 1), ((2, 2, 2), 3)])
+def test_matrix_must_have_two_dimensions(shape, dims):
+    with pytest.raises(ValueError, match=rf"must be 2-D \(records x attributes\), got {dims} dimension"):
+        check_matrix(np.ones(shape))
+
+
+def test_matrix_error_names_the_argument():
+    with pytest.raises(ValueError, match="^weights must be 2-D"):
+        check_matrix(np.ones(3), name="weights")
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_empty_matrix_is_a_data_error(shape):
+    with pytest.raises(DataError, match=r"needs at least one record and one attribute, got shape"):
+        check_matrix(np.ones(shape))
+
+
+def test_matrix_min_rows_is_enforced():
+    with pytest.raises(DataError, match="needs at least 4 records"):
+        check_matrix(np.ones((3, 2)), min_rows=4)
+    assert check_matrix(np.ones((4, 2)), min_rows=4).shape == (4, 2)
+
+
+def test_matrix_with_no_attribute_passes_when_min_columns_is_zero():
+    assert check_matrix(np.ones((3, 0)), min_columns=0).shape == (3, 0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_matrix_with_missing_or_infinite_values_is_refused(bad):
+    X = np.ones((3, 2))
+    X[1, 0] = bad
+    with pytest.raises(DataError, match="must be finite.*missing or infinite"):
+        check_matrix(X)
+
+
+def test_matrix_non_finite_values_pass_when_finite_is_false():
+    X = np.array([[1.0, np.nan], [np.inf, 2.0]])
+    assert check_matrix(X, finite=False) is X
+
+
+def test_column_vector_is_one_attribute():
+    out = check_matrix(np.arange(4.0), column_vector=True)
+    assert out.shape == (4, 1)
+
+
+def test_column_vector_still_refuses_three_dimensions():
+    with pytest.raises(ValueError, match="must be 1-D or 2-D"):
+        check_matrix(np.ones((2, 2, 2)), column_vector=True)

@@ -1,14 +1,12 @@
-"""Record correlation, correlated / group sensitivity and attribute association (paper 000)."""
+"""Record correlation and correlated / group sensitivity (paper 000)."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.correlation import (
-    attribute_association,
+from core.correlation.records import (
     correlated_sensitivity,
     data_correlation,
     record_correlation,
@@ -138,50 +136,13 @@ def test_record_correlation_refuses_too_many_pairs():
         record_correlation(X, max_pairs=100)
 
 
-def _frame():
-    rng = np.random.default_rng(0)
-    a = rng.normal(size=300)
-    return pd.DataFrame(
-        {"a": a, "b": 2 * a + 0.01 * rng.normal(size=300), "c": rng.normal(size=300),
-         "d": np.where(a > 0, "hi", "lo")}
-    )
-
-
-def test_pearson_association_is_absolute_correlation():
-    f = _frame()
-    out = attribute_association(f, method="pearson")
-    ref = np.abs(np.corrcoef(f[["a", "b", "c"]].to_numpy(), rowvar=False))
-    np.testing.assert_allclose(out.loc[["a", "b", "c"], ["a", "b", "c"]].to_numpy(), ref, atol=1e-9)
-    np.testing.assert_allclose(out.to_numpy(), out.to_numpy().T)
-
-
-def test_nmi_association_finds_a_dependence_and_ignores_noise():
-    out = attribute_association(_frame(), method="nmi")
-    assert out.loc["a", "d"] > 0.2
-    assert out.loc["a", "c"] < 0.1
-    assert np.all(np.diag(out.to_numpy()) == 1.0)
-
-
-def test_mic_association_on_a_row_sample():
-    out = attribute_association(_frame(), method="mic", max_rows=100, random_state=0)
-    assert out.loc["a", "b"] > 0.9
-    assert out.loc["a", "c"] < out.loc["a", "b"]
-
-
-def test_association_refuses_unknown_method():
-    with pytest.raises(ValueError):
-        attribute_association(_frame(), method="spearman")
-    with pytest.raises(TypeError):
-        attribute_association(np.ones((5, 2)))
-
-
 def test_threaded_stripes_give_the_same_sensitivity(monkeypatch):
-    import core.correlation as corr
+    import core.correlation.records as records
 
     X = np.round(np.random.default_rng(5).normal(size=(150, 4)), 1)
     single = correlated_sensitivity(X, threshold=0.6571, block_rows=16)
-    monkeypatch.setattr(corr, "_SMALL_N", 0)  # force the multi-worker path on small data
-    monkeypatch.setattr(corr.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(records, "_SMALL_N", 0)  # force the multi-worker path on small data
+    monkeypatch.setattr(records.os, "cpu_count", lambda: 3)
     threaded = correlated_sensitivity(X, threshold=0.6571, block_rows=16)
     np.testing.assert_allclose(threaded.per_record, single.per_record, rtol=1e-12)
     np.testing.assert_array_equal(threaded.per_record_count, single.per_record_count)

@@ -1,0 +1,346 @@
+"""Record correlation and the correlated / group sensitivity of a count query (paper 000).
+
+The correlation delta_ij of two records is |Pearson(x_i, x_j)| across their attributes or
+1 / (1 + Mahalanobis(x_i, x_j)), set to 0 below a threshold delta0 (Eqs. 12-15 of paper
+000; docs/design.md sections 3-4). The n x n matrix is evaluated in blocks and never held
+whole, except by :func:`record_correlation` for small samples.
+"""
+from __future__ import annotations
+
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from core.threads import blas_limit
+from core.validation import DataError, check_matrix, check_positive_int
+
+__all__ = [
+    "SensitivityReport",
+    "correlated_sensitivity",
+    "record_correlation",
+    "data_correlation",
+]
+
+_MEASURES = ("pearson", "mahalanobis")
+#: Up to this many records the blocks run on one thread.
+_SMALL_N = 8192
+_EPS32 = float(np.finfo(np.float32).eps)
+
+
+@dataclass(frozen=True)
+class SensitivityReport:
+    """Sensitivities of a count query under record correlation.
+
+    Attributes
+    ----------
+    correlated : float
+        Correlated sensitivity CS = max_i sum_j delta_ij (Eq. 16 with a unit query change):
+        the most that one record, through the records correlated with it, can move a count.
+    group : float
+        Group sensitivity GS = max_i #{j : delta_ij >= delta0} (the Group scheme of Chen et
+        al. 2014): every correlated record counted as fully correlated. CS <= GS always.
+    per_record : ndarray of shape (n,)
+        sum_j delta_ij for every record i (its own 1 included).
+    per_record_count : ndarray of shape (n,)
+        #{j : delta_ij >= delta0} for every record i (itself included).
+    measure : str
+        "pearson" or "mahalanobis".
+    threshold : float
+        delta0: correlations below it count as 0.
+    """
+
+    correlated: float
+    group: float
+    per_record: np.ndarray
+    per_record_count: np.ndarray
+    measure: str
+    threshold: float
+
+    @property
+    def data_correlation(self) -> float:
+        """C(x) = sum over i < j of the thresholded delta_ij."""
+        return float((self.per_record.sum() - len(self.per_record)) / 2.0)
+
+
+def _check_measure(measure: Any) -> str:
+    if not isinstance(measure, str):
+        raise TypeError(f"measure must be a string, got {type(measure).__name__}.")
+    if measure not in _MEASURES:
+        raise ValueError(f"measure must be 'pearson' or 'mahalanobis', got {measure!r}.")
+    return measure
+
+
+def _check_threshold(threshold: Any) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}.")
+    value = float(threshold)
+    if not (0.0 < value <= 1.0):  # false for NaN too
+        raise ValueError(
+            f"threshold (delta0) must lie in (0, 1]: correlations below it count as 0; got {value:g}."
+        )
+    return value
+
+
+def _pearson_rows(X: np.ndarray) -> np.ndarray:
+    """Rows centred across their features and scaled to unit norm: a_i . a_j = r_ij.
+
+    A record whose features are all equal has no defined Pearson correlation; its row is
+    left at 0, so it correlates with nothing but itself.
+    """
+    rows = X - X.mean(axis=1, keepdims=True)
+    norm = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    ok = norm > 1e-12 * max(1.0, float(np.abs(X).max(initial=0.0)))
+    rows[ok] /= norm[ok, None]
+    rows[~ok] = 0.0
+    return rows
+
+
+def _whiten(X: np.ndarray) -> np.ndarray:
+    """Coordinates in which Euclidean distance is the Mahalanobis distance of ``X``.
+
+    Uses the feature covariance; directions of zero variance are dropped, which is the
+    pseudo-inverse of a singular covariance.
+    """
+    centred = X - X.mean(axis=0)
+    if len(X) < 2:
+        return np.zeros((len(X), 0))
+    covariance = np.atleast_2d(np.cov(centred, rowvar=False))
+    variances, axes = np.linalg.eigh(covariance)
+    keep = variances > max(variances.max(initial=0.0), 0.0) * 1e-10
+    if not keep.any():
+        return np.zeros((len(X), 0))
+    return centred @ (axes[:, keep] / np.sqrt(variances[keep]))
+
+
+class _Kernel:
+    """Blocked evaluation of the thresholded correlation delta_ij of all record pairs.
+
+    Each block pair (I, J) with J >= I (symmetry) is one float32 BLAS product
+    ``left[I] @ right[J].T``; entries that clear the cut by more than the float32 error
+    bound (``margin``) are taken as they are, entries within the bound are recomputed in
+    float64 from ``exact_rows``, so the set of correlated pairs is exactly the float64 one,
+    and values agree to float32 rounding.
+    """
+
+    def __init__(self, X: np.ndarray, measure: str, threshold: float) -> None:
+        self.measure = measure
+        self.threshold = threshold
+        self.n = len(X)
+        if measure == "pearson":
+            self.exact_rows = _pearson_rows(X)
+            width = self.exact_rows.shape[1]
+            self.left = self.right = np.ascontiguousarray(self.exact_rows, dtype=np.float32)
+            self.cut = threshold
+            self.margin = 8.0 * (width + 2) * _EPS32
+        else:
+            whitened = _whiten(X)
+            self.exact_rows = whitened
+            width = whitened.shape[1]
+            sq_norms = np.einsum("ij,ij->i", whitened, whitened)
+            half_norms, ones = -0.5 * sq_norms[:, None], np.ones((self.n, 1))
+            # [z_i, -|z_i|^2/2, 1] . [z_j, 1, -|z_j|^2/2] = -d_ij^2 / 2
+            self.left = np.ascontiguousarray(np.hstack([whitened, half_norms, ones]), dtype=np.float32)
+            self.right = np.ascontiguousarray(np.hstack([whitened, ones, half_norms]), dtype=np.float32)
+            max_distance = 1.0 / threshold - 1.0  # m_ij >= t  <=>  d_ij <= 1/t - 1
+            self.cut = -0.5 * max_distance * max_distance
+            self.margin = 8.0 * (width + 3) * _EPS32 * (float(sq_norms.max(initial=0.0)) + 1.0)
+
+    def exact(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """delta_ij in float64 (unthresholded) for the record index arrays ``rows``, ``cols``."""
+        a, b = self.exact_rows[rows], self.exact_rows[cols]
+        if self.measure == "pearson":
+            return np.abs(np.einsum("ij,ij->i", a, b))
+        diff = a - b
+        return 1.0 / (1.0 + np.sqrt(np.einsum("ij,ij->i", diff, diff)))
+
+    def block(self, i0: int, i1: int, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (i, j), i < j, of rows [i0, i1) x [j0, j1) with delta_ij >= threshold, and the values."""
+        product = self.left[i0:i1] @ self.right[j0:j1].T
+        if self.measure == "pearson":
+            np.abs(product, out=product)
+        candidates = np.flatnonzero(product >= self.cut - self.margin)
+        rows, cols = np.divmod(candidates, j1 - j0)
+        values = product.ravel()[candidates].astype(np.float64)
+        if i0 == j0:
+            upper = cols > rows
+            rows, cols, values = rows[upper], cols[upper], values[upper]
+        rows += i0
+        cols += j0
+        near = np.abs(values - self.cut) <= self.margin
+        if self.measure == "mahalanobis":
+            near[:] = True  # m_ij needs a square root anyway: recompute every candidate
+        if near.any():
+            exact = self.exact(rows[near], cols[near])
+            values[near] = exact
+            if self.measure == "mahalanobis":
+                keep = values >= self.threshold
+            else:
+                keep = np.ones(len(values), dtype=bool)
+                keep[near] = exact >= self.threshold
+            rows, cols, values = rows[keep], cols[keep], values[keep]
+        return rows, cols, values
+
+
+def _default_block(n: int) -> int:
+    # ~4 MB float32 product blocks: they stay in cache for the abs / compare passes
+    return int(max(64, min(n, 1024)))
+
+
+def _iter_blocks(n: int, block: int, row_starts: Iterable[int] | None = None) -> Iterator[tuple[int, int, int, int]]:
+    """(i0, i1, j0, j1) of the blocks on or above the diagonal, for the given block rows."""
+    for i0 in range(0, n, block) if row_starts is None else row_starts:
+        i1 = min(n, i0 + block)
+        for j0 in range(i0, n, block):
+            yield i0, i1, j0, min(n, j0 + block)
+
+
+def _prepare(X: Any, measure: Any, threshold: Any, block_rows: Any) -> tuple[_Kernel, int, int]:
+    """Validate the inputs of a blocked pass; return its kernel, the row count and block size."""
+    matrix = check_matrix(X)
+    kernel = _Kernel(matrix, _check_measure(measure), _check_threshold(threshold))
+    n = len(matrix)
+    if block_rows is None:
+        return kernel, n, _default_block(n)
+    return kernel, n, check_positive_int(block_rows, name="block_rows")
+
+
+def _stripe_sums(
+    kernel: _Kernel, n: int, block: int, row_starts: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-record sums and counts of delta_ij (i != j) over the blocks of ``row_starts``."""
+    sums = np.zeros(n)
+    counts = np.zeros(n, dtype=np.int64)
+    for i0, i1, j0, j1 in _iter_blocks(n, block, row_starts):
+        rows, cols, values = kernel.block(i0, i1, j0, j1)
+        if len(rows):
+            sums[i0:i1] += np.bincount(rows - i0, weights=values, minlength=i1 - i0)
+            sums[j0:j1] += np.bincount(cols - j0, weights=values, minlength=j1 - j0)
+            counts[i0:i1] += np.bincount(rows - i0, minlength=i1 - i0)
+            counts[j0:j1] += np.bincount(cols - j0, minlength=j1 - j0)
+    return sums, counts
+
+
+def correlated_sensitivity(
+    X: Any,
+    *,
+    measure: str = "pearson",
+    threshold: float = 0.8,
+    block_rows: int | None = None,
+) -> SensitivityReport:
+    """Correlated (CS) and group (GS) sensitivity of a count query on the records of ``X``.
+
+    The record correlation delta_ij is |Pearson(x_i, x_j)| across the attributes of the
+    two records, or m_ij = 1 / (1 + Mahalanobis(x_i, x_j)) with the feature covariance;
+    values below ``threshold`` become 0 and the diagonal is 1 (Eqs. 12-15 of paper 000).
+    The n x n matrix is never held: row blocks of ``block_rows`` are multiplied in
+    float32 with BLAS (only blocks on or above the diagonal, by symmetry), and the row
+    sums are accumulated.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, m)
+        One row per record (the unit of privacy), one column per original attribute,
+        standardised (categoricals as ordinal codes; see
+        :func:`core.cdp.sensitivity.record_matrix`).
+    measure : {"pearson", "mahalanobis"}
+        Correlated degree between two records.
+    threshold : float
+        delta0 in (0, 1]: weaker correlations are treated as none. A lower delta0 counts
+        more records as correlated, so the sensitivity and the noise grow.
+    block_rows : int, optional
+        Rows per block (default 1024). Memory is about block_rows^2 * 4 bytes.
+
+    Returns
+    -------
+    SensitivityReport
+        ``correlated`` (CS), ``group`` (GS) and the per-record sums and counts.
+    """
+    kernel, n, block = _prepare(X, measure, threshold, block_rows)
+    row_starts = list(range(0, n, block))
+    workers = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, 4, len(row_starts)))
+
+    def stripe(worker: int) -> tuple[np.ndarray, np.ndarray]:
+        # worker w takes every workers-th block row: the upper triangle's work is balanced
+        return _stripe_sums(kernel, n, block, row_starts[worker::workers])
+
+    # one BLAS thread per worker; numpy releases the GIL in the products and the passes
+    with blas_limit(1):
+        if workers == 1:
+            parts = [stripe(0)]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                parts = list(pool.map(stripe, range(workers)))
+    sums = 1.0 + sum(part[0] for part in parts)
+    counts = 1 + sum(part[1] for part in parts)
+    return SensitivityReport(
+        correlated=float(sums.max()),
+        group=float(counts.max()),
+        per_record=sums,
+        per_record_count=counts,
+        measure=kernel.measure,
+        threshold=kernel.threshold,
+    )
+
+
+def record_correlation(
+    X: Any,
+    *,
+    measure: str = "pearson",
+    threshold: float = 0.8,
+    block_rows: int | None = None,
+    max_pairs: int = 5_000_000,
+):
+    """The thresholded record-correlation matrix Lambda (Eq. 14-15) as a sparse matrix.
+
+    Meant for small n (the heatmap of a sample, tests); the sensitivity of large data uses
+    :func:`correlated_sensitivity`, which never stores the pairs.
+
+    Parameters
+    ----------
+    X, measure, threshold, block_rows
+        As in :func:`correlated_sensitivity`.
+    max_pairs : int
+        Refuse (DataError) when more correlated pairs than this would be stored.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, n)
+        delta_ij where it is >= threshold, 1 on the diagonal, symmetric.
+    """
+    from scipy import sparse
+
+    kernel, n, block = _prepare(X, measure, threshold, block_rows)
+    all_rows, all_cols, all_values = [np.arange(n)], [np.arange(n)], [np.ones(n)]
+    stored = 0
+    for i0, i1, j0, j1 in _iter_blocks(n, block):
+        rows, cols, values = kernel.block(i0, i1, j0, j1)
+        stored += 2 * len(rows)
+        if stored > max_pairs:
+            raise DataError(
+                f"More than {max_pairs:,} correlated record pairs; use a sample of the "
+                "records or a higher threshold to draw the matrix."
+            )
+        all_rows += [rows, cols]
+        all_cols += [cols, rows]
+        all_values += [values, values]
+    return sparse.csr_matrix(
+        (np.concatenate(all_values), (np.concatenate(all_rows), np.concatenate(all_cols))),
+        shape=(n, n),
+    )
+
+
+def data_correlation(
+    X: Any, *, measure: str = "pearson", threshold: float = 0.8, block_rows: int | None = None
+) -> float:
+    """Data correlation C(x) = sum over record pairs i < j of the thresholded delta_ij.
+
+    The more the records correlate, the more one record reveals about others; paper 000's
+    DC-FBFS measures each attribute's share of it (Fig. 1-2).
+    """
+    return correlated_sensitivity(
+        X, measure=measure, threshold=threshold, block_rows=block_rows
+    ).data_correlation
