@@ -10,6 +10,7 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 
 import streamlit as st  # noqa: E402
 
+from dashboard import settings  # noqa: E402
 from dashboard.state import render_sidebar  # noqa: E402
 
 def _page_icon():
@@ -44,9 +45,13 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
+settings.restore(page.url_path)  # kept settings, or on a first visit the link's
 show_dataset_in_sidebar = render_sidebar()
 show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
 try:
     page.run()
-finally:  # and after it, for the Data page, which changes the dataset
-    show_dataset_in_sidebar()
+finally:  # also after a page's st.stop(), where any further element would stop too:
+    try:  # first keep the page's settings (session state and URL only)
+        settings.remember(page.url_path)
+    finally:  # then the dataset again, for the Data page, which changes it
+        show_dataset_in_sidebar()

@@ -17,6 +17,11 @@ SEED_KEY = "pux_seed"
 SESSION_LEDGER_KEY = "pux_session_ledger"
 RELEASES_KEY = "pux_releases"
 DEFAULT_SEED = 0
+#: where the Data page's table comes from; the choice lives in ``pux_data_*`` keys (not
+#: widget keys) so it survives navigation and a link can set it
+SOURCES = ["Built-in sample", "Upload a CSV", "Adult (public data)", "NLTCS (public data)"]
+PUBLIC = {SOURCES[2]: ("adult", "Adult"), SOURCES[3]: ("nltcs", "NLTCS")}
+SOURCE_KEY, SAMPLE_KEY = "pux_data_source", "pux_data_sample"
 
 
 def current_dataset(default: str = "supplier") -> Dataset:
@@ -44,6 +49,45 @@ def user_chose_dataset() -> bool:
 def set_dataset(dataset: Dataset) -> None:
     """Make ``dataset`` the one every page uses."""
     st.session_state[DATASET_KEY] = dataset
+
+
+def linked_dataset() -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(name, label, sensitive) of the chosen dataset when a link can name it (a built-in
+    sample or a public dataset); None for an upload or when nothing was chosen."""
+    chosen = st.session_state.get(DATASET_KEY)
+    source = st.session_state.get(SOURCE_KEY)
+    if not isinstance(chosen, Dataset) or source not in SOURCES or source == SOURCES[1]:
+        return None
+    name = st.session_state.get(SAMPLE_KEY) if source == SOURCES[0] else PUBLIC[source][0]
+    if name is None:
+        return None
+    return str(name), chosen.label, tuple(chosen.sensitive)
+
+
+def choose_linked_dataset(name: str, *, label: str | None, sensitive: tuple[str, ...]) -> bool:
+    """Choose the sample or public dataset a link names, with its roles where they fit;
+    False when this server cannot provide it (the dataset in use is kept)."""
+    from core.data import SAMPLES
+    from dashboard.cached.data import public_available, public_dataset, sample_dataset
+
+    try:
+        if name in SAMPLES:
+            dataset, source = sample_dataset(name), SOURCES[0]
+        elif public_available().get(name):
+            dataset = public_dataset(name)
+            source = next(s for s, (key, _) in PUBLIC.items() if key == name)
+        else:
+            return False
+        cols = set(dataset.frame.columns)
+        dataset = dataset.with_roles(label=label if label in cols else None,
+                                     sensitive=[s for s in sensitive if s in cols and s != label])
+    except (DataError, ValueError):
+        return False
+    st.session_state[SOURCE_KEY] = source
+    if name in SAMPLES:
+        st.session_state[SAMPLE_KEY] = name
+    set_dataset(dataset)
+    return True
 
 
 def current_seed() -> int:

@@ -18,12 +18,10 @@ from dashboard.cached.data import (
 )
 from dashboard.charts.data import column_distribution, missing_by_column
 from dashboard.safe import md
-from dashboard.state import DATASET_KEY, set_dataset
+from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, set_dataset
 
-SOURCES = ["Built-in sample", "Upload a CSV", "Adult (public data)", "NLTCS (public data)"]
-PUBLIC = {SOURCES[2]: ("adult", "Adult"), SOURCES[3]: ("nltcs", "NLTCS")}
 #: Session keys that survive navigation (not widget keys).
-SOURCE_KEY, SAMPLE_KEY, MAX_ROWS_KEY = "pux_data_source", "pux_data_sample", "pux_data_max_rows"
+MAX_ROWS_KEY = "pux_data_max_rows"
 UPLOAD_KEY, DOWNLOAD_KEY = "pux_data_upload", "pux_data_download"
 
 

@@ -1,0 +1,105 @@
+"""Settings that survive navigation and live in the URL (dashboard.settings)."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.settings import PAGE_SETTINGS, Setting, parse_params, url_params
+from tests.dashboard.conftest import APP, assert_clean
+
+#: one setting per page to move, and a value other than its default
+MOVES = {
+    "correlations": ("corr_n", 300),
+    "dc_fbfs": ("fb_threshold", 0.6),
+    "cdp_lr": ("lr_eps", 4.0),
+    "publishing": ("pub_queries", 100),
+    "imposter": ("imposter_beta", 0.5),
+    "sskm": ("sskm_rows", 5),
+}
+
+
+def _widget(at: AppTest, key: str):
+    for kind in ("slider", "number_input", "select_slider", "selectbox", "radio", "multiselect",
+                 "toggle", "checkbox"):
+        found = [w for w in at.get(kind) if getattr(w, "key", None) == key]
+        if found:
+            return found[0]
+    return None
+
+
+def test_a_number_outside_its_bounds_is_refused():
+    with pytest.raises(ValueError, match="must lie in"):
+        Setting("lr_eps", "float", 0.1, 10.0).parse(["99"])
+
+
+def test_a_flag_reads_only_true_or_false():
+    assert Setting("lr_methods", "bool").parse(["true"]) is True
+    with pytest.raises(ValueError, match="true or false"):
+        Setting("lr_methods", "bool").parse(["yes"])
+
+
+def test_url_drops_the_page_prefix_and_reads_back():
+    state = {"lr_eps": 2.5, "lr_methods": True, "lr_reps": 3, "other": 1}
+    params = url_params("cdp_lr", state, seed=7, data=("census", "income", ("sex",)))
+    assert params["eps"] == "2.5" and params["methods"] == "true" and "other" not in params
+    assert params["data"] == "census" and params["sensitive"] == ["sex"] and params["seed"] == "7"
+    as_lists = {k: v if isinstance(v, list) else [v] for k, v in params.items()}
+    values, ignored = parse_params("cdp_lr", as_lists)
+    assert values == {"lr_eps": 2.5, "lr_methods": True, "lr_reps": 3} and ignored == []
+
+
+def test_wrong_values_in_a_link_are_named_and_ignored():
+    values, ignored = parse_params("cdp_lr", {"eps": ["nan"], "reps": ["two"], "method": ["3"]})
+    assert values == {"lr_method": 3} and sorted(ignored) == ["eps", "reps"]
+
+
+def test_a_link_reopens_the_view_with_its_dataset_seed_and_settings():
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    for name, value in {"eps": "3.5", "reps": "2", "seed": "7", "data": "census", "label": "income"}.items():
+        at.query_params[name] = value
+    at.switch_page("views/cdp_lr.py")
+    at.run()
+    assert_clean(at)
+    assert at.slider(key="lr_eps").value == 3.5 and at.slider(key="lr_reps").value == 2
+    assert at.session_state["pux_seed"] == 7
+    dataset = at.session_state["pux_dataset"]
+    assert dataset.name == "census" and dataset.label == "income"
+    assert at.query_params["eps"] == "3.5"
+
+
+def test_a_link_with_a_wrong_value_keeps_the_default_and_says_so():
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["eps"] = "99"
+    at.switch_page("views/cdp_lr.py")
+    at.run()
+    assert_clean(at)
+    assert at.slider(key="lr_eps").value == 2.0
+    assert any("eps" in t.value for t in at.toast)
+
+
+def test_an_upload_is_never_named_in_the_url(open_page):
+    at = open_page("data")
+    assert at.query_params["data"] == "supplier"  # the sample in use can be linked
+    at.radio(key="data_source").set_value("Upload a CSV").run()
+    at.run()  # the URL follows on the run after a change made by a widget
+    assert "data" not in at.query_params
+
+
+@pytest.mark.parametrize("page", sorted(MOVES))
+def test_page_settings_survive_navigation_and_match_the_widgets(open_page, page):
+    at = open_page(page, timeout=300)
+    assert_clean(at)
+    for setting in PAGE_SETTINGS[page]:  # the registry's bounds are the widgets' bounds
+        widget = _widget(at, setting.key)
+        bounded = widget is not None and type(widget).__name__ in ("Slider", "NumberInput")
+        if bounded and setting.lo is not None:
+            assert (float(widget.min), float(widget.max)) == (setting.lo, setting.hi), setting.key
+    key, value = MOVES[page]
+    _widget(at, key).set_value(value).run()
+    at.switch_page("views/data.py")
+    at.run()
+    assert key not in at.session_state or at.session_state[key] == value
+    at.switch_page(f"views/{page}.py")
+    at.run()
+    assert_clean(at)
+    assert _widget(at, key).value == value
