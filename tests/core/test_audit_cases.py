@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-import core.cdp.logistic as logistic
+import core.cdp.noise_placement as placement  # the CDP-LR mutants patch its noise scales
 import core.cdp.publishing as publishing
 import core.mechanisms as mechanisms
 from core.audit_cases import (
@@ -52,7 +52,7 @@ def test_cdp_lr_laplace_methods_pass_their_audit(xy, method):
 
 @pytest.mark.parametrize("method", [1, 3])
 def test_cdp_lr_old_calibration_is_flagged(xy, method, monkeypatch):
-    monkeypatch.setattr(logistic, "laplace_scale", _old_calibration(logistic.laplace_scale))
+    monkeypatch.setattr(placement, "laplace_scale", _old_calibration(placement.laplace_scale))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=method),
                    runs=RUNS, random_state=0)
     assert res.violation
@@ -65,8 +65,8 @@ def test_cdp_lr_correlated_group_passes_at_its_cs(xy):
 
 
 def test_cdp_lr_noise_for_one_record_instead_of_cs_is_flagged(xy, monkeypatch):
-    real = logistic.laplace_scale
-    monkeypatch.setattr(logistic, "laplace_scale",
+    real = placement.laplace_scale
+    monkeypatch.setattr(placement, "laplace_scale",
                         lambda *, sensitivity, epsilon: real(sensitivity=sensitivity / 3.0, epsilon=epsilon))
     res = run_case(cdp_lr_case(*xy, sensitivity=3.0, epsilon=1.0, noise_method=1),
                    runs=RUNS, random_state=0)
@@ -81,7 +81,7 @@ def test_cdp_lr_gaussian_method_passes_with_its_delta(xy):
 
 
 def test_cdp_lr_gaussian_half_sigma_is_flagged(xy, monkeypatch):
-    monkeypatch.setattr(logistic, "gaussian_sigma", _half(logistic.gaussian_sigma))
+    monkeypatch.setattr(placement, "gaussian_sigma", _half(placement.gaussian_sigma))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=2, delta=1e-2),
                    runs=5000, random_state=0)
     assert res.violation
@@ -94,7 +94,7 @@ def test_cdp_lr_method_five_passes_at_half_the_budget(xy):
 
 
 def test_cdp_lr_method_five_counting_the_n_half_is_flagged(xy, monkeypatch):
-    monkeypatch.setattr(logistic, "laplace_scale", _half(logistic.laplace_scale))
+    monkeypatch.setattr(placement, "laplace_scale", _half(placement.laplace_scale))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=5),
                    runs=RUNS, random_state=0)
     assert res.violation
