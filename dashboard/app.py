@@ -24,7 +24,8 @@ def _page_icon():
     return img
 
 
-st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon(), layout="wide")
+st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon(), layout="wide",
+                   initial_sidebar_state="auto")
 
 PAGES = {
     "Data": [

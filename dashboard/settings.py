@@ -139,11 +139,9 @@ def url_params(page: str, state: Mapping[str, Any], *, seed: int | None = None,
     out: dict[str, Any] = {}
     if data is not None:
         name, label, sensitive = data
-        out[DATA_PARAM] = name
-        if label:
-            out[LABEL_PARAM] = label
-        if sensitive:
-            out[SENSITIVE_PARAM] = list(sensitive)
+        out[DATA_PARAM] = name  # the roles always, empty for none (absent: the dataset's own)
+        out[LABEL_PARAM] = label or ""
+        out[SENSITIVE_PARAM] = list(sensitive) or [""]
     if seed:
         out[SEED_PARAM] = str(int(seed))
     for setting in _settings(page):
@@ -239,8 +237,8 @@ def _restore_dataset(params: Mapping[str, list[str]], ignored: list[str]) -> Non
     if DATA_PARAM not in params:
         return
     name = params[DATA_PARAM][0]
-    label = (params.get(LABEL_PARAM) or [None])[0]
-    sensitive = tuple(params.get(SENSITIVE_PARAM) or ())
+    label = params[LABEL_PARAM][0] or None if LABEL_PARAM in params else ...
+    sensitive = (tuple(s for s in params[SENSITIVE_PARAM] if s) if SENSITIVE_PARAM in params else ...)
     if name not in SAMPLES and name not in ("adult", "nltcs"):
         ignored.append(DATA_PARAM)
         return

@@ -5,6 +5,8 @@ they never touch ``st.session_state`` keys of another page.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from core.data import Dataset
@@ -64,9 +66,10 @@ def linked_dataset() -> tuple[str, str | None, tuple[str, ...]] | None:
     return str(name), chosen.label, tuple(chosen.sensitive)
 
 
-def choose_linked_dataset(name: str, *, label: str | None, sensitive: tuple[str, ...]) -> bool:
-    """Choose the sample or public dataset a link names, with its roles where they fit;
-    False when this server cannot provide it (the dataset in use is kept)."""
+def choose_linked_dataset(name: str, *, label: Any, sensitive: Any) -> bool:
+    """Choose the sample or public dataset a link names, with its roles where they fit
+    (``...`` for either role keeps the dataset's own); False when this server cannot
+    provide it (the dataset in use is kept)."""
     from core.data import SAMPLES
     from dashboard.cached.data import public_available, public_dataset, sample_dataset
 
@@ -79,8 +82,9 @@ def choose_linked_dataset(name: str, *, label: str | None, sensitive: tuple[str,
         else:
             return False
         cols = set(dataset.frame.columns)
-        dataset = dataset.with_roles(label=label if label in cols else None,
-                                     sensitive=[s for s in sensitive if s in cols and s != label])
+        label = dataset.label if label is ... else (label if label in cols else None)
+        sensitive = dataset.sensitive if sensitive is ... else sensitive
+        dataset = dataset.with_roles(label=label, sensitive=[s for s in sensitive if s in cols and s != label])
     except (DataError, ValueError):
         return False
     st.session_state[SOURCE_KEY] = source

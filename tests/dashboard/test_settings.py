@@ -43,6 +43,7 @@ def test_url_drops_the_page_prefix_and_reads_back():
     params = url_params("cdp_lr", state, seed=7, data=("census", "income", ("sex",)))
     assert params["eps"] == "2.5" and params["methods"] == "true" and "other" not in params
     assert params["data"] == "census" and params["sensitive"] == ["sex"] and params["seed"] == "7"
+    assert url_params("cdp_lr", {}, data=("census", None, ()))["sensitive"] == [""]  # none, said
     as_lists = {k: v if isinstance(v, list) else [v] for k, v in params.items()}
     values, ignored = parse_params("cdp_lr", as_lists)
     assert values == {"lr_eps": 2.5, "lr_methods": True, "lr_reps": 3} and ignored == []
@@ -64,6 +65,7 @@ def test_a_link_reopens_the_view_with_its_dataset_seed_and_settings():
     assert at.session_state["pux_seed"] == 7
     dataset = at.session_state["pux_dataset"]
     assert dataset.name == "census" and dataset.label == "income"
+    assert dataset.sensitive == ("sex",)  # the link names no sensitive roles: the sample's own
     assert at.query_params["eps"] == "3.5"
 
 
@@ -103,3 +105,13 @@ def test_page_settings_survive_navigation_and_match_the_widgets(open_page, page)
     at.run()
     assert_clean(at)
     assert _widget(at, key).value == value
+
+
+def test_a_link_that_names_no_sensitive_attribute_chooses_none():
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["data"] = "census"
+    at.query_params["sensitive"] = ""
+    at.switch_page("views/cdp_lr.py")
+    at.run()
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].sensitive == ()
