@@ -130,6 +130,24 @@ def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_metho
     return pd.DataFrame(rows), models
 
 
+def _curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], noise_method: int,
+            preset: str, repetitions: int, seed: int) -> pd.DataFrame:
+    """Fig. 4's runs (in a worker process): :func:`_runs_at` at each epsilon, summarised."""
+    rows = []
+    total = len(epsilons) * repetitions
+
+    def _report(r: int, *, first: int) -> None:
+        progress((first + r) / total, f"run {first + r} of {total}")
+
+    for i, eps in enumerate(epsilons):
+        rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
+                         repetitions=repetitions, seed=seed, progress=partial(_report, first=i * repetitions))[0]
+    summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
+    order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
+    summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
+    return summary.reset_index(drop=True)
+
+
 def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
            epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int) -> Sweep:
     """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job).
@@ -137,40 +155,28 @@ def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: in
     Each point is :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars
     and the curve agree wherever the slider sits on the grid.
     """
-
-    def compute(progress):
-        setup, mats = schemes(dataset, threshold, measure, tc, seed)
-        rows = []
-        total = len(epsilons) * repetitions
-
-        def _report(r: int, *, first: int) -> None:
-            progress((first + r) / total, f"run {first + r} of {total}")
-
-        for i, eps in enumerate(epsilons):
-            rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
-                             repetitions=repetitions, seed=seed,
-                             progress=partial(_report, first=i * repetitions))[0]
-        summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
-        order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
-        summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
-        return summary.reset_index(drop=True)
-
+    setup, mats = schemes(dataset, threshold, measure, tc, seed)
     key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
            preset, repetitions)
-    return Sweep(key, compute, "Sweeping epsilon")
+    return Sweep(key, _curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons), noise_method=int(noise_method),
+                                    preset=preset, repetitions=int(repetitions), seed=int(seed)),
+                 "Sweeping epsilon")
+
+
+def _method_curves(progress, *, setup: SchemeSetup, epsilons: tuple[float, ...], preset: str,
+                   repetitions: int, seed: int) -> pd.DataFrame:
+    return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
+                        random_state=seed, progress=progress)[0]
 
 
 def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
                   epsilons: tuple[float, ...], preset: str, repetitions: int) -> Sweep:
     """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme; a sweep job)."""
-
-    def compute(progress):
-        setup, _ = schemes(dataset, threshold, measure, tc, seed)
-        return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
-                            random_state=seed, progress=progress)[0]
-
+    setup, _ = schemes(dataset, threshold, measure, tc, seed)
     key = ("methods", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, preset, repetitions)
-    return Sweep(key, compute, "Sweeping the noise methods")
+    return Sweep(key, _method_curves, dict(setup=setup, epsilons=tuple(epsilons), preset=preset,
+                                           repetitions=int(repetitions), seed=int(seed)),
+                 "Sweeping the noise methods")
 
 
 @st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
@@ -178,6 +184,20 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
     """Queries, answers, selection and sensitivities of the publishing schemes."""
     return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc,
                               n_queries=n_queries, random_state=seed)
+
+
+def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
+         repetitions: int, budget: str, seed: int) -> pd.DataFrame:
+    """Fig. 6's runs (in a worker process), one MAE curve per measure."""
+    frames = []
+    for i, (m, setup) in enumerate(setups):
+        s = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget, random_state=seed,
+                      progress=partial(_scaled, progress, i, len(setups)))[0]
+        if len(setups) > 1:
+            s = s[(s["scheme"] != "Group") | (i == 0)]
+            s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
+        frames.append(s)
+    return pd.concat(frames, ignore_index=True)
 
 
 def mae(dataset: Dataset, measures: tuple[str, ...], threshold: float, tc: float, n_queries: int,
@@ -188,23 +208,11 @@ def mae(dataset: Dataset, measures: tuple[str, ...], threshold: float, tc: float
     With two measures the schemes are named "Proposed (pearson)" and so on, and Group (which
     does not depend on the measure) appears once.
     """
-
-    def compute(progress):
-        frames = []
-        for i, m in enumerate(measures):
-            setup = publishing(dataset, m, threshold, tc, n_queries, seed)
-            part = partial(_scaled, progress, i, len(measures))
-            s = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget,
-                          random_state=seed, progress=part)[0]
-            if len(measures) > 1:
-                s = s[(s["scheme"] != "Group") | (i == 0)]
-                s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
-            frames.append(s)
-        return pd.concat(frames, ignore_index=True)
-
-    key = ("mae", dataset.fingerprint(), measures, threshold, tc, n_queries, seed, epsilons,
+    setups = tuple((m, publishing(dataset, m, threshold, tc, n_queries, seed)) for m in measures)
+    key = ("mae", dataset.fingerprint(), tuple(measures), threshold, tc, n_queries, seed, epsilons,
            repetitions, budget)
-    return Sweep(key, compute, "Answering the queries")
+    return Sweep(key, _mae, dict(setups=setups, epsilons=tuple(epsilons), repetitions=int(repetitions),
+                                 budget=budget, seed=int(seed)), "Answering the queries")
 
 
 def _scaled(progress, part: int, parts: int, fraction: float, message: str) -> None:

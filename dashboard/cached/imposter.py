@@ -10,10 +10,6 @@ so the next session with the same inputs gets the model at once.
 """
 from __future__ import annotations
 
-import multiprocessing
-import os
-import pickle
-import queue
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -31,7 +27,7 @@ from core.imposter import (
     krr_sweep,
 )
 from dashboard.cached import HASH_FUNCS
-from dashboard.cached.jobs import BackgroundJob
+from dashboard.cached.jobs import BackgroundJob, run_in_child
 from dashboard.cached.sweeps import Sweep
 
 _TTL = 3600
@@ -48,26 +44,11 @@ def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, class
                            classifier=classifier, metric=metric, bins=bins, random_state=seed)
 
 
-def _train_in_child(dataset, sensitive, implicit, params, seed, n_rows, events, stop) -> None:
-    """The training, run in a spawned child process (see :meth:`TrainingJob._work`).
-
-    It lowers its own priority first: on a small server, pages and sliders come first.
-    """
-    try:
-        os.nice(10)
-    except (AttributeError, OSError):  # pragma: no cover - not on this platform
-        pass
-    try:
-        model = ImposterSynthesizer(**params, random_state=seed)
-        model.fit(dataset, sensitive, implicit, callback=lambda e: events.put(("event", e)), stop=stop)
-        synthetic = model.sample(n_rows)
-        blob = pickle.dumps((model, synthetic))  # here, so a failure is reported, not lost
-        events.put(("done", blob))
-    except BaseException as exc:  # pragma: no cover - reported in the parent
-        try:
-            events.put(("error", exc))
-        except Exception:
-            events.put(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+def _train(*, send, stop, dataset, sensitive, implicit, params, seed, n_rows):
+    """The training, run in a spawned child (:func:`dashboard.cached.jobs.run_in_child`)."""
+    model = ImposterSynthesizer(**params, random_state=seed)
+    model.fit(dataset, sensitive, implicit, callback=send, stop=stop)
+    return model, model.sample(n_rows)
 
 
 class TrainingJob(BackgroundJob):
@@ -99,37 +80,13 @@ class TrainingJob(BackgroundJob):
             self.total = event["iterations"]
 
     def _work(self) -> None:
-        """Train in a child process (spawned): the server's own threads keep the interpreter,
-        so pages and sliders stay responsive while it trains. Events and the fitted model
-        come back through a queue; Stop sets an event the child's training loop checks."""
-        ctx = multiprocessing.get_context("spawn")
-        events, stop = ctx.Queue(), ctx.Event()
-        proc = ctx.Process(target=_train_in_child, name=self.name, daemon=True,
-                           args=(self.dataset, self.sensitive, self.implicit, self.params, self.seed,
-                                 self.n_rows, events, stop))
-        proc.start()
-        try:
-            while True:
-                if self._stop.is_set():
-                    stop.set()
-                try:
-                    kind, *payload = events.get(timeout=0.2)
-                except queue.Empty:
-                    if not proc.is_alive():
-                        raise RuntimeError("the training process ended without a result") from None
-                    continue
-                if kind == "event":
-                    self._callback(payload[0])
-                elif kind == "done":
-                    self.model, self.synthetic = pickle.loads(payload[0])  # from our own child
-                    return
-                else:  # "error": the child's exception, re-raised here for the page
-                    raise payload[0]
-        finally:
-            stop.set()
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
+        """Train in a child process: the server's own threads keep the interpreter, so pages
+        and sliders stay responsive while it trains. Events and the fitted model come back
+        through a queue; Stop sets an event the child's training loop checks."""
+        self.model, self.synthetic = run_in_child(
+            _train, dict(dataset=self.dataset, sensitive=self.sensitive, implicit=self.implicit,
+                         params=self.params, seed=self.seed, n_rows=self.n_rows),
+            on_message=self._callback, stop=self._stop, name=self.name)
 
     @property
     def stopped(self) -> bool:
@@ -184,32 +141,37 @@ def _table_key(frame: pd.DataFrame) -> int:
     return int(pd.util.hash_pandas_object(frame, index=False).sum())
 
 
+def _table1(progress, *, real: pd.DataFrame, synthetic: pd.DataFrame, sensitive: str, label: str,
+            implicit: tuple[str, ...], classifiers: tuple[str, ...], seed: int) -> pd.DataFrame:
+    return evaluate_settings(real, synthetic, sensitive=sensitive, label=label, implicit=list(implicit),
+                             classifiers=list(classifiers), max_rows=20_000, random_state=seed,
+                             progress=progress)
+
+
 def table1(dataset: Dataset, synthetic: pd.DataFrame, sensitive: str, label: str,
            implicit: tuple[str, ...], classifiers: tuple[str, ...], seed: int) -> Sweep:
     """:func:`core.imposter.evaluate_settings` (settings A, B and TSTR), as a sweep job."""
-
-    def compute(progress):
-        return evaluate_settings(dataset.frame, synthetic, sensitive=sensitive, label=label,
-                                 implicit=list(implicit), classifiers=list(classifiers),
-                                 max_rows=20_000, random_state=seed, progress=progress)
-
     key = ("imposter-table1", dataset.fingerprint(), _table_key(synthetic), sensitive, label,
            tuple(implicit), tuple(classifiers), int(seed))
-    return Sweep(key, compute, "Training the classifiers on the real and the synthetic table")
+    return Sweep(key, _table1, dict(real=dataset.frame, synthetic=synthetic, sensitive=sensitive, label=label,
+                                    implicit=tuple(implicit), classifiers=tuple(classifiers), seed=int(seed)),
+                 "Training the classifiers on the real and the synthetic table")
+
+
+def _krr(progress, *, dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
+         classifier: str, seed: int, epsilons: tuple[float, ...]) -> pd.DataFrame:
+    return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit), epsilons=epsilons,
+                     classifier=classifier, max_rows=20_000, random_state=seed, progress=progress)
 
 
 def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
               classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS) -> Sweep:
     """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows), as a sweep job."""
-
-    def compute(progress):
-        return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit),
-                         epsilons=epsilons, classifier=classifier, max_rows=20_000, random_state=seed,
-                         progress=progress)
-
     key = ("imposter-krr", dataset.fingerprint(), sensitive, label, tuple(implicit), classifier, int(seed),
            tuple(epsilons))
-    return Sweep(key, compute, "Perturbing the implicit attributes at each epsilon")
+    return Sweep(key, _krr, dict(dataset=dataset, sensitive=sensitive, label=label, implicit=tuple(implicit),
+                                 classifier=classifier, seed=int(seed), epsilons=tuple(epsilons)),
+                 "Perturbing the implicit attributes at each epsilon")
 
 
 def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10) -> AuditCase:

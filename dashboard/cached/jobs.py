@@ -14,12 +14,16 @@ A subclass implements :meth:`BackgroundJob._work`, which must check ``self._stop
 """
 from __future__ import annotations
 
+import multiprocessing
 import os
+import pickle
+import queue
 import threading
 import time
 from collections import deque
+from typing import Any, Callable
 
-__all__ = ["BackgroundJob", "JobPool", "POOL", "MAX_RUNNING", "current_session_id"]
+__all__ = ["BackgroundJob", "JobPool", "POOL", "MAX_RUNNING", "current_session_id", "run_in_child"]
 
 
 def _default_slots() -> int:
@@ -231,3 +235,59 @@ class BackgroundJob:
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job ends (tests and the CLI); True when it ended."""
         return self._done.wait(timeout)
+
+
+def _child_main(fn: Callable[..., Any], kwargs: dict, messages, stop) -> None:
+    """Run ``fn(send=..., stop=..., **kwargs)`` in a spawned child at lower priority (on a
+    small server, pages and sliders come first); its messages, then its pickled result or
+    its exception, go back through ``messages``."""
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # pragma: no cover - not on this platform
+        pass
+    try:
+        result = fn(send=lambda m: messages.put(("message", m)), stop=stop, **kwargs)
+        messages.put(("done", pickle.dumps(result)))  # here, so a failure is reported, not lost
+    except BaseException as exc:  # reported in the parent
+        try:
+            messages.put(("error", exc))
+        except Exception:  # pragma: no cover - an exception that does not pickle
+            messages.put(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
+                 stop: threading.Event, name: str = "pux-child") -> Any:
+    """``fn(send, stop, **kwargs)`` in a spawned child process; returns what it returns.
+
+    CPU-heavy work runs there, not in a thread of the server: Python threads share one
+    interpreter lock with the server's event loop, and a busy thread delays every page
+    of every viewer. ``fn`` must be a module-level function and ``kwargs`` picklable.
+    ``on_message`` receives what the child sends (progress); setting ``stop`` sets the
+    event the child checks, and the child is killed if it does not end soon after.
+    """
+    ctx = multiprocessing.get_context("spawn")
+    messages, child_stop = ctx.Queue(), ctx.Event()
+    proc = ctx.Process(target=_child_main, name=name, daemon=True, args=(fn, kwargs, messages, child_stop))
+    proc.start()
+    try:
+        while True:
+            if stop.is_set():
+                child_stop.set()
+            try:
+                kind, payload = messages.get(timeout=0.2)
+            except queue.Empty:
+                if not proc.is_alive():
+                    raise RuntimeError("the worker process ended without a result") from None
+                continue
+            if kind == "message":
+                on_message(payload)
+            elif kind == "done":
+                return pickle.loads(payload)  # from our own child
+            else:  # "error": the child's exception, re-raised here for the page
+                raise payload
+    finally:
+        child_stop.set()
+        proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)

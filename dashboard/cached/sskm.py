@@ -147,28 +147,60 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
     }
 
 
+def _epsilon_curve(progress, *, pub: SSKMDP, epsilons: tuple[float, ...], repetitions: int,
+                   cs_threshold: float, seed: int) -> pd.DataFrame:
+    """The epsilon curve's releases (in a worker process)."""
+    rng = check_random_state(seed)
+    rows, total = [], len(epsilons) * repetitions
+    for eps in epsilons:
+        for _ in range(repetitions):
+            mine = _release(pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
+            mse_, rl_ = mine.release_metrics()
+            rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
+            progress(len(rows) / total, f"release {len(rows)} of {total}")
+    df = pd.DataFrame(rows)
+    out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
+    out.columns = [f"{a}_{b}" for a, b in out.columns]
+    return out.reset_index().fillna(0.0)
+
+
 def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
                   repetitions: int, seed: int) -> Sweep:
     """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws), as
     a sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
     epsilons, repetitions, cs_threshold = tuple(epsilons), int(repetitions), float(cs_threshold)
-
-    def compute(progress):
-        rng = check_random_state(seed)
-        rows, total = [], len(epsilons) * repetitions
-        for eps in epsilons:
-            for _ in range(repetitions):
-                mine = _release(pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-                mse_, rl_ = mine.release_metrics()
-                rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
-                progress(len(rows) / total, f"release {len(rows)} of {total}")
-        df = pd.DataFrame(rows)
-        out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
-        out.columns = [f"{a}_{b}" for a, b in out.columns]
-        return out.reset_index().fillna(0.0)
-
     sweep_key = ("sskm-epsilon", fingerprint, key, protected_key(pub, cs_threshold), epsilons, repetitions, seed)
-    return Sweep(sweep_key, compute, "Measuring MSE and linkage over epsilon")
+    return Sweep(sweep_key, _epsilon_curve, dict(pub=pub, epsilons=epsilons, repetitions=repetitions,
+                                                 cs_threshold=cs_threshold, seed=int(seed)),
+                 "Measuring MSE and linkage over epsilon")
+
+
+def _baselines(progress, *, pub: SSKMDP, epsilon: float, a_values: tuple[int, ...], repetitions: int,
+               cs_threshold: float, seed: int) -> pd.DataFrame:
+    """MDAV, MDAV_DP, IDP-KMeans and SSKM_DP's MSE (in a worker process)."""
+    X = pub.table_.X[pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
+    rng = check_random_state(seed)
+    rows = []
+    fitted_a = [a for a in a_values if a <= len(X)]
+    for i, a in enumerate(fitted_a):
+        groups = mdav(X, n_clusters=a)
+        k = len(X) // a
+        rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
+        for _ in range(repetitions):
+            s = int(rng.integers(0, 2**31 - 1))
+            rows.append({"method": "MDAV_DP", "a": a,
+                         "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
+            rows.append({"method": "IDP-KMeans", "a": a,
+                         "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
+        progress((i + 1) / (len(fitted_a) + 1), f"a = {a} ({i + 1} of {len(fitted_a)})")
+    for _ in range(repetitions):
+        mine = _release(pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
+        rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
+                     "mse": mine.release_metrics()[0]})
+    df = pd.DataFrame(rows)
+    out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
+    out.columns = ["method", "a", "mse_mean", "mse_std"]
+    return out.fillna(0.0)
 
 
 def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
@@ -176,35 +208,11 @@ def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, ep
     """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count, as a
     sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
     epsilon, a_values, repetitions, cs_threshold = float(epsilon), tuple(a_values), int(repetitions), float(cs_threshold)
-
-    def compute(progress):
-        X = pub.table_.X[pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
-        rng = check_random_state(seed)
-        rows = []
-        fitted_a = [a for a in a_values if a <= len(X)]
-        for i, a in enumerate(fitted_a):
-            groups = mdav(X, n_clusters=a)
-            k = len(X) // a
-            rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
-            for _ in range(repetitions):
-                s = int(rng.integers(0, 2**31 - 1))
-                rows.append({"method": "MDAV_DP", "a": a,
-                             "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
-                rows.append({"method": "IDP-KMeans", "a": a,
-                             "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
-            progress((i + 1) / (len(fitted_a) + 1), f"a = {a} ({i + 1} of {len(fitted_a)})")
-        for _ in range(repetitions):
-            mine = _release(pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-            rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
-                         "mse": mine.release_metrics()[0]})
-        df = pd.DataFrame(rows)
-        out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
-        out.columns = ["method", "a", "mse_mean", "mse_std"]
-        return out.fillna(0.0)
-
     sweep_key = ("sskm-baselines", fingerprint, key, protected_key(pub, cs_threshold), epsilon, a_values,
                  repetitions, seed)
-    return Sweep(sweep_key, compute, "Clustering with the baselines")
+    return Sweep(sweep_key, _baselines, dict(pub=pub, epsilon=epsilon, a_values=a_values, repetitions=repetitions,
+                                             cs_threshold=cs_threshold, seed=int(seed)),
+                 "Clustering with the baselines")
 
 
 def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, str]:

@@ -1,7 +1,9 @@
 """The pages' curves (repeated experiments) as session-owned jobs in the bounded pool.
 
-A sweep is described by a :class:`Sweep`: a key naming its inputs and a ``compute``
-function that takes a progress callback. :func:`sweep_or_job` returns the finished
+A sweep is described by a :class:`Sweep`: a key naming its inputs, a module-level
+function ``fn(progress, **kwargs)`` and its (picklable) keyword arguments. The job runs it
+in a spawned child process (:func:`dashboard.cached.jobs.run_in_child`), so a long curve
+never holds the server's interpreter. :func:`sweep_or_job` returns the finished
 result at once when any session computed the same inputs before (finished results are
 immutable and shared through :data:`FINISHED`), and otherwise a :class:`SweepJob` that
 this session owns: it waits for a slot in :data:`dashboard.cached.jobs.POOL`, stops when
@@ -12,12 +14,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import pandas as pd
 
-from dashboard.cached.jobs import BackgroundJob
+from dashboard.cached.jobs import BackgroundJob, run_in_child
 
 __all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "sweep_or_job"]
 
@@ -26,11 +28,19 @@ Progress = Callable[[float, str], None]
 
 @dataclass(frozen=True)
 class Sweep:
-    """One repeated experiment: ``compute(progress)`` returns its summary table."""
+    """One repeated experiment: ``fn(progress, **kwargs)`` returns its summary table.
+
+    ``in_process`` runs it in a thread of the server instead of a child process (tests,
+    and work too short to pay for starting a process)."""
 
     key: Hashable
-    compute: Callable[[Progress], pd.DataFrame]
+    fn: Callable[..., pd.DataFrame]
+    kwargs: dict = field(default_factory=dict)
     title: str = "Sweeping"
+    in_process: bool = False
+
+    def compute(self, progress: Progress) -> pd.DataFrame:
+        return self.fn(progress, **self.kwargs)
 
 
 class FinishedResults:
@@ -71,6 +81,17 @@ class _Stopped(Exception):
     """Raised from the progress callback when the job was asked to stop."""
 
 
+def _in_child(*, send, stop, fn, kwargs):
+    """The sweep in the child process: progress goes back as messages, Stop ends it."""
+
+    def progress(fraction: float, message: str) -> None:
+        if stop.is_set():
+            raise _Stopped
+        send((float(fraction), str(message)))
+
+    return fn(progress, **kwargs)
+
+
 class SweepJob(BackgroundJob):
     """A sweep in the pool: progress with time left, Stop between runs."""
 
@@ -91,9 +112,21 @@ class SweepJob(BackgroundJob):
             self._fraction, self._message = float(fraction), str(message)
 
     def _work(self) -> None:
+        done = self._results.get(self.key)  # another session finished it while this one waited
+        if done is not None:
+            self.result = done
+            return
         try:
-            result = self.sweep.compute(self._report)
+            if self.sweep.in_process:
+                result = self.sweep.compute(self._report)
+            else:
+                result = run_in_child(_in_child, dict(fn=self.sweep.fn, kwargs=self.sweep.kwargs),
+                                      on_message=lambda m: self._report(*m), stop=self._stop,
+                                      name=self.name)
         except _Stopped:
+            self.cancelled = True
+            return
+        if self._stop.is_set():
             self.cancelled = True
             return
         self._results.put(self.key, result)

@@ -18,7 +18,7 @@ def _counting_sweep(key, calls: list, *, gate: threading.Event | None = None, st
             progress((i + 1) / steps, f"run {i + 1} of {steps}")
         return pd.DataFrame({"x": [1.0, 2.0]})
 
-    return Sweep(key, compute, "Testing")
+    return Sweep(key, compute, title="Testing", in_process=True)
 
 
 def _wait(job: SweepJob) -> None:
@@ -72,7 +72,8 @@ def test_progress_says_what_runs_and_the_time_left():
         gate.wait(5)
         return pd.DataFrame()
 
-    job = SweepJob(Sweep("k", compute, "Sweeping epsilon"), results=FinishedResults(), pool=pool)
+    job = SweepJob(Sweep("k", compute, title="Sweeping epsilon", in_process=True), results=FinishedResults(),
+                   pool=pool)
     job.start()
     for _ in range(200):
         if job.progress()[0] > 0:
@@ -90,6 +91,52 @@ def test_an_error_in_the_sweep_reaches_the_page():
     def compute(progress):
         raise ValueError("Choose a label column.")
 
-    _, job = sweep_or_job({}, "curve", Sweep("bad", compute), results=FinishedResults())
+    _, job = sweep_or_job({}, "curve", Sweep("bad", compute, in_process=True), results=FinishedResults())
     _wait(job)
     assert isinstance(job.error, ValueError) and job.result is None
+
+
+def test_a_queued_sweep_takes_the_result_another_session_finished_meanwhile():
+    results, calls = FinishedResults(), []
+    pool = JobPool(1, watch_every=0.05)
+    gate = threading.Event()
+    first = SweepJob(_counting_sweep("k", calls, gate=gate), results=results, pool=pool).start()
+    second = SweepJob(_counting_sweep("k", calls), results=results, pool=pool).start()
+    gate.set()
+    _wait(first), _wait(second)
+    assert calls == ["k"] and second.result is not None
+
+
+def _squares(progress, *, n: int) -> pd.DataFrame:
+    for i in range(n):
+        progress((i + 1) / n, f"square {i + 1}")
+    return pd.DataFrame({"x": [i * i for i in range(n)]})
+
+
+def _never_ends(progress, *, seconds: float) -> pd.DataFrame:
+    import time
+
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        progress(0.5, "waiting")
+        time.sleep(0.05)
+    return pd.DataFrame()
+
+
+def test_a_sweep_runs_in_a_child_process_and_reports_progress():
+    results = FinishedResults()
+    _, job = sweep_or_job({}, "curve", Sweep("sq", _squares, {"n": 4}, "Squaring"), results=results)
+    _wait(job)
+    assert job.error is None and job.result["x"].tolist() == [0, 1, 4, 9]
+    assert job.progress()[1].startswith("Squaring: square 4")
+    assert results.get("sq") is not None
+
+
+def test_stop_ends_the_child_process():
+    _, job = sweep_or_job({}, "curve", Sweep("slow", _never_ends, {"seconds": 60}), results=FinishedResults())
+    for _ in range(300):
+        if job.progress()[0] > 0:
+            break
+        threading.Event().wait(0.05)
+    job.stop()
+    assert job.wait(15) and job.cancelled and job.result is None
