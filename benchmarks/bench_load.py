@@ -65,6 +65,18 @@ def _trainings(pid: int) -> int:
     return n
 
 
+def _browser_pids() -> list[int]:
+    """The headless Chromium processes (they share the machine's cores with the server)."""
+    out = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if b"chromium" in cmdline.read_bytes()[:200]:
+                out.append(int(cmdline.parent.name))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
 def _quiet(pid: int, seconds: float) -> bool:
     """True when no training process ran under the server for ``seconds`` in a row."""
     t0 = time.monotonic()
@@ -125,15 +137,17 @@ def _wait_idle(pg, timeout: float = 180_000) -> None:
         timeout=timeout)
 
 
-def _open(browser, url: str, title: str, ready: str):
-    """A new tab on page ``title``, once the text ``ready`` shows. (Not "the app is idle":
-    a page whose curve runs in the job pool polls it every second, on purpose.)"""
+def _open(browser, url: str, title: str | None, ready: str):
+    """A new tab on ``url``, then on page ``title`` (None: stay), once the text ``ready``
+    shows. (Not "the app is idle": a page whose curve runs in the job pool polls it every
+    second, on purpose.)"""
     ctx = browser.new_context(viewport={"width": 1300, "height": 900})
     pg = ctx.new_page()
     pg.set_default_timeout(180_000)
     pg.goto(url)
-    _wait_idle(pg)
-    pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
+    if title is not None:
+        _wait_idle(pg)
+        pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title, exact=True).click()
     pg.get_by_text(ready, exact=True).first.wait_for()
     return ctx, pg
 
@@ -170,8 +184,10 @@ def run(*, quick: bool) -> dict:
             out["slider_alone_s"] = alone
             out["cpu_idle_before_cores"] = round(_cpu_share(server.pid, 3.0), 3)
             training = []
-            for _ in range(trainers):
-                ctx, pg = _open(browser, url, "IMPOSTER", "Train")
+            for i in range(trainers):
+                # each trainer its own seed (through the page's link): the same inputs would
+                # share one finished model, and nothing would train after the first
+                ctx, pg = _open(browser, f"{url}/imposter?seed={i + 1}", None, "Train")
                 pg.get_by_role("button", name="Train").click()
                 training.append(ctx)
             out["seconds_until_a_training_process_runs"] = _wait_for(lambda: _trainings(server.pid) > 0, 90)
@@ -227,6 +243,7 @@ def page_loads(browser, url: str, sessions: int, moves: int, *, server_pid: int 
     its children) during the loads are reported too: what the server itself spent."""
     pids = _tree(server_pid) if server_pid else []
     cpu0, t0 = _cpu_seconds(pids), time.monotonic()
+    browser0 = _cpu_seconds(_browser_pids())
     contexts, pages = [], []
     for _ in range(sessions):
         ctx = browser.new_context(viewport={"width": 1300, "height": 900})
@@ -246,6 +263,8 @@ def page_loads(browser, url: str, sessions: int, moves: int, *, server_pid: int 
         cpu1 = _cpu_seconds(pids)
         out["server_cpu_s_during_loads"] = round(sum(cpu1[p] - cpu0[p] for p in cpu0.keys() & cpu1.keys()), 2)
         out["wall_s_of_loads"] = round(time.monotonic() - t0, 2)
+    browser1 = _cpu_seconds(_browser_pids())
+    out["browser_cpu_s_during_loads"] = round(sum(browser1[p] - browser0.get(p, 0.0) for p in browser1), 2)
     slider = pages[-1]
     moved = _slider_moves(slider, moves, start=2.0)
     out["slider_s"] = moved

@@ -53,3 +53,14 @@ def test_an_unexpected_error_shows_a_fixed_sentence_and_the_escaped_detail():
     at = AppTest.from_string(script).run()
     assert at.error[0].value.startswith("Something went wrong on our side")
     assert "![x]" not in at.caption[0].value
+
+
+def test_the_server_does_no_per_run_work_that_slows_every_viewer():
+    """Under load (bench_load), a full GC after every run and the source watcher's rescan of
+    every imported module took most of the server's interpreter time: both are off."""
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+    assert config["server"]["fileWatcherType"] == "none"
