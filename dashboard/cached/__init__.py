@@ -7,6 +7,9 @@ bounded.
 
 from core.data import Dataset
 
+#: seconds a cached result lives (``ttl`` of every st.cache_data / st.cache_resource here)
+TTL = 3600
+
 #: ``hash_funcs`` for st.cache_data / st.cache_resource: a Dataset is keyed by its content
 #: fingerprint (computed once per object) instead of pickling the whole frame on each call.
 HASH_FUNCS = {Dataset: lambda d: d.fingerprint()}

@@ -22,16 +22,16 @@ from core.correlation import SensitivityReport, attribute_association, correlate
 from core.data import Dataset
 from core.experiments import summarize
 from core.release import display_seed
+from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
 
-_TTL = 3600
-_HASH = {Dataset: lambda d: d.fingerprint()}
+
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
     """At most ``max_rows`` rows drawn at random (all rows when the data is smaller)."""
     return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner="Computing attribute association...")
+@st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner="Computing attribute association...")
 def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) -> pd.DataFrame:
     """Attribute x attribute association (Pearson, NMI or MIC) of the features."""
     return attribute_association(
@@ -39,14 +39,14 @@ def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) 
     )
 
 
-@st.cache_data(max_entries=32, ttl=_TTL, hash_funcs=_HASH, show_spinner="Computing CS and GS over all records...")
+@st.cache_data(max_entries=32, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner="Computing CS and GS over all records...")
 def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str, threshold: float) -> SensitivityReport:
     """CS and GS of ``dataset`` on ``columns`` (all features when None)."""
     rm = record_matrix(dataset, columns=columns)
     return correlated_sensitivity(rm.X, measure=measure, threshold=threshold)
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, seed: int) -> np.ndarray:
     """Dense thresholded record-correlation matrix of ``n`` random records, sorted for display."""
     rm = record_matrix(dataset)
@@ -58,7 +58,7 @@ def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, see
     return M[np.ix_(order, order)]
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> DCFBFSResult:
     """DC-FBFS on the whole dataset (T_c applied later with ``with_tc``)."""
     rm = record_matrix(dataset)
@@ -66,7 +66,7 @@ def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> DC
     return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed)
 
 
-@st.cache_data(max_entries=32, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], threshold: float, measure: str) -> pd.DataFrame:
     """GS and CS after deleting each named feature set (Table 2 of paper 000)."""
     rows = []
@@ -78,7 +78,7 @@ def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]
     return pd.DataFrame(rows)
 
 
-@st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+@st.cache_resource(max_entries=8, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int) -> tuple[SchemeSetup, dict]:
     """Split, DC-FBFS and the sensitivity of each scheme, plus each scheme's matrices."""
     setup = prepare_schemes(dataset, threshold=threshold, measure=measure, tc=tc, random_state=seed)
@@ -179,7 +179,7 @@ def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, s
                  "Sweeping the noise methods")
 
 
-@st.cache_resource(max_entries=8, ttl=_TTL, hash_funcs=_HASH, show_spinner=False)
+@st.cache_resource(max_entries=8, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int) -> PublishingSetup:
     """Queries, answers, selection and sensitivities of the publishing schemes."""
     return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc,

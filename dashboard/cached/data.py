@@ -18,12 +18,10 @@ from core.data import (
     resolve_data_dir,
 )
 from core.export import to_csv_bytes
-from dashboard.cached import HASH_FUNCS
-
-_TTL = 3600
+from dashboard.cached import HASH_FUNCS, TTL
 
 
-@st.cache_data(max_entries=4, ttl=_TTL, show_spinner="Loading the sample...")
+@st.cache_data(max_entries=4, ttl=TTL, show_spinner="Loading the sample...")
 def sample_dataset(name: str) -> Dataset:
     """A built-in synthetic sample."""
     return load_sample(name)
@@ -47,7 +45,7 @@ def public_dataset(name: str) -> Dataset:
     return _public_dataset(name, None if root is None else str(root))
 
 
-@st.cache_resource(max_entries=4, ttl=_TTL, show_spinner="Reading the public dataset...")
+@st.cache_resource(max_entries=4, ttl=TTL, show_spinner="Reading the public dataset...")
 def _public_dataset(name: str, data_dir: str | None) -> Dataset:
     loader = {"adult": load_adult, "nltcs": load_nltcs}[name]
     return loader(data_dir)
@@ -59,7 +57,7 @@ def csv_bytes(dataset: Dataset) -> bytes:
     return to_csv_bytes(export_frame(dataset.frame))
 
 
-@st.cache_data(max_entries=4, ttl=_TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+@st.cache_data(max_entries=4, ttl=TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
 def csv_download(dataset: Dataset) -> bytes:
     """:func:`csv_bytes`, cached (samples and public data, shared by every session)."""
     return csv_bytes(dataset)

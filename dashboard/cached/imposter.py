@@ -26,14 +26,12 @@ from core.imposter import (
     evaluate_settings,
     krr_sweep,
 )
-from dashboard.cached import HASH_FUNCS
+from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.jobs import BackgroundJob, run_in_child
 from dashboard.cached.sweeps import Sweep
 
-_TTL = 3600
 
-
-@st.cache_data(max_entries=16, ttl=_TTL, show_spinner="Measuring what each attribute says about the sensitive one...",
+@st.cache_data(max_entries=16, ttl=TTL, show_spinner="Measuring what each attribute says about the sensitive one...",
                hash_funcs=HASH_FUNCS)
 def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
               metric: str, bins: int, seed: int, exclude: tuple[str, ...] = ()):

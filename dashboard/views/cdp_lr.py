@@ -8,11 +8,12 @@ from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
 from dashboard.charts import number
 from dashboard.charts.cdp import accuracy_bars, curve_with_spread
+from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.palette import noise_method_label
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text, show_error
+from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("CDP-LR")
 st.caption(
@@ -30,7 +31,7 @@ EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 
 dataset = current_dataset("supplier")
 seed = current_seed()
-try:
+with page_errors():
     if dataset.label is None:
         raise ValueError("Choose a label column on the Data page: CDP-LR trains a classifier.")
     epsilon = st.slider("epsilon (privacy budget of training)", 0.1, 10.0, 2.0, 0.1, key="lr_eps",
@@ -116,5 +117,3 @@ try:
         case_key=(data.fingerprint(), float(epsilon), int(method), preset, float(sens)), seed=seed,
         default_runs=1000,
     )
-except (ValueError, TypeError) as exc:
-    show_error(exc)

@@ -6,8 +6,9 @@ import streamlit as st
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivity_bars
 from dashboard.charts import number
+from dashboard.components.errors import page_errors
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text, show_error
+from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("Correlations")
 st.caption(
@@ -27,15 +28,13 @@ method = c1.radio("Association", ["pearson", "nmi", "mic"], horizontal=True, key
 mic_rows = c2.number_input("MIC row cap", min_value=100, max_value=20000, value=1000, step=100,
                            key="corr_mic_rows", disabled=method != "mic",
                            help="MIC is computed on at most this many random rows (its cost grows fast with n).")
-try:
+with page_errors():
     matrix = cached.association(dataset, method, int(mic_rows) if method == "mic" else None, seed)
     title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
              "mic": f"MIC (on at most {int(mic_rows):,} rows)"}[method]
     st.plotly_chart(association_heatmap(matrix, title=title), width="stretch", key="corr_assoc")
     st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
                "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
-except (ValueError, TypeError) as exc:
-    show_error(exc)
 
 st.subheader("Records")
 c1, c2, c3 = st.columns(3)
@@ -44,7 +43,7 @@ measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=
 threshold = c2.slider("delta0 (threshold)", 0.05, 1.0, 0.8, 0.05, key="corr_threshold",
                       help="Correlations below delta0 count as none (Eq. 15). Lower delta0: more records count as correlated, more noise.")
 n_sample = c3.slider("Records in the heatmap", 50, 500, 200, 50, key="corr_n")
-try:
+with page_errors():
     M = cached.record_heatmap(dataset, int(n_sample), measure, float(threshold), seed)
     st.plotly_chart(record_heatmap(M, threshold=threshold, measure=measure), width="stretch", key="corr_records")
     st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
@@ -59,5 +58,3 @@ try:
     st.caption(f"Over all {dataset.n_rows:,} records: CS = max over records of the summed correlation "
                "degrees, GS = max number of correlated records. Laplace noise of a count scales "
                "with the bar, so CS < GS means less noise for the same epsilon.")
-except (ValueError, TypeError) as exc:
-    show_error(exc)

@@ -7,8 +7,9 @@ import streamlit as st
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import importance_dc_bars, traversal_curves
 from dashboard.charts import number
+from dashboard.components.errors import page_errors
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text, show_error
+from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("DC-FBFS")
 st.caption(
@@ -19,7 +20,7 @@ st.caption(
 
 dataset = current_dataset("supplier")
 seed = current_seed()
-try:
+with page_errors():
     if dataset.label is None:
         raise ValueError("Choose a label column on the Data page: DC-FBFS selects features for a classifier.")
     c1, c2, c3 = st.columns(3)
@@ -65,5 +66,3 @@ try:
                  column_config={c: st.column_config.NumberColumn(c, format="localized") for c in ("GS", "CS")})
     st.caption("Deleting features makes records look more alike, so GS and CS usually grow; DC-FBFS "
                "deletes only features whose removal barely changes C(x), keeping CS close to the full set's.")
-except (ValueError, TypeError) as exc:
-    show_error(exc)

@@ -9,9 +9,9 @@ import streamlit as st
 from core.imposter import CLASSIFIERS
 from core.imposter import FIG7_EPSILONS, krr_ledger, synthesizer_ledger
 from core.imposter.classifiers import CLASSIFIER_LABELS
-from core.validation import DataError
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
+from dashboard.components.errors import page_errors
 from dashboard.components.jobs import live_job, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
@@ -76,12 +76,9 @@ rewrite_label = st.checkbox(
     "Let the label be rewritten too", value=False, key="imposter_rewrite_label",
     help="Off: the label (the utility target) is left out of detection, so IMPOSTER never flags it as "
     "an attribute to rewrite. On: it is scored like any other attribute.")
-try:
+with page_errors(stop=True):
     det = cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10, seed,
                            () if rewrite_label else (label,))
-except (DataError, ValueError, TypeError) as exc:
-    show_error(exc)
-    st.stop()
 
 st.plotly_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
                 width="stretch", key="imposter_nmi_chart")
@@ -162,11 +159,8 @@ if train:
         job.stop()
     job = cached.finished_training(job_key)  # the same inputs trained before: reuse at once
     if job is None:
-        try:
+        with page_errors(stop=True):
             job = cached.training_job(dataset, sensitive, tuple(implicit), params, seed)
-        except (DataError, ValueError, TypeError) as exc:
-            show_error(exc)
-            st.stop()
         job.key = job_key
     st.session_state["imposter_job"] = job
 
@@ -227,12 +221,9 @@ trained_implicit = list(job.implicit)
 if not classifiers:
     st.info("Choose at least one classifier.")
     st.stop()
-try:
+with page_errors(stop=True):
     table = sweep_view("imposter_table1", cached.table1(dataset, synthetic, job.sensitive, label,
                                                         tuple(trained_implicit), tuple(classifiers), seed))
-except (DataError, ValueError, TypeError) as exc:
-    show_error(exc)
-    st.stop()
 if table is not None:
     st.plotly_chart(charts.table1_bars(table), width="stretch", key="imposter_table1_chart")
     st.caption(
@@ -246,14 +237,11 @@ if table is not None:
 st.subheader("4 · Against k-ary randomized response (Fig. 7)")
 krr_clf = st.selectbox("Classifier for the comparison", CLASSIFIERS, index=CLASSIFIERS.index("gbdt"),
                        format_func=CLASSIFIER_LABELS.get, key="imposter_krr_clf")
-try:
+with page_errors(stop=True):
     curve = sweep_view("imposter_krr", cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit),
                                                         krr_clf, seed))
     point_table = sweep_view("imposter_point", cached.table1(dataset, synthetic, job.sensitive, label,
                                                              tuple(trained_implicit), (krr_clf,), seed))
-except (DataError, ValueError, TypeError) as exc:
-    show_error(exc)
-    st.stop()
 if curve is not None and point_table is not None:
     row = point_table.iloc[0]
     point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))

@@ -8,10 +8,11 @@ from core.data import Dataset
 from dashboard.cached import cdp as cached
 from dashboard.charts import number
 from dashboard.charts.cdp import curve_with_spread
+from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text, show_error
+from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("Publishing")
 st.caption(
@@ -28,7 +29,7 @@ EPS_GRID = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 
 dataset = current_dataset("supplier")
 seed = current_seed()
-try:
+with page_errors():
     if dataset.label is None:
         raise ValueError("Choose a label column on the Data page: Publishing selects the attributes of its "
                          "count queries with the label (Zhang's and the proposed scheme), so it needs one.")
@@ -95,5 +96,3 @@ try:
     )
     st.caption("The audit looks at one query, so its claim is that query's epsilon; the whole release "
                "adds the queries up.")
-except (ValueError, TypeError) as exc:
-    show_error(exc)

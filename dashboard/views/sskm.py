@@ -8,6 +8,7 @@ from core.data import SAMPLES
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
+from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
@@ -27,7 +28,7 @@ st.caption(
 
 EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 
-try:
+with page_errors(stop=True):
     dataset = current_dataset("census")
     if not dataset.sensitive and dataset.name in SAMPLES and dataset.name != "census":
         st.caption(
@@ -109,9 +110,6 @@ try:
                             int(iterations), float(sigma), int(mic_rows), seed, mode, bounds)
         status.update(label="Clusters and connections ready", state="complete")
     result = cached.release(fp, pub, key, float(epsilon), float(cs_threshold), seed)
-except (DataError, ValueError, TypeError) as exc:
-    show_error(exc)
-    st.stop()
 
 if result["is_dp"]:
     st.info(f"Sound mode: the release is {epsilon:g}-differentially private under the project's "
