@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from core.data import load_adult, load_nltcs
+from core.experiments import summarize
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP, ScaledTable
@@ -84,10 +85,10 @@ def load_table(name: str, m: int, data_dir=None) -> tuple[pd.DataFrame, str]:
 
 
 def _summary(rows: list[dict], by: list[str], values: list[str]) -> list[dict]:
-    df = pd.DataFrame(rows)
-    agg = df.groupby(by, sort=True)[values].agg(["mean", "std"])
-    agg.columns = [f"{v}_{s}" for v, s in agg.columns]
-    return agg.reset_index().to_dict(orient="records")
+    """Mean and std of ``values`` per group of ``by`` (:func:`core.experiments.summarize`
+    without the counts), as JSON records."""
+    out = summarize(pd.DataFrame(rows), by, values)
+    return out.drop(columns=[f"{v}_n" for v in values]).to_dict(orient="records")
 
 
 _SWEEPS: dict = {}

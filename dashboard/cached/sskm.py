@@ -17,10 +17,9 @@ from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
 from core.data import Dataset
 from core.mechanisms import PrivacyLedger
 from core.release import NoiseSource
-from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
+from core.sskm import sweeps
 from core.sskm.connection import ConnectionResult, mic_connections
 from core.sskm.publisher import SSKMDP
-from core.validation import check_random_state
 from dashboard.cached.sweeps import Sweep
 
 _TTL = 3600
@@ -106,12 +105,6 @@ def protected_key(pub: SSKMDP, cs_threshold: float) -> tuple[str, ...]:
     return tuple(pub.connections_.with_threshold(float(cs_threshold)).protected)
 
 
-def _release(pub: SSKMDP, epsilon: float, cs_threshold: float, seed: int) -> SSKMDP:
-    mine = copy.copy(pub)
-    mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=seed)
-    return mine
-
-
 def release(fingerprint: str, pub: SSKMDP, key: tuple, epsilon: float, cs_threshold: float,
             seed: int) -> dict:
     """One release: the published frame, its CSV, MSE, RL, ledger and noise scales.
@@ -150,18 +143,8 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
 def _epsilon_curve(progress, *, pub: SSKMDP, epsilons: tuple[float, ...], repetitions: int,
                    cs_threshold: float, seed: int) -> pd.DataFrame:
     """The epsilon curve's releases (in a worker process)."""
-    rng = check_random_state(seed)
-    rows, total = [], len(epsilons) * repetitions
-    for eps in epsilons:
-        for _ in range(repetitions):
-            mine = _release(pub, eps, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-            mse_, rl_ = mine.release_metrics()
-            rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
-            progress(len(rows) / total, f"release {len(rows)} of {total}")
-    df = pd.DataFrame(rows)
-    out = df.groupby("epsilon")[["mse", "rl"]].agg(["mean", "std"])
-    out.columns = [f"{a}_{b}" for a, b in out.columns]
-    return out.reset_index().fillna(0.0)
+    return sweeps.epsilon_curve(pub, epsilons=epsilons, repetitions=repetitions, cs_threshold=cs_threshold,
+                                random_state=seed, progress=progress)
 
 
 def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
@@ -178,29 +161,8 @@ def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float
 def _baselines(progress, *, pub: SSKMDP, epsilon: float, a_values: tuple[int, ...], repetitions: int,
                cs_threshold: float, seed: int) -> pd.DataFrame:
     """MDAV, MDAV_DP, IDP-KMeans and SSKM_DP's MSE (in a worker process)."""
-    X = pub.table_.X[pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
-    rng = check_random_state(seed)
-    rows = []
-    fitted_a = [a for a in a_values if a <= len(X)]
-    for i, a in enumerate(fitted_a):
-        groups = mdav(X, n_clusters=a)
-        k = len(X) // a
-        rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
-        for _ in range(repetitions):
-            s = int(rng.integers(0, 2**31 - 1))
-            rows.append({"method": "MDAV_DP", "a": a,
-                         "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
-            rows.append({"method": "IDP-KMeans", "a": a,
-                         "mse": idp_kmeans(X, a, epsilon, random_state=s).metrics(X)[0]})
-        progress((i + 1) / (len(fitted_a) + 1), f"a = {a} ({i + 1} of {len(fitted_a)})")
-    for _ in range(repetitions):
-        mine = _release(pub, epsilon, cs_threshold, int(rng.integers(0, 2**31 - 1)))
-        rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
-                     "mse": mine.release_metrics()[0]})
-    df = pd.DataFrame(rows)
-    out = df.groupby(["method", "a"], sort=False)["mse"].agg(["mean", "std"]).reset_index()
-    out.columns = ["method", "a", "mse_mean", "mse_std"]
-    return out.fillna(0.0)
+    return sweeps.baselines_vs_clusters(pub, epsilon=epsilon, a_values=a_values, repetitions=repetitions,
+                                        cs_threshold=cs_threshold, random_state=seed, progress=progress)
 
 
 def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,

@@ -1,12 +1,34 @@
-"""The paper-003 reproductions are registered and produce the JSON the CLI writes."""
+"""The paper-003 reproductions are registered, produce the JSON the CLI writes, and report
+checks that agree with their own summaries."""
 from __future__ import annotations
 
 import json
 
+import numpy as np
+import pandas as pd
 import pytest
 
+import core.sskm.reproduce as reproduce
 from core.cli import _json_default, reproductions
-from core.sskm.reproduce import ATTRIBUTES, REPRODUCTIONS, SENSITIVE, load_table
+from core.data import load_sample
+from core.sskm.reproduce import ATTRIBUTES, EPSILONS, MODES, REPRODUCTIONS, SENSITIVE, load_table
+
+_COLUMNS = ["age", "sex", "workclass", "education_num", "marital_status", "occupation", "relationship",
+            "hours_per_week", "education", "income"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Every reproduction in quick mode on 600 census rows with a small SOM (seconds, no data files)."""
+    census = load_sample("census").frame[_COLUMNS].head(600)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reproduce, "load_table", lambda name, m, data_dir=None: (census[_COLUMNS[:m]], "sex"))
+        mp.setattr(reproduce, "SOM_ITERATIONS", 500)
+        mp.setattr(reproduce, "GRIDS", ((3, 3), (3, 3), (4, 4), (4, 4)))
+        mp.setattr(reproduce, "A_VALUES", (10, 25, 50))
+        reproduce._SWEEPS.clear()
+        yield {name: fn(quick=True, random_state=0, progress=lambda m: None) for name, fn in REPRODUCTIONS.items()}
+        reproduce._SWEEPS.clear()
 
 
 def test_three_figures_are_registered_with_the_cli():
@@ -23,10 +45,58 @@ def test_tables_have_m_attributes_with_the_sensitive_one(data_dir):
             assert not frame.isna().any().any()
 
 
+@pytest.mark.parametrize("name", ["sskm-fig5", "sskm-fig6", "sskm-fig7"])
+def test_result_is_json_with_paper_beside_ours(tiny, name):
+    out = tiny[name]
+    assert {"parameters", "seeds", "repetitions", "summary", "paper", "notes"} <= set(out)
+    json.loads(json.dumps(out, default=_json_default))
+    assert out["repetitions"] and out["summary"]["checks"]
+
+
+@pytest.mark.parametrize("name, metric", [("sskm-fig5", "mse"), ("sskm-fig6", "rl")])
+def test_fig56_checks_agree_with_the_runs(tiny, name, metric):
+    out = tiny[name]
+    runs = pd.DataFrame(out["repetitions"])
+    checks = out["summary"]["checks"]
+    assert set(checks) == {f"{mode} m={m}" for mode in MODES for m in reproduce.M_VALUES}
+    for mode in MODES:
+        for m in reproduce.M_VALUES:
+            check = checks[f"{mode} m={m}"]
+            mine = runs[(runs["mode"] == mode) & (runs["m"] == m)].groupby("epsilon")[metric].mean()
+            by_eps = check[f"{metric}_by_epsilon"]
+            assert list(by_eps) == [str(e) for e in EPSILONS]
+            assert np.allclose(list(by_eps.values()), mine.loc[list(EPSILONS)].to_numpy(), rtol=1e-12)
+            steps = np.diff(list(by_eps.values()))
+            if metric == "mse":
+                assert check["decreasing_as_epsilon_grows"] == bool(np.all(steps < 0))
+            else:
+                assert check["increasing_as_epsilon_grows"] == bool(np.all(steps >= 0))
+
+
+def test_fig5_sound_mse_falls_from_the_smallest_to_the_largest_epsilon(tiny):
+    """The paper's Fig. 5 claim at its two ends, for the DP mode (noise scale 100 times smaller)."""
+    for m in reproduce.M_VALUES:
+        by_eps = list(tiny["sskm-fig5"]["summary"]["checks"][f"sound m={m}"]["mse_by_epsilon"].values())
+        assert by_eps[0] > by_eps[-1]
+
+
+def test_fig7_checks_compare_each_method_per_dataset_m_and_a(tiny):
+    out = tiny["sskm-fig7"]
+    checks = out["summary"]["checks"]
+    a_values = out["parameters"]["a"]
+    assert set(checks) == {f"{d} m={m} a={a}" for d in ("adult", "nltcs") for m in reproduce.M_VALUES
+                           for a in a_values}
+    ours = {"sskm": "mse_sskm_dp_mean", "sskm_paper": "mse_sskm_dp_paper_mean"}
+    theirs = {"mdav": "mse_mdav_mean", "mdav_dp": "mse_mdav_dp_mean", "idp_kmeans": "mse_idp_kmeans_mean"}
+    for r in out["summary"]["by_a"]:
+        check = checks[f"{r['dataset']} m={r['m']} a={r['a']}"]
+        assert check == {f"{o}_below_{t}": bool(r[oc] < r[tc]) for o, oc in ours.items() for t, tc in theirs.items()}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["sskm-fig5", "sskm-fig7"])
-def test_quick_run_gives_json_with_paper_beside_ours(data_dir, name):
+def test_quick_run_on_the_real_data_gives_json(data_dir, name):
     out = REPRODUCTIONS[name](data_dir=data_dir, quick=True, random_state=0, progress=lambda m: None)
     assert {"parameters", "seeds", "repetitions", "summary", "paper", "notes"} <= set(out)
     json.dumps(out, default=_json_default)
-    assert out["repetitions"]
+    assert out["repetitions"] and out["summary"]["checks"]
