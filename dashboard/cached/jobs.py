@@ -20,6 +20,7 @@ import pickle
 import queue
 import threading
 import time
+import weakref
 from collections import deque
 from typing import Any, Callable
 
@@ -71,6 +72,7 @@ class JobPool:
         self._durations: dict[str, deque[float]] = {}
         self._watch_every = watch_every
         self._watcher: threading.Thread | None = None
+        self._started: "weakref.WeakSet[BackgroundJob]" = weakref.WeakSet()
 
     # ------------------------------------------------------------ slots
     def acquire(self, job: "BackgroundJob") -> bool:
@@ -129,9 +131,10 @@ class JobPool:
             return len(self._running), len(self._waiting)
 
     def stop_all(self, timeout: float = 30.0) -> None:
-        """Stop every running and waiting job and wait for them (server shutdown, tests)."""
+        """Stop every job started on this pool that has not ended, and wait for them (server
+        shutdown, tests); a job whose thread has not reached the queue yet is included."""
         with self._cond:
-            jobs = list(self._running) + list(self._waiting)
+            jobs = [job for job in self._started if job.running]
         for job in jobs:
             job.stop()
         for job in jobs:
@@ -185,6 +188,8 @@ class BackgroundJob:
 
     def start(self):
         """Queue the job (it starts when a slot is free); returns the job."""
+        with self.pool._cond:
+            self.pool._started.add(self)
         self._thread.start()
         return self
 
