@@ -20,9 +20,9 @@ from core.release import NoiseSource
 from core.sskm import sweeps
 from core.sskm.connection import ConnectionResult, mic_connections
 from core.sskm.publisher import SSKMDP
+from dashboard.cached import TTL
 from dashboard.cached.sweeps import Sweep
 
-_TTL = 3600
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
 
@@ -42,7 +42,7 @@ def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-@st.cache_data(max_entries=8, ttl=_TTL, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=TTL, show_spinner=False)
 def connections(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
                 max_rows: int, seed: int) -> ConnectionResult:
     """MIC strengths between the sensitive attributes and the others (threshold applied later)."""
@@ -50,7 +50,7 @@ def connections(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], s
                            random_state=seed)
 
 
-@st.cache_resource(max_entries=6, ttl=_TTL, show_spinner=False)
+@st.cache_resource(max_entries=6, ttl=TTL, show_spinner=False)
 def fitted(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
            rows: int, cols: int, topology: str, init: str, iterations: int, sigma: float,
            max_rows: int, seed: int, mode: str = "sound",
@@ -116,7 +116,7 @@ def release(fingerprint: str, pub: SSKMDP, key: tuple, epsilon: float, cs_thresh
                            seed, float(cs_threshold))
 
 
-@st.cache_data(max_entries=16, ttl=_TTL, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=TTL, show_spinner=False)
 def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
                     protected: tuple[str, ...], seed: int, _cs_threshold: float) -> dict:
     mine = copy.copy(_pub)

@@ -18,16 +18,22 @@ PHONE = {
 }
 
 
+def _open(browser, url: str):
+    """A new desktop tab on ``url``, once the app is idle."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.goto(url)
+    wait_idle(pg)
+    return context, pg
+
+
 def _epsilon(pg) -> str:
     return pg.locator('.st-key-lr_eps input[type="range"]').input_value()
 
 
 def test_a_link_reopens_the_same_view(browser, app_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    pg.goto(f"{app_url}/cdp_lr?eps=3.5&reps=2&seed=7&data=census&label=income")
-    wait_idle(pg)
+    context, pg = _open(browser, f"{app_url}/cdp_lr?eps=3.5&reps=2&seed=7&data=census&label=income")
     assert _epsilon(pg) == "3.5"
     pg.get_by_text("Dataset census").first.wait_for()
     assert "eps=3.5" in pg.url and "data=census" in pg.url
@@ -36,11 +42,7 @@ def test_a_link_reopens_the_same_view(browser, app_url):
 
 
 def test_settings_and_dataset_survive_a_round_trip_through_other_pages(browser, app_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    pg.goto(f"{app_url}/cdp_lr?eps=4.2&data=census&label=income")
-    wait_idle(pg)
+    context, pg = _open(browser, f"{app_url}/cdp_lr?eps=4.2&data=census&label=income")
     goto(pg, "Data")
     pg.get_by_text("Using census").wait_for()
     goto(pg, "Publishing")
