@@ -47,6 +47,12 @@ def test_settings_and_dataset_survive_a_round_trip_through_other_pages(browser, 
     pg.get_by_text("Using census").wait_for()
     goto(pg, "Publishing")
     goto(pg, "CDP-LR")
+    # the page may still be drawing when the app first looks idle: wait for the slider's value
+    try:
+        pg.wait_for_function("() => { const e = document.querySelector('.st-key-lr_eps input[type=\"range\"]');"
+                             " return e && e.value === '4.2'; }", timeout=15_000)
+    except Exception:  # noqa: BLE001 - the assertion below says what was shown instead
+        pass
     assert _epsilon(pg) == "4.2"
     assert "eps=4.2" in pg.url
     context.close()
