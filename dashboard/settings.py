@@ -119,6 +119,8 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
              _f("sskm_epsilon", 0.0, 1e9), _f("sskm_cs", 0.0, 1.0), _s("sskm_view"), _s("sskm_component"),
              _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list")),
 }
+#: every registered setting's key (what the app keeps across pages, with KEPT_PREFIXES)
+_REGISTERED = frozenset(s.key for settings in PAGE_SETTINGS.values() for s in settings)
 #: widget keys made of a prefix and the context they belong to (a dataset, a threshold):
 #: kept across pages, never put in the URL
 KEPT_PREFIXES = ("fb_tc_", "imposter_implicit_", "data_dist_col_")
@@ -166,9 +168,8 @@ def parse_params(page: str, params: Mapping[str, list[str]]) -> tuple[dict[str, 
 
 def _kept_keys(state_keys: Iterable[str]) -> list[str]:
     """Every registered setting key and prefixed key among ``state_keys``."""
-    registered = {s.key for settings in PAGE_SETTINGS.values() for s in settings}
     return [k for k in state_keys
-            if isinstance(k, str) and (k in registered or k.startswith(KEPT_PREFIXES))]
+            if isinstance(k, str) and (k in _REGISTERED or k.startswith(KEPT_PREFIXES))]
 
 
 # ---------------------------------------------------------------- streamlit side
@@ -229,20 +230,14 @@ def _restore_seed(params: Mapping[str, list[str]], ignored: list[str]) -> None:
 
 
 def _restore_dataset(params: Mapping[str, list[str]], ignored: list[str]) -> None:
-    import streamlit as st
-
-    from core.data import SAMPLES
     from dashboard.state import choose_linked_dataset
 
     if DATA_PARAM not in params:
         return
-    name = params[DATA_PARAM][0]
-    label = params[LABEL_PARAM][0] or None if LABEL_PARAM in params else ...
-    sensitive = (tuple(s for s in params[SENSITIVE_PARAM] if s) if SENSITIVE_PARAM in params else ...)
-    if name not in SAMPLES and name not in ("adult", "nltcs"):
-        ignored.append(DATA_PARAM)
-        return
-    if not choose_linked_dataset(name, label=label, sensitive=sensitive):
+    # a role the link does not name (...) keeps the dataset's own; an empty one means none
+    label = (params[LABEL_PARAM][0] or None) if LABEL_PARAM in params else ...
+    sensitive = tuple(s for s in params[SENSITIVE_PARAM] if s) if SENSITIVE_PARAM in params else ...
+    if not choose_linked_dataset(params[DATA_PARAM][0], label=label, sensitive=sensitive):
         ignored.append(DATA_PARAM)
 
 

@@ -18,7 +18,7 @@ from dashboard.cached.data import (
 )
 from dashboard.charts.data import column_distribution, missing_by_column
 from dashboard.safe import md
-from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, set_dataset
+from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset
 
 #: Session keys that survive navigation (not widget keys).
 MAX_ROWS_KEY = "pux_data_max_rows"
@@ -34,12 +34,6 @@ def _error(exc: BaseException) -> None:
             f"The data could not be read ({type(exc).__name__}); the dataset in use is kept.",
             icon=":material/error:",
         )
-
-
-def _roles_text(dataset: Dataset) -> str:
-    label = md(dataset.label) if dataset.label else "none"
-    sensitive = ", ".join(md(s) for s in dataset.sensitive) or "none"
-    return f"{dataset.n_rows:,} rows · label {label} · sensitive {sensitive}"
 
 
 def _restore(widget_key: str, store_key: str, options: list) -> None:
@@ -180,14 +174,14 @@ if loaded is not None:
             set_dataset(dataset)
         st.success(
             f"Using **{md(dataset.name)}**: {dataset.frame.shape[1]} columns · "
-            f"{_roles_text(dataset)}."
+            f"{roles_text(dataset)}."
         )
     except (DataError, ValueError) as exc:
         _error(exc)
         dataset = base
         if not same_data:
             set_dataset(base)
-        st.info(f"Roles kept as before: {_roles_text(base)}.")
+        st.info(f"Roles kept as before: {roles_text(base)}.")
 
     for note in dataset.notes:
         st.info(md(note), icon=":material/info:")
