@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from core.cdp.dc_fbfs import DCFBFSResult
 from dashboard.charts.cdp import (
@@ -14,6 +15,7 @@ from dashboard.charts.cdp import (
     sensitivity_bars,
     traversal_curves,
 )
+from dashboard.palette import color, noise_method_label
 
 
 def _result():
@@ -26,11 +28,24 @@ def _result():
     )
 
 
-def test_traversal_curves_mark_k1_and_k2():
+def _by_name(fig) -> dict:
+    """{trace name: (x list, y list)} of a figure."""
+    return {t.name: (list(t.x), list(t.y)) for t in fig.data}
+
+
+def test_traversal_curves_draw_both_traversals_over_k():
+    fig = _by_name(traversal_curves(_result()))
+    assert fig["forward (top-k)"] == ([1, 2, 3], [0.7, 0.8, 0.78])
+    assert fig["backward (top n+1-k)"] == ([1, 2, 3], [0.79, 0.81, 0.7])
+
+
+def test_traversal_curves_mark_k1_and_k2_on_their_curves():
     fig = traversal_curves(_result())
-    names = [t.name for t in fig.data]
-    assert "k1 = 2" in names and "k2 = 2" in names
-    assert list(fig.data[0].y) == [0.7, 0.8, 0.78]
+    drawn = _by_name(fig)
+    assert drawn["k1 = 2"] == ([2], [0.8])  # forward accuracy at k1
+    assert drawn["k2 = 2"] == ([2], [0.81])  # backward accuracy at k2
+    colours = {t.name: (t.line.color if t.mode != "markers" else t.marker.color) for t in fig.data}
+    assert colours["k1 = 2"] == colours["forward (top-k)"] != colours["k2 = 2"] == colours["backward (top n+1-k)"]
 
 
 def test_importance_and_dc_bars_share_the_features():
@@ -42,31 +57,91 @@ def test_importance_and_dc_bars_share_the_features():
 def test_accuracy_bars_show_the_mean_per_scheme():
     runs = pd.DataFrame({"scheme": ["G", "G", "P", "P"], "accuracy": [0.5, 0.7, 0.8, 0.8]})
     fig = accuracy_bars(runs, epsilon=2.5)
+    assert list(fig.data[0].x) == ["G", "P"]  # in the order of the runs
     assert list(fig.data[0].y) == [0.6, 0.8]
-    assert "2.5" in fig.layout.title.text
+    assert list(fig.data[0].text) == ["0.600", "0.800"]
+    assert fig.layout.title.text == "Accuracy at epsilon = 2.5"
 
 
-def test_curve_with_spread_draws_a_band_and_a_line_per_group():
+def test_accuracy_bars_whisker_is_the_std_of_the_runs():
+    runs = pd.DataFrame({"scheme": ["G", "G", "P"], "accuracy": [0.5, 0.7, 0.8]})
+    whisker = accuracy_bars(runs, epsilon=1.0).data[0].error_y
+    np.testing.assert_allclose(list(whisker.array), [np.std([0.5, 0.7], ddof=1), 0.0])  # one run: no whisker
+
+
+def test_curve_with_spread_draws_the_mean_of_each_group_over_sorted_epsilon():
+    summary = pd.DataFrame({
+        "scheme": ["A", "A", "B", "B"], "epsilon": [2.0, 1.0, 1.0, 2.0],
+        "accuracy_mean": [0.6, 0.5, 0.55, 0.7], "accuracy_std": [0.1, 0.1, np.nan, 0.05],
+    })
+    fig = curve_with_spread(summary, group="scheme", value="accuracy", title="t", y_title="acc")
+    lines = {t.name: (list(t.x), list(t.y)) for t in fig.data if t.showlegend is not False}
+    assert lines == {"A": ([1.0, 2.0], [0.5, 0.6]), "B": ([1.0, 2.0], [0.55, 0.7])}
+
+
+def test_curve_with_spread_band_spans_one_std_around_the_mean():
     summary = pd.DataFrame({
         "scheme": ["A", "A", "B", "B"], "epsilon": [1.0, 2.0, 1.0, 2.0],
         "accuracy_mean": [0.5, 0.6, 0.55, 0.7], "accuracy_std": [0.1, 0.1, np.nan, 0.05],
     })
-    fig = curve_with_spread(summary, group="scheme", value="accuracy", title="t", y_title="acc", marker_x=1.5)
-    assert len(fig.data) == 4
-    assert list(fig.data[1].y) == [0.5, 0.6]
-    assert fig.layout.shapes[0].x0 == 1.5
+    fig = curve_with_spread(summary, group="scheme", value="accuracy", title="t", y_title="acc")
+    band_a, line_a, band_b, _ = fig.data
+    assert band_a.fill == "toself" and band_a.showlegend is False and band_a.fillcolor == line_a.line.color
+    assert list(band_a.x) == [1.0, 2.0, 2.0, 1.0]
+    np.testing.assert_allclose(list(band_a.y), [0.6, 0.7, 0.5, 0.4])  # upper left to right, lower back
+    np.testing.assert_allclose(list(band_b.y), [0.55, 0.75, 0.65, 0.55])  # a missing std is 0
 
 
-def test_heatmaps_and_sensitivity_bars_build():
-    m = pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
-    assert association_heatmap(m, title="x").data[0].z.shape == (3, 3)
-    assert record_heatmap(np.eye(4), threshold=0.8, measure="pearson").data[0].z.shape == (4, 4)
-    assert list(sensitivity_bars(3.5, 5.0).data[0].y) == [3.5, 5.0]
+def test_curve_with_spread_marks_the_slider_value():
+    fig = curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t",
+                            y_title="acc", marker_x=1.5)
+    assert [(s.x0, s.x1, s.xref, s.yref) for s in fig.layout.shapes] == [(1.5, 1.5, "x", "paper")]
+    assert [(a.x, a.text) for a in fig.layout.annotations] == [(1.5, "epsilon = 1.5")]
+    assert not curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t",
+                                 y_title="acc").layout.shapes
+
+
+def test_curve_with_spread_log_y_keeps_the_band_above_zero():
+    summary = pd.DataFrame({"scheme": ["A", "A"], "epsilon": [1.0, 2.0], "mae_mean": [5.0, 1.0],
+                            "mae_std": [10.0, 0.5]})
+    fig = curve_with_spread(summary, group="scheme", value="mae", title="t", y_title="MAE", log_y=True)
+    assert fig.layout.yaxis.type == "log"
+    np.testing.assert_allclose(list(fig.data[0].y), [15.0, 1.5, 0.5, 1e-9])
+    assert fig.layout.xaxis.type is None or fig.layout.xaxis.type == "-"  # linear x unless asked
+
+
+def test_curve_with_spread_dashes_a_mahalanobis_group():
+    summary = _summary(["Zhang (pearson)", "Zhang (mahalanobis)"])
+    fig = curve_with_spread(summary, group="scheme", value="accuracy", title="t", y_title="acc")
+    dashes = {t.name: t.line.dash for t in fig.data if t.showlegend is not False}
+    assert dashes == {"Zhang (pearson)": "solid", "Zhang (mahalanobis)": "dash"}
+    assert {t.line.color for t in fig.data if t.showlegend is not False} == {color("Zhang")}
+
+
+def test_association_heatmap_draws_the_matrix_with_its_attributes():
+    m = pd.DataFrame([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]], index=list("abc"), columns=list("abc"))
+    fig = association_heatmap(m, title="assoc")
+    np.testing.assert_array_equal(fig.data[0].z, m.to_numpy())
+    assert list(fig.data[0].x) == list(fig.data[0].y) == ["a", "b", "c"]
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
+    assert fig.layout.title.text == "assoc"
+
+
+def test_record_heatmap_draws_the_matrix_and_names_measure_threshold_and_size():
+    matrix = np.array([[1.0, 0.9, 0.0, 0.0], [0.9, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.85], [0.0, 0.0, 0.85, 1.0]])
+    fig = record_heatmap(matrix, threshold=0.8, measure="pearson")
+    np.testing.assert_array_equal(fig.data[0].z, matrix)
+    assert fig.layout.title.text == "Record correlation (pearson, delta0 = 0.8) of 4 records"
+
+
+def test_sensitivity_bars_draw_cs_beside_gs_in_their_scheme_colours():
+    bar = sensitivity_bars(3.5, 5.0).data[0]
+    assert list(bar.x) == ["Correlated (CS)", "Group (GS)"] and list(bar.y) == [3.5, 5.0]
+    assert list(bar.marker.color) == [color("Proposed"), color("Group")]
 
 
 # ----------------------------------------------------------- browser-review fixes
 
-from dashboard.palette import color, noise_method_label  # noqa: E402
 
 
 def _summary(groups, epsilons=(0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)):
@@ -100,6 +175,7 @@ def test_log_epsilon_axis_has_readable_ticks_over_the_whole_range():
     assert fig.layout.xaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]
     assert fig.layout.shapes[0].x0 == 0.3
+    assert fig.layout.annotations[0].x == pytest.approx(np.log10(0.3))  # annotations sit in log units
 
 
 def test_noise_methods_are_named_in_the_legend():
@@ -118,16 +194,33 @@ def test_dc_and_importance_are_two_panels_with_a_readable_tc():
     assert any("T_c = 10" == a.text for a in fig.layout.annotations)
 
 
-def test_every_chart_has_a_title_and_named_axes():
-    runs = pd.DataFrame({"scheme": ["Zhang"], "accuracy": [0.5]})
-    m = pd.DataFrame(np.eye(3), index=list("abc"), columns=list("abc"))
-    figs = [accuracy_bars(runs, epsilon=1.0), traversal_curves(_result()), importance_dc_bars(_result()),
-            sensitivity_bars(1639.0, 2000.0), association_heatmap(m, title="assoc"),
-            record_heatmap(np.eye(4), threshold=0.8, measure="pearson"),
-            curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t", y_title="acc")]
-    for fig in figs:
-        assert fig.layout.title.text, fig
-        assert _axis_titles(fig, "xaxis") and _axis_titles(fig, "yaxis"), fig.layout.title.text
+def test_dc_panel_draws_the_tc_line_at_tc():
+    fig = importance_dc_bars(_result())
+    assert [(s.y0, s.y1, s.yref) for s in fig.layout.shapes] == [(10.0, 10.0, "y")]
+    assert fig.data[0].yaxis == "y" and fig.data[1].yaxis == "y2"  # DC above, importance below
+
+
+@pytest.mark.parametrize("build, title, x_title, y_title", [
+    (lambda: accuracy_bars(pd.DataFrame({"scheme": ["Zhang"], "accuracy": [0.5]}), epsilon=1.0),
+     "Accuracy at epsilon = 1", "scheme", "test accuracy"),
+    (lambda: traversal_curves(_result()), "Forward and backward traversal (Fig. 3)", "step k",
+     "cross-validated accuracy"),
+    (lambda: importance_dc_bars(_result()), "DC and feature importance per attribute (Fig. 2)", "attribute",
+     "DC"),
+    (lambda: sensitivity_bars(1639.0, 2000.0), "Count-query sensitivity: CS vs GS", "sensitivity", "value"),
+    (lambda: association_heatmap(pd.DataFrame(np.eye(2), index=list("ab"), columns=list("ab")), title="assoc"),
+     "assoc", "attribute", "attribute"),
+    (lambda: record_heatmap(np.eye(4), threshold=0.8, measure="pearson"),
+     "Record correlation (pearson, delta0 = 0.8) of 4 records", "record", "record"),
+    (lambda: curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t", y_title="acc"),
+     "t", "epsilon", "acc"),
+    (lambda: curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t", y_title="acc",
+                               x_title="epsilon per query"), "t", "epsilon per query", "acc"),
+])
+def test_every_chart_has_its_title_and_named_axes(build, title, x_title, y_title):
+    fig = build()
+    assert fig.layout.title.text == title
+    assert x_title in _axis_titles(fig, "xaxis") and y_title in _axis_titles(fig, "yaxis")
 
 
 def _axis_titles(fig, kind: str) -> list[str]:

@@ -1,11 +1,12 @@
-"""The IMPOSTER chart builders, without streamlit."""
+"""The IMPOSTER chart builders, without streamlit: the values each trace draws."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+import pytest
 
 from dashboard.charts import imposter as charts
+from dashboard.palette import color
 
 
 def _scores():
@@ -14,63 +15,170 @@ def _scores():
 
 
 def _table():
+    """Table 1 with a distinct value in every cell: cell i holds i / 100 (row LR first)."""
     cols = pd.MultiIndex.from_product([["A", "B", "TSTR"], ["sensitive", "label"], ["accuracy", "f1"]],
                                       names=["setting", "task", "metric"])
-    t = pd.DataFrame(np.full((2, 12), 0.7), index=pd.Index(["LR", "GBDT"], name="classifier"), columns=cols)
+    t = pd.DataFrame(np.arange(24, dtype=float).reshape(2, 12) / 100,
+                     index=pd.Index(["LR", "GBDT"], name="classifier"), columns=cols)
     t.attrs.update(sensitive="sex", label="income", majority_synthetic=0.67)
     return t
 
 
-def test_nmi_bars_colour_the_implicit_set_and_draw_theta():
+def _history():
+    return pd.DataFrame({"iteration": [1, 2, 3], "d1": [1.3, 1.2, 1.1], "d2": [0.7, 0.6, 0.5],
+                         "g": [0.1, 0.2, 0.3], "recon": [9.0, 8.0, 7.0], "kl": [0.5, 0.4, 0.3],
+                         "d2_accuracy": [np.nan, np.nan, 0.6]})
+
+
+def _curve():
+    # epsilon out of order: the charts sort by it
+    return pd.DataFrame({"epsilon": [10.0, 0.1, 1.0], "sensitive_accuracy": [0.8, 0.6, 0.67],
+                         "label_accuracy": [0.82, 0.7, 0.76]})
+
+
+# ---------------------------------------------------------------- Fig. 6: NMI bars
+
+def test_nmi_bars_put_each_attribute_in_its_status_with_its_nmi_and_colour():
     fig = charts.nmi_bars(_scores(), theta=0.01, implicit=["a"])
-    assert isinstance(fig, go.Figure)
-    names = {t.name for t in fig.data}
-    assert {"implicit", "candidate (failed beta)", "below theta"} == names
-    assert any(s.y0 == 0.01 for s in fig.layout.shapes)
+    drawn = {t.name: (list(t.x), list(t.y), t.marker.color) for t in fig.data}
+    assert drawn == {"implicit": (["a"], [0.2], "#d62728"),
+                     "candidate (failed beta)": (["b"], [0.05], "#ff7f0e"),
+                     "below theta": (["c"], [0.001], "#9e9e9e")}
 
 
-def test_training_curves_with_and_without_history():
-    hist = pd.DataFrame({"iteration": [1, 2, 3], "d1": [1.3] * 3, "d2": [0.7] * 3, "g": [0.1] * 3,
-                         "recon": [9.0] * 3, "kl": [0.5] * 3, "d2_accuracy": [np.nan, np.nan, 0.6]})
-    fig = charts.training_curves(hist)
-    assert len(fig.data) == 6
-    assert list(fig.data[-1].y) == [0.6]
+def test_nmi_bars_draw_the_theta_line_at_theta():
+    fig = charts.nmi_bars(_scores(), theta=0.03)
+    assert [(s.y0, s.y1) for s in fig.layout.shapes] == [(0.03, 0.03)]
+    assert [a.text for a in fig.layout.annotations] == ["theta = 0.03"]
+    # without an implicit set, the status follows theta alone
+    assert {t.name: list(t.x) for t in fig.data} == {"candidate (failed beta)": ["a", "b"], "below theta": ["c"]}
+
+
+# ---------------------------------------------------------------- training curves
+
+def test_training_curves_draw_each_loss_in_its_panel():
+    fig = charts.training_curves(_history())
+    drawn = {t.name: (list(t.x), list(t.y), t.xaxis) for t in fig.data}
+    assert drawn == {
+        "D1": ([1, 2, 3], [1.3, 1.2, 1.1], "x"), "D2": ([1, 2, 3], [0.7, 0.6, 0.5], "x"),
+        "G (V1 + lambda V2)": ([1, 2, 3], [0.1, 0.2, 0.3], "x"),
+        "reconstruction": ([1, 2, 3], [9.0, 8.0, 7.0], "x2"), "KL": ([1, 2, 3], [0.5, 0.4, 0.3], "x2"),
+        "D2 probe": ([3], [0.6], "x3"),  # only the iterations that were probed
+    }
+
+
+def test_training_curves_mark_chance_at_one_over_the_number_of_classes():
+    fig = charts.training_curves(_history(), n_classes=4)
+    assert [(s.y0, s.yref) for s in fig.layout.shapes] == [(0.25, "y3")]
+    assert tuple(fig.layout.yaxis3.range) == (0, 1)
+
+
+def test_training_curves_without_history_draw_no_trace():
     assert len(charts.training_curves(pd.DataFrame()).data) == 0
 
 
-def test_table1_bars_and_display():
-    t = _table()
-    fig = charts.table1_bars(t)
-    assert len(fig.data) == 6  # one trace per setting and task panel
-    assert {t.name for t in fig.data} == {"A: real", "B: synthetic", "train synthetic, test real"}
-    disp = charts.table1_display(t)
-    assert "B: synthetic · predict sex · accuracy" in disp.columns
+# ---------------------------------------------------------------- Table 1
+
+def test_table1_bars_draw_each_setting_and_task_from_the_table():
+    fig = charts.table1_bars(_table())
+    drawn = {(t.name, t.xaxis): (list(t.x), list(t.y)) for t in fig.data}
+    # accuracy columns: A/sensitive = cell 0, A/label = cell 2, B/sensitive = 4, ...; GBDT adds 12
+    assert drawn == {
+        ("A: real", "x"): (["LR", "GBDT"], [0.0, 0.12]),
+        ("A: real", "x2"): (["LR", "GBDT"], [0.02, 0.14]),
+        ("B: synthetic", "x"): (["LR", "GBDT"], [0.04, 0.16]),
+        ("B: synthetic", "x2"): (["LR", "GBDT"], [0.06, 0.18]),
+        ("train synthetic, test real", "x"): (["LR", "GBDT"], [0.08, 0.2]),
+        ("train synthetic, test real", "x2"): (["LR", "GBDT"], [0.1, 0.22]),
+    }
 
 
-def test_tradeoff_and_krr_curves():
-    curve = pd.DataFrame({"epsilon": [1.0, 10.0], "sensitive_accuracy": [0.67, 0.8],
-                          "label_accuracy": [0.76, 0.8]})
-    fig = charts.tradeoff(curve, imposter=(0.67, 0.83), majority=0.67, real=(0.84, 0.85))
-    assert [t.name for t in fig.data] == ["kRR (Eq. 1)", "IMPOSTER", "real data (setting A)"]
-    fig2 = charts.krr_vs_epsilon(curve, imposter=(0.67, 0.83))
-    assert fig2.layout.xaxis.type == "log"
-    assert len(fig2.layout.shapes) == 2
+def test_table1_bars_name_the_task_panels_and_keep_one_colour_per_setting():
+    fig = charts.table1_bars(_table())
+    texts = [a.text for a in fig.layout.annotations]
+    assert texts[:2] == ["predict sex from implicit attributes", "predict income from all attributes"]
+    colours = {}
+    for t in fig.data:
+        colours.setdefault(t.name, set()).add(t.marker.color)
+    assert all(len(c) == 1 for c in colours.values()) and len({c.pop() for c in colours.values()}) == 3
 
 
-def test_every_imposter_chart_has_a_title():
-    curve = pd.DataFrame({"epsilon": [0.1, 1.0, 10.0], "sensitive_accuracy": [0.6, 0.67, 0.8],
-                          "label_accuracy": [0.7, 0.76, 0.8]})
-    hist = pd.DataFrame({"iteration": [1, 2], "d1": [1.3] * 2, "d2": [0.7] * 2, "g": [0.1] * 2,
-                         "recon": [9.0] * 2, "kl": [0.5] * 2, "d2_accuracy": [np.nan, 0.6]})
-    figs = [charts.nmi_bars(_scores(), theta=0.01), charts.training_curves(hist), charts.table1_bars(_table()),
-            charts.tradeoff(curve, imposter=(0.67, 0.83)), charts.krr_vs_epsilon(curve)]
-    for fig in figs:
-        assert fig.layout.title.text
-        assert any(fig.layout[k].title.text for k in fig.layout if k.startswith("xaxis"))
+def test_table1_bars_draw_the_majority_share_in_the_sensitive_panel():
+    fig = charts.table1_bars(_table())
+    assert [(s.y0, s.xref) for s in fig.layout.shapes] == [(0.67, "x domain")]
+    assert "majority share" in [a.text for a in fig.layout.annotations]
+    assert not charts.table1_bars(_table(), metric="f1").layout.shapes  # accuracy only
 
 
-def test_krr_epsilon_axis_reads_as_plain_numbers():
-    curve = pd.DataFrame({"epsilon": [0.1, 1.0, 10.0], "sensitive_accuracy": [0.6, 0.67, 0.8],
-                          "label_accuracy": [0.7, 0.76, 0.8]})
-    fig = charts.krr_vs_epsilon(curve)
+def test_table1_bars_of_f1_read_the_f1_columns():
+    fig = charts.table1_bars(_table(), metric="f1")
+    assert list(fig.data[0].y) == [0.01, 0.13]  # A / sensitive / f1
+    assert fig.layout.yaxis.title.text == "f1"
+
+
+def test_table1_display_names_every_column():
+    disp = charts.table1_display(_table())
+    assert list(disp.columns[:4]) == ["A: real · predict sex · accuracy", "A: real · predict sex · f1",
+                                      "A: real · predict income · accuracy", "A: real · predict income · f1"]
+    assert disp.to_numpy().tolist() == _table().to_numpy().tolist()
+
+
+# ---------------------------------------------------------------- trade-off and Fig. 7
+
+def test_tradeoff_draws_the_krr_curve_in_epsilon_order():
+    fig = charts.tradeoff(_curve(), imposter=None)
+    krr = fig.data[0]
+    assert krr.name == "kRR (Eq. 1)"
+    assert list(krr.x) == [0.6, 0.67, 0.8] and list(krr.y) == [0.7, 0.76, 0.82]
+    assert list(krr.text) == ["ε=0.1", "ε=1", "ε=10"]
+    assert krr.line.color == color("kRR")
+
+
+def test_tradeoff_marks_imposter_real_data_and_the_majority_line():
+    fig = charts.tradeoff(_curve(), imposter=(0.67, 0.83), majority=0.6, real=(0.84, 0.85))
+    points = {t.name: (list(t.x), list(t.y)) for t in fig.data[1:]}
+    assert points == {"IMPOSTER": ([0.67], [0.83]), "real data (setting A)": ([0.84], [0.85])}
+    assert fig.data[1].marker.color == color("IMPOSTER")
+    assert [(s.x0, s.x1) for s in fig.layout.shapes] == [(0.6, 0.6)]
+
+
+def test_tradeoff_axes_name_privacy_and_utility():
+    fig = charts.tradeoff(_curve(), imposter=None)
+    assert fig.layout.title.text == "Privacy vs utility: kRR over epsilon and IMPOSTER"
+    assert fig.layout.xaxis.title.text == "accuracy predicting the sensitive attribute"
+    assert fig.layout.yaxis.title.text == "accuracy predicting the label"
+
+
+def test_krr_vs_epsilon_draws_both_tasks_over_sorted_epsilon():
+    fig = charts.krr_vs_epsilon(_curve(), sensitive="sex", label="income")
+    drawn = {t.name: (list(t.x), list(t.y)) for t in fig.data}
+    assert drawn == {"kRR: predict sex": ([0.1, 1.0, 10.0], [0.6, 0.67, 0.8]),
+                     "kRR: predict income": ([0.1, 1.0, 10.0], [0.7, 0.76, 0.82])}
+
+
+def test_krr_vs_epsilon_draws_imposters_accuracies_as_lines_in_the_tasks_colours():
+    fig = charts.krr_vs_epsilon(_curve(), imposter=(0.67, 0.83), sensitive="sex", label="income")
+    lines = [(s.y0, s.line.color) for s in fig.layout.shapes]
+    assert lines == [(0.67, fig.data[0].line.color), (0.83, fig.data[1].line.color)]
+    assert [a.text for a in fig.layout.annotations] == ["IMPOSTER sex", "IMPOSTER income"]
+
+
+def test_krr_epsilon_axis_is_log_and_reads_as_plain_numbers():
+    fig = charts.krr_vs_epsilon(_curve())
+    assert fig.layout.xaxis.type == "log"
     assert list(fig.layout.xaxis.ticktext) == ["0.1", "0.2", "0.5", "1", "2", "5", "10"]
+
+
+@pytest.mark.parametrize("build, title, x_title", [
+    (lambda: charts.nmi_bars(_scores(), theta=0.01),
+     "Association of each attribute with the sensitive attribute (NMI, Fig. 6)", "attribute"),
+    (lambda: charts.training_curves(_history()), "IMPOSTER training", "iteration"),
+    (lambda: charts.table1_bars(_table()),
+     "Table 1: accuracy on real data (A), synthetic data (B) and train synthetic, test real", "classifier"),
+    (lambda: charts.krr_vs_epsilon(_curve()), "Accuracy on kRR-perturbed data vs epsilon (Fig. 7)",
+     "epsilon (per perturbed value, log scale)"),
+])
+def test_every_imposter_chart_has_its_title_and_x_axis_title(build, title, x_title):
+    fig = build()
+    assert fig.layout.title.text == title
+    assert fig.layout.xaxis.title.text == x_title

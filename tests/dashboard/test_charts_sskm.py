@@ -1,4 +1,4 @@
-"""Pure chart builders of the SSKM_DP page (no streamlit)."""
+"""Pure chart builders of the SSKM_DP page (no streamlit): the values each trace draws."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,49 +6,14 @@ import pandas as pd
 import pytest
 
 from dashboard.charts import sskm as charts
+from dashboard.palette import color
 
 
-@pytest.mark.parametrize("topology, symbol", [("rectangular", "square"), ("hexagonal", "hexagon")])
-def test_som_grid_draws_one_marker_per_neuron_and_greys_empty_ones(topology, symbol):
-    values = np.arange(12, dtype=float).reshape(3, 4)
-    values[1, 2] = np.nan
-    fig = charts.som_grid(values, topology=topology, colorbar="rows")
-    coloured, grey = fig.data
-    assert len(coloured.x) == 11 and len(grey.x) == 1
-    assert coloured.marker.symbol == symbol
-    if topology == "hexagonal":  # odd rows shifted half a cell
-        assert 0.5 in set(np.round(np.asarray(coloured.x) % 1, 2))
+def _grid():
+    values = np.arange(6, dtype=float).reshape(2, 3)
+    values[1, 2] = np.nan  # one neuron no row won
+    return values
 
-
-def test_som_grid_refuses_a_flat_array():
-    with pytest.raises(ValueError):
-        charts.som_grid(np.zeros(5))
-
-
-def test_training_curves_have_both_series():
-    fig = charts.sfla_convergence(np.array([0.2, 0.3, 0.35]), np.array([0.1, 0.2, 0.3]))
-    assert [t.name for t in fig.data] == ["best frog", "population mean"]
-    hist = {"step": [0, 10], "quantization_error": [1.0, 0.5], "topographic_error": [0.3, 0.2]}
-    assert len(charts.som_training(hist).data) == 2
-
-
-def test_mic_heatmap_stars_protected_columns():
-    strengths = pd.DataFrame([[0.1, 0.6, 1.0]], index=["sex"], columns=["age", "relationship", "sex"])
-    fig = charts.mic_heatmap(strengths, 0.3, ("relationship", "sex"))
-    assert list(fig.data[0].x) == ["age", "relationship *", "sex *"]
-
-
-def test_epsilon_curves_and_baselines():
-    curve = pd.DataFrame({"epsilon": [0.1, 1.0], "mse_mean": [0.2, 0.1], "mse_std": [0.01, 0.01],
-                          "rl_mean": [0.001, 0.002], "rl_std": [0.0, 0.0]})
-    fig = charts.epsilon_curves(curve, current=1.0)
-    assert list(fig.data[1].y) == [0.1, 0.2]  # RL shown in percent
-    table = pd.DataFrame({"method": ["MDAV", "MDAV", "SSKM_DP"], "a": [10, 50, 90],
-                          "mse_mean": [0.3, 0.1, 0.05], "mse_std": [0, 0, 0.01]})
-    assert [t.name for t in charts.baselines_vs_a(table).data] == ["MDAV", "SSKM_DP"]
-
-
-# ----------------------------------------------------------- browser-review fixes
 
 def _curve():
     eps = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -56,35 +21,160 @@ def _curve():
                          "rl_mean": np.linspace(0.010, 0.011, 8), "rl_std": [0.0] * 8})
 
 
+def _baselines():
+    # rows out of order in a: each method's line is sorted by a
+    return pd.DataFrame({"method": ["MDAV", "SSKM_DP", "MDAV", "MDAV_DP"], "a": [50, 90, 10, 10],
+                         "mse_mean": [0.1, 0.05, 0.3, 0.2], "mse_std": [0.02, 0.01, 0.03, 0.0]})
+
+
+# ---------------------------------------------------------------- SOM grid
+
+def test_som_grid_colours_each_neuron_by_its_value_at_its_grid_position():
+    coloured, _ = charts.som_grid(_grid(), topology="rectangular").data
+    assert list(coloured.x) == [0, 1, 2, 0, 1] and list(coloured.y) == [0, 0, 0, -1, -1]
+    assert list(coloured.marker.color) == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert coloured.marker.symbol == "square"
+    assert list(coloured.text)[:2] == ["neuron (0, 0): 0", "neuron (0, 1): 1"]
+
+
+def test_som_grid_draws_empty_neurons_grey_where_they_sit():
+    _, grey = charts.som_grid(_grid(), topology="rectangular").data
+    assert (list(grey.x), list(grey.y)) == ([2], [-1])
+    assert grey.marker.color == "#d9d9d9"
+    assert list(grey.text) == ["neuron (1, 2): empty"]
+
+
+def test_hexagonal_som_grid_shifts_odd_rows_half_a_cell():
+    coloured, grey = charts.som_grid(_grid(), topology="hexagonal").data
+    assert coloured.marker.symbol == "hexagon"
+    assert list(coloured.x) == [0, 1, 2, 0.5, 1.5] and list(grey.x) == [2.5]
+    np.testing.assert_allclose(list(coloured.y), [0, 0, 0, -np.sqrt(3) / 2, -np.sqrt(3) / 2])
+
+
+def test_som_grid_without_empty_neurons_has_no_grey_trace():
+    fig = charts.som_grid(np.ones((2, 2)), colorbar="rows", title="Rows per neuron")
+    assert len(fig.data) == 1
+    assert fig.data[0].marker.colorbar.title.text == "rows"
+    assert fig.layout.title.text == "Rows per neuron"
+
+
+def test_som_grid_refuses_a_flat_array():
+    with pytest.raises(ValueError):
+        charts.som_grid(np.zeros(5))
+
+
+# ---------------------------------------------------------------- training curves
+
+def test_sfla_convergence_draws_best_and_mean_per_shuffle():
+    fig = charts.sfla_convergence(np.array([0.2, 0.3, 0.35]), np.array([0.1, 0.2, 0.3]))
+    drawn = {t.name: (list(t.x), list(t.y)) for t in fig.data}
+    assert drawn == {"best frog": ([0, 1, 2], [0.2, 0.3, 0.35]),
+                     "population mean": ([0, 1, 2], [0.1, 0.2, 0.3])}
+
+
+def test_som_training_draws_each_error_on_its_own_axis():
+    hist = {"step": [0, 10], "quantization_error": [1.0, 0.5], "topographic_error": [0.3, 0.2]}
+    fig = charts.som_training(hist)
+    drawn = {t.name: (list(t.x), list(t.y), t.yaxis) for t in fig.data}
+    assert drawn == {"quantisation error": ([0, 10], [1.0, 0.5], "y"),
+                     "topographic error": ([0, 10], [0.3, 0.2], "y2")}
+    assert fig.layout.yaxis.title.text == "quantisation error"
+    assert fig.layout.yaxis2.title.text == "topographic error"
+
+
+# ---------------------------------------------------------------- MIC heatmap
+
+def test_mic_heatmap_draws_the_strengths_and_stars_protected_columns():
+    strengths = pd.DataFrame([[0.1, 0.6, np.nan]], index=["sex"], columns=["age", "relationship", "sex"])
+    fig = charts.mic_heatmap(strengths, 0.3, ("relationship",))
+    heat = fig.data[0]
+    assert list(heat.x) == ["age", "relationship *", "sex"] and list(heat.y) == ["sex"]
+    np.testing.assert_array_equal(heat.z, strengths.to_numpy())
+    assert heat.text.tolist() == [["0.10", "0.60", ""]]
+    assert fig.layout.title.text == "Connection strength (MIC); * = protected at CS_Tsh = 0.30"
+
+
+# ---------------------------------------------------------------- epsilon curves
+
+def test_epsilon_curves_draw_mse_and_rl_in_percent_with_their_spread():
+    curve = pd.DataFrame({"epsilon": [0.1, 1.0], "mse_mean": [0.2, 0.1], "mse_std": [0.01, 0.02],
+                          "rl_mean": [0.001, 0.002], "rl_std": [0.0, 0.001]})
+    fig = charts.epsilon_curves(curve)
+    mse, rl = fig.data
+    assert (mse.name, list(mse.x), list(mse.y), list(mse.error_y.array)) == \
+        ("MSE", [0.1, 1.0], [0.2, 0.1], [0.01, 0.02])
+    assert (rl.name, rl.xaxis, list(rl.x)) == ("RL", "x2", [0.1, 1.0])
+    np.testing.assert_allclose(list(rl.y), [0.1, 0.2])  # RL shown in percent
+    np.testing.assert_allclose(list(rl.error_y.array), [0.0, 0.1])
+
+
+@pytest.mark.parametrize("mode", ["sound", "paper"])
+def test_epsilon_curves_take_the_modes_palette_colour_and_name_it(mode):
+    fig = charts.epsilon_curves(_curve(), mode=mode)
+    assert [t.line.color for t in fig.data] == [color(mode)] * 2
+    assert fig.layout.title.text == f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon"
+
+
+def test_epsilon_curves_mark_the_current_epsilon_in_both_panels():
+    fig = charts.epsilon_curves(_curve(), current=0.5)
+    assert [(s.x0, s.x1, s.xref) for s in fig.layout.shapes] == [(0.5, 0.5, "x"), (0.5, 0.5, "x2")]
+    assert not charts.epsilon_curves(_curve()).layout.shapes
+
+
 def test_epsilon_axis_reads_as_plain_numbers():
     fig = charts.epsilon_curves(_curve(), current=1.0)
     for axis in (fig.layout.xaxis, fig.layout.xaxis2):
         assert axis.type == "log"
+        assert axis.title.text == "epsilon (log scale)"
         assert list(axis.ticktext) == ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10"]
 
 
 def test_mse_and_linkage_axes_start_at_zero():
     fig = charts.epsilon_curves(_curve(), current=1.0)
     assert fig.layout.yaxis.range[0] == 0 and fig.layout.yaxis2.range[0] == 0
-    assert fig.layout.yaxis.range[1] >= 0.031  # the whole curve stays visible
+    assert fig.layout.yaxis.range[1] == pytest.approx(1.1 * (0.031 + 0.0005))  # the whole curve stays visible
+    assert fig.layout.yaxis2.range[1] == pytest.approx(1.1 * 100 * 0.011)
+
+
+# ---------------------------------------------------------------- baselines
+
+def test_baselines_draw_one_line_per_method_sorted_by_a():
+    fig = charts.baselines_vs_a(_baselines())
+    drawn = {t.name: (list(t.x), list(t.y), list(t.error_y.array)) for t in fig.data}
+    assert drawn == {"MDAV": ([10, 50], [0.3, 0.1], [0.03, 0.02]), "SSKM_DP": ([90], [0.05], [0.01]),
+                     "MDAV_DP": ([10], [0.2], [0.0])}
+    assert [t.name for t in fig.data] == ["MDAV", "SSKM_DP", "MDAV_DP"]  # first-seen order
 
 
 def test_baselines_take_their_colours_from_the_palette():
-    from dashboard.palette import color
-
     table = pd.DataFrame({"method": ["MDAV", "MDAV_DP", "IDP-KMeans", "SSKM_DP"], "a": [10, 10, 10, 90],
                           "mse_mean": [0.3, 0.1, 0.2, 0.05], "mse_std": [0, 0, 0, 0.01]})
     fig = charts.baselines_vs_a(table)
     assert {t.name: t.line.color for t in fig.data} == {m: color(m) for m in table["method"]}
-    assert list(fig.layout.xaxis.ticktext) == ["10", "90"]
+    assert {t.name: t.marker.color for t in fig.data} == {m: color(m) for m in table["method"]}
 
 
-def test_every_chart_has_a_title():
-    curve = _curve()
-    table = pd.DataFrame({"method": ["MDAV"], "a": [10], "mse_mean": [0.3], "mse_std": [0.0]})
-    hist = {"step": [0, 10], "quantization_error": [1.0, 0.5], "topographic_error": [0.3, 0.2]}
-    strengths = pd.DataFrame([[0.1, 1.0]], index=["sex"], columns=["age", "sex"])
-    figs = [charts.som_grid(np.ones((2, 2))), charts.sfla_convergence(np.ones(2), np.ones(2)),
-            charts.som_training(hist), charts.mic_heatmap(strengths, 0.3, ("sex",)),
-            charts.epsilon_curves(curve), charts.baselines_vs_a(table)]
-    assert all(f.layout.title.text for f in figs)
+def test_baselines_a_axis_is_log_with_a_tick_at_each_a():
+    fig = charts.baselines_vs_a(_baselines())
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.tickvals) == [10, 50, 90]
+    assert list(fig.layout.xaxis.ticktext) == ["10", "50", "90"]
+
+
+@pytest.mark.parametrize("build, title, x_title, y_title", [
+    (lambda: charts.sfla_convergence(np.ones(2), np.ones(2)), "SFLA convergence", "shuffle", "fitness (Eq. 9)"),
+    (lambda: charts.som_training({"step": [0], "quantization_error": [1.0], "topographic_error": [0.3]}),
+     "SOM training", "rows drawn", "quantisation error"),
+    (lambda: charts.baselines_vs_a(_baselines()), "Information loss vs number of clusters",
+     "number of clusters a (log scale)", "MSE (scaled attributes)"),
+    (lambda: charts.epsilon_curves(_curve()), "SSKM_DP (sound mode): MSE and record linkage vs epsilon",
+     "epsilon (log scale)", "MSE (scaled attributes)"),
+])
+def test_every_chart_has_its_title_and_axis_titles(build, title, x_title, y_title):
+    fig = build()
+    assert fig.layout.title.text == title
+    assert fig.layout.xaxis.title.text == x_title and fig.layout.yaxis.title.text == y_title
+
+
+def test_som_grid_has_a_default_title():
+    assert charts.som_grid(np.ones((2, 2))).layout.title.text == "SOM grid"
