@@ -47,6 +47,7 @@ NUMERIC_SHARE = 0.90
 _DELIMITERS = [",", ";", "\t", "|"]
 _ENCODINGS = ["utf-8-sig", "cp1252", "latin-1"]
 _NA_TOKENS = ["", "?", "NA", "N/A", "nan", "NaN", "null"]
+_EMPTY_FILE = "The file is empty; choose a CSV file with a header row and data rows."
 _TOO_BIG = (
     "The file is larger than the upload limit of {mb} MB; keep fewer rows or columns, or "
     "split it."
@@ -217,24 +218,8 @@ def _check_values(frame: pd.DataFrame, numeric: Iterable[str]) -> None:
             )
 
 
-def frame_to_dataset(
-    frame: pd.DataFrame,
-    *,
-    label: str | None = None,
-    sensitive: Iterable[str] = (),
-    name: str = "dataset",
-    notes: Iterable[str] = (),
-) -> Dataset:
-    """Validate a frame and wrap it into a :class:`Dataset` (the checks of :func:`load_csv`).
-
-    Empty and constant columns are dropped with a note (unless they are the label or
-    sensitive, which is an error); identifier-like text columns (a distinct value in every
-    row) are dropped with a note; infinite or huge values are errors.
-    """
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
-    notes = list(notes)
-    sensitive = tuple(sensitive)
+def _check_frame_size(frame: pd.DataFrame) -> None:
+    """Refuse a frame with no columns, no rows or fewer than :data:`MIN_ROWS` rows."""
     if frame.shape[1] == 0:
         raise DataError("The data has no columns.")
     if len(frame) == 0:
@@ -243,6 +228,13 @@ def frame_to_dataset(
         raise DataError(
             f"The data has only {len(frame)} row(s); the methods need at least {MIN_ROWS}."
         )
+
+
+def _with_clean_column_names(
+    frame: pd.DataFrame, label: str | None, sensitive: tuple[str, ...]
+) -> pd.DataFrame:
+    """A shallow copy of ``frame`` with stripped text column names, checked to be unique
+    and to include the label and sensitive columns."""
     frame = frame.copy(deep=False)  # the columns are replaced below, never edited in place
     frame.columns = [str(c).strip() for c in frame.columns]
     if frame.columns.duplicated().any():
@@ -254,7 +246,14 @@ def frame_to_dataset(
     for role_col in ([label] if label else []) + list(sensitive):
         if role_col not in frame.columns:
             raise DataError(f"There is no column '{role_col}' in the data.")
-    frame = _coerce_numeric(frame, notes)
+    return frame
+
+
+def _usable_columns(
+    frame: pd.DataFrame, label: str | None, sensitive: tuple[str, ...], notes: list[str]
+) -> list[str]:
+    """The columns to keep: empty, constant and identifier-like columns are left out (noted),
+    unless they are the label or sensitive (an empty one of those is an error)."""
     keep = []
     for col in frame.columns:
         s = frame[col]
@@ -278,9 +277,11 @@ def frame_to_dataset(
         keep.append(col)
     if not keep:
         raise DataError("No usable column is left: every column is empty or constant.")
-    frame = frame[keep].reset_index(drop=True)
-    numeric, categorical = infer_column_types(frame)
-    _check_values(frame, numeric)
+    return keep
+
+
+def _without_empty_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """``frame`` without its all-missing rows (noted); too few rows left is an error."""
     if frame.isna().all(axis=1).any():
         n_empty = int(frame.isna().all(axis=1).sum())
         frame = frame[~frame.isna().all(axis=1)].reset_index(drop=True)
@@ -289,6 +290,35 @@ def frame_to_dataset(
             raise DataError(
                 f"Only {len(frame)} non-empty row(s) remain; the methods need at least {MIN_ROWS}."
             )
+    return frame
+
+
+def frame_to_dataset(
+    frame: pd.DataFrame,
+    *,
+    label: str | None = None,
+    sensitive: Iterable[str] = (),
+    name: str = "dataset",
+    notes: Iterable[str] = (),
+) -> Dataset:
+    """Validate a frame and wrap it into a :class:`Dataset` (the checks of :func:`load_csv`).
+
+    Empty and constant columns are dropped with a note (unless they are the label or
+    sensitive, which is an error); identifier-like text columns (a distinct value in every
+    row) are dropped with a note; infinite or huge values are errors.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    notes = list(notes)
+    sensitive = tuple(sensitive)
+    _check_frame_size(frame)
+    frame = _with_clean_column_names(frame, label, sensitive)
+    frame = _coerce_numeric(frame, notes)
+    keep = _usable_columns(frame, label, sensitive, notes)
+    frame = frame[keep].reset_index(drop=True)
+    numeric, categorical = infer_column_types(frame)
+    _check_values(frame, numeric)
+    frame = _without_empty_rows(frame, notes)
     return Dataset(
         frame=frame,
         label=label,
@@ -298,6 +328,98 @@ def frame_to_dataset(
         name=name,
         notes=tuple(notes),
     )
+
+
+def _check_max_rows(max_rows: int | None) -> None:
+    """Refuse a ``max_rows`` that is not None or an integer of at least :data:`MIN_ROWS`."""
+    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)):
+        raise TypeError("max_rows must be an integer or None.")
+    if max_rows is not None and max_rows < MIN_ROWS:
+        raise ValueError(f"max_rows must be at least {MIN_ROWS}, got {max_rows}.")
+
+
+def _layout(
+    raw: bytes, encoding: str, notes: list[str]
+) -> tuple[str, str, list[str], list[int] | None]:
+    """The file's delimiter, first line, header fields and the columns to read.
+
+    Another delimiter than ``,`` is noted; past :data:`MAX_COLUMNS` columns only the first
+    ones are read (noted), and ``header`` is cut to them. The columns to read are None
+    for all.
+    """
+    sample = raw[:65536].decode(encoding, errors="ignore")
+    delimiter = _sniff_delimiter(sample)
+    if delimiter != ",":
+        shown = {"\t": "tab", ";": "';'", "|": "'|'"}[delimiter]
+        notes.append(f"Columns are separated by {shown}; read accordingly.")
+    first_line = sample.lstrip("\ufeff").splitlines()[0] if sample.strip() else ""
+    header = next(csv.reader([first_line], delimiter=delimiter), [])
+    usecols = None
+    if len(header) > MAX_COLUMNS:
+        usecols = list(range(MAX_COLUMNS))
+        notes.append(
+            f"The file has {len(header):,} columns; only the first {MAX_COLUMNS} were read."
+        )
+        header = header[:MAX_COLUMNS]
+    return delimiter, first_line, header, usecols
+
+
+def _parse(
+    raw: bytes,
+    *,
+    encoding: str,
+    delimiter: str,
+    max_rows: int | None,
+    usecols: list[int] | None,
+) -> pd.DataFrame:
+    """The CSV parsed by pandas (one row past ``max_rows``, to tell a longer file); every
+    parse failure becomes a DataError."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            return pd.read_csv(
+                io.BytesIO(raw),  # parsed from the bytes: no full-size text copy
+                encoding=encoding,
+                sep=delimiter,
+                nrows=None if max_rows is None else max_rows + 1,
+                usecols=usecols,
+                na_values=_NA_TOKENS,
+                keep_default_na=False,
+                skipinitialspace=True,
+                on_bad_lines="error",
+            )
+    except pd.errors.EmptyDataError:
+        raise DataError("The file has no header row; the first line must name the columns.") from None
+    except pd.errors.ParserError as exc:
+        where = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        detail = (
+            f" (line {where.group(2)} has {where.group(3)} fields, the header {where.group(1)})"
+            if where else ""
+        )
+        raise DataError(
+            f"The rows do not all have the same number of fields{detail}; check the "
+            "delimiter and quoting."
+        ) from None
+    except (UnicodeDecodeError, ValueError):
+        raise DataError(
+            "The file could not be read as CSV text; save it as UTF-8 CSV with a header row."
+        ) from None
+
+
+def _note_renamed_columns(header: list[str], frame: pd.DataFrame, notes: list[str]) -> None:
+    """Note the repeated header names that pandas renamed (``a`` -> ``a.1``, ...)."""
+    names = [h.strip() for h in header]
+    if len(names) == frame.shape[1] and len(set(names)) < len(names):
+        renamed = [
+            (orig, new) for orig, new in zip(names, (str(c).strip() for c in frame.columns))
+            if orig != new
+        ]
+        for orig in sorted({o for o, _ in renamed}):
+            copies = [n for o, n in renamed if o == orig]
+            notes.append(
+                f"Column name '{orig}' appears {len(copies) + 1} times; the repeats were "
+                f"renamed {', '.join(repr(c) for c in copies)}."
+            )
 
 
 def load_csv(
@@ -332,76 +454,20 @@ def load_csv(
     DataError
         With one sentence saying what is wrong and what to do.
     """
-    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)):
-        raise TypeError("max_rows must be an integer or None.")
-    if max_rows is not None and max_rows < MIN_ROWS:
-        raise ValueError(f"max_rows must be at least {MIN_ROWS}, got {max_rows}.")
+    _check_max_rows(max_rows)
     raw, default_name = _read_bytes(src)
     notes: list[str] = []
     if not raw.strip():
-        raise DataError("The file is empty; choose a CSV file with a header row and data rows.")
+        raise DataError(_EMPTY_FILE)
     raw, encoding = _decode(raw, notes)
     if not raw.strip():
-        raise DataError("The file is empty; choose a CSV file with a header row and data rows.")
-    sample = raw[:65536].decode(encoding, errors="ignore")
-    delimiter = _sniff_delimiter(sample)
-    if delimiter != ",":
-        shown = {"\t": "tab", ";": "';'", "|": "'|'"}[delimiter]
-        notes.append(f"Columns are separated by {shown}; read accordingly.")
-    first_line = sample.lstrip("\ufeff").splitlines()[0] if sample.strip() else ""
-    header = next(csv.reader([first_line], delimiter=delimiter), [])
-    usecols = None
-    if len(header) > MAX_COLUMNS:
-        usecols = list(range(MAX_COLUMNS))
-        notes.append(
-            f"The file has {len(header):,} columns; only the first {MAX_COLUMNS} were read."
-        )
-        header = header[:MAX_COLUMNS]
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
-            frame = pd.read_csv(
-                io.BytesIO(raw),  # parsed from the bytes: no full-size text copy
-                encoding=encoding,
-                sep=delimiter,
-                nrows=None if max_rows is None else max_rows + 1,
-                usecols=usecols,
-                na_values=_NA_TOKENS,
-                keep_default_na=False,
-                skipinitialspace=True,
-                on_bad_lines="error",
-            )
-    except pd.errors.EmptyDataError:
-        raise DataError("The file has no header row; the first line must name the columns.") from None
-    except pd.errors.ParserError as exc:
-        where = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        detail = (
-            f" (line {where.group(2)} has {where.group(3)} fields, the header {where.group(1)})"
-            if where else ""
-        )
-        raise DataError(
-            f"The rows do not all have the same number of fields{detail}; check the "
-            "delimiter and quoting."
-        ) from None
-    except (UnicodeDecodeError, ValueError):
-        raise DataError(
-            "The file could not be read as CSV text; save it as UTF-8 CSV with a header row."
-        ) from None
+        raise DataError(_EMPTY_FILE)
+    delimiter, first_line, header, usecols = _layout(raw, encoding, notes)
+    frame = _parse(raw, encoding=encoding, delimiter=delimiter, max_rows=max_rows, usecols=usecols)
     if max_rows is not None and len(frame) > max_rows:
         frame = frame.iloc[:max_rows]
         notes.append(f"Only the first {max_rows:,} rows were read.")
-    names = [h.strip() for h in header]
-    if len(names) == frame.shape[1] and len(set(names)) < len(names):
-        renamed = [
-            (orig, new) for orig, new in zip(names, (str(c).strip() for c in frame.columns))
-            if orig != new
-        ]
-        for orig in sorted({o for o, _ in renamed}):
-            copies = [n for o, n in renamed if o == orig]
-            notes.append(
-                f"Column name '{orig}' appears {len(copies) + 1} times; the repeats were "
-                f"renamed {', '.join(repr(c) for c in copies)}."
-            )
+    _note_renamed_columns(header, frame, notes)
     if frame.shape[1] == 1 and len(frame) and any(d in first_line for d in " :"):
         notes.append(
             "Only one column was found; if the file uses another separator, save it as "

@@ -81,6 +81,94 @@ def _filled(series: pd.Series, dataset: Dataset) -> pd.Series:
     return series.fillna(series.mode().iloc[0])
 
 
+def _columns_to_encode(
+    dataset: Dataset, *, scale: str, columns: Iterable[str] | None, missing: str
+) -> list[str]:
+    """The attributes :func:`encode` encodes, after checking its arguments."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
+    if scale not in ("minmax", "standard", "none"):
+        raise ValueError(f"scale must be 'minmax', 'standard' or 'none', got {scale!r}.")
+    if missing not in ("impute", "error"):
+        raise ValueError(f"missing must be 'impute' or 'error', got {missing!r}.")
+    cols = list(dataset.features if columns is None else columns)
+    unknown = [c for c in cols if c not in dataset.frame.columns]
+    if unknown:
+        raise DataError(f"Column(s) {unknown} are not in the data.")
+    if dataset.frame[cols].isna().any().any() and missing == "error":
+        raise DataError("The data has missing values; drop or fill them first.")
+    return cols
+
+
+def _plan(
+    dataset: Dataset, cols: list[str], *, one_hot: bool
+) -> tuple[list[tuple[str, object]], int]:
+    """First pass of :func:`encode`: each attribute's filled values and the matrix width.
+
+    A categorical attribute is planned as its ``(codes, categories)``, a numeric one as its
+    filled series.
+    """
+    plan: list[tuple[str, object]] = []
+    width = 0
+    for col in cols:
+        s = _filled(dataset.frame[col], dataset)
+        if col in dataset.categorical:
+            codes, cats = ordinal_codes(s)
+            plan.append((col, (codes, cats)))
+            width += len(cats) if one_hot else 1
+        else:
+            plan.append((col, s))
+            width += 1
+    return plan, width
+
+
+def _scaled(values: np.ndarray, scale: str) -> np.ndarray:
+    """``values`` scaled to [0, 1] ("minmax"), to zero mean and unit variance ("standard")
+    or as they are ("none"); a constant column becomes zeros."""
+    if scale == "minmax":
+        lo, hi = values.min(), values.max()
+        values = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
+    elif scale == "standard":
+        sd = values.std()
+        values = (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
+    return values
+
+
+def _fill(
+    dataset: Dataset,
+    plan: list[tuple[str, object]],
+    width: int,
+    *,
+    scale: str,
+    one_hot: bool,
+    dtype: type,
+) -> Encoded:
+    """Second pass of :func:`encode`: fill one preallocated matrix from the ``plan`` (no
+    blocks to stack, so the peak is one copy of X, not two)."""
+    n = len(dataset.frame)
+    X = np.zeros((n, width), dtype=dtype)
+    names: list[str] = []
+    groups: dict[str, list[int]] = {}
+    pos = 0
+    for col, item in plan:
+        if col in dataset.categorical and one_hot:
+            codes, cats = item
+            X[np.arange(n), pos + codes] = 1.0
+            names.extend(f"{col}={c}" for c in cats)
+            groups[col] = list(range(pos, pos + len(cats)))
+            pos += len(cats)
+            continue
+        if col in dataset.categorical:
+            values = item[0].astype(np.float64)
+        else:
+            values = item.to_numpy(dtype=np.float64)
+        X[:, pos] = _scaled(values, scale)
+        names.append(col)
+        groups[col] = [pos]
+        pos += 1
+    return Encoded(X, names, groups)
+
+
 def encode(
     dataset: Dataset,
     *,
@@ -109,58 +197,6 @@ def encode(
     dtype : numpy dtype
         Dtype of ``X``.
     """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
-    if scale not in ("minmax", "standard", "none"):
-        raise ValueError(f"scale must be 'minmax', 'standard' or 'none', got {scale!r}.")
-    if missing not in ("impute", "error"):
-        raise ValueError(f"missing must be 'impute' or 'error', got {missing!r}.")
-    cols = list(dataset.features if columns is None else columns)
-    unknown = [c for c in cols if c not in dataset.frame.columns]
-    if unknown:
-        raise DataError(f"Column(s) {unknown} are not in the data.")
-    frame = dataset.frame
-    if frame[cols].isna().any().any() and missing == "error":
-        raise DataError("The data has missing values; drop or fill them first.")
-
-    # First pass: each attribute's width; then fill one preallocated matrix (no blocks
-    # to stack, so the peak is one copy of X, not two).
-    n = len(frame)
-    plan: list[tuple[str, object]] = []
-    width = 0
-    for col in cols:
-        s = _filled(frame[col], dataset)
-        if col in dataset.categorical:
-            codes, cats = ordinal_codes(s)
-            plan.append((col, (codes, cats)))
-            width += len(cats) if one_hot else 1
-        else:
-            plan.append((col, s))
-            width += 1
-    X = np.zeros((n, width), dtype=dtype)
-    names: list[str] = []
-    groups: dict[str, list[int]] = {}
-    pos = 0
-    for col, item in plan:
-        if col in dataset.categorical and one_hot:
-            codes, cats = item
-            X[np.arange(n), pos + codes] = 1.0
-            names.extend(f"{col}={c}" for c in cats)
-            groups[col] = list(range(pos, pos + len(cats)))
-            pos += len(cats)
-            continue
-        if col in dataset.categorical:
-            values = item[0].astype(np.float64)
-        else:
-            values = item.to_numpy(dtype=np.float64)
-        if scale == "minmax":
-            lo, hi = values.min(), values.max()
-            values = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
-        elif scale == "standard":
-            sd = values.std()
-            values = (values - values.mean()) / sd if sd > 0 else np.zeros_like(values)
-        X[:, pos] = values
-        names.append(col)
-        groups[col] = [pos]
-        pos += 1
-    return Encoded(X, names, groups)
+    cols = _columns_to_encode(dataset, scale=scale, columns=columns, missing=missing)
+    plan, width = _plan(dataset, cols, one_hot=one_hot)
+    return _fill(dataset, plan, width, scale=scale, one_hot=one_hot, dtype=dtype)

@@ -131,6 +131,92 @@ def group_size(n: int, *, k: int | None = None, n_clusters: int | None = None) -
     return k
 
 
+class _MdavGrouping:
+    """One run of :func:`mdav`: the records still to group and the groups made so far.
+
+    Works on a compacted copy; ``ids`` maps its rows to original record indices, in
+    increasing order. Distances are scanned fast as |z|^2 - 2 z.p + |p|^2 (one
+    matrix-vector product), then the few records near each decision (the farthest, the
+    k-th nearest) are re-measured as the plain sum of squared differences, and ties go to
+    the lowest record index: the groups are exactly those of a plain MDAV.
+    """
+
+    def __init__(self, X: np.ndarray, k: int) -> None:
+        n = len(X)
+        self.k = k
+        self.labels = np.full(n, -1, dtype=np.int64)
+        self.Z = np.ascontiguousarray(X)
+        self.ids = np.arange(n)
+        self.z_sq = np.einsum("ij,ij->i", self.Z, self.Z)
+        self.tol = 1e-9 * (1.0 + float(self.z_sq.max()))  # far above the rounding error of the scan
+        self.alive = np.ones(n, dtype=bool)
+        self.remaining = n
+        self.group = 0
+
+    def scan(self, p: np.ndarray) -> np.ndarray:
+        """Fast squared distances of every (compacted) record to ``p``."""
+        return self.z_sq - 2.0 * (self.Z @ p) + p @ p
+
+    def exact(self, rows: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """Exact squared distances of ``rows`` to ``p``."""
+        return ((self.Z[rows] - p) ** 2).sum(axis=1)
+
+    def farthest(self, p: np.ndarray, d: np.ndarray) -> int:
+        """The alive record farthest from ``p`` (``d``: its scanned distances)."""
+        d = np.where(self.alive, d, -np.inf)
+        cand = np.flatnonzero(d >= d.max() - 2 * self.tol)
+        return int(cand[np.argmax(self.exact(cand, p))])
+
+    def farthest_from_centroid(self) -> int:
+        """The alive record farthest from the centroid of the alive records."""
+        c = self.Z[self.alive].mean(axis=0)
+        return self.farthest(c, self.scan(c))
+
+    def take(self, p: np.ndarray, d: np.ndarray) -> None:
+        """Make the k nearest alive records to ``p`` (ties to the lowest index) one group."""
+        k = self.k
+        if k < self.remaining:
+            d = np.where(self.alive, d, np.inf)
+            v = d[np.argpartition(d, k - 1)[:k]].max()
+            cand = np.flatnonzero(d <= v + 2 * self.tol)
+            near = cand[np.lexsort((cand, self.exact(cand, p)))[:k]]
+        else:
+            near = np.flatnonzero(self.alive)
+        self.labels[self.ids[near]] = self.group
+        self.alive[near] = False
+        self.remaining -= len(near)
+        self.group += 1
+
+    def compact(self) -> None:
+        """Drop the grouped records from the working copy."""
+        alive = self.alive
+        self.Z, self.ids, self.z_sq = self.Z[alive], self.ids[alive], self.z_sq[alive]
+        self.alive = np.ones(len(self.Z), dtype=bool)
+
+    def run(self) -> np.ndarray:
+        """Group every record; the group index of each."""
+        k = self.k
+        while self.remaining >= 3 * k:
+            if self.remaining < 0.6 * len(self.Z):
+                self.compact()
+            r = self.farthest_from_centroid()
+            pr = self.Z[r].copy()
+            dr = self.scan(pr)  # used twice: for s and for r's group
+            s = self.farthest(pr, dr)
+            self.take(pr, dr)
+            if not self.alive[s]:  # only on exact distance ties: the farthest left from r
+                s = self.farthest(pr, dr)
+            ps = self.Z[s].copy()
+            self.take(ps, self.scan(ps))
+        if self.remaining >= 2 * k:
+            r = self.farthest_from_centroid()
+            pr = self.Z[r].copy()
+            self.take(pr, self.scan(pr))
+        if self.remaining > 0:
+            self.labels[self.ids[self.alive]] = self.group
+        return self.labels
+
+
 def mdav(X, k: int | None = None, *, n_clusters: int | None = None) -> np.ndarray:
     """MDAV microaggregation groups (sdcMicro semantics).
 
@@ -150,74 +236,8 @@ def mdav(X, k: int | None = None, *, n_clusters: int | None = None) -> np.ndarra
         Group index of each record, 0, 1, ... in the order the groups are formed.
     """
     X = check_matrix(X)
-    n = len(X)
-    k = group_size(n, k=k, n_clusters=n_clusters)
-    labels = np.full(n, -1, dtype=np.int64)
-    # Work on a compacted copy; `ids` maps its rows to original record indices, in
-    # increasing order. Distances are scanned fast as |z|^2 - 2 z.p + |p|^2 (one
-    # matrix-vector product), then the few records near each decision (the farthest, the
-    # k-th nearest) are re-measured as the plain sum of squared differences, and ties
-    # go to the lowest record index: the groups are exactly those of a plain MDAV.
-    Z = np.ascontiguousarray(X)
-    ids = np.arange(n)
-    z_sq = np.einsum("ij,ij->i", Z, Z)
-    tol = 1e-9 * (1.0 + float(z_sq.max()))  # far above the rounding error of the scan
-    alive = np.ones(n, dtype=bool)
-    remaining = n
-    group = 0
-
-    def scan(p: np.ndarray) -> np.ndarray:
-        return z_sq - 2.0 * (Z @ p) + p @ p
-
-    def exact(rows: np.ndarray, p: np.ndarray) -> np.ndarray:
-        return ((Z[rows] - p) ** 2).sum(axis=1)
-
-    def farthest(p: np.ndarray, d: np.ndarray) -> int:
-        d = np.where(alive, d, -np.inf)
-        cand = np.flatnonzero(d >= d.max() - 2 * tol)
-        return int(cand[np.argmax(exact(cand, p))])
-
-    def take(p: np.ndarray, d: np.ndarray) -> None:
-        # the k nearest alive records (ties to the lowest index) become one group
-        nonlocal remaining, group
-        if k < remaining:
-            d = np.where(alive, d, np.inf)
-            v = d[np.argpartition(d, k - 1)[:k]].max()
-            cand = np.flatnonzero(d <= v + 2 * tol)
-            near = cand[np.lexsort((cand, exact(cand, p)))[:k]]
-        else:
-            near = np.flatnonzero(alive)
-        labels[ids[near]] = group
-        alive[near] = False
-        remaining -= len(near)
-        group += 1
-
-    def compact() -> None:
-        nonlocal Z, ids, alive, z_sq
-        Z, ids, z_sq = Z[alive], ids[alive], z_sq[alive]
-        alive = np.ones(len(Z), dtype=bool)
-
-    while remaining >= 3 * k:
-        if remaining < 0.6 * len(Z):
-            compact()
-        c = Z[alive].mean(axis=0)
-        r = farthest(c, scan(c))
-        pr = Z[r].copy()
-        dr = scan(pr)  # used twice: for s and for r's group
-        s = farthest(pr, dr)
-        take(pr, dr)
-        if not alive[s]:  # only on exact distance ties: the farthest left from r
-            s = farthest(pr, dr)
-        ps = Z[s].copy()
-        take(ps, scan(ps))
-    if remaining >= 2 * k:
-        c = Z[alive].mean(axis=0)
-        r = farthest(c, scan(c))
-        pr = Z[r].copy()
-        take(pr, scan(pr))
-    if remaining > 0:
-        labels[ids[alive]] = group
-    return labels
+    k = group_size(len(X), k=k, n_clusters=n_clusters)
+    return _MdavGrouping(X, k).run()
 
 
 def microaggregate(X, labels) -> tuple[np.ndarray, np.ndarray]:
@@ -351,6 +371,78 @@ def idp_kmeans_scale(m: int, epsilon_per_iteration: float) -> float:
     return 2.0 * (m + 1) / epsilon_per_iteration
 
 
+def _cluster_count(n: int, *, n_clusters: int | None, k: int | None) -> int:
+    """a, the number of IDP-KMeans clusters: ``n_clusters``, or n // k."""
+    if n_clusters is None:
+        a = max(1, n // group_size(n, k=k))
+    else:
+        if k is not None:
+            raise ValueError("give exactly one of n_clusters or k.")
+        a = check_positive_int(n_clusters, name="n_clusters")
+    if a > n:
+        raise ValueError(f"n_clusters ({a}) cannot exceed the number of records ({n}).")
+    return a
+
+
+def _initial_centres(
+    init, U: np.ndarray, a: int, *, lo: np.ndarray, span: np.ndarray,
+    rng: np.random.Generator, ledger: PrivacyLedger,
+) -> np.ndarray:
+    """IDP-KMeans's a initial centres in [0, 1] units, from ``init`` (see :func:`idp_kmeans`);
+    canopy centres mark ``ledger`` not DP."""
+    m = U.shape[1]
+    if isinstance(init, str) and init == "uniform":
+        return rng.random((a, m))
+    if isinstance(init, str) and init == "canopy":
+        centres = _canopy_centres(U, a, rng)
+        ledger.mark_not_dp("IDP-KMeans with canopy initial centres is not differentially private: the "
+                           "canopies are computed on the raw records and steer every later step.")
+        return centres
+    if isinstance(init, str):
+        raise ValueError(f"init must be 'uniform', 'canopy' or an array of centres, got {init!r}.")
+    C0 = np.asarray(init, dtype=np.float64)
+    if C0.shape != (a, m) or not np.all(np.isfinite(C0)):
+        raise ValueError(f"init centres must be a finite array of shape ({a}, {m}).")
+    return np.clip((C0 - lo) / span, 0.0, 1.0)
+
+
+def _nearest_centres(U: np.ndarray, u_sq: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Index of the nearest centre (row of ``C``) to each row of ``U``, in blocks of rows."""
+    n = len(U)
+    out = np.empty(n, dtype=np.int64)
+    c_sq = np.einsum("ij,ij->i", C, C)
+    for s in range(0, n, 8192):
+        d = u_sq[s:s + 8192, None] - 2 * U[s:s + 8192] @ C.T + c_sq[None, :]
+        out[s:s + 8192] = np.argmin(d, axis=1)
+    return out
+
+
+def _noisy_lloyd(
+    U: np.ndarray, centres: np.ndarray, eps_t: float, *, iterations: int,
+    noise: np.random.Generator, ledger: PrivacyLedger,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """IDP-KMeans's Lloyd iterations, each spending ``eps_t`` on noisy counts and sums.
+
+    Returns the last iteration's labels, the final centres (in [0, 1] units) and the last
+    noisy counts and sums.
+    """
+    a, m = centres.shape
+    scale = idp_kmeans_scale(m, eps_t)
+    u_sq = np.einsum("ij,ij->i", U, U)
+    for it in range(iterations):
+        labels = _nearest_centres(U, u_sq, centres)
+        counts = np.bincount(labels, minlength=a).astype(float)
+        sums = np.zeros((a, m))
+        np.add.at(sums, labels, U)
+        noisy_counts = counts + noise.laplace(0.0, scale, size=a)
+        noisy_sums = sums + noise.laplace(0.0, scale, size=sums.shape)
+        centres = np.clip(noisy_sums / np.maximum(noisy_counts, 1.0)[:, None], 0.0, 1.0)
+        ledger.spend(eps_t, label=(
+            f"iteration {it}: noisy counts and sums of all {a} clusters, one vector with L1 "
+            f"sensitivity 2(m + 1) = {2 * (m + 1)} under replacement, Laplace scale {scale:.4g}"))
+    return labels, centres, noisy_counts, noisy_sums
+
+
 def idp_kmeans(
     X,
     n_clusters: int | None = None,
@@ -398,14 +490,7 @@ def idp_kmeans(
     """
     X = check_matrix(X)
     n, m = X.shape
-    if n_clusters is None:
-        a = max(1, n // group_size(n, k=k))
-    else:
-        if k is not None:
-            raise ValueError("give exactly one of n_clusters or k.")
-        a = check_positive_int(n_clusters, name="n_clusters")
-    if a > n:
-        raise ValueError(f"n_clusters ({a}) cannot exceed the number of records ({n}).")
+    a = _cluster_count(n, n_clusters=n_clusters, k=k)
     eps = check_epsilon(epsilon)
     iterations = check_positive_int(iterations, name="iterations")
     rng = check_random_state(random_state)
@@ -413,43 +498,11 @@ def idp_kmeans(
     span = np.where(hi > lo, hi - lo, 1.0)
     U = np.clip((X - lo) / span, 0.0, 1.0) * (hi > lo)  # [0, 1] units, clipped
     ledger = PrivacyLedger()
-    if isinstance(init, str) and init == "uniform":
-        centres = rng.random((a, m))
-    elif isinstance(init, str) and init == "canopy":
-        centres = _canopy_centres(U, a, rng)
-        ledger.mark_not_dp("IDP-KMeans with canopy initial centres is not differentially private: the "
-                           "canopies are computed on the raw records and steer every later step.")
-    elif isinstance(init, str):
-        raise ValueError(f"init must be 'uniform', 'canopy' or an array of centres, got {init!r}.")
-    else:
-        C0 = np.asarray(init, dtype=np.float64)
-        if C0.shape != (a, m) or not np.all(np.isfinite(C0)):
-            raise ValueError(f"init centres must be a finite array of shape ({a}, {m}).")
-        centres = np.clip((C0 - lo) / span, 0.0, 1.0)
+    centres = _initial_centres(init, U, a, lo=lo, span=span, rng=rng, ledger=ledger)
     noise = noise_generator(rng, "IDP-KMeans", repr(float(eps)))
-    eps_t = eps / iterations
-    scale = idp_kmeans_scale(m, eps_t)
-    u_sq = np.einsum("ij,ij->i", U, U)
-
-    def assign(C: np.ndarray) -> np.ndarray:
-        out = np.empty(n, dtype=np.int64)
-        c_sq = np.einsum("ij,ij->i", C, C)
-        for s in range(0, n, 8192):
-            d = u_sq[s:s + 8192, None] - 2 * U[s:s + 8192] @ C.T + c_sq[None, :]
-            out[s:s + 8192] = np.argmin(d, axis=1)
-        return out
-
-    for it in range(iterations):
-        labels = assign(centres)
-        counts = np.bincount(labels, minlength=a).astype(float)
-        sums = np.zeros((a, m))
-        np.add.at(sums, labels, U)
-        noisy_counts = counts + noise.laplace(0.0, scale, size=a)
-        noisy_sums = sums + noise.laplace(0.0, scale, size=sums.shape)
-        centres = np.clip(noisy_sums / np.maximum(noisy_counts, 1.0)[:, None], 0.0, 1.0)
-        ledger.spend(eps_t, label=(
-            f"iteration {it}: noisy counts and sums of all {a} clusters, one vector with L1 "
-            f"sensitivity 2(m + 1) = {2 * (m + 1)} under replacement, Laplace scale {scale:.4g}"))
+    labels, centres, noisy_counts, noisy_sums = _noisy_lloyd(
+        U, centres, eps / iterations, iterations=iterations, noise=noise, ledger=ledger
+    )
     if source == "unit":
         ledger.assume("Attributes are taken to lie in [0, 1] (public bounds: the caller scaled them); "
                       "values outside are clipped.")

@@ -78,6 +78,116 @@ def som_fitness(
     return float(1.0 / (1.0 + err.mean()))
 
 
+def _leaps_per_memeplex(n_frogs: int, n_memeplexes: int, local_steps: int | None) -> int:
+    """Leaps per memeplex per shuffle, after checking that the frogs deal into equal
+    memeplexes of at least 2."""
+    if n_frogs % n_memeplexes:
+        raise ValueError(
+            f"n_frogs ({n_frogs}) must be a multiple of n_memeplexes ({n_memeplexes}) so that "
+            "every memeplex holds the same number of frogs."
+        )
+    q = n_frogs // n_memeplexes
+    if q < 2:
+        raise ValueError("each memeplex needs at least 2 frogs; lower n_memeplexes.")
+    return q if local_steps is None else check_positive_int(local_steps, name="local_steps")
+
+
+class _FrogSearch:
+    """One frog search of :func:`sfla_initial_weights`: the fitness sample, the
+    neighbourhood, the data's scale for new frogs, the random source and the count of
+    fitness evaluations."""
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        *,
+        rows: int,
+        cols: int,
+        sample_size: int,
+        sigma: float,
+        max_step: float | None,
+        topology: str,
+        rng: np.random.Generator,
+    ) -> None:
+        n, d = X.shape
+        self.rows, self.cols, self.d = rows, cols, d
+        self.K = rows * cols
+        self.rng = rng
+        self.max_step = max_step
+        self.sample = (
+            X if n <= sample_size else X[np.sort(rng.choice(n, size=sample_size, replace=False))]
+        )
+        self.x_sq = np.einsum("ij,ij->i", self.sample, self.sample)
+        h = neighbourhood(grid_sq_distances(grid_coordinates(rows, cols, topology)), sigma, None)
+        h /= h.sum(axis=1, keepdims=True)
+        self.h = h
+        self.centre = X.mean(axis=0)
+        self.spread = X.std(axis=0)
+        self.spread[self.spread == 0] = 1e-3
+        self.evaluations = 0
+
+    def new_frog(self) -> np.ndarray:
+        """A random frog (Eq. 8): standard normal draws, placed on the data's scale."""
+        return self.centre + self.rng.standard_normal((self.K, self.d)) * self.spread
+
+    def fit(self, frog: np.ndarray) -> float:
+        """The frog's fitness (:func:`som_fitness` on the sample), counted."""
+        self.evaluations += 1
+        return som_fitness(frog, self.sample, self.h, self.x_sq)
+
+    def leap(self, worst: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """The worst frog moved a random part of the way toward ``target`` (Eq. 10-11)."""
+        step = self.rng.random() * (target - worst)  # Eq. 10: D = rand() (X_b - X_w)
+        if self.max_step is not None:
+            np.clip(step, -self.max_step, self.max_step, out=step)
+        return worst + step  # Eq. 11
+
+    def shuffle_round(
+        self, frogs: np.ndarray, fitness: np.ndarray, n_memeplexes: int, steps: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One global iteration: sort the frogs, deal them into memeplexes and, ``steps``
+        times in each, replace the worst frog by a leap toward the memeplex's best, else
+        toward the global best, else by a new frog."""
+        order = np.argsort(-fitness, kind="stable")
+        frogs, fitness = frogs[order], fitness[order]
+        g = 0  # global best after sorting
+        for m in range(n_memeplexes):
+            members = np.arange(m, len(frogs), n_memeplexes)  # dealt like cards
+            for _ in range(steps):
+                local = members[np.argsort(-fitness[members], kind="stable")]
+                b, w = local[0], local[-1]
+                cand = self.leap(frogs[w], frogs[b])
+                f_cand = self.fit(cand)
+                if f_cand <= fitness[w]:
+                    cand = self.leap(frogs[w], frogs[g])
+                    f_cand = self.fit(cand)
+                if f_cand <= fitness[w]:
+                    cand = self.new_frog()
+                    f_cand = self.fit(cand)
+                frogs[w], fitness[w] = cand, f_cand
+                if f_cand > fitness[g]:
+                    g = w
+        return frogs, fitness
+
+    def run(self, *, n_frogs: int, n_memeplexes: int, steps: int, iterations: int) -> SFLAResult:
+        """The search from ``n_frogs`` random frogs over ``iterations`` shuffles."""
+        frogs = np.stack([self.new_frog() for _ in range(n_frogs)])
+        fitness = np.array([self.fit(f) for f in frogs])
+        best_hist = [fitness.max()]
+        mean_hist = [fitness.mean()]
+        for _ in range(iterations):
+            frogs, fitness = self.shuffle_round(frogs, fitness, n_memeplexes, steps)
+            best_hist.append(fitness.max())
+            mean_hist.append(fitness.mean())
+        best = int(np.argmax(fitness))
+        return SFLAResult(
+            weights=frogs[best].reshape(self.rows, self.cols, self.d).copy(),
+            best_fitness=np.asarray(best_hist),
+            mean_fitness=np.asarray(mean_hist),
+            evaluations=self.evaluations,
+        )
+
+
 def sfla_initial_weights(
     X,
     *,
@@ -134,78 +244,11 @@ def sfla_initial_weights(
     n_memeplexes = check_positive_int(n_memeplexes, name="n_memeplexes")
     iterations = check_positive_int(iterations, name="iterations", minimum=0)
     sample_size = check_positive_int(sample_size, name="sample_size")
-    if n_frogs % n_memeplexes:
-        raise ValueError(
-            f"n_frogs ({n_frogs}) must be a multiple of n_memeplexes ({n_memeplexes}) so that "
-            "every memeplex holds the same number of frogs."
-        )
-    q = n_frogs // n_memeplexes
-    if q < 2:
-        raise ValueError("each memeplex needs at least 2 frogs; lower n_memeplexes.")
-    steps = q if local_steps is None else check_positive_int(local_steps, name="local_steps")
+    steps = _leaps_per_memeplex(n_frogs, n_memeplexes, local_steps)
     if not sigma > 0:
         raise ValueError(f"sigma must be greater than 0, got {sigma}.")
     rng = check_random_state(random_state)
-
-    n, d = X.shape
-    K = rows * cols
-    sample = X if n <= sample_size else X[np.sort(rng.choice(n, size=sample_size, replace=False))]
-    x_sq = np.einsum("ij,ij->i", sample, sample)
-    h = neighbourhood(grid_sq_distances(grid_coordinates(rows, cols, topology)), sigma, None)
-    h /= h.sum(axis=1, keepdims=True)
-    centre = X.mean(axis=0)
-    spread = X.std(axis=0)
-    spread[spread == 0] = 1e-3
-
-    def new_frog() -> np.ndarray:
-        # Eq. 8: standard normal draws, placed on the data's scale
-        return centre + rng.standard_normal((K, d)) * spread
-
-    evaluations = 0
-
-    def fit(frog: np.ndarray) -> float:
-        nonlocal evaluations
-        evaluations += 1
-        return som_fitness(frog, sample, h, x_sq)
-
-    frogs = np.stack([new_frog() for _ in range(n_frogs)])
-    fitness = np.array([fit(f) for f in frogs])
-    best_hist = [fitness.max()]
-    mean_hist = [fitness.mean()]
-
-    def leap(worst: np.ndarray, target: np.ndarray) -> np.ndarray:
-        step = rng.random() * (target - worst)  # Eq. 10: D = rand() (X_b - X_w)
-        if max_step is not None:
-            np.clip(step, -max_step, max_step, out=step)
-        return worst + step  # Eq. 11
-
-    for _ in range(iterations):
-        order = np.argsort(-fitness, kind="stable")
-        frogs, fitness = frogs[order], fitness[order]
-        g = 0  # global best after sorting
-        for m in range(n_memeplexes):
-            members = np.arange(m, n_frogs, n_memeplexes)  # dealt like cards
-            for _ in range(steps):
-                local = members[np.argsort(-fitness[members], kind="stable")]
-                b, w = local[0], local[-1]
-                cand = leap(frogs[w], frogs[b])
-                f_cand = fit(cand)
-                if f_cand <= fitness[w]:
-                    cand = leap(frogs[w], frogs[g])
-                    f_cand = fit(cand)
-                if f_cand <= fitness[w]:
-                    cand = new_frog()
-                    f_cand = fit(cand)
-                frogs[w], fitness[w] = cand, f_cand
-                if f_cand > fitness[g]:
-                    g = w
-        best_hist.append(fitness.max())
-        mean_hist.append(fitness.mean())
-
-    best = int(np.argmax(fitness))
-    return SFLAResult(
-        weights=frogs[best].reshape(rows, cols, d).copy(),
-        best_fitness=np.asarray(best_hist),
-        mean_fitness=np.asarray(mean_hist),
-        evaluations=evaluations,
-    )
+    search = _FrogSearch(X, rows=rows, cols=cols, sample_size=sample_size, sigma=sigma,
+                         max_step=max_step, topology=topology, rng=rng)
+    return search.run(n_frogs=n_frogs, n_memeplexes=n_memeplexes, steps=steps,
+                      iterations=iterations)
