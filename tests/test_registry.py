@@ -1,0 +1,232 @@
+"""Every method the app offers has a page, a reproduction, a ledger and an audit case.
+
+One row of :data:`METHODS` per paper package ``core/<paper>``: the pages that show it
+(``dashboard/views/*.py``, listed in ``dashboard/app.py``'s navigation), the estimator
+whose fit (and publish) leaves a :class:`core.mechanisms.PrivacyLedger` in ``ledger_``,
+and the audit-case builders of :mod:`core.audit_cases` that the page's "Privacy audit"
+panel runs. Reproductions are found through :func:`core.cli.reproductions`. Adding a
+paper, a page or an audit case without its row makes a test here fail (see
+docs/newcomers.md). Fast: tiny fits only, no page is run.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ------------------------------------------------------------------ tiny fits, one per paper
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _fit_cdp() -> Any:
+    from core.cdp import CDPLogisticRegression
+
+    X = _rng().normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    return CDPLogisticRegression(epsilon=1.0, noise_method=1, sensitivity=1.0, epochs=1,
+                                 random_state=0).fit(X, y)
+
+
+def _fit_imposter() -> Any:
+    from core.imposter import ImposterSynthesizer
+
+    rng = _rng()
+    frame = pd.DataFrame({"a": rng.choice(["x", "y"], 40), "b": rng.normal(size=40),
+                          "s": rng.choice(["m", "f"], 40)})
+    return ImposterSynthesizer(epochs=1, batch_size=20, latent_dim=4, hidden=(8,), disc_hidden=(8,),
+                               random_state=0).fit(frame, sensitive="s", implicit=["a"])
+
+
+def _sskm_frame() -> pd.DataFrame:
+    rng = _rng()
+    return pd.DataFrame({"age": rng.normal(40, 10, 40), "hours": rng.normal(40, 5, 40),
+                         "sex": rng.integers(0, 2, 40).astype(float)})
+
+
+def _fit_sskm() -> Any:
+    from core.sskm import SSKMDP
+
+    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), rows=2, cols=2, init="random", iterations=1000,
+                 random_state=0).fit(_sskm_frame())
+    pub.publish(random_state=0)  # the ledger is the release's
+    return pub
+
+
+# ------------------------------------------------------------------ the registry
+@dataclass(frozen=True)
+class Method:
+    """What one paper package brings to the app.
+
+    views : the page files (``dashboard/views/<name>.py``) that show the paper.
+    estimator : the public name (in ``core.<paper>.__all__``) whose fit leaves ``ledger_``.
+    fit : a tiny fit (and publish) of that estimator; returns the fitted object.
+    is_dp : what that tiny fit's ledger says (``PrivacyLedger.is_dp``).
+    audit_cases : names of builders in :mod:`core.audit_cases` for the paper's mechanisms.
+    """
+
+    views: tuple[str, ...]
+    estimator: str
+    fit: Callable[[], Any]
+    is_dp: bool
+    audit_cases: tuple[str, ...]
+
+
+METHODS: dict[str, Method] = {
+    "cdp": Method(views=("correlations", "dc_fbfs", "cdp_lr", "publishing"),
+                  estimator="CDPLogisticRegression", fit=_fit_cdp, is_dp=True,
+                  audit_cases=("cdp_lr_case", "count_query_case")),
+    "imposter": Method(views=("imposter",), estimator="ImposterSynthesizer", fit=_fit_imposter,
+                       is_dp=False, audit_cases=("krr_case",)),
+    "sskm": Method(views=("sskm",), estimator="SSKMDP", fit=_fit_sskm, is_dp=True,
+                   audit_cases=("sskm_sound_case", "sskm_paper_case")),
+}
+#: pages that show no paper's method
+SHARED_VIEWS = ("data",)
+
+REPRODUCTION_KWARGS = {"data_dir", "quick", "random_state", "progress"}
+
+
+# ------------------------------------------------------------------ helpers
+def _navigation() -> dict[str, list[str]]:
+    """The app's navigation, read from dashboard/app.py: {section: [view stem, ...]}."""
+    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PAGES" for t in node.targets)
+                and isinstance(node.value, ast.Dict)):
+            nav = {}
+            for key, pages in zip(node.value.keys, node.value.values):
+                paths = [call.args[0].value for call in ast.walk(pages)
+                         if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "Page"]
+                nav[key.value] = [Path(p).stem for p in paths if p.startswith("views/")]
+            return nav
+    raise AssertionError("dashboard/app.py has no PAGES = {section: [st.Page(...)]} for st.navigation")
+
+
+def _nav_views() -> list[str]:
+    return [v for views in _navigation().values() for v in views]
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every ``module.name`` that ``from module import name`` in ``path`` brings in."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
+            for a in n.names}
+
+
+# ------------------------------------------------------------------ every paper package has a row
+def test_every_paper_package_has_a_row():
+    packages = {p.parent.name for p in (ROOT / "core").glob("*/reproduce.py")}
+    assert packages == set(METHODS)
+
+
+def test_every_page_in_the_navigation_shows_a_method_or_is_shared():
+    claimed = [v for m in METHODS.values() for v in m.views] + list(SHARED_VIEWS)
+    assert sorted(_nav_views()) == sorted(claimed)
+
+
+def test_every_view_file_is_in_the_navigation():
+    files = sorted(p.stem for p in (ROOT / "dashboard" / "views").glob("*.py") if not p.stem.startswith("_"))
+    assert files == sorted(_nav_views())
+
+
+# ------------------------------------------------------------------ per paper
+@pytest.mark.parametrize("paper", sorted(METHODS))
+def test_paper_has_pages_in_the_navigation(paper):
+    nav = _nav_views()
+    for view in METHODS[paper].views:
+        assert (ROOT / "dashboard" / "views" / f"{view}.py").is_file(), view
+        assert view in nav, f"views/{view}.py is not listed in dashboard/app.py's PAGES"
+
+
+@pytest.mark.parametrize("paper", sorted(METHODS))
+def test_paper_has_a_registered_reproduction(paper):
+    from core.cli import _REPRODUCTION_MODULES, reproductions
+
+    module = f"core.{paper}.reproduce"
+    assert module in _REPRODUCTION_MODULES, f"add {module} to core/cli.py's _REPRODUCTION_MODULES"
+    own = importlib.import_module(module).REPRODUCTIONS
+    assert own, f"{module}.REPRODUCTIONS is empty"
+    registry = reproductions()
+    for name, fn in own.items():
+        assert registry.get(name) is fn, f"'{name}' is not reachable through `pux reproduce`"
+        params = set(inspect.signature(fn).parameters)
+        assert REPRODUCTION_KWARGS <= params, f"{name} lacks {sorted(REPRODUCTION_KWARGS - params)}"
+
+
+@pytest.mark.parametrize("paper", sorted(METHODS))
+def test_paper_estimator_leaves_a_privacy_ledger(paper):
+    from core.mechanisms import PrivacyLedger
+
+    method = METHODS[paper]
+    package = importlib.import_module(f"core.{paper}")
+    assert method.estimator in package.__all__, f"core.{paper} does not export {method.estimator}"
+    fitted = method.fit()
+    assert type(fitted).__name__ == method.estimator
+    assert isinstance(fitted.ledger_, PrivacyLedger)
+    assert fitted.ledger_.is_dp is method.is_dp
+    if not method.is_dp:
+        assert fitted.ledger_.not_dp_reasons, "a release without a guarantee says why"
+
+
+@pytest.mark.parametrize("paper", sorted(METHODS))
+def test_paper_has_audit_cases_that_its_pages_use(paper):
+    import core.audit_cases as cases
+
+    method = METHODS[paper]
+    assert method.audit_cases, f"{paper} names no audit case"
+    cached = _imported_names(ROOT / "dashboard" / "cached" / f"{paper}.py")
+    for name in method.audit_cases:
+        assert name in cases.__all__ and callable(getattr(cases, name)), name
+        assert f"core.audit_cases.{name}" in cached, f"dashboard/cached/{paper}.py does not build {name}"
+    pages = [(ROOT / "dashboard" / "views" / f"{v}.py").read_text(encoding="utf-8") for v in method.views]
+    assert any("audit_panel(" in text for text in pages), f"no page of {paper} draws an audit panel"
+
+
+def test_every_audit_case_belongs_to_a_paper():
+    import core.audit_cases as cases
+
+    builders = {n for n in cases.__all__ if n.endswith("_case") and n != "run_case"}
+    assert builders == {c for m in METHODS.values() for c in m.audit_cases}
+
+
+def test_an_audit_case_claims_what_the_ledger_reports():
+    """The cheap builders give an AuditCase whose claim is the mechanism's ledger total."""
+    from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, krr_case, sskm_sound_case
+
+    X = _rng().normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    built = {
+        "cdp_lr_case": cdp_lr_case(X, y, sensitivity=1.0, epsilon=1.0),
+        "count_query_case": count_query_case([True, False] * 4, sensitivity=2.0, epsilon=0.5),
+        "krr_case": krr_case(["a", "b", "c"], epsilon=2.0),
+        "sskm_sound_case": sskm_sound_case(_fit_sskm(), _sskm_frame(), epsilon=1.0),
+    }
+    claims = {name: case.claimed_epsilon for name, case in built.items()}
+    assert all(isinstance(case, AuditCase) for case in built.values())
+    assert claims == {"cdp_lr_case": 1.0, "count_query_case": 0.5, "krr_case": 2.0, "sskm_sound_case": 1.0}
+
+
+# ------------------------------------------------------------------ pages' tests know every page
+def test_every_page_has_a_load_test():
+    from tests.dashboard.test_app_shell import PAGES
+
+    assert sorted(PAGES) == sorted(_nav_views())
+
+
+def test_every_page_with_settings_is_in_the_navigation_and_the_settings_test():
+    from dashboard.settings import PAGE_SETTINGS
+    from tests.dashboard.test_settings import MOVES
+
+    assert set(PAGE_SETTINGS) <= set(_nav_views())
+    assert set(MOVES) == set(PAGE_SETTINGS), "tests/dashboard/test_settings.py MOVES needs a row per page"
