@@ -22,6 +22,7 @@ from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, encode
 from core.experiments import summarize, sweep
+from core.progress import Progress, report, stage
 from core.validation import DataError, RandomState, check_random_state, spawn_seed
 
 __all__ = [
@@ -72,6 +73,7 @@ def prepare_schemes(
     tc: float = 40.0,
     test_size: float = 0.2,
     random_state: RandomState = None,
+    progress: Progress | None = None,
 ) -> SchemeSetup:
     """Split the data, run DC-FBFS on the training part and compute each scheme's sensitivity.
 
@@ -87,6 +89,8 @@ def prepare_schemes(
         Share of records held out for accuracy.
     random_state : int, Generator or None
         Seeds the split and DC-FBFS.
+    progress : callable(fraction, message), optional
+        Told each step of DC-FBFS and the sensitivities (:mod:`core.progress`).
     """
     if dataset.label is None:
         raise DataError("Choose a label column: the schemes train a classifier.")
@@ -105,7 +109,7 @@ def prepare_schemes(
     rm = record_matrix(dataset)
     sel = dc_fbfs(
         rm.X[train], labels[train], rm.names, tc=tc, threshold=threshold, measure=measure,
-        random_state=rng,
+        random_state=rng, progress=stage(progress, 0.0, 0.92, "Feature selection"),
     )
     columns = {
         "Non-private": list(rm.names),
@@ -115,11 +119,14 @@ def prepare_schemes(
     }
     reports: dict[str, dict[str, float]] = {}
     cache: dict[tuple[str, ...], dict[str, float]] = {}
-    for scheme, cols in columns.items():
+    for i, (scheme, cols) in enumerate(columns.items()):
         key = tuple(cols)
         if key not in cache:
             pos = [rm.names.index(c) for c in cols]
-            rep = correlated_sensitivity(rm.X[np.ix_(train, pos)], measure=measure, threshold=threshold)
+            rep = correlated_sensitivity(
+                rm.X[np.ix_(train, pos)], measure=measure, threshold=threshold,
+                progress=stage(progress, 0.92 + 0.02 * i, 0.94 + 0.02 * i, f"Sensitivity of {scheme}"),
+            )
             cache[key] = {"CS": rep.correlated, "GS": rep.group}
         reports[scheme] = cache[key]
     sensitivity = {
@@ -128,6 +135,7 @@ def prepare_schemes(
         "Zhang": reports["Zhang"]["CS"],
         "Proposed": reports["Proposed"]["CS"],
     }
+    report(progress, 1.0, "Schemes ready")
     return SchemeSetup(
         dataset, train, test, labels, sel, columns, sensitivity, reports, measure, threshold
     )

@@ -12,6 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from core.cdp.sensitivity import drop_one_correlations
+from core.progress import Progress, report, stage
 from core.validation import (
     DataError,
     RandomState,
@@ -119,16 +120,38 @@ def traversal_accuracy(
     estimator: Any = None,
     cv: int = 3,
     random_state: RandomState = None,
+    progress: Progress | None = None,
 ) -> list[float]:
-    """Cross-validated accuracy of ``estimator`` on each column subset (one shuffled split)."""
+    """Cross-validated accuracy of ``estimator`` on each column subset (one shuffled split);
+    ``progress`` (:mod:`core.progress`) is told each subset done."""
     rng = check_random_state(random_state)
     est = LogisticRegression(solver="newton-cholesky") if estimator is None else estimator
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=spawn_seed(rng) % (2**32))
     out = []
-    for cols in subsets:
+    for i, cols in enumerate(subsets):
+        report(progress, i / len(subsets), f"subset {i + 1} of {len(subsets)}")
         scores = cross_val_score(clone(est), X[:, list(cols)], y, cv=folds, scoring="accuracy")
         out.append(float(scores.mean()))
     return out
+
+
+def _check_inputs(X: Any, y: Any, names: Sequence[str], tc: Any, cv: Any
+                  ) -> tuple[np.ndarray, np.ndarray, list[str], float, int]:
+    """DC-FBFS's inputs checked: X as a float matrix, names as str, tc and cv as numbers."""
+    X = check_matrix(X)
+    y = np.asarray(y)
+    names = [str(n) for n in names]
+    if X.shape[1] != len(names):
+        raise ValueError(f"X must have one column per name, got {X.shape[1]} columns and {len(names)} names.")
+    if len(y) != len(X):
+        raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
+    if len(np.unique(y)) < 2:
+        raise DataError("The label has a single class; feature selection needs two or more.")
+    tc = _check_tc(tc)
+    cv = check_positive_int(cv, name="cv", minimum=2)
+    if np.unique(y, return_counts=True)[1].min() < cv:
+        raise DataError(f"Every class needs at least {cv} records for {cv}-fold accuracy.")
+    return X, y, names, tc, cv
 
 
 def dc_fbfs(
@@ -143,6 +166,7 @@ def dc_fbfs(
     estimator: Any = None,
     n_estimators: int = 100,
     random_state: RandomState = None,
+    progress: Progress | None = None,
 ) -> DCFBFSResult:
     """Data-correlation based forward-backward feature selection (Algorithm 1).
 
@@ -172,39 +196,33 @@ def dc_fbfs(
     random_state : int, Generator or None
         Seeds the forest and the two traversals' fold splits (each traversal has its own
         split, so the two lists can disagree as in the paper's Fig. 3).
+    progress : callable(fraction, message), optional
+        Told each step (:mod:`core.progress`); raising from it stops the selection.
 
     Returns
     -------
     DCFBFSResult
     """
-    X = check_matrix(X)
-    y = np.asarray(y)
-    names = [str(n) for n in names]
-    if X.shape[1] != len(names):
-        raise ValueError(f"X must have one column per name, got {X.shape[1]} columns and {len(names)} names.")
-    if len(y) != len(X):
-        raise ValueError(f"X has {len(X)} rows but y has {len(y)}.")
-    if len(np.unique(y)) < 2:
-        raise DataError("The label has a single class; feature selection needs two or more.")
-    tc = _check_tc(tc)
-    cv = check_positive_int(cv, name="cv", minimum=2)
-    if np.unique(y, return_counts=True)[1].min() < cv:
-        raise DataError(f"Every class needs at least {cv} records for {cv}-fold accuracy.")
+    X, y, names, tc, cv = _check_inputs(X, y, names, tc, cv)
     rng = check_random_state(random_state)
     m = len(names)
 
+    # shares of the time each step takes (measured on Adult: forest 22 %, C(x) 48 %, traversals 25 %)
+    report(progress, 0.0, "Forest importance")
     importance = feature_importance(X, y, n_estimators=n_estimators, random_state=rng)
-    full, without = drop_one_correlations(X, measure=measure, threshold=threshold)
+    full, without = drop_one_correlations(X, measure=measure, threshold=threshold,
+                                          progress=stage(progress, 0.22, 0.72))
     dc = np.abs(full - without)
     order_idx = list(np.argsort(-importance, kind="stable"))
     order = [names[i] for i in order_idx]
 
     forward = traversal_accuracy(
-        X, y, [order_idx[:k] for k in range(1, m + 1)], estimator=estimator, cv=cv, random_state=rng
+        X, y, [order_idx[:k] for k in range(1, m + 1)], estimator=estimator, cv=cv, random_state=rng,
+        progress=stage(progress, 0.72, 0.86, "Forward traversal"),
     )
     backward = traversal_accuracy(
         X, y, [order_idx[: m + 1 - k] for k in range(1, m + 1)], estimator=estimator, cv=cv,
-        random_state=rng,
+        random_state=rng, progress=stage(progress, 0.86, 1.0, "Backward traversal"),
     )
     k1 = int(np.argmax(forward)) + 1
     k2 = int(np.argmax(backward)) + 1
@@ -214,6 +232,7 @@ def dc_fbfs(
     F_c_del = [n for n, d in zip(names, dc) if d < tc]
     F_del = [n for n in names if n in fb_del and n in set(F_c_del)]
     selected = [n for n in names if n not in set(F_del)]
+    report(progress, 1.0, "Feature selection done")
     return DCFBFSResult(
         names=names,
         importance=importance,

@@ -25,6 +25,7 @@ from core.data import Dataset, ordinal_codes
 from core.experiments import summarize, sweep
 from core.mechanisms import PrivacyLedger, laplace
 from core.metrics import count_query_mae
+from core.progress import Progress, report, stage
 from core.validation import DataError, RandomState, check_positive_int, check_random_state
 
 __all__ = [
@@ -147,13 +148,15 @@ def prepare_publishing(
     n_queries: int = 200,
     selection: DCFBFSResult | None = None,
     random_state: RandomState = None,
+    progress: Progress | None = None,
 ) -> PublishingSetup:
     """Select features (DC-FBFS; needs the dataset's label), draw queries, compute answers.
 
     Group publishes every attribute with GS; Zhang the importance-selected attributes with
     CS; Proposed the DC-FBFS attributes with CS. ``measure`` sets the record correlation
     of CS (GS always counts Pearson-correlated records: the Group scheme involves no
-    similarity measure beyond deciding who is correlated).
+    similarity measure beyond deciding who is correlated). ``progress`` (:mod:`core.progress`)
+    is told each step.
     """
     if dataset.label is None:
         raise DataError("Choose a label column: DC-FBFS selects attributes for a classifier.")
@@ -161,24 +164,29 @@ def prepare_publishing(
     rm = record_matrix(dataset)
     y = dataset.frame[dataset.label].astype(str).to_numpy()
     sel = selection if selection is not None else dc_fbfs(
-        rm.X, y, rm.names, tc=tc, threshold=threshold, measure=measure, random_state=rng
+        rm.X, y, rm.names, tc=tc, threshold=threshold, measure=measure, random_state=rng,
+        progress=stage(progress, 0.0, 0.85, "Feature selection"),
     )
     columns = {"Group": list(rm.names), "Zhang": sel.importance_selected, "Proposed": sel.selected}
 
-    def sens(cols: list[str], meas: str, kind: str) -> float:
-        pos = [rm.names.index(c) for c in cols]
-        rep = correlated_sensitivity(rm.X[:, pos], measure=meas, threshold=threshold)
+    def sens(scheme: str, meas: str, kind: str, step: int) -> float:
+        pos = [rm.names.index(c) for c in columns[scheme]]
+        rep = correlated_sensitivity(rm.X[:, pos], measure=meas, threshold=threshold,
+                                     progress=stage(progress, 0.85 + 0.04 * step, 0.89 + 0.04 * step,
+                                                    f"Sensitivity of {scheme}"))
         return rep.correlated if kind == "CS" else rep.group
 
     sensitivity = {
-        "Group": sens(columns["Group"], "pearson", "GS"),
-        "Zhang": sens(columns["Zhang"], measure, "CS"),
-        "Proposed": sens(columns["Proposed"], measure, "CS"),
+        "Group": sens("Group", "pearson", "GS", 0),
+        "Zhang": sens("Zhang", measure, "CS", 1),
+        "Proposed": sens("Proposed", measure, "CS", 2),
     }
+    report(progress, 0.97, "Answering the queries")
     queries = random_range_queries(dataset, n_queries=n_queries, random_state=rng)
     coded = _coded(dataset)
     true_original = answer_counts(coded, queries, coded.columns)
     true_reduced = {s: answer_counts(coded, queries, cols) for s, cols in columns.items()}
+    report(progress, 1.0, "Queries answered")
     return PublishingSetup(
         queries, columns, sensitivity, true_original, true_reduced, sel, measure, threshold
     )

@@ -12,6 +12,7 @@ import numpy as np
 
 from core.correlation.records import SensitivityReport, correlated_sensitivity
 from core.data import Dataset, encode
+from core.progress import Progress, stage
 from core.validation import DataError
 
 __all__ = ["RecordMatrix", "record_matrix", "dataset_sensitivity", "drop_one_correlations"]
@@ -66,9 +67,13 @@ def dataset_sensitivity(
 
 
 def drop_one_correlations(
-    X: np.ndarray, *, measure: str = "pearson", threshold: float = 0.8
+    X: np.ndarray, *, measure: str = "pearson", threshold: float = 0.8,
+    progress: Progress | None = None,
 ) -> tuple[float, np.ndarray]:
     """C(x) and C(x without attribute k) for every attribute k (step 1 of Algorithm 1).
+
+    ``progress`` (:mod:`core.progress`) is told each pass over the records (one per
+    attribute, plus the full table's).
 
     Returns
     -------
@@ -77,12 +82,17 @@ def drop_one_correlations(
         (0 when no column would be left).
     """
     X = np.asarray(X, dtype=np.float64)
-    full = correlated_sensitivity(X, measure=measure, threshold=threshold).data_correlation
-    without = np.zeros(X.shape[1])
-    if X.shape[1] > 1:
-        for k in range(X.shape[1]):
+    m = X.shape[1]
+    passes = 1 + (m if m > 1 else 0)
+    full = correlated_sensitivity(X, measure=measure, threshold=threshold,
+                                  progress=stage(progress, 0.0, 1.0 / passes, "C(x)")).data_correlation
+    without = np.zeros(m)
+    if m > 1:
+        for k in range(m):
             rest = np.delete(X, k, axis=1)
             without[k] = correlated_sensitivity(
-                rest, measure=measure, threshold=threshold
+                rest, measure=measure, threshold=threshold,
+                progress=stage(progress, (k + 1) / passes, (k + 2) / passes,
+                               f"C(x) without attribute {k + 1} of {m}"),
             ).data_correlation
     return full, without

@@ -10,6 +10,7 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
+from core.progress import Progress, report
 from core.validation import DataError, RandomState
 
 __all__ = ["attribute_association"]
@@ -17,7 +18,7 @@ __all__ = ["attribute_association"]
 _METHODS = ("pearson", "nmi", "mic")
 
 
-def _nmi_matrix(frame: pd.DataFrame, bins: int) -> np.ndarray:
+def _nmi_matrix(frame: pd.DataFrame, bins: int, progress: Progress | None = None) -> np.ndarray:
     """Normalised mutual information of every column pair; numbers quantile-binned."""
     from sklearn.metrics import normalized_mutual_info_score
 
@@ -33,6 +34,7 @@ def _nmi_matrix(frame: pd.DataFrame, bins: int) -> np.ndarray:
     width = len(labels)
     out = np.eye(width)
     for i in range(width):
+        report(progress, i / width, f"attribute {i + 1} of {width}")
         for j in range(i + 1, width):
             out[i, j] = out[j, i] = normalized_mutual_info_score(labels[i], labels[j])
     return out
@@ -49,11 +51,12 @@ def _pearson_matrix(codes: np.ndarray) -> np.ndarray:
     return np.clip(values, 0.0, 1.0)
 
 
-def _mic_matrix(codes: np.ndarray, max_rows: int | None, random_state: RandomState) -> np.ndarray:
+def _mic_matrix(codes: np.ndarray, max_rows: int | None, random_state: RandomState,
+                progress: Progress | None = None) -> np.ndarray:
     """MIC of every column pair, on at most ``max_rows`` rows."""
     width = codes.shape[1]
     pairs = [(i, j) for i in range(width) for j in range(i + 1, width)]
-    mics = mic_pairs(codes, pairs, max_rows=max_rows, random_state=random_state)
+    mics = mic_pairs(codes, pairs, max_rows=max_rows, random_state=random_state, progress=progress)
     values = np.eye(width)
     for (i, j), value in zip(pairs, mics):
         values[i, j] = values[j, i] = value
@@ -67,6 +70,7 @@ def attribute_association(
     max_rows: int | None = 2000,
     bins: int = 10,
     random_state: RandomState = 0,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Association between every pair of attributes (columns) of ``frame``.
 
@@ -86,6 +90,8 @@ def attribute_association(
         NMI only: quantile bins for numeric columns with more distinct values.
     random_state : int, Generator or None
         Draws the MIC row sample.
+    progress : callable(fraction, message), optional
+        Told each MIC pair or NMI attribute done (:mod:`core.progress`).
 
     Returns
     -------
@@ -102,12 +108,12 @@ def attribute_association(
         raise DataError("Association needs at least 4 rows and one column.")
     names = list(frame.columns)
     if method == "nmi":
-        values = _nmi_matrix(frame, bins)
+        values = _nmi_matrix(frame, bins, progress)
     else:
         # infinite numbers were always passed through here (unlike mic_connections)
         codes = frame_codes(frame, allow_infinite=True)
         if method == "pearson":
             values = _pearson_matrix(codes)
         else:
-            values = _mic_matrix(codes, max_rows, random_state)
+            values = _mic_matrix(codes, max_rows, random_state, progress)
     return pd.DataFrame(values, index=names, columns=names)

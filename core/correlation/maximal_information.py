@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 from joblib import Parallel, delayed
 
+from core.progress import Progress, report
 from core.validation import RandomState, check_random_state
 
 __all__ = ["mic", "mic_pairs"]
@@ -56,6 +57,7 @@ def mic_pairs(
     max_rows: int | None = None,
     n_jobs: int = 1,
     random_state: RandomState = None,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """MIC for each (i, j) column pair of ``X``, optionally on a row sample, in parallel.
 
@@ -74,13 +76,19 @@ def mic_pairs(
         Worker processes (joblib); pairs are independent.
     random_state : int, Generator or None
         Draws the row sample.
+    progress : callable(fraction, message), optional
+        Told each pair done when ``n_jobs`` is 1 (:mod:`core.progress`).
     """
     X = np.asarray(X, dtype=np.float64)
     if max_rows is not None and len(X) > max_rows:
         rng = check_random_state(random_state)
         X = X[np.sort(rng.choice(len(X), size=max_rows, replace=False))]
     if n_jobs == 1 or len(pairs) < 2:
-        return np.array([mic(X[:, i], X[:, j], alpha=alpha, c=c) for i, j in pairs])
+        out = []
+        for k, (i, j) in enumerate(pairs):
+            report(progress, k / len(pairs), f"pair {k + 1} of {len(pairs)}")
+            out.append(mic(X[:, i], X[:, j], alpha=alpha, c=c))
+        return np.array(out)
     values = Parallel(n_jobs=n_jobs)(
         delayed(mic)(X[:, i], X[:, j], alpha=alpha, c=c) for i, j in pairs
     )

@@ -7,14 +7,17 @@ whole, except by :func:`record_correlation` for small samples.
 """
 from __future__ import annotations
 
+import itertools
 import numbers
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from core.progress import Progress
 from core.threads import blas_limit
 from core.validation import DataError, check_matrix, check_positive_int
 
@@ -209,12 +212,16 @@ def _prepare(X: Any, measure: Any, threshold: Any, block_rows: Any) -> tuple[_Ke
 
 
 def _stripe_sums(
-    kernel: _Kernel, n: int, block: int, row_starts: Sequence[int]
+    kernel: _Kernel, n: int, block: int, row_starts: Sequence[int],
+    on_block: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-record sums and counts of delta_ij (i != j) over the blocks of ``row_starts``."""
+    """Per-record sums and counts of delta_ij (i != j) over the blocks of ``row_starts``
+    (``on_block()`` is called before each block: progress, and a chance to stop)."""
     sums = np.zeros(n)
     counts = np.zeros(n, dtype=np.int64)
     for i0, i1, j0, j1 in _iter_blocks(n, block, row_starts):
+        if on_block is not None:
+            on_block()
         rows, cols, values = kernel.block(i0, i1, j0, j1)
         if len(rows):
             sums[i0:i1] += np.bincount(rows - i0, weights=values, minlength=i1 - i0)
@@ -224,12 +231,31 @@ def _stripe_sums(
     return sums, counts
 
 
+def _block_counter(n: int, block: int, progress: Progress | None) -> Callable[[], None] | None:
+    """A thread-safe ``on_block`` that reports the share of the upper triangle's blocks done."""
+    if progress is None:
+        return None
+    starts = len(range(0, n, block))
+    total = starts * (starts + 1) // 2
+    done = itertools.count()
+    lock = threading.Lock()
+
+    def on_block() -> None:
+        with lock:
+            k = next(done)
+        if k % 8 == 0:  # often enough to stop quickly, rarely enough to cost nothing
+            progress(k / total, f"block {k + 1} of {total}")
+
+    return on_block
+
+
 def correlated_sensitivity(
     X: Any,
     *,
     measure: str = "pearson",
     threshold: float = 0.8,
     block_rows: int | None = None,
+    progress: Progress | None = None,
 ) -> SensitivityReport:
     """Correlated (CS) and group (GS) sensitivity of a count query on the records of ``X``.
 
@@ -253,6 +279,8 @@ def correlated_sensitivity(
         more records as correlated, so the sensitivity and the noise grow.
     block_rows : int, optional
         Rows per block (default 1024). Memory is about block_rows^2 * 4 bytes.
+    progress : callable(fraction, message), optional
+        Told the share of blocks done (:mod:`core.progress`); raising from it stops the pass.
 
     Returns
     -------
@@ -263,9 +291,11 @@ def correlated_sensitivity(
     row_starts = list(range(0, n, block))
     workers = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, 4, len(row_starts)))
 
+    on_block = _block_counter(n, block, progress)
+
     def stripe(worker: int) -> tuple[np.ndarray, np.ndarray]:
         # worker w takes every workers-th block row: the upper triangle's work is balanced
-        return _stripe_sums(kernel, n, block, row_starts[worker::workers])
+        return _stripe_sums(kernel, n, block, row_starts[worker::workers], on_block)
 
     # one BLAS thread per worker; numpy releases the GIL in the products and the passes
     with blas_limit(1):

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from sklearn.metrics import f1_score, normalized_mutual_info_score
-from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
 
 from core.data import Dataset
 from core.imposter.classifiers import (
@@ -32,6 +33,7 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
+from core.progress import Progress, report, stage
 from core.validation import (
     DataError,
     RandomState,
@@ -138,7 +140,8 @@ def _is_numeric(frame: pd.DataFrame, col: str) -> bool:
 
 
 def nmi_scores(
-    frame: pd.DataFrame, sensitive: str, *, bins: int = 10, columns: Sequence[str] | None = None
+    frame: pd.DataFrame, sensitive: str, *, bins: int = 10, columns: Sequence[str] | None = None,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """NMI (and the printed Eq. 7 ratio) of every column with ``sensitive``.
 
@@ -153,6 +156,8 @@ def nmi_scores(
         overstate it on small tables).
     columns : sequence of str, optional
         Attributes to score (default: all but ``sensitive``).
+    progress : callable(fraction, message), optional
+        Told each attribute scored (:mod:`core.progress`).
     """
     check_positive_int(bins, name="bins", minimum=2)
     if sensitive not in frame.columns:
@@ -160,7 +165,8 @@ def nmi_scores(
     cols = [c for c in (frame.columns if columns is None else columns) if c != sensitive]
     s_codes = discretize(frame[sensitive], bins=bins, numeric=False)
     rows = []
-    for col in cols:
+    for i, col in enumerate(cols):
+        report(progress, i / max(len(cols), 1), f"attribute {i + 1} of {len(cols)}")
         numeric = _is_numeric(frame, col)
         x = discretize(frame[col], bins=bins, numeric=numeric)
         rows.append(
@@ -177,17 +183,50 @@ def nmi_scores(
 
 def _cv_score(
     frame: pd.DataFrame, sensitive: str, columns: Sequence[str], *, classifier: str,
-    metric: str, folds: int, rng: np.random.Generator,
+    metric: str, folds: int, rng: np.random.Generator, progress: Progress | None = None,
 ) -> float:
+    """tau: the attacker's cross-validated accuracy or macro F1 from ``columns``."""
     X = prepare_frame(frame, columns)
     y, _ = encode_target(frame[sensitive].astype(object).where(frame[sensitive].notna(), "(missing)"))
     model = make_classifier(classifier, X, list(columns), random_state=rng)
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-    with few_threads():
-        pred = cross_val_predict(model, X, y, cv=cv)
+    pred = np.empty_like(y)
+    with few_threads():  # cross_val_predict's folds, one by one so each can be reported
+        for k, (train, test) in enumerate(cv.split(X, y)):
+            report(progress, k / folds, f"fold {k + 1} of {folds}")
+            fitted = clone(model).fit(_take(X, train), y[train])
+            pred[test] = fitted.predict(_take(X, test))
     if metric == "accuracy":
         return float((pred == y).mean())
     return float(f1_score(y, pred, average="macro"))
+
+
+def _take(X: Any, rows: np.ndarray) -> Any:
+    """Rows of a frame or an array by position."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+def _check_sensitive(frame: pd.DataFrame, sensitive: str, folds: int) -> pd.Series:
+    """The value counts of ``sensitive``, checked: 2 to 20 values, each in ``folds`` rows."""
+    if sensitive not in frame.columns:
+        raise DataError(f"The sensitive column '{sensitive}' is not in the data.")
+    counts = frame[sensitive].value_counts(dropna=True)
+    if len(counts) < 2:
+        raise DataError(
+            f"The sensitive column '{sensitive}' has a single value, so nothing can leak "
+            "about it; choose another column."
+        )
+    if len(counts) > 20:
+        raise DataError(
+            f"The sensitive column '{sensitive}' has {len(counts)} distinct values; "
+            "implicit-privacy detection needs a categorical attribute (20 values at most)."
+        )
+    if counts.min() < folds:
+        raise DataError(
+            f"The value '{counts.idxmin()}' of '{sensitive}' occurs only {counts.min()} "
+            f"times; each value needs at least {folds} rows for the cross-validated check."
+        )
+    return counts
 
 
 def detect_implicit(
@@ -203,6 +242,7 @@ def detect_implicit(
     folds: int = 3,
     max_rows: int | None = 20_000,
     random_state: RandomState = 0,
+    progress: Progress | None = None,
 ) -> DetectionResult:
     """Find the (theta, beta)-implicit privacy attributes for ``sensitive`` (Algorithm 1).
 
@@ -233,6 +273,8 @@ def detect_implicit(
         Rows used for tau (a seeded subsample; NMI always uses every row).
     random_state : int, Generator or None
         Seeds the subsample, the folds and the classifier.
+    progress : callable(fraction, message), optional
+        Told each attribute's NMI and each fold of the attacker (:mod:`core.progress`).
     """
     if isinstance(frame, Dataset):
         frame = frame.frame
@@ -247,28 +289,11 @@ def detect_implicit(
     if classifier not in CLASSIFIERS:
         raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}.")
     folds = check_positive_int(folds, name="folds", minimum=2)
-    if sensitive not in frame.columns:
-        raise DataError(f"The sensitive column '{sensitive}' is not in the data.")
-    s = frame[sensitive]
-    counts = s.value_counts(dropna=True)
-    if len(counts) < 2:
-        raise DataError(
-            f"The sensitive column '{sensitive}' has a single value, so nothing can leak "
-            "about it; choose another column."
-        )
-    if len(counts) > 20:
-        raise DataError(
-            f"The sensitive column '{sensitive}' has {len(counts)} distinct values; "
-            "implicit-privacy detection needs a categorical attribute (20 values at most)."
-        )
-    if counts.min() < folds:
-        raise DataError(
-            f"The value '{counts.idxmin()}' of '{sensitive}' occurs only {counts.min()} "
-            f"times; each value needs at least {folds} rows for the cross-validated check."
-        )
+    counts = _check_sensitive(frame, sensitive, folds)
     rng = check_random_state(random_state)
     columns = [c for c in frame.columns if c != sensitive and c not in set(exclude)]
-    scores = nmi_scores(frame, sensitive, bins=bins, columns=columns)
+    scores = nmi_scores(frame, sensitive, bins=bins, columns=columns,
+                        progress=stage(progress, 0.0, 0.2, "NMI with the sensitive attribute"))
     scores["candidate"] = scores["nmi"] >= theta
     candidates = tuple(scores.loc[scores["candidate"], "attribute"])
     majority = float(counts.max() / counts.sum())
@@ -279,7 +304,7 @@ def detect_implicit(
             idx = rng.choice(len(work), size=max_rows, replace=False)
             work = work.iloc[np.sort(idx)]
         tau = _cv_score(work, sensitive, candidates, classifier=classifier, metric=metric,
-                        folds=folds, rng=rng)
+                        folds=folds, rng=rng, progress=stage(progress, 0.2, 1.0, "The attacker's check"))
     implicit = candidates if candidates and tau >= beta else ()
     return DetectionResult(
         sensitive=sensitive, scores=scores, theta=theta, beta=beta, candidates=candidates,

@@ -50,6 +50,7 @@ from core.data.encoding import ordinal_codes
 from core.mechanisms import PrivacyLedger
 from core.metrics import mse as _mse
 from core.metrics import record_linkage as _record_linkage
+from core.progress import Progress, report, stage
 from core.release import display_seed
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult, mic_connections
 from core.sskm.som import SelfOrganizingMap
@@ -470,7 +471,7 @@ class SSKMDP:
 
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, *, connections: ConnectionResult | None = None,
-            holdout_index=None) -> "SSKMDP":
+            holdout_index=None, progress: Progress | None = None) -> "SSKMDP":
         """Cluster the records and find the protected attributes (no noise yet).
 
         Parameters
@@ -485,6 +486,8 @@ class SSKMDP:
         holdout_index : array_like of int, optional
             Sound mode: row positions to hold out instead of a random ``holdout`` share
             (the caller declares those rows public).
+        progress : callable(fraction, message), optional
+            Told the map's training draws and the MIC step (:mod:`core.progress`).
         """
         check_epsilon(self.epsilon)
         check_probability(self.cs_threshold, name="cs_threshold")
@@ -496,16 +499,16 @@ class SSKMDP:
         if mode == "paper":
             if holdout_index is not None:
                 raise ValueError("holdout_index is for mode='sound'; the paper's mode holds nothing out.")
-            return self._fit_paper(frame, sens, connections)
-        return self._fit_sound(frame, sens, connections, holdout_index)
+            return self._fit_paper(frame, sens, connections, progress)
+        return self._fit_sound(frame, sens, connections, holdout_index, progress)
 
-    def _fit_paper(self, frame, sens, connections) -> "SSKMDP":
+    def _fit_paper(self, frame, sens, connections, progress=None) -> "SSKMDP":
         self.table_ = ScaledTable(frame, bounds=self.bounds)
         X = self.table_.X
         self.holdout_index_ = np.empty(0, dtype=np.int64)
         self.published_index_ = np.arange(len(X))
         self.som_index_ = np.arange(len(X))
-        self.som_ = self._som(len(X)).fit(X)
+        self.som_ = self._som(len(X)).fit(X, progress=stage(progress, 0.0, 0.8, "Training the map"))
         self.labels_ = self.som_.labels_
         self.clusters_, inverse, counts = np.unique(self.labels_, return_inverse=True, return_counts=True)
         self._inverse = inverse.reshape(-1)
@@ -514,10 +517,11 @@ class SSKMDP:
         np.add.at(sums, self._inverse, X)
         self.centres_ = sums / counts[:, None]  # Eq. 18
         self._counts = counts
+        report(progress, 0.8, "Measuring connections (MIC)")
         self.connections_ = self._connections(frame, sens, connections)
         return self
 
-    def _fit_sound(self, frame, sens, connections, holdout_index) -> "SSKMDP":
+    def _fit_sound(self, frame, sens, connections, holdout_index, progress=None) -> "SSKMDP":
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
         n = len(frame)
@@ -543,7 +547,7 @@ class SSKMDP:
         self.holdout_frame_ = holdout_frame
         self.table_ = ScaledTable(frame, reference=holdout_frame, bounds=self.bounds)
         X = self.table_.X
-        self.som_ = self._som(len(hold)).fit(X[hold])
+        self.som_ = self._som(len(hold)).fit(X[hold], progress=stage(progress, 0.0, 0.8, "Training the map"))
         self.labels_ = self.som_.predict(X[published])
         K = self.rows * self.cols
         self.clusters_ = np.arange(K)
@@ -555,6 +559,7 @@ class SSKMDP:
         self._inverse = self.labels_
         self.cluster_sizes_ = {int(c): int(k) for c, k in zip(self.clusters_, counts)}
         self.centres_ = sums / np.maximum(counts, 1)[:, None]
+        report(progress, 0.8, "Measuring connections (MIC)")
         self.connections_ = self._connections(holdout_frame, sens, connections)
         return self
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from core.progress import Progress, report
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
 from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
@@ -179,13 +180,14 @@ class SelfOrganizingMap:
         cut = None if self.cutoff is None else max(self.cutoff * sigma_t, self._min_cut)
         return neighbourhood(self._sq[winners], sigma_t, cut)
 
-    def fit(self, X, y=None) -> "SelfOrganizingMap":
-        """Train the map on ``X`` (n, d); ``y`` is ignored."""
+    def fit(self, X, y=None, *, progress: Progress | None = None) -> "SelfOrganizingMap":
+        """Train the map on ``X`` (n, d); ``y`` is ignored. ``progress``
+        (:mod:`core.progress`) is told the share of training draws done."""
         # the products in a training step are small: one BLAS thread is faster than many
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit(X)
+            return self._fit(X, progress)
 
-    def _fit(self, X) -> "SelfOrganizingMap":
+    def _fit(self, X, progress: Progress | None = None) -> "SelfOrganizingMap":
         self._check_params()
         X = check_matrix(X)
         rng = check_random_state(self.random_state)
@@ -217,8 +219,12 @@ class SelfOrganizingMap:
                 history["sigma"].append(float(sig))
 
         record(0, W)
+        report(progress, 0.0, "initial weights chosen")
+        every = max(1, T // 100)
         if self.method == "online":
             for t in range(T):
+                if t % every == 0:
+                    report(progress, t / T, f"draw {t:,} of {T:,}")
                 x = X[order[t]]
                 diff = x - W
                 c = int(np.argmin(np.einsum("ij,ij->i", diff, diff)))
@@ -228,6 +234,8 @@ class SelfOrganizingMap:
         else:
             B = self.batch_size
             for start in range(0, T, B):
+                if start // B % max(1, every // B) == 0:
+                    report(progress, start / T, f"draw {start:,} of {T:,}")
                 idx = order[start:start + B]
                 xb = X[idx]
                 c = np.argmin(bmu_distances(xb, W), axis=1)

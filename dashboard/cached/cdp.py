@@ -1,8 +1,10 @@
 """Cached calls into core for the paper-000 pages (Correlations, DC-FBFS, CDP-LR, Publishing).
 
 Keyed on the dataset's content fingerprint and the parameters; bounded by max_entries and
-ttl. Results that the slider path reads many times (scheme setups) are cache_resource
-objects, shared read-only, so a slider move does not copy them.
+ttl. The setup steps (DC-FBFS, sensitivities over all records, the schemes and the
+publishing setups) are :class:`~dashboard.cached.sweeps.Sweep` descriptions that the page
+runs with :func:`dashboard.components.jobs.setup_view`: a session's job with progress and
+time left, whose finished result is shared read-only (a slider move does not copy it).
 """
 from __future__ import annotations
 
@@ -21,9 +23,11 @@ from core.cdp.sensitivity import record_matrix
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
 from core.experiments import summarize
+from core.progress import Progress, stage
 from core.release import display_seed
 from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
+from dashboard.charts import number
 
 
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
@@ -31,19 +35,31 @@ def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
     return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
 
 
-@st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner="Computing attribute association...")
-def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) -> pd.DataFrame:
-    """Attribute x attribute association (Pearson, NMI or MIC) of the features."""
-    return attribute_association(
-        dataset.frame[list(dataset.features)], method=method, max_rows=max_rows, random_state=seed
-    )
+def _association(progress: Progress, *, dataset: Dataset, method: str, max_rows: int | None,
+                 seed: int) -> pd.DataFrame:
+    return attribute_association(dataset.frame[list(dataset.features)], method=method, max_rows=max_rows,
+                                 random_state=seed, progress=progress)
 
 
-@st.cache_data(max_entries=32, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner="Computing CS and GS over all records...")
-def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str, threshold: float) -> SensitivityReport:
-    """CS and GS of ``dataset`` on ``columns`` (all features when None)."""
+def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) -> Sweep:
+    """Attribute x attribute association (Pearson, NMI or MIC) of the features (a setup job)."""
+    key = ("association", dataset.fingerprint(), method, max_rows, int(seed))
+    return Sweep(key, _association, dict(dataset=dataset, method=method, max_rows=max_rows, seed=int(seed)),
+                 {"mic": "Computing MIC of every attribute pair", "nmi": "Computing NMI of every attribute pair"}
+                 .get(method, "Computing attribute association"), in_process=True)
+
+
+def _sensitivity(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...] | None, measure: str,
+                 threshold: float) -> SensitivityReport:
     rm = record_matrix(dataset, columns=columns)
-    return correlated_sensitivity(rm.X, measure=measure, threshold=threshold)
+    return correlated_sensitivity(rm.X, measure=measure, threshold=threshold, progress=progress)
+
+
+def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str, threshold: float) -> Sweep:
+    """CS and GS of ``dataset`` on ``columns`` (all features when None), as a setup job."""
+    key = ("sensitivity", dataset.fingerprint(), columns, measure, float(threshold))
+    return Sweep(key, _sensitivity, dict(dataset=dataset, columns=columns, measure=measure, threshold=float(threshold)),
+                 "Computing CS and GS over all records", in_process=True)
 
 
 @st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
@@ -58,32 +74,73 @@ def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, see
     return M[np.ix_(order, order)]
 
 
-@st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
-def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> DCFBFSResult:
-    """DC-FBFS on the whole dataset (T_c applied later with ``with_tc``)."""
+def _selection(progress: Progress, *, dataset: Dataset, threshold: float, measure: str, seed: int) -> DCFBFSResult:
     rm = record_matrix(dataset)
     y = dataset.frame[dataset.label].astype(str).to_numpy()
-    return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed)
+    return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed,
+                   progress=progress)
 
 
-@st.cache_data(max_entries=32, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
-def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], threshold: float, measure: str) -> pd.DataFrame:
-    """GS and CS after deleting each named feature set (Table 2 of paper 000)."""
+def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> Sweep:
+    """DC-FBFS on the whole dataset (T_c applied later with ``with_tc``), as a setup job."""
+    key = ("selection", dataset.fingerprint(), float(threshold), measure, int(seed))
+    return Sweep(key, _selection, dict(dataset=dataset, threshold=float(threshold), measure=measure, seed=int(seed)),
+                 "Running DC-FBFS (forest importance, C(x) without each feature, traversals)", in_process=True)
+
+
+def deleted_sets(res: DCFBFSResult) -> pd.DataFrame:
+    """Table 1 of paper 000: each deleted set of a DC-FBFS result, its size and members."""
+    return pd.DataFrame([
+        {"set": "F_fb_del (traversals)", "n": len(res.F_fb_del), "features": ", ".join(res.F_fb_del) or "none"},
+        {"set": "F_c_del (DC < T_c)", "n": len(res.F_c_del), "features": ", ".join(res.F_c_del) or "none"},
+        {"set": "F_del = intersection", "n": len(res.F_del), "features": ", ".join(res.F_del) or "none"},
+        {"set": "selected F'", "n": len(res.selected), "features": ", ".join(res.selected)},
+    ])
+
+
+def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The feature sets of Table 2 (none, F_fb_del, F_c_del, F_del), leaving out any that
+    would delete every feature."""
+    sets = (("none", ()), ("F_fb_del", tuple(res.F_fb_del)), ("F_c_del", tuple(res.F_c_del)),
+            ("F_del", tuple(res.F_del)))
+    return tuple((k, v) for k, v in sets if len(v) < len(res.names))
+
+
+def _stage_sensitivities(progress: Progress, *, dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...],
+                         threshold: float, measure: str) -> pd.DataFrame:
     rows = []
-    for label, deleted in sets:
+    for i, (label, deleted) in enumerate(sets):
         cols = tuple(c for c in dataset.features if c not in set(deleted))
-        rep = sensitivity(dataset, cols, measure, threshold)
+        rep = _sensitivity(stage(progress, i / len(sets), (i + 1) / len(sets), f"deleting {label}"),
+                           dataset=dataset, columns=cols, measure=measure, threshold=threshold)
         rows.append({"features deleted": label, "deleted": ", ".join(deleted) or "none",
                      "GS": rep.group, "CS": rep.correlated})
     return pd.DataFrame(rows)
 
 
-@st.cache_resource(max_entries=8, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
-def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int) -> tuple[SchemeSetup, dict]:
-    """Split, DC-FBFS and the sensitivity of each scheme, plus each scheme's matrices."""
-    setup = prepare_schemes(dataset, threshold=threshold, measure=measure, tc=tc, random_state=seed)
-    mats = {s: setup.matrices(s) for s in setup.columns}
-    return setup, mats
+def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], threshold: float,
+                        measure: str) -> Sweep:
+    """GS and CS after deleting each named feature set (Table 2 of paper 000), as a setup job."""
+    key = ("stages", dataset.fingerprint(), tuple(sets), float(threshold), measure)
+    return Sweep(key, _stage_sensitivities, dict(dataset=dataset, sets=tuple(sets), threshold=float(threshold),
+                                                 measure=measure),
+                 "Computing CS and GS of each feature set", in_process=True)
+
+
+def _schemes(progress: Progress, *, dataset: Dataset, threshold: float, measure: str, tc: float,
+             seed: int) -> tuple[SchemeSetup, dict]:
+    setup = prepare_schemes(dataset, threshold=threshold, measure=measure, tc=tc, random_state=seed,
+                            progress=progress)
+    return setup, {s: setup.matrices(s) for s in setup.columns}
+
+
+def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int) -> Sweep:
+    """Split, DC-FBFS and the sensitivity of each scheme, plus each scheme's matrices (a
+    setup job whose result is ``(SchemeSetup, {scheme: matrices})``)."""
+    key = ("schemes", dataset.fingerprint(), float(threshold), measure, float(tc), int(seed))
+    return Sweep(key, _schemes, dict(dataset=dataset, threshold=float(threshold), measure=measure, tc=float(tc),
+                                     seed=int(seed)),
+                 "Selecting features and computing sensitivities", in_process=True)
 
 
 def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repetitions: int) -> list[int]:
@@ -148,16 +205,16 @@ def _curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, 
     return summary.reset_index(drop=True)
 
 
-def curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
-           epsilons: tuple[float, ...], noise_method: int, preset: str, repetitions: int) -> Sweep:
+def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], noise_method: int,
+           preset: str, repetitions: int, seed: int) -> Sweep:
     """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job).
 
-    Each point is :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars
-    and the curve agree wherever the slider sits on the grid.
+    ``schemes`` is the setup step (:func:`schemes`) and ``ready`` its result. Each point is
+    :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars and the curve
+    agree wherever the slider sits on the grid.
     """
-    setup, mats = schemes(dataset, threshold, measure, tc, seed)
-    key = ("curves", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, noise_method,
-           preset, repetitions)
+    setup, mats = ready
+    key = ("curves", schemes.key, tuple(epsilons), int(noise_method), preset, int(repetitions), int(seed))
     return Sweep(key, _curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons), noise_method=int(noise_method),
                                     preset=preset, repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping epsilon")
@@ -169,21 +226,42 @@ def _method_curves(progress, *, setup: SchemeSetup, epsilons: tuple[float, ...],
                         random_state=seed, progress=progress)[0]
 
 
-def method_curves(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
-                  epsilons: tuple[float, ...], preset: str, repetitions: int) -> Sweep:
+def method_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], preset: str,
+                  repetitions: int, seed: int) -> Sweep:
     """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme; a sweep job)."""
-    setup, _ = schemes(dataset, threshold, measure, tc, seed)
-    key = ("methods", dataset.fingerprint(), threshold, measure, tc, seed, epsilons, preset, repetitions)
-    return Sweep(key, _method_curves, dict(setup=setup, epsilons=tuple(epsilons), preset=preset,
+    key = ("methods", schemes.key, tuple(epsilons), preset, int(repetitions), int(seed))
+    return Sweep(key, _method_curves, dict(setup=ready[0], epsilons=tuple(epsilons), preset=preset,
                                            repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping the noise methods")
 
 
-@st.cache_resource(max_entries=8, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
-def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int) -> PublishingSetup:
-    """Queries, answers, selection and sensitivities of the publishing schemes."""
-    return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc,
-                              n_queries=n_queries, random_state=seed)
+def _publishing(progress: Progress, *, dataset: Dataset, measure: str, threshold: float, tc: float,
+                n_queries: int, seed: int) -> PublishingSetup:
+    return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc, n_queries=n_queries,
+                              random_state=seed, progress=progress)
+
+
+def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int) -> Sweep:
+    """Queries, answers, selection and sensitivities of the publishing schemes (a setup job)."""
+    key = ("publishing", dataset.fingerprint(), measure, float(threshold), float(tc), int(n_queries), int(seed))
+    return Sweep(key, _publishing, dict(dataset=dataset, measure=measure, threshold=float(threshold), tc=float(tc),
+                                        n_queries=int(n_queries), seed=int(seed)),
+                 f"Selecting features and drawing queries ({measure})", in_process=True)
+
+
+def sensitivity_rows(setups: dict[str, PublishingSetup]) -> pd.DataFrame:
+    """Each scheme's sensitivity and attribute count, for the measures of ``setups``
+    (measure -> setup); with two measures the schemes are named "Proposed (pearson)" and so
+    on, and Group, which counts Pearson-correlated records whatever the measure, appears once."""
+    both = len(setups) > 1
+    rows = []
+    for m, setup in setups.items():
+        for scheme, value in setup.sensitivity.items():
+            if both and scheme == "Group" and m != "pearson":
+                continue
+            rows.append({"scheme": scheme if not both or scheme == "Group" else f"{scheme} ({m})",
+                         "sensitivity": number(value), "attributes": len(setup.columns[scheme])})
+    return pd.DataFrame(rows)
 
 
 def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
@@ -192,7 +270,7 @@ def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons:
     frames = []
     for i, (m, setup) in enumerate(setups):
         s = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget, random_state=seed,
-                      progress=partial(_scaled, progress, i, len(setups)))[0]
+                      progress=stage(progress, i / len(setups), (i + 1) / len(setups)))[0]
         if len(setups) > 1:
             s = s[(s["scheme"] != "Group") | (i == 0)]
             s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
@@ -200,23 +278,20 @@ def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons:
     return pd.concat(frames, ignore_index=True)
 
 
-def mae(dataset: Dataset, measures: tuple[str, ...], threshold: float, tc: float, n_queries: int,
-        seed: int, epsilons: tuple[float, ...], repetitions: int, budget: str = "per_query") -> Sweep:
+def mae(setups: dict[str, tuple[Sweep, PublishingSetup]], *, epsilons: tuple[float, ...], repetitions: int,
+        budget: str = "per_query", seed: int) -> Sweep:
     """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid, for each record-correlation
-    measure in ``measures`` (a sweep job; epsilon read as ``budget`` says).
+    measure in ``setups`` (measure -> its setup step and result; a sweep job; epsilon read
+    as ``budget`` says).
 
     With two measures the schemes are named "Proposed (pearson)" and so on, and Group (which
     does not depend on the measure) appears once.
     """
-    setups = tuple((m, publishing(dataset, m, threshold, tc, n_queries, seed)) for m in measures)
-    key = ("mae", dataset.fingerprint(), tuple(measures), threshold, tc, n_queries, seed, epsilons,
-           repetitions, budget)
-    return Sweep(key, _mae, dict(setups=setups, epsilons=tuple(epsilons), repetitions=int(repetitions),
-                                 budget=budget, seed=int(seed)), "Answering the queries")
-
-
-def _scaled(progress, part: int, parts: int, fraction: float, message: str) -> None:
-    progress((part + fraction) / parts, message)
+    key = ("mae", tuple(step.key for step, _ in setups.values()), tuple(epsilons), int(repetitions), budget,
+           int(seed))
+    return Sweep(key, _mae, dict(setups=tuple((m, ready) for m, (_, ready) in setups.items()),
+                                 epsilons=tuple(epsilons), repetitions=int(repetitions), budget=budget,
+                                 seed=int(seed)), "Answering the queries")
 
 
 def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_method: int,

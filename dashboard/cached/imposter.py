@@ -1,7 +1,7 @@
 """Cached calls into core.imposter for the IMPOSTER page (paper 002).
 
-Detection is ``st.cache_data`` (keyed on the dataset's fingerprint, the parameters and
-the seed); the evaluation (Table 1) and the kRR curve are sweep jobs
+Detection is a setup job (keyed on the dataset's fingerprint, the parameters and the
+seed; :func:`dashboard.components.jobs.setup_view`); the evaluation (Table 1) and the kRR curve are sweep jobs
 (:mod:`dashboard.cached.sweeps`). Training runs as a session-owned job in the
 bounded pool of :mod:`dashboard.cached.jobs`, so the page can draw its curves live and
 stop it: :class:`TrainingJob` holds the per-iteration events. Running jobs are never
@@ -15,10 +15,10 @@ from collections import OrderedDict
 from typing import Any
 
 import pandas as pd
-import streamlit as st
 
 from core.audit_cases import AuditCase, krr_case
 from core.data import Dataset
+from core.progress import Progress
 from core.imposter import (
     FIG7_EPSILONS,
     ImposterSynthesizer,
@@ -26,20 +26,26 @@ from core.imposter import (
     evaluate_settings,
     krr_sweep,
 )
-from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.jobs import BackgroundJob, run_in_child
 from dashboard.cached.sweeps import Sweep
 
 
-@st.cache_data(max_entries=16, ttl=TTL, show_spinner="Measuring what each attribute says about the sensitive one...",
-               hash_funcs=HASH_FUNCS)
-def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
-              metric: str, bins: int, seed: int, exclude: tuple[str, ...] = ()):
-    """:func:`core.imposter.detect_implicit` on the dataset without the ``exclude`` columns
-    (the page leaves the label out unless the user lets it be rewritten)."""
+def _detection(progress: Progress, *, dataset: Dataset, sensitive: str, theta: float, beta: float,
+               classifier: str, metric: str, bins: int, seed: int, exclude: tuple[str, ...]):
     frame = dataset.frame.drop(columns=[c for c in exclude if c in dataset.frame.columns and c != sensitive])
-    return detect_implicit(frame, sensitive, theta=theta, beta=beta,
-                           classifier=classifier, metric=metric, bins=bins, random_state=seed)
+    return detect_implicit(frame, sensitive, theta=theta, beta=beta, classifier=classifier, metric=metric,
+                           bins=bins, random_state=seed, progress=progress)
+
+
+def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
+              metric: str, bins: int, seed: int, exclude: tuple[str, ...] = ()) -> Sweep:
+    """:func:`core.imposter.detect_implicit` on the dataset without the ``exclude`` columns
+    (the page leaves the label out unless the user lets it be rewritten), as a setup job."""
+    kwargs = dict(sensitive=sensitive, theta=float(theta), beta=float(beta), classifier=classifier, metric=metric,
+                  bins=int(bins), seed=int(seed), exclude=tuple(exclude))
+    return Sweep(("detection", dataset.fingerprint()) + tuple(kwargs.values()), _detection,
+                 dict(dataset=dataset, **kwargs), "Measuring what each attribute says about the sensitive one",
+                 in_process=True)
 
 
 def _train(*, send, stop, dataset, sensitive, implicit, params, seed, n_rows):

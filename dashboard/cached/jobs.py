@@ -24,7 +24,7 @@ import weakref
 from collections import deque
 from typing import Any, Callable
 
-__all__ = ["BackgroundJob", "JobPool", "POOL", "MAX_RUNNING", "current_session_id", "run_in_child"]
+__all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "current_session_id", "run_in_child"]
 
 
 def _default_slots() -> int:
@@ -160,6 +160,9 @@ class JobPool:
 
 
 POOL = JobPool(MAX_RUNNING)
+#: setup steps (feature selection, sensitivities, the SSKM_DP map, detection): short, needed
+#: before a page can draw, so they never wait behind trainings; a few at once at most
+SETUP_POOL = JobPool(max(2, MAX_RUNNING + 1))
 
 
 class BackgroundJob:

@@ -2,8 +2,8 @@
 
 Every wrapper is keyed on the dataset's fingerprint (the dataset itself is passed with a
 leading underscore so Streamlit does not hash the frame again) and on the parameters and
-seed. The fitted publisher is a shared resource; wrappers that publish work on a shallow
-copy, so one session's release never changes another's.
+seed. The fitted publisher is a setup job's result, shared read-only; wrappers that
+publish work on a shallow copy, so one session's release never changes another's.
 """
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ import streamlit as st
 from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
 from core.data import Dataset
 from core.mechanisms import PrivacyLedger
+from core.progress import Progress, report, stage
 from core.release import NoiseSource
 from core.sskm import sweeps
-from core.sskm.connection import ConnectionResult, mic_connections
+from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
 from dashboard.cached import TTL
 from dashboard.cached.sweeps import Sweep
@@ -42,30 +43,36 @@ def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-@st.cache_data(max_entries=8, ttl=TTL, show_spinner=False)
-def connections(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
-                max_rows: int, seed: int) -> ConnectionResult:
-    """MIC strengths between the sensitive attributes and the others (threshold applied later)."""
-    return mic_connections(table(_dataset, columns), sensitive, threshold=0.0, max_rows=max_rows,
-                           random_state=seed)
+def _fitted(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
+            params: dict, max_rows: int, seed: int, mode: str,
+            bounds: tuple[tuple[str, float, float], ...]) -> SSKMDP:
+    frame = table(dataset, columns)
+    # the sound mode computes MIC on its held-out part itself; the paper's reads every row
+    conn = None
+    if mode == "paper":
+        report(progress, 0.0, "Measuring connections (MIC)")
+        conn = mic_connections(frame, sensitive, threshold=0.0, max_rows=max_rows, random_state=seed)
+    pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, mic_max_rows=max_rows,
+                 bounds={c: (lo, hi) for c, lo, hi in bounds} or None, random_state=seed, **params)
+    return pub.fit(frame, connections=conn, progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))
 
 
-@st.cache_resource(max_entries=6, ttl=TTL, show_spinner=False)
-def fitted(fingerprint: str, _dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
+def fitted(key: tuple, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
            rows: int, cols: int, topology: str, init: str, iterations: int, sigma: float,
            max_rows: int, seed: int, mode: str = "sound",
-           bounds: tuple[tuple[str, float, float], ...] = ()) -> SSKMDP:
-    """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet).
+           bounds: tuple[tuple[str, float, float], ...] = ()) -> Sweep:
+    """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet), as a
+    setup job (``key`` names every input: the page's fit key).
 
     ``bounds`` holds (column, lo, hi) public bounds the user gave; the other numeric columns
     take theirs from the held-out part (sound) or the data (paper), and the ledger says so.
     """
-    # the sound mode computes MIC on its held-out part itself; the paper's reads every row
-    conn = connections(fingerprint, _dataset, columns, sensitive, max_rows, seed) if mode == "paper" else None
-    pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, rows=rows, cols=cols,
-                 sigma=sigma, iterations=iterations, init=init, topology=topology, mic_max_rows=max_rows,
-                 bounds={c: (lo, hi) for c, lo, hi in bounds} or None, random_state=seed)
-    return pub.fit(table(_dataset, columns), connections=conn)
+    params = dict(rows=int(rows), cols=int(cols), sigma=float(sigma), iterations=int(iterations), init=init,
+                  topology=topology)
+    return Sweep(("sskm-fit",) + tuple(key), _fitted,
+                 dict(dataset=dataset, columns=tuple(columns), sensitive=tuple(sensitive), params=params, max_rows=int(max_rows),
+                      seed=int(seed), mode=mode, bounds=tuple(bounds)),
+                 "Clustering and measuring connections", in_process=True)
 
 
 def bound_rows(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:

@@ -8,6 +8,12 @@ result at once when any session computed the same inputs before (finished result
 immutable and shared through :data:`FINISHED`), and otherwise a :class:`SweepJob` that
 this session owns: it waits for a slot in :data:`dashboard.cached.jobs.POOL`, stops when
 the session ends or the user presses Stop, and is replaced when the inputs change.
+
+Setup steps (once per dataset and settings: feature selection and sensitivities, the
+SSKM_DP map, IMPOSTER's detection) take the same path with their own store
+(:data:`SETUPS`) and pool (:data:`dashboard.cached.jobs.SETUP_POOL`), run in a thread of the
+server (``in_process``: their results are large and they were computed in the script
+thread before), and report progress with time left through :mod:`core.progress`.
 """
 from __future__ import annotations
 
@@ -17,29 +23,27 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-import pandas as pd
+from core.progress import Progress
+from dashboard.cached.jobs import BackgroundJob, JobPool, run_in_child
 
-from dashboard.cached.jobs import BackgroundJob, run_in_child
-
-__all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "sweep_or_job"]
-
-Progress = Callable[[float, str], None]
+__all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "SETUPS", "sweep_or_job"]
 
 
 @dataclass(frozen=True)
 class Sweep:
-    """One repeated experiment: ``fn(progress, **kwargs)`` returns its summary table.
+    """One repeated experiment or setup step: ``fn(progress, **kwargs)`` returns its result
+    (a summary table for the curves), which is shared read-only once finished.
 
-    ``in_process`` runs it in a thread of the server instead of a child process (tests,
-    and work too short to pay for starting a process)."""
+    ``in_process`` runs it in a thread of the server instead of a child process (setup
+    steps, tests, and work too short to pay for starting a process: about 2.5 s)."""
 
     key: Hashable
-    fn: Callable[..., pd.DataFrame]
+    fn: Callable[..., Any]
     kwargs: dict = field(default_factory=dict)
     title: str = "Sweeping"
     in_process: bool = False
 
-    def compute(self, progress: Progress) -> pd.DataFrame:
+    def compute(self, progress: Progress) -> Any:
         return self.fn(progress, **self.kwargs)
 
 
@@ -60,7 +64,7 @@ class FinishedResults:
                 return None
             self._items.move_to_end(key)
             value = hit[1]
-        return value.copy() if hasattr(value, "copy") else value
+        return _copy(value)
 
     def put(self, key: Hashable, value: Any) -> None:
         with self._lock:
@@ -74,7 +78,14 @@ class FinishedResults:
             self._items.clear()
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a table (callers may change it); other results are shared read-only."""
+    return value.copy() if hasattr(value, "copy") else value
+
+
 FINISHED = FinishedResults()
+#: finished setup steps (large: few entries)
+SETUPS = FinishedResults(max_entries=8)
 
 
 class _Stopped(Exception):
@@ -97,11 +108,12 @@ class SweepJob(BackgroundJob):
 
     name = "sweep"
 
-    def __init__(self, sweep: Sweep, *, results: FinishedResults | None = None, pool=None) -> None:
+    def __init__(self, sweep: Sweep, *, results: FinishedResults | None = None,
+                 pool: JobPool | None = None) -> None:
         super().__init__(pool=pool)
         self.sweep = sweep
         self.key = sweep.key
-        self.result: pd.DataFrame | None = None
+        self.result: Any = None
         self._results = FINISHED if results is None else results
         self._fraction, self._message = 0.0, "starting"
 
@@ -145,7 +157,8 @@ class SweepJob(BackgroundJob):
 
 
 def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
-                 results: FinishedResults | None = None) -> tuple[pd.DataFrame | None, SweepJob | None]:
+                 results: FinishedResults | None = None,
+                 pool: JobPool | None = None) -> tuple[Any, SweepJob | None]:
     """The finished result of ``sweep``, or the session's job that computes it.
 
     Parameters
@@ -156,6 +169,9 @@ def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
         One slot per curve on a page; a new key stops the slot's old job.
     restart : bool
         Start again after the user stopped the job.
+    results, pool : optional
+        Where finished results are kept (default :data:`FINISHED`) and the pool the job
+        waits in (default :data:`dashboard.cached.jobs.POOL`).
 
     Returns
     -------
@@ -170,7 +186,7 @@ def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
         job.stop()
         job = None
     if job is not None and job.result is not None:
-        return job.result.copy(), None  # finished but evicted from the shared cache
+        return _copy(job.result), None  # finished but evicted from the shared cache
     if job is None or (restart and not job.running):
-        job = jobs[slot] = SweepJob(sweep, results=results).start()
+        job = jobs[slot] = SweepJob(sweep, results=results, pool=pool).start()
     return None, job

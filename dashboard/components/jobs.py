@@ -1,6 +1,9 @@
 """The live view of a running job: its place in the queue or its progress, and Stop."""
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import Any, Callable
 
 import streamlit as st
@@ -40,13 +43,51 @@ def sweep_view(slot: str, sweep: Any):
 
     Raises what the sweep raised, for the page's error box.
     """
+    return _job_view(slot, sweep, results=None, pool=None, wait=0.0)
+
+
+def setup_view(slot: str, sweep: Any, *, wait: float | None = None, stop: bool = True):
+    """The result of a setup step that the rest of the page needs (feature selection, a
+    fitted map, detection), computed once per input by a job of this session.
+
+    A step that ends within ``wait`` seconds (default 2, or ``PUX_SETUP_WAIT``) is simply
+    returned. A longer one draws its
+    progress bar with the time left and a Stop button, and the page stops here until it
+    ends (then it reruns and goes on); stopped, it offers "Run it again". With ``stop``
+    False the page goes on without it (None is returned), for a section that nothing
+    below needs.
+
+    Raises what the step raised, for the page's error box.
+    """
+    from dashboard.cached.jobs import SETUP_POOL
+    from dashboard.cached.sweeps import SETUPS
+
+    if wait is None:
+        wait = _setup_wait()
+    result = _job_view(slot, sweep, results=SETUPS, pool=SETUP_POOL, wait=wait)
+    if result is None and stop:
+        st.stop()
+    return result
+
+
+def _setup_wait() -> float:
+    """Seconds a page waits for a setup step before it shows the step's progress."""
+    try:
+        return max(0.0, float(os.environ.get("PUX_SETUP_WAIT", "2")))
+    except ValueError:
+        return 2.0
+
+
+def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):
     from dashboard.cached.sweeps import sweep_or_job
 
     jobs = st.session_state.setdefault("pux_sweep_jobs", {})
     restart = bool(st.session_state.get(f"{slot}_again"))
-    result, job = sweep_or_job(jobs, slot, sweep, restart=restart)
+    result, job = sweep_or_job(jobs, slot, sweep, restart=restart, results=results, pool=pool)
     if result is not None:
         return result
+    if wait > 0 and job.wait(wait) and job.result is not None:
+        return job.result
     if job.error is not None:
         raise job.error
     if not job.running:  # stopped by the user
@@ -57,6 +98,36 @@ def sweep_view(slot: str, sweep: Any):
     live_job(job, stop_key=f"{slot}_stop",
              draw_progress=lambda: _bar(job))
     return None
+
+
+def with_estimate(fn: Callable[[], Any], *, expected_s: float, text: str) -> Any:
+    """``fn()`` for a step that cannot report its own progress (reading an upload): over a
+    second expected, a bar fills by the time spent against ``expected_s`` (never past 95 %)
+    and says about how long is left; returns what ``fn`` returns, raises what it raises."""
+    if expected_s < 1.0:
+        with st.spinner(f"{text}..."):
+            return fn()
+    out: dict[str, Any] = {}
+
+    def _run() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # re-raised in the script thread
+            out["error"] = exc
+
+    worker = threading.Thread(target=_run, name="pux-estimated-step", daemon=True)
+    start = time.monotonic()
+    worker.start()
+    bar = st.progress(0.0, text=f"{text}: about {expected_s:.0f} s")
+    while worker.is_alive():
+        worker.join(0.25)
+        spent = time.monotonic() - start
+        left = max(expected_s - spent, 1.0)
+        bar.progress(min(spent / expected_s, 0.95), text=f"{text}: about {left:.0f} s left")
+    bar.empty()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def _bar(job: Any) -> None:

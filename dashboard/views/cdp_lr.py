@@ -9,7 +9,7 @@ from dashboard.cached import cdp as cached
 from dashboard.charts import number
 from dashboard.charts.cdp import accuracy_bars, curve_with_spread
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import sweep_view
+from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.palette import noise_method_label
 from dashboard.safe import md
@@ -59,10 +59,8 @@ with page_errors():
                          help="Noise is random: each accuracy is the mean of this many trainings.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
     st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows (80% train, 20% test).")
-    with st.status("Selecting features and computing sensitivities (once per dataset, delta0, measure)...",
-                   expanded=False) as status:
-        setup, mats = cached.schemes(data, float(threshold), measure, float(tc), seed)
-        status.update(label="Schemes ready", state="complete")
+    step = cached.schemes(data, float(threshold), measure, float(tc), seed)
+    setup, mats = setup_view("lr_setup", step)
 
     runs, models = cached.live_accuracy(setup, mats, epsilon=float(epsilon), noise_method=int(method),
                                         preset=preset, repetitions=int(reps), seed=seed)
@@ -89,8 +87,8 @@ with page_errors():
         guarantee_box(ledger, reads_raw=raw_steps)
 
     st.subheader("Privacy-accuracy trade-off (Fig. 4)")
-    summary = sweep_view("lr_curve", cached.curves(data, float(threshold), measure, float(tc), seed, EPS_GRID,
-                                                   int(method), preset, int(reps)))
+    summary = sweep_view("lr_curve", cached.curves(step, (setup, mats), epsilons=EPS_GRID, noise_method=int(method),
+                                                   preset=preset, repetitions=int(reps), seed=seed))
     if summary is not None:
         st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
                                           title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)",
@@ -99,8 +97,8 @@ with page_errors():
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
                    "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
     if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
-        msum = sweep_view("lr_method_curve", cached.method_curves(data, float(threshold), measure, float(tc), seed,
-                                                                  EPS_GRID, preset, int(reps)))
+        msum = sweep_view("lr_method_curve", cached.method_curves(step, (setup, mats), epsilons=EPS_GRID,
+                                                                  preset=preset, repetitions=int(reps), seed=seed))
         if msum is not None:
             st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
                                               title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",

@@ -7,6 +7,7 @@ from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivity_bars
 from dashboard.charts import number
 from dashboard.components.errors import page_errors
+from dashboard.components.jobs import setup_view
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text
 
@@ -29,10 +30,12 @@ mic_rows = c2.number_input("MIC row cap", min_value=100, max_value=20000, value=
                            key="corr_mic_rows", disabled=method != "mic",
                            help="MIC is computed on at most this many random rows (its cost grows fast with n).")
 with page_errors():
-    matrix = cached.association(dataset, method, int(mic_rows) if method == "mic" else None, seed)
+    matrix = setup_view("corr_association", cached.association(dataset, method, int(mic_rows) if method == "mic"
+                                                                else None, seed), stop=False)
     title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
              "mic": f"MIC (on at most {int(mic_rows):,} rows)"}[method]
-    st.plotly_chart(association_heatmap(matrix, title=title), width="stretch", key="corr_assoc")
+    if matrix is not None:
+        st.plotly_chart(association_heatmap(matrix, title=title), width="stretch", key="corr_assoc")
     st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
                "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
 
@@ -48,8 +51,7 @@ with page_errors():
     st.plotly_chart(record_heatmap(M, threshold=threshold, measure=measure), width="stretch", key="corr_records")
     st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
                "rows are sorted so the most correlated records come first.")
-    with st.spinner("Computing CS and GS over all records..."):
-        rep = cached.sensitivity(dataset, None, measure, float(threshold))
+    rep = setup_view("corr_sensitivity", cached.sensitivity(dataset, None, measure, float(threshold)))
     m1, m2, m3 = st.columns(3)
     m1.metric("Correlated sensitivity CS", number(rep.correlated))
     m2.metric("Group sensitivity GS", number(rep.group))

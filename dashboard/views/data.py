@@ -14,9 +14,10 @@ import streamlit as st
 from core.data import MAX_UPLOAD_MB, SAMPLES, Dataset
 from core.validation import DataError
 from dashboard.cached.data import (
-    csv_bytes, csv_download, parse_upload, public_available, public_dataset, sample_dataset,
+    csv_bytes, csv_download, expected_read_seconds, parse_upload, public_available, public_dataset, sample_dataset,
 )
 from dashboard.charts.data import column_distribution, missing_by_column
+from dashboard.components.jobs import with_estimate
 from dashboard.safe import md
 from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset
 
@@ -71,8 +72,10 @@ def _upload_dataset() -> Dataset | None:
         st.session_state.pop(UPLOAD_KEY, None)
         st.session_state.pop(DOWNLOAD_KEY, None)
         try:
-            with st.spinner("Reading the file..."):
-                dataset = parse_upload(upload.getvalue(), upload.name, int(max_rows) or None)
+            content = upload.getvalue()
+            dataset = with_estimate(lambda: parse_upload(content, upload.name, int(max_rows) or None),
+                                    expected_s=expected_read_seconds(len(content)),
+                                    text=f"Reading {len(content) / 1e6:.0f} MB")
             stored = {"key": key, "dataset": dataset}
         except DataError as exc:
             stored = {"key": key, "dataset": None, "error": DataError(str(exc))}

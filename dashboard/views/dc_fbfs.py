@@ -1,13 +1,13 @@
 """DC-FBFS page (paper 000, Algorithm 1): importance and DC bars, traversal curves, Table 1-2 sets."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import importance_dc_bars, traversal_curves
 from dashboard.charts import number
 from dashboard.components.errors import page_errors
+from dashboard.components.jobs import setup_view
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text
 
@@ -30,10 +30,7 @@ with page_errors():
                                help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
     st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows.")
-    with st.status("Running DC-FBFS (forest importance, C(x) without each feature, traversals)...",
-                   expanded=False) as status:
-        base = cached.selection(data, float(threshold), measure, seed)
-        status.update(label="DC-FBFS done", state="complete")
+    base = setup_view("fb_selection", cached.selection(data, float(threshold), measure, seed))
     cx = base.data_correlation
     tc = st.slider("T_c (in units of C(x))", 0.0, float(max(base.dc.max() * 1.1, 1.0)),
                    float(min(40.0, base.dc.max())), key=f"fb_tc_{data.fingerprint()}_{measure}_{threshold}",
@@ -49,19 +46,11 @@ with page_errors():
     st.caption("Forward adds features by importance, backward removes the least important; features "
                "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3).")
     st.subheader("Deleted sets (Table 1)")
-    table = pd.DataFrame([
-        {"set": "F_fb_del (traversals)", "n": len(res.F_fb_del), "features": ", ".join(res.F_fb_del) or "none"},
-        {"set": "F_c_del (DC < T_c)", "n": len(res.F_c_del), "features": ", ".join(res.F_c_del) or "none"},
-        {"set": "F_del = intersection", "n": len(res.F_del), "features": ", ".join(res.F_del) or "none"},
-        {"set": "selected F'", "n": len(res.selected), "features": ", ".join(res.selected)},
-    ])
+    table = cached.deleted_sets(res)
     st.dataframe(table, hide_index=True, width="stretch")
     st.subheader("Sensitivity after each stage (Table 2)")
-    sets = (("none", ()), ("F_fb_del", tuple(res.F_fb_del)), ("F_c_del", tuple(res.F_c_del)),
-            ("F_del", tuple(res.F_del)))
-    sets = tuple((k, v) for k, v in sets if len(v) < len(res.names))
-    with st.spinner("Computing CS and GS of each feature set..."):
-        stages = cached.stage_sensitivities(data, sets, float(threshold), measure)
+    sets = cached.stage_sets(res)
+    stages = setup_view("fb_stages", cached.stage_sensitivities(data, sets, float(threshold), measure))
     st.dataframe(stages, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="localized") for c in ("GS", "CS")})
     st.caption("Deleting features makes records look more alike, so GS and CS usually grow; DC-FBFS "

@@ -12,7 +12,7 @@ from core.imposter.classifiers import CLASSIFIER_LABELS
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import live_job, sweep_view
+from dashboard.components.jobs import live_job, setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text, show_error
@@ -77,8 +77,8 @@ rewrite_label = st.checkbox(
     help="Off: the label (the utility target) is left out of detection, so IMPOSTER never flags it as "
     "an attribute to rewrite. On: it is scored like any other attribute.")
 with page_errors(stop=True):
-    det = cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10, seed,
-                           () if rewrite_label else (label,))
+    det = setup_view("imposter_detection", cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10,
+                                                            seed, () if rewrite_label else (label,)))
 
 st.plotly_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
                 width="stretch", key="imposter_nmi_chart")

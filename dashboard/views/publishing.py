@@ -1,15 +1,13 @@
 """Publishing page (paper 000, Section 6.3): count-query MAE vs epsilon, Pearson vs Mahalanobis."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from core.data import Dataset
 from dashboard.cached import cdp as cached
-from dashboard.charts import number
 from dashboard.charts.cdp import curve_with_spread
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import sweep_view
+from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, roles_text
@@ -56,16 +54,12 @@ with page_errors():
            else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
     st.caption(f"Dataset **{md(data.name)}**: {roles_text(data)}; {per}.")
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
-    sens_rows = []
+    setups = {}
     for m in measures:
-        setup = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed)
-        for scheme, value in setup.sensitivity.items():
-            if compare == "both" and scheme == "Group" and m != "pearson":
-                continue
-            sens_rows.append({"scheme": scheme if compare != "both" or scheme == "Group" else f"{scheme} ({m})",
-                              "sensitivity": number(value), "attributes": len(setup.columns[scheme])})
-    summary = sweep_view("pub_curve", cached.mae(data, tuple(measures), float(threshold), 40.0, int(n_queries),
-                                                 seed, EPS_GRID, int(reps), budget))
+        step = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed)
+        setups[m] = (step, setup_view(f"pub_setup_{m}", step))
+    summary = sweep_view("pub_curve", cached.mae(setups, epsilons=EPS_GRID, repetitions=int(reps),
+                                                 budget=budget, seed=seed))
     x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
     if summary is not None:
         st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
@@ -74,7 +68,8 @@ with page_errors():
                         width="stretch", key="pub_curve")
         st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
                    "the floor at large epsilon is the error feature selection itself adds.")
-    st.dataframe(pd.DataFrame(sens_rows), hide_index=True, width="stretch")
+    st.dataframe(cached.sensitivity_rows({m: ready for m, (_, ready) in setups.items()}),
+                 hide_index=True, width="stretch")
     st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes.")
 
     st.subheader("Privacy of one release")
@@ -82,8 +77,9 @@ with page_errors():
     epsilon = g1.select_slider("epsilon", EPS_GRID, value=1.0, key="pub_epsilon",
                                help="The budget as read above, for the guarantee and the audit.")
     scheme = g1.radio("Scheme", ["Proposed", "Zhang", "Group"], key="pub_scheme", horizontal=True)
-    setup = cached.publishing(data, measures[0] if scheme != "Group" else "pearson", float(threshold), 40.0,
-                              int(n_queries), seed)
+    shown = measures[0] if scheme != "Group" else "pearson"
+    setup = setups[shown][1] if shown in setups else setup_view(
+        f"pub_setup_{shown}", cached.publishing(data, shown, float(threshold), 40.0, int(n_queries), seed))
     release = cached.count_release(setup, scheme, epsilon=float(epsilon), budget=budget, seed=seed)
     g2.metric(f"Guarantee of one release of {int(n_queries)} queries", guarantee_text(release.ledger),
               f"{release.epsilon_per_query:.3g} per query", delta_color="off", delta_arrow="off")

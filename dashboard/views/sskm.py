@@ -9,7 +9,7 @@ from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import sweep_view
+from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 from dashboard.state import current_dataset, current_seed, show_error
@@ -103,12 +103,8 @@ with page_errors(stop=True):
     fp = dataset.fingerprint()
     key = (fp, tuple(columns), tuple(sensitive), rows, cols, topology, init, int(iterations), float(sigma),
            int(mic_rows), seed, mode, bounds)
-    with st.status("Clustering and measuring connections...", expanded=False) as status:
-        status.write("MIC between the sensitive attributes and the others")
-        status.write("SFLA search and SOM training")
-        pub = cached.fitted(fp, dataset, tuple(columns), tuple(sensitive), rows, cols, topology, init,
-                            int(iterations), float(sigma), int(mic_rows), seed, mode, bounds)
-        status.update(label="Clusters and connections ready", state="complete")
+    pub = setup_view("sskm_fit", cached.fitted(key, dataset, tuple(columns), tuple(sensitive), rows, cols, topology,
+                                               init, int(iterations), float(sigma), int(mic_rows), seed, mode, bounds))
     result = cached.release(fp, pub, key, float(epsilon), float(cs_threshold), seed)
 
 if result["is_dp"]:

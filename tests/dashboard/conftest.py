@@ -4,12 +4,17 @@ Use ``open_page("cdp_lr")`` to get an ``AppTest`` already on ``views/cdp_lr.py``
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+
+#: AppTest runs pages to the end: a setup step is awaited however long it takes on a slow
+#: runner (tests that look at the progress set PUX_SETUP_WAIT to 0 or pass ``wait``)
+os.environ.setdefault("PUX_SETUP_WAIT", "600")
 
 
 def assert_clean(at: AppTest) -> None:
@@ -22,9 +27,10 @@ def assert_clean(at: AppTest) -> None:
 def _no_job_outlives_its_test():
     """AppTest has no runtime to tell the pool that a session ended: stop its jobs here."""
     yield
-    from dashboard.cached.jobs import POOL
+    from dashboard.cached.jobs import POOL, SETUP_POOL
 
     POOL.stop_all()
+    SETUP_POOL.stop_all()
 
 
 @pytest.fixture
@@ -47,8 +53,6 @@ def open_page_on_public():
     """Factory: ``open_page_on_public("adult", "cdp_lr", data_dir)`` -> AppTest on that page
     after choosing the public dataset on the Data page, as a user would. The data
     directory is the operator's: it reaches the app through ``PUX_DATA_DIR`` only."""
-    import os
-
     saved = os.environ.get("PUX_DATA_DIR")
 
     def _open(dataset: str, name: str, data_dir, *, timeout: float = 900) -> AppTest:
@@ -70,8 +74,8 @@ def open_page_on_public():
 
 
 def finish_sweeps(at: AppTest, *, timeout: float = 300, rounds: int = 6) -> AppTest:
-    """Let the page's sweep jobs (its curves) run to the end, then rerun it, as the live
-    view would in a browser (AppTest does not run ``run_every`` fragments)."""
+    """Let the page's sweep and setup jobs run to the end, then rerun it, as the live view
+    would in a browser (AppTest does not run ``run_every`` fragments)."""
     for _ in range(rounds):
         jobs = at.session_state["pux_sweep_jobs"] if "pux_sweep_jobs" in at.session_state else {}
         running = [job for job in jobs.values() if job.running]

@@ -72,3 +72,14 @@ def test_bad_inputs_are_refused():
         dc_fbfs(X, np.zeros(len(X)), names)
     with pytest.raises(ValueError):
         dc_fbfs(X, y, names[:3])
+
+
+def test_progress_runs_forward_to_the_end_and_changes_nothing(result):
+    X, y, names = _data()
+    seen = []
+    told = dc_fbfs(X, y, names, tc=5.0, threshold=0.7, random_state=0,
+                   progress=lambda f, m: seen.append((f, m)))
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any(m.startswith("Forward traversal") for _, m in seen)
+    assert np.array_equal(told.dc, result.dc) and told.forward_accuracy == result.forward_accuracy

@@ -43,3 +43,15 @@ def test_association_refuses_unknown_method():
         attribute_association(_frame(), method="spearman")
     with pytest.raises(TypeError):
         attribute_association(np.ones((5, 2)))
+
+
+@pytest.mark.parametrize("method", ["mic", "nmi"])
+def test_association_progress_is_reported_and_changes_nothing(method):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=200), "b": rng.integers(0, 3, 200), "c": rng.normal(size=200)})
+    seen = []
+    quiet = attribute_association(frame, method=method, random_state=1)
+    told = attribute_association(frame, method=method, random_state=1, progress=lambda f, m: seen.append((f, m)))
+    pd.testing.assert_frame_equal(quiet, told)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and len(seen) == 3

@@ -146,3 +146,23 @@ def test_threaded_stripes_give_the_same_sensitivity(monkeypatch):
     threaded = correlated_sensitivity(X, threshold=0.6571, block_rows=16)
     np.testing.assert_allclose(threaded.per_record, single.per_record, rtol=1e-12)
     np.testing.assert_array_equal(threaded.per_record_count, single.per_record_count)
+
+
+def test_progress_is_reported_and_changes_nothing():
+    X = np.random.default_rng(3).normal(size=(700, 4))
+    seen = []
+    quiet = correlated_sensitivity(X, threshold=0.5, block_rows=64)
+    told = correlated_sensitivity(X, threshold=0.5, block_rows=64, progress=lambda f, m: seen.append(f))
+    assert np.array_equal(quiet.per_record, told.per_record)
+    assert seen and seen[0] == 0.0 and all(0.0 <= f < 1.0 for f in seen)
+
+
+def test_raising_from_progress_stops_the_pass():
+    class Stop(Exception):
+        pass
+
+    def stop(fraction, message):
+        raise Stop
+
+    with pytest.raises(Stop):
+        correlated_sensitivity(np.random.default_rng(3).normal(size=(300, 4)), progress=stop)

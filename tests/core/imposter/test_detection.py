@@ -127,3 +127,14 @@ def test_adult_gender_at_theta_001(adult):
                                  "hours_per_week", "workclass", "race"}
     assert 0.82 < res.tau < 0.87
     assert abs(res.majority_share - 0.668) < 0.002
+
+
+def test_progress_names_the_steps_and_changes_nothing(census):
+    seen = []
+    quiet = detect_implicit(census.frame, "sex", theta=0.01, beta=0.5, random_state=0)
+    told = detect_implicit(census.frame, "sex", theta=0.01, beta=0.5, random_state=0,
+                           progress=lambda f, m: seen.append((f, m)))
+    assert told.tau == quiet.tau and told.implicit == quiet.implicit
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions)
+    assert seen[0][1].startswith("NMI") and seen[-1][1] == "The attacker's check: fold 3 of 3"

@@ -334,3 +334,14 @@ def test_sound_mode_needs_enough_rows_and_a_valid_holdout(census_frame):
         SSKMDP(sensitive="sex", **FAST).fit(census_frame.head(50), holdout_index=[0, 1])
     with pytest.raises(ValueError, match="holdout_index is for"):
         SSKMDP(sensitive="sex", mode="paper", **FAST).fit(census_frame.head(50), holdout_index=[0, 1, 2, 3])
+
+
+def test_fit_progress_covers_the_map_then_mic_and_changes_nothing(sound, census_frame):
+    seen = []
+    told = SSKMDP(epsilon=1.0, sensitive="sex", random_state=0, **FAST).fit(
+        census_frame, progress=lambda f, m: seen.append((f, m)))
+    assert np.array_equal(told.som_.weights_, sound.som_.weights_)
+    assert np.array_equal(told.labels_, sound.labels_)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and 0.0 < fractions[-1] <= 1.0
+    assert seen[0][1].startswith("Training the map") and seen[-1][1] == "Measuring connections (MIC)"
