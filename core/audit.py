@@ -62,6 +62,7 @@ from core.validation import (
     check_epsilon,
     check_positive_int,
     check_random_state,
+    draw_seeds,
 )
 
 __all__ = [
@@ -609,6 +610,88 @@ def _check_claimed_epsilon(value: Any) -> float:
     return check_epsilon(value, name="claimed_epsilon")
 
 
+def _check_audit_args(
+    mechanism, statistic, pair, claimed_epsilon, claimed_delta, runs, confidence, chunk, stop
+) -> tuple[float, float, int, float, int]:
+    """Check :func:`audit`'s arguments (its Raises section).
+
+    Returns the claimed epsilon and delta, the runs per side, the confidence and the chunk.
+    """
+    if not callable(mechanism):
+        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}.")
+    if statistic is not None and not callable(statistic):
+        raise TypeError(f"statistic must be callable, got {type(statistic).__name__}.")
+    if not isinstance(pair, NeighbouringPair):
+        raise TypeError(
+            f"pair must be a NeighbouringPair (see replace_pair), got {type(pair).__name__}."
+        )
+    eps_claim = _check_claimed_epsilon(claimed_epsilon)
+    if isinstance(claimed_delta, numbers.Real) and not isinstance(claimed_delta, bool) and claimed_delta == 0:
+        delta = 0.0
+    else:
+        delta = check_delta(claimed_delta, name="claimed_delta")
+    n_runs = check_positive_int(runs, name="runs", minimum=MIN_RUNS)
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"confidence must be a number, got {type(confidence).__name__}.")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
+    size = check_positive_int(chunk, name="chunk")
+    if stop is not None and not callable(getattr(stop, "is_set", None)):
+        raise TypeError(f"stop must be a threading.Event, got {type(stop).__name__}.")
+    if hasattr(pair.d0, "__len__") and hasattr(pair.d1, "__len__"):
+        if len(pair.d0) != len(pair.d1):
+            raise ValueError(
+                "neighbouring datasets have the same number of records (one is replaced, "
+                f"n is public); got {len(pair.d0)} and {len(pair.d1)}."
+            )
+    return eps_claim, delta, n_runs, float(confidence), size
+
+
+def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, n_jobs, backend,
+                    progress, stop) -> np.ndarray:
+    """Run the mechanism ``n_runs`` times on each dataset of ``pair`` (fewer when stopped).
+
+    Every run's seed is drawn up front from ``random_state``. Returns the statistics, shape
+    (runs per side done, 2): column 0 on ``pair.d0``, column 1 on ``pair.d1``.
+    """
+    rng = check_random_state(random_state)
+    seeds = draw_seeds(rng, (2, n_runs))
+    # interleaved, so that any prefix (a stopped audit) has as many runs on each side
+    jobs = [(side, int(seeds[side, r])) for r in range(n_runs) for side in (0, 1)]
+    fn = partial(_one_run, mechanism, statistic, (pair.d0, pair.d1))
+    values = map_seeds(fn, jobs, chunk=2 * chunk, n_jobs=n_jobs, backend=backend,
+                       progress=progress, stop=stop)
+    done = len(values) // 2
+    if done < MIN_RUNS:
+        raise ValueError(
+            f"only {done} runs per side were done before the stop; an audit needs at least "
+            f"{MIN_RUNS} per side."
+        )
+    return np.asarray(values[: 2 * done], dtype=float).reshape(done, 2)
+
+
+def _measure(stats: np.ndarray, delta: float, confidence: float) -> tuple[float, str, int, float, float]:
+    """The test and the epsilon it shows, from the statistics of :func:`_run_both_sides`.
+
+    The first half of the runs chooses the test (threshold, comparison, dataset it points
+    to); the second half counts its false positives and negatives, whose Clopper-Pearson
+    upper bounds give the lower bound on epsilon. Returns ``(threshold, op, says,
+    epsilon_lower, epsilon_point)``.
+    """
+    s0, s1 = stats[:, 0], stats[:, 1]
+    half = len(stats) // 2
+    alpha = 1.0 - confidence
+    threshold, op, says = _choose_test(s0[:half], s1[:half], delta, alpha)
+    e0, e1 = s0[half:], s1[half:]
+    fp, fn_ = _error_counts(e0, e1, np.array([threshold]), op, says)
+    fp_k, fn_k = int(fp[0]), int(fn_[0])
+    fp_u = _cp_upper(len(e0), alpha / 2.0)[fp_k]
+    fn_u = _cp_upper(len(e1), alpha / 2.0)[fn_k]
+    lower = float(_eps_from_rates(np.array([fp_u]), np.array([fn_u]), delta)[0])
+    point = float(_eps_from_rates(np.array([fp_k / len(e0)]), np.array([fn_k / len(e1)]), delta)[0])
+    return threshold, op, says, lower, point
+
+
 def audit(
     mechanism: Callable[..., Any],
     pair: NeighbouringPair,
@@ -643,9 +726,8 @@ def audit(
         ``statistic(output) -> float``, the number the tests threshold. Default
         ``float(output)`` (scalar outputs).
     runs : int
-        Runs per side (``2 * runs`` mechanism calls), at least 20. The
-        bound grows with the runs: with 1000 per side it rarely exceeds about 2 even for a
-        mechanism with no privacy at all.
+        Runs per side (``2 * runs`` mechanism calls), at least 20. The bound grows with the
+        runs: with 1000 per side it rarely exceeds about 2 even for no privacy at all.
     confidence : float
         Probability, strictly between 0 and 1, with which ``epsilon_lower`` is a valid
         lower bound (shared between the FP and FN bounds by Bonferroni).
@@ -682,73 +764,16 @@ def audit(
         delta or confidence.
     """
     start = time.perf_counter()
-    if not callable(mechanism):
-        raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}.")
-    if statistic is not None and not callable(statistic):
-        raise TypeError(f"statistic must be callable, got {type(statistic).__name__}.")
-    if not isinstance(pair, NeighbouringPair):
-        raise TypeError(
-            f"pair must be a NeighbouringPair (see replace_pair), got {type(pair).__name__}."
-        )
-    eps_claim = _check_claimed_epsilon(claimed_epsilon)
-    if isinstance(claimed_delta, numbers.Real) and not isinstance(claimed_delta, bool) and claimed_delta == 0:
-        delta = 0.0
-    else:
-        delta = check_delta(claimed_delta, name="claimed_delta")
-    n_runs = check_positive_int(runs, name="runs", minimum=MIN_RUNS)
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a number, got {type(confidence).__name__}.")
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
-    conf = float(confidence)
-    size = check_positive_int(chunk, name="chunk")
-    if stop is not None and not callable(getattr(stop, "is_set", None)):
-        raise TypeError(f"stop must be a threading.Event, got {type(stop).__name__}.")
-    if hasattr(pair.d0, "__len__") and hasattr(pair.d1, "__len__"):
-        if len(pair.d0) != len(pair.d1):
-            raise ValueError(
-                "neighbouring datasets have the same number of records (one is replaced, "
-                f"n is public); got {len(pair.d0)} and {len(pair.d1)}."
-            )
-
-    rng = check_random_state(random_state)
-    seeds = rng.integers(0, 2**31 - 1, size=(2, n_runs))
-    # interleaved, so that any prefix (a stopped audit) has as many runs on each side
-    jobs = [(side, int(seeds[side, r])) for r in range(n_runs) for side in (0, 1)]
-    fn = partial(_one_run, mechanism, statistic, (pair.d0, pair.d1))
-    values = map_seeds(fn, jobs, chunk=2 * size, n_jobs=n_jobs, backend=backend,
-                       progress=progress, stop=stop)
-    done = len(values) // 2
-    stopped = done < n_runs
-    if done < MIN_RUNS:
-        raise ValueError(
-            f"only {done} runs per side were done before the stop; an audit needs at least "
-            f"{MIN_RUNS} per side."
-        )
-    stats = np.asarray(values[: 2 * done], dtype=float).reshape(done, 2)
-    s0, s1 = stats[:, 0], stats[:, 1]
-    half = done // 2
-    alpha = 1.0 - conf
-    threshold, op, says = _choose_test(s0[:half], s1[:half], delta, alpha)
-    e0, e1 = s0[half:], s1[half:]
-    fp, fn_ = _error_counts(e0, e1, np.array([threshold]), op, says)
-    fp_k, fn_k = int(fp[0]), int(fn_[0])
-    fp_u = _cp_upper(len(e0), alpha / 2.0)[fp_k]
-    fn_u = _cp_upper(len(e1), alpha / 2.0)[fn_k]
-    lower = float(_eps_from_rates(np.array([fp_u]), np.array([fn_u]), delta)[0])
-    point = float(_eps_from_rates(np.array([fp_k / len(e0)]), np.array([fn_k / len(e1)]), delta)[0])
-    violation = (not math.isinf(eps_claim)) and lower > eps_claim + 1e-12
+    eps_claim, delta, n_runs, conf, size = _check_audit_args(
+        mechanism, statistic, pair, claimed_epsilon, claimed_delta, runs, confidence, chunk, stop
+    )
+    stats = _run_both_sides(mechanism, statistic, pair, n_runs=n_runs, chunk=size,
+                            random_state=random_state, n_jobs=n_jobs, backend=backend,
+                            progress=progress, stop=stop)
+    threshold, op, says, lower, point = _measure(stats, delta, conf)
     return AuditResult(
-        claimed_epsilon=eps_claim,
-        claimed_delta=delta,
-        epsilon_lower=lower,
-        epsilon_point=point,
-        runs=done,
-        threshold=threshold,
-        direction=f"statistic {op} {threshold:.4g} on D{says}",
-        confidence=conf,
-        violation=bool(violation),
-        seconds=time.perf_counter() - start,
-        description=pair.description,
-        stopped=stopped,
+        claimed_epsilon=eps_claim, claimed_delta=delta, epsilon_lower=lower, epsilon_point=point,
+        runs=len(stats), threshold=threshold, direction=f"statistic {op} {threshold:.4g} on D{says}",
+        confidence=conf, violation=bool((not math.isinf(eps_claim)) and lower > eps_claim + 1e-12),
+        seconds=time.perf_counter() - start, description=pair.description, stopped=len(stats) < n_runs,
     )

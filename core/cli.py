@@ -2,12 +2,15 @@
 
 Reproductions are registered by the paper packages: each ``core/<paper>/reproduce.py``
 holds ``REPRODUCTIONS = {name: function}``, where a function takes keyword arguments
-``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a JSON-able dict
-(parameters, seeds, every repetition, summary, and the paper's figures beside ours).
+``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
+:class:`core.experiments.Reproduction` (parameters, seeds, every repetition, summary with
+the checks it computes, and the paper's figures beside ours); the JSON written is its
+``to_dict()``, with the run's wall time as ``seconds``.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import os
@@ -15,16 +18,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from core.experiments import Reproduction
 
 __all__ = ["main", "reproductions"]
 
 _REPRODUCTION_MODULES = ["core.cdp.reproduce", "core.imposter.reproduce", "core.sskm.reproduce"]
 
 
-def reproductions() -> dict[str, Callable[..., dict]]:
+def reproductions() -> dict[str, Callable[..., Reproduction]]:
     """Every registered reproduction, by name."""
-    found: dict[str, Callable[..., dict]] = {}
+    found: dict[str, Callable[..., Reproduction]] = {}
     for mod_name in _REPRODUCTION_MODULES:
         try:
             mod = importlib.import_module(mod_name)
@@ -66,6 +72,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"[{time.perf_counter() - start:7.1f}s] {message}", file=sys.stderr, flush=True)
 
+    from core.experiments import Reproduction
     from core.validation import DataError
 
     try:
@@ -75,8 +82,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     except DataError as exc:
         print(f"pux: {exc}", file=sys.stderr)
         return 1
-    result = {"name": args.name, "seconds": round(time.perf_counter() - start, 2), **result}
-    text = json.dumps(result, indent=2, default=_json_default)
+    if not isinstance(result, Reproduction) or result.name != args.name:
+        raise TypeError(f"reproduction '{args.name}' must return a Reproduction named '{args.name}', "
+                        f"got {type(result).__name__}.")
+    result = dataclasses.replace(result, seconds=round(time.perf_counter() - start, 2))
+    text = json.dumps(result.to_dict(), indent=2, default=_json_default)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text)

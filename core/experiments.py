@@ -6,6 +6,7 @@ local worker processes through joblib (set ``backend`` to "dask" or "ray" where 
 configured to scale out). :func:`map_seeds` maps one function over a list of seeds in
 chunks (one joblib task per chunk, so the per-task overhead is paid once per chunk), with
 progress and a stop event; the privacy auditor (:mod:`core.audit`) runs through it.
+:class:`Reproduction` is the one shape of a paper reproduction's result (``pux reproduce``).
 """
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ import itertools
 import numbers
 import threading
 import warnings
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
 
 import pandas as pd
 from joblib import Parallel, delayed
 
-from core.validation import RandomState, check_positive_int, check_random_state
+from core.validation import RandomState, check_positive_int, check_random_state, draw_seeds
 
-__all__ = ["map_seeds", "sweep", "summarize"]
+__all__ = ["Reproduction", "map_seeds", "sweep", "summarize"]
 
 
 def _call(fn: Callable[..., Any], params: dict, seed: int) -> dict:
@@ -70,7 +74,7 @@ def sweep(
     rng = check_random_state(random_state)
     keys = list(grid)
     points = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
-    seeds = rng.integers(0, 2**31 - 1, size=(len(points), reps))
+    seeds = draw_seeds(rng, (len(points), reps))
     jobs = [(p, r, int(seeds[i, r])) for i, p in enumerate(points) for r in range(reps)]
     if n_jobs == 1:
         results = []
@@ -185,3 +189,106 @@ def summarize(runs: pd.DataFrame, by: Sequence[str] | str, values: Sequence[str]
     agg = runs.groupby(by, sort=True)[values].agg(["mean", "std", "count"])
     agg.columns = [f"{v}_{'n' if s == 'count' else s}" for v, s in agg.columns]
     return agg.reset_index()
+
+
+#: Keys of :meth:`Reproduction.to_dict` that ``setup`` and ``diagnostics`` cannot use.
+_REPRODUCTION_KEYS = ("name", "seconds", "parameters", "seeds", "repetitions", "summary", "paper", "notes")
+
+
+def _bools(tree: Any, path: tuple[str, ...] = ()) -> dict[str, bool]:
+    """Every bool reached through nested mappings of ``tree``, named by its keys joined by ': '."""
+    found: dict[str, bool] = {}
+    if isinstance(tree, Mapping):
+        for key, value in tree.items():
+            here = (*path, str(key))
+            if isinstance(value, (bool, np.bool_)):
+                found[": ".join(here)] = bool(value)
+            else:
+                found.update(_bools(value, here))
+    return found
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """The result of one reproduction of a paper's figure or table (``pux reproduce NAME``).
+
+    Every function of a ``REPRODUCTIONS`` registry (``core/<paper>/reproduce.py``) returns
+    one; :meth:`to_dict` is the JSON that ``pux reproduce`` writes.
+
+    Parameters
+    ----------
+    name : str
+        The registered name, for example ``"cdp-fig4"``.
+    parameters : dict
+        The settings of the run (grids, repetitions, model settings, ``quick``).
+    seeds : dict or list
+        The seed of the whole run and the child seeds drawn from it (enough to re-run any
+        repetition).
+    runs : list of dict or DataFrame
+        Every repetition, one record per run (a DataFrame is stored as its records);
+        written as ``"repetitions"``.
+    summary : dict or list
+        Our figures: means and spreads over the runs, and the comparisons the reproduction
+        makes (see ``checks``).
+    paper : dict, list or str
+        The paper's figures (or its claims in words, where it prints no numbers), beside ours.
+    notes : list of str
+        Where and why the setting differs from the paper's.
+    setup : dict
+        What the reproduction established before its runs, written after ``"seeds"`` (for
+        example ``"detection"``: the implicit attributes found). Empty for most.
+    diagnostics : dict
+        How the runs went, beside their results, written after ``"repetitions"`` (for
+        example ``"history_tail"``: the synthesizer's last training iterations).
+    seconds : float, optional
+        Wall time of the whole reproduction, set by the CLI; written after ``"name"``.
+
+    Attributes
+    ----------
+    checks : dict of str to bool
+        The comparisons the reproduction computes (for example whether the proposed scheme
+        is at least as accurate as the group scheme): every bool in ``summary``, named by its
+        keys joined by ": " (``"checks: supplier/paper: proposed_ge_group"``). They are
+        written where they lie in ``summary``; this is their index, so the JSON and the typed
+        result cannot disagree.
+    """
+
+    name: str
+    parameters: dict
+    seeds: Any
+    runs: Any
+    summary: Any
+    paper: Any
+    notes: list = field(default_factory=list)
+    setup: dict = field(default_factory=dict)
+    diagnostics: dict = field(default_factory=dict)
+    seconds: float | None = None
+    checks: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"name must be a non-empty str, got {self.name!r}.")
+        if isinstance(self.runs, pd.DataFrame):
+            object.__setattr__(self, "runs", self.runs.to_dict(orient="records"))
+        clash = [k for k in (*self.setup, *self.diagnostics) if k in _REPRODUCTION_KEYS]
+        if clash or set(self.setup) & set(self.diagnostics):
+            raise ValueError(f"setup and diagnostics must not repeat a key of the result, got {clash}.")
+        object.__setattr__(self, "checks", _bools(self.summary))
+
+    def runs_frame(self) -> pd.DataFrame:
+        """The runs as a DataFrame (one row per run)."""
+        return pd.DataFrame(self.runs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object ``pux reproduce`` writes, keys in this order: name, seconds (when
+        set), parameters, seeds, the ``setup`` keys, repetitions, the ``diagnostics`` keys,
+        summary, paper, notes. Values are the stored objects (not copies); numpy and pandas
+        values are turned into JSON by the CLI's encoder."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.seconds is not None:
+            out["seconds"] = self.seconds
+        out.update(parameters=self.parameters, seeds=self.seeds, **self.setup)
+        out["repetitions"] = self.runs
+        out.update(self.diagnostics)
+        out.update(summary=self.summary, paper=self.paper, notes=self.notes)
+        return out

@@ -22,6 +22,10 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_matrix",
+    "SEED_HIGH",
+    "draw_seed",
+    "draw_seeds",
+    "spawn_seed",
 ]
 
 RandomState = int | np.random.Generator | None
@@ -208,6 +212,89 @@ def check_random_state(random_state: RandomState) -> np.random.Generator:
     )
 
 
+#: Exclusive upper bound of the child seeds drawn by :func:`draw_seed` and :func:`draw_seeds`
+#: (the largest 32-bit signed int; scikit-learn, pandas and XGBoost take any seed below it).
+SEED_HIGH = 2**31 - 1
+
+
+def _check_generator(rng: Any) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}.")
+    return rng
+
+
+def _check_high(high: Any) -> int:
+    if isinstance(high, (bool, np.bool_)) or not isinstance(high, numbers.Integral):
+        raise TypeError(f"high must be an integer, got {type(high).__name__}.")
+    if high < 1 or high > 2**63 - 1:
+        raise ValueError(f"high must lie between 1 and 2**63 - 1, got {high}.")
+    return int(high)
+
+
+def draw_seed(rng: np.random.Generator, *, high: int = SEED_HIGH) -> int:
+    """Draw one child seed from ``rng`` for a step or library that takes an int seed.
+
+    One generator seeds a whole run; each step that takes its own int seed (a scikit-learn
+    ``random_state``, ``DataFrame.sample``, a synthesizer, one repetition of a sweep) gets
+    a child seed drawn here, so the run stays reproducible from its one seed.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The run's generator; the draw advances it.
+    high : int
+        Exclusive upper bound: the seed lies in ``[0, high)``. The default,
+        :data:`SEED_HIGH` = 2**31 - 1, suits every library used here.
+
+    Returns
+    -------
+    int
+        The seed. The draw is exactly ``int(rng.integers(0, high))`` (the same as
+        ``int(rng.integers(high))``), so it consumes the generator like the ad-hoc calls it
+        replaces and published numbers do not change.
+
+    Raises
+    ------
+    TypeError
+        ``rng`` is not a Generator or ``high`` is not an integer.
+    ValueError
+        ``high`` is below 1 or above 2**63 - 1.
+    """
+    return int(_check_generator(rng).integers(0, _check_high(high)))
+
+
+def draw_seeds(rng: np.random.Generator, size: int | tuple[int, ...], *,
+               high: int = SEED_HIGH) -> np.ndarray:
+    """Draw an array of child seeds at once, one per run of a sweep (see :func:`draw_seed`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The run's generator; the draw advances it.
+    size : int or tuple of int
+        Shape of the array (for example ``(points, repetitions)``).
+    high : int
+        Exclusive upper bound of every seed (default :data:`SEED_HIGH`).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The seeds: exactly ``rng.integers(0, high, size=size)``, so the generator is consumed
+        as by the ad-hoc calls this replaces and published numbers do not change.
+
+    Raises
+    ------
+    TypeError
+        ``rng`` is not a Generator or ``high`` is not an integer.
+    ValueError
+        ``high`` is below 1 or above 2**63 - 1, or ``size`` is negative.
+    """
+    return _check_generator(rng).integers(0, _check_high(high), size=size)
+
+
 def spawn_seed(rng: np.random.Generator) -> int:
-    """Draw a 63-bit integer seed from ``rng`` for a library that takes an int seed."""
-    return int(rng.integers(0, 2**63 - 1))
+    """Draw a 63-bit integer seed from ``rng`` for a library that takes an int seed.
+
+    The same as :func:`draw_seed` with ``high=2**63 - 1``.
+    """
+    return draw_seed(rng, high=2**63 - 1)

@@ -24,7 +24,8 @@ from core.cdp.publishing import PUBLISH_SCHEMES, mae_curve, prepare_publishing
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, load_adult, load_sample
-from core.validation import DataError
+from core.experiments import Reproduction
+from core.validation import DataError, draw_seed
 
 __all__ = ["REPRODUCTIONS"]
 
@@ -73,7 +74,7 @@ def _setup(name: str, ds: Dataset, measure: str, seed: int, progress):
 
 
 def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
-           progress: Callable[[str], None] = print) -> dict:
+           progress: Callable[[str], None] = print) -> Reproduction:
     """Table 2: GS, CS and GDP-LR / CDP-LR accuracy after each selection stage."""
     reps = 3 if quick else 10
     epsilon = 5.0
@@ -100,7 +101,7 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
                 rng = np.random.default_rng(random_state)
                 acc = {"GDP-LR": [], "CDP-LR": []}
                 for i in range(reps):
-                    seed = int(rng.integers(2**31))
+                    seed = draw_seed(rng, high=2**31)
                     for model, scheme in (("GDP-LR", "Group"), ("CDP-LR", "Proposed")):
                         _, a = fit_scheme(stage_setup, scheme, epsilon=epsilon, preset=preset,
                                           random_state=seed, matrices=mats)
@@ -114,24 +115,25 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
                     "CDP-LR": float(np.mean(acc["CDP-LR"])), "CDP-LR_std": float(np.std(acc["CDP-LR"])),
                 })
             progress(f"{name}: stage {stage} done")
-    return {
-        "parameters": {"threshold": THRESHOLD, "tc": TC, "epsilon": epsilon, "noise_method": 1,
-                       "presets": PRESETS, "test_size": 0.2, "measure": "pearson"},
-        "seeds": {"random_state": random_state},
-        "repetitions": runs,
-        "summary": rows,
-        "paper": {"table2_supplier": PAPER_TABLE2},
-        "notes": [
+    return Reproduction(
+        name="cdp-table2",
+        parameters={"threshold": THRESHOLD, "tc": TC, "epsilon": epsilon, "noise_method": 1,
+                    "presets": PRESETS, "test_size": 0.2, "measure": "pearson"},
+        seeds={"random_state": random_state},
+        runs=runs,
+        summary=rows,
+        paper={"table2_supplier": PAPER_TABLE2},
+        notes=[
             "Sensitivities are computed on the training records of an 80/20 split.",
             "The paper's accuracies near 50% come from learning rate 1e-6 (preset 'paper'): "
             "the weights barely leave 0. Preset 'sensible' (5 epochs, learning rate 3) learns.",
             "The paper does not state Table 2's epsilon; 5 is used here.",
         ],
-    }
+    )
 
 
 def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> dict:
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 4: accuracy vs epsilon of Non-private, Group, Zhang and Proposed."""
     reps = 3 if quick else 10
     grid = _grid(quick)
@@ -151,20 +153,21 @@ def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
                 "columns": setup.columns,
             }
             progress(f"{name} / {preset}: {dict(means.round(3))}")
-    return {
-        "parameters": {"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "noise_method": 1,
-                       "presets": PRESETS, "schemes": list(SCHEMES)},
-        "seeds": {"random_state": random_state},
-        "repetitions": runs,
-        "summary": {"curves": summary, "checks": checks},
-        "paper": {"fig4": "Proposed above Zhang and Group overall; all three similar for epsilon < 3; "
-                          "a large gap to Non-private remains (read from the figure, no numbers printed)."},
-        "notes": ["Each point is the mean of the repetitions' test accuracies (80/20 split)."],
-    }
+    return Reproduction(
+        name="cdp-fig4",
+        parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "noise_method": 1,
+                    "presets": PRESETS, "schemes": list(SCHEMES)},
+        seeds={"random_state": random_state},
+        runs=runs,
+        summary={"curves": summary, "checks": checks},
+        paper={"fig4": "Proposed above Zhang and Group overall; all three similar for epsilon < 3; "
+                       "a large gap to Non-private remains (read from the figure, no numbers printed)."},
+        notes=["Each point is the mean of the repetitions' test accuracies (80/20 split)."],
+    )
 
 
 def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> dict:
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 5: accuracy vs epsilon of the seven noise methods (Proposed scheme)."""
     reps = 3 if quick else 10
     grid = _grid(quick)
@@ -179,17 +182,18 @@ def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
             means = s.groupby("method")["accuracy_mean"].mean()
             means_out[f"{name}/{preset}"] = {int(k): float(v) for k, v in means.items()}
             progress(f"{name} / {preset}: {dict(means.round(3))}")
-    return {
-        "parameters": {"epsilons": grid, "threshold": THRESHOLD, "presets": PRESETS,
-                       "delta": "preset delta (paper: 0.2)", "l2 (method 6)": 0.1},
-        "seeds": {"random_state": random_state},
-        "repetitions": runs,
-        "summary": {"curves": summary, "mean_accuracy_over_grid": means_out},
-        "paper": {"fig5": "Method 1 (Laplace on the mean gradient) usually best; 2 below 1; 1 and 5 "
-                          "close; 4 above 3; 6 worst in most cases."},
-        "notes": ["Methods 1 and 3 are the same distribution (noise on the sum divided by the public N).",
-                  "Method 4 perturbs only N: its weights are not differentially private."],
-    }
+    return Reproduction(
+        name="cdp-fig5",
+        parameters={"epsilons": grid, "threshold": THRESHOLD, "presets": PRESETS,
+                    "delta": "preset delta (paper: 0.2)", "l2 (method 6)": 0.1},
+        seeds={"random_state": random_state},
+        runs=runs,
+        summary={"curves": summary, "mean_accuracy_over_grid": means_out},
+        paper={"fig5": "Method 1 (Laplace on the mean gradient) usually best; 2 below 1; 1 and 5 "
+                       "close; 4 above 3; 6 worst in most cases."},
+        notes=["Methods 1 and 3 are the same distribution (noise on the sum divided by the public N).",
+               "Method 4 perturbs only N: its weights are not differentially private."],
+    )
 
 
 def _mae(name, ds, measure, n_queries, grid, reps, seed, progress):
@@ -203,7 +207,7 @@ def _mae(name, ds, measure, n_queries, grid, reps, seed, progress):
 
 
 def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> dict:
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 6 (and Fig. 7: supplier with vs without product columns): count-query MAE vs epsilon."""
     reps = 3 if quick else 10
     grid = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0] if quick else [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0]
@@ -217,22 +221,23 @@ def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
         checks[name] = {"mean_mae_over_grid": {k: float(v) for k, v in means.items()},
                         "sensitivity": setup.sensitivity, "columns": setup.columns}
         progress(f"{name}: {dict(means.round(2))}")
-    return {
-        "parameters": {"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries,
-                       "measure": "pearson", "schemes": list(PUBLISH_SCHEMES)},
-        "seeds": {"random_state": random_state},
-        "repetitions": runs,
-        "summary": {"curves": summary, "checks": checks},
-        "paper": {"fig6": "Proposed below Group (CS < GS) and below Zhang; MAE falls fast then slowly with epsilon.",
-                  "fig7": "With product information the MAE is lower."},
-        "notes": ["supplier = with the 6 product columns (Fig. 7's 'with product information'); "
-                  "supplier-6 = the paper's 6 attributes.",
-                  "Each query is one release of budget epsilon."],
-    }
+    return Reproduction(
+        name="cdp-fig6",
+        parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries,
+                    "measure": "pearson", "schemes": list(PUBLISH_SCHEMES)},
+        seeds={"random_state": random_state},
+        runs=runs,
+        summary={"curves": summary, "checks": checks},
+        paper={"fig6": "Proposed below Group (CS < GS) and below Zhang; MAE falls fast then slowly with epsilon.",
+               "fig7": "With product information the MAE is lower."},
+        notes=["supplier = with the 6 product columns (Fig. 7's 'with product information'); "
+               "supplier-6 = the paper's 6 attributes.",
+               "Each query is one release of budget epsilon."],
+    )
 
 
 def fig8(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> dict:
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 8: count-query MAE with Pearson vs Mahalanobis record correlation."""
     reps = 3 if quick else 10
     grid = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0] if quick else [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0]
@@ -249,14 +254,15 @@ def fig8(*, data_dir=None, quick: bool = False, random_state: int = 0,
             checks[f"{name}/{measure}"] = {"mean_mae_over_grid": {k: float(v) for k, v in means.items()},
                                            "sensitivity": setup.sensitivity, "columns": setup.columns}
             progress(f"{name} / {measure}: {dict(means.round(2))}")
-    return {
-        "parameters": {"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries},
-        "seeds": {"random_state": random_state},
-        "repetitions": runs,
-        "summary": {"curves": summary, "checks": checks},
-        "paper": {"fig8": "Mahalanobis gives lower MAE than Pearson for Zhang's and the proposed scheme."},
-        "notes": ["Group always counts Pearson-correlated records (no similarity measure in the Group scheme)."],
-    }
+    return Reproduction(
+        name="cdp-fig8",
+        parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries},
+        seeds={"random_state": random_state},
+        runs=runs,
+        summary={"curves": summary, "checks": checks},
+        paper={"fig8": "Mahalanobis gives lower MAE than Pearson for Zhang's and the proposed scheme."},
+        notes=["Group always counts Pearson-correlated records (no similarity measure in the Group scheme)."],
+    )
 
 
 REPRODUCTIONS = {

@@ -30,7 +30,13 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
-from core.validation import DataError, RandomState, check_probability, check_random_state
+from core.validation import (
+    DataError,
+    RandomState,
+    check_probability,
+    check_random_state,
+    draw_seed,
+)
 
 __all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
            "score_task"]
@@ -139,6 +145,29 @@ def evaluate_settings(
     """
     real_f, syn_f = _frame(real), _frame(synthetic)
     implicit = list(implicit)
+    _check_evaluation_args(real_f, syn_f, sensitive=sensitive, label=label, implicit=implicit,
+                           classifiers=classifiers, settings=settings)
+    test_size = check_probability(test_size, name="test_size", inclusive=False)
+    rng = check_random_state(random_state)
+    real_f, syn_f = _subsample(real_f, syn_f, max_rows, rng)
+    label_features = [c for c in real_f.columns if c != label]
+    tasks = {"sensitive": (sensitive, implicit), "label": (label, label_features)}
+    splits = _split_tables(real_f, syn_f, tasks, test_size, draw_seed(rng))
+    table = _score_table(splits, tasks, classifiers, settings, rng, progress)
+    table.attrs.update(
+        sensitive=sensitive, label=label, implicit=implicit,
+        majority_real=_majority_share(splits[("real", "sensitive")][1], sensitive),
+        majority_synthetic=_majority_share(splits[("syn", "sensitive")][1], sensitive),
+        label_majority_real=float(splits[("real", "label")][1][label].astype(str)
+                                  .value_counts(normalize=True).max()),
+    )
+    return table
+
+
+def _check_evaluation_args(real_f: pd.DataFrame, syn_f: pd.DataFrame, *, sensitive: str, label: str,
+                           implicit: list[str], classifiers: Sequence[str],
+                           settings: Sequence[str]) -> None:
+    """Refuse missing columns, no implicit attributes, overlapping roles, unknown names."""
     for name, frame in (("real", real_f), ("synthetic", syn_f)):
         for col in [sensitive, label, *implicit]:
             if col not in frame.columns:
@@ -153,21 +182,36 @@ def evaluate_settings(
     bad = [s for s in settings if s not in SETTINGS]
     if bad or not settings:
         raise ValueError(f"settings must be a non-empty subset of {SETTINGS}, got {list(settings)}.")
-    test_size = check_probability(test_size, name="test_size", inclusive=False)
-    rng = check_random_state(random_state)
+
+
+def _subsample(real_f: pd.DataFrame, syn_f: pd.DataFrame, max_rows: int | None,
+               rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seeded subsamples of at most ``max_rows`` rows of each table (None: the tables)."""
     if max_rows is not None:
         if len(real_f) > max_rows:
-            real_f = real_f.sample(n=max_rows, random_state=int(rng.integers(2**31 - 1)))
+            real_f = real_f.sample(n=max_rows, random_state=draw_seed(rng))
         if len(syn_f) > max_rows:
-            syn_f = syn_f.sample(n=max_rows, random_state=int(rng.integers(2**31 - 1)))
-    label_features = [c for c in real_f.columns if c != label]
-    tasks = {"sensitive": (sensitive, implicit), "label": (label, label_features)}
-    split_seed = int(rng.integers(2**31 - 1))
+            syn_f = syn_f.sample(n=max_rows, random_state=draw_seed(rng))
+    return real_f, syn_f
+
+
+def _split_tables(real_f: pd.DataFrame, syn_f: pd.DataFrame, tasks: dict, test_size: float,
+                  seed: int) -> dict:
+    """Train / test split of each table for each task's target, all with one seed.
+
+    Keys ``("real" | "syn", task)``, values ``(train, test)``.
+    """
     splits = {}
     for task, (target, _) in tasks.items():
-        splits[("real", task)] = _split(real_f, target, test_size, split_seed)
-        splits[("syn", task)] = _split(syn_f, target, test_size, split_seed)
+        splits[("real", task)] = _split(real_f, target, test_size, seed)
+        splits[("syn", task)] = _split(syn_f, target, test_size, seed)
+    return splits
 
+
+def _score_table(splits: dict, tasks: dict, classifiers: Sequence[str], settings: Sequence[str],
+                 rng: np.random.Generator,
+                 progress: Callable[[float, str], None] | None) -> pd.DataFrame:
+    """Accuracy and macro F1 of every classifier, setting and task (one seed drawn per fit)."""
     columns = pd.MultiIndex.from_product(
         [list(settings), ["sensitive", "label"], ["accuracy", "f1"]],
         names=["setting", "task", "metric"],
@@ -185,25 +229,19 @@ def evaluate_settings(
                 train, test = {"A": (real_tr, real_te), "B": (syn_tr, syn_te),
                                "TSTR": (syn_tr, real_te)}[setting]
                 res = score_task(train, test, target, features, classifier=clf,
-                                 random_state=int(rng.integers(2**31 - 1)))
+                                 random_state=draw_seed(rng))
                 for metric, value in res.items():
                     table.loc[CLASSIFIER_LABELS[clf], (setting, task, metric)] = value
                 done += 1
                 if progress is not None:
                     progress(done / total, f"{CLASSIFIER_LABELS[clf]}, setting {setting}, {target}")
-
-    def majority(frame: pd.DataFrame) -> float:
-        counts = frame[sensitive].value_counts(dropna=True)
-        return float(counts.max() / counts.sum())
-
-    table.attrs.update(
-        sensitive=sensitive, label=label, implicit=implicit,
-        majority_real=majority(splits[("real", "sensitive")][1]),
-        majority_synthetic=majority(splits[("syn", "sensitive")][1]),
-        label_majority_real=float(splits[("real", "label")][1][label].astype(str)
-                                  .value_counts(normalize=True).max()),
-    )
     return table
+
+
+def _majority_share(frame: pd.DataFrame, column: str) -> float:
+    """Share of the most frequent value of ``column`` (missing values left out)."""
+    counts = frame[column].value_counts(dropna=True)
+    return float(counts.max() / counts.sum())
 
 
 def table_long(table: pd.DataFrame) -> pd.DataFrame:
@@ -243,7 +281,7 @@ def theta_sweep(
         if not implicit:
             rows.append({"theta": theta, "implicit": [], "note": "no attribute reaches theta"})
             continue
-        seed = int(rng.integers(2**31 - 1))
+        seed = draw_seed(rng)
         if progress:
             progress(f"theta={theta}: training on {len(implicit)} implicit attributes")
         model = ImposterSynthesizer(**{**(synthesizer or {}), "random_state": seed})
@@ -284,7 +322,7 @@ def lambda_sweep(
     rows = []
     for lam in lambdas:
         for rep in range(repetitions):
-            seed = int(rng.integers(2**31 - 1))
+            seed = draw_seed(rng)
             if progress:
                 progress(f"lambda={lam}, repetition {rep + 1}/{repetitions}")
             model = ImposterSynthesizer(**{**(synthesizer or {}), "lambda_": lam, "random_state": seed})

@@ -29,6 +29,7 @@ from core.validation import (
     check_epsilon,
     check_positive_int,
     check_random_state,
+    draw_seed,
 )
 
 __all__ = ["krr_perturb", "krr_ledger", "krr_baseline", "krr_sweep", "FIG7_EPSILONS"]
@@ -167,9 +168,9 @@ def krr_baseline(
     out: dict[str, float] = {}
     features = {"sensitive": list(implicit), "label": [c for c in frame.columns if c != label]}
     for task, target in (("sensitive", sensitive), ("label", label)):
-        train, test = _split(noisy, target, test_size, int(rng.integers(2**31 - 1)))
+        train, test = _split(noisy, target, test_size, draw_seed(rng))
         res = score_task(train, test, target, features[task], classifier=classifier,
-                         random_state=int(rng.integers(2**31 - 1)))
+                         random_state=draw_seed(rng))
         out[f"{task}_accuracy"] = res["accuracy"]
         out[f"{task}_f1"] = res["f1"]
     return out
@@ -205,7 +206,7 @@ def krr_sweep(
     total = len(epsilons) * reps
     for i, eps in enumerate(epsilons):
         for rep in range(reps):
-            seed = int(rng.integers(2**31 - 1))
+            seed = draw_seed(rng)
             res = krr_baseline(data, sensitive=sensitive, label=label, implicit=implicit,
                                epsilon=eps, classifier=classifier, bins=bins, random_state=seed)
             rows.append({"epsilon": float(eps), "repetition": rep, "seed": seed, **res})

@@ -1,8 +1,8 @@
 """Reproductions of paper 002 on UCI Adult: ``pux reproduce imposter-table1`` etc.
 
 Each function takes ``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
-JSON-able dict with the parameters, the seeds, every run, a summary, and the paper's
-numbers beside ours. As in the paper, ``sex`` ("gender") is the explicit privacy attribute
+:class:`core.experiments.Reproduction`: the parameters, the seeds, every run, a summary, and
+the paper's numbers beside ours. As in the paper, ``sex`` ("gender") is the explicit privacy attribute
 and ``income`` the class label.
 """
 from __future__ import annotations
@@ -14,11 +14,12 @@ from typing import Any, Callable
 import numpy as np
 
 from core.data import load_adult
+from core.experiments import Reproduction
 from core.imposter.detection import detect_implicit
 from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_sweep
 from core.imposter.synthesizer import ImposterSynthesizer
-from core.validation import check_random_state
+from core.validation import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "PAPER_TABLE1", "PAPER_TABLE2", "DEFAULTS"]
 
@@ -59,14 +60,14 @@ Progress = Callable[[str], None]
 def _adult(data_dir, quick: bool, rng: np.random.Generator):
     ds = load_adult(data_dir)
     if quick:  # a seeded subsample: minutes, not tens of minutes
-        ds = replace(ds, frame=ds.frame.sample(n=12_000, random_state=int(rng.integers(2**31 - 1)))
+        ds = replace(ds, frame=ds.frame.sample(n=12_000, random_state=draw_seed(rng))
                      .reset_index(drop=True))
     return ds
 
 
 def _detect(ds, rng, theta: float = 0.01):
     return detect_implicit(ds.frame, SENSITIVE, theta=theta, beta=0.7, classifier="lr",
-                           random_state=int(rng.integers(2**31 - 1)))
+                           random_state=draw_seed(rng))
 
 
 def _train(ds, implicit, params: dict, seed: int, progress: Progress):
@@ -96,7 +97,7 @@ def _paper_rows(table: dict) -> list[dict]:
 
 
 def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-           progress: Progress = print) -> dict:
+           progress: Progress = print) -> Reproduction:
     """Table 1: five classifiers, settings A and B (+ TSTR), theta = 0.01, lambda = 1."""
     rng = check_random_state(random_state)
     ds = _adult(data_dir, quick, rng)
@@ -104,7 +105,7 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
     progress(f"detecting implicit attributes on {ds.n_rows} rows")
     det = _detect(ds, rng)
     progress(f"implicit: {list(det.implicit)} (tau = {det.tau:.3f})")
-    seed = int(rng.integers(2**31 - 1))
+    seed = draw_seed(rng)
     model, seconds = _train(ds, det.implicit, params, seed, progress)
     progress(f"trained {model.iterations_} iterations in {seconds:.0f} s")
     syn = model.sample(ds.n_rows)
@@ -131,46 +132,48 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
             "TSTR income >= 0.78": bool(tstr.min() >= 0.78),
         },
     }
-    return {
-        "parameters": {"theta": 0.01, "beta": 0.7, "synthesizer": params, "rows": ds.n_rows,
-                       "quick": quick, "classifiers": classifiers, "test_size": 0.3},
-        "seeds": {"random_state": random_state, "synthesizer_and_evaluation": seed},
-        "detection": det.to_dict(),
-        "repetitions": long.to_dict(orient="records"),
-        "history_tail": model.history_.tail(5).to_dict(orient="records"),
-        "summary": summary,
-        "paper": _paper_rows(PAPER_TABLE1),
-        "notes": [
+    return Reproduction(
+        name="imposter-table1",
+        parameters={"theta": 0.01, "beta": 0.7, "synthesizer": params, "rows": ds.n_rows,
+                    "quick": quick, "classifiers": classifiers, "test_size": 0.3},
+        seeds={"random_state": random_state, "synthesizer_and_evaluation": seed},
+        setup={"detection": det.to_dict()},
+        runs=long.to_dict(orient="records"),
+        diagnostics={"history_tail": model.history_.tail(5).to_dict(orient="records")},
+        summary=summary,
+        paper=_paper_rows(PAPER_TABLE1),
+        notes=[
             "F1 is macro F1 (the paper's figures match it: all-majority gives 0.40).",
             "GBDT is scikit-learn's HistGradientBoostingClassifier.",
             "TSTR (train on synthetic, test on real) is not in the paper.",
         ],
-    }
+    )
 
 
 def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-           progress: Progress = print) -> dict:
+           progress: Progress = print) -> Reproduction:
     """Table 2: XGBoost in settings A and B for theta in {0.002, 0.01, 0.02, 0.1}."""
     rng = check_random_state(random_state)
     ds = _adult(data_dir, quick, rng)
     params = QUICK if quick else DEFAULTS
-    seed = int(rng.integers(2**31 - 1))
+    seed = draw_seed(rng)
     runs = theta_sweep(ds, sensitive=SENSITIVE, label=LABEL, thetas=(0.002, 0.01, 0.02, 0.1),
                        classifier="xgboost", synthesizer=params, random_state=seed,
                        progress=progress)
-    return {
-        "parameters": {"thetas": [0.002, 0.01, 0.02, 0.1], "classifier": "xgboost",
-                       "synthesizer": params, "rows": ds.n_rows, "quick": quick},
-        "seeds": {"random_state": random_state, "sweep": seed},
-        "repetitions": runs.to_dict(orient="records"),
-        "summary": runs.drop(columns=["seed"], errors="ignore").to_dict(orient="records"),
-        "paper": _paper_rows({str(k): v for k, v in PAPER_TABLE2.items()}),
-        "notes": ["Each theta uses its candidate set (NMI >= theta) as the implicit attributes."],
-    }
+    return Reproduction(
+        name="imposter-table2",
+        parameters={"thetas": [0.002, 0.01, 0.02, 0.1], "classifier": "xgboost",
+                    "synthesizer": params, "rows": ds.n_rows, "quick": quick},
+        seeds={"random_state": random_state, "sweep": seed},
+        runs=runs.to_dict(orient="records"),
+        summary=runs.drop(columns=["seed"], errors="ignore").to_dict(orient="records"),
+        paper=_paper_rows({str(k): v for k, v in PAPER_TABLE2.items()}),
+        notes=["Each theta uses its candidate set (NMI >= theta) as the implicit attributes."],
+    )
 
 
 def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-         progress: Progress = print) -> dict:
+         progress: Progress = print) -> Reproduction:
     """Fig. 7: kRR on the implicit attributes for epsilon 1..100 (GBDT), beside IMPOSTER."""
     rng = check_random_state(random_state)
     ds = _adult(data_dir, quick, rng)
@@ -180,11 +183,11 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
     progress(f"kRR sweep over {len(FIG7_EPSILONS)} budgets x {reps} runs")
     runs = krr_sweep(ds, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
                      epsilons=FIG7_EPSILONS, classifier="gbdt", repetitions=reps,
-                     random_state=int(rng.integers(2**31 - 1)),
+                     random_state=draw_seed(rng),
                      progress=lambda f, m: progress(f"  {m}"))
     curve = runs.groupby("epsilon")[["sensitive_accuracy", "sensitive_f1", "label_accuracy",
                                      "label_f1"]].mean().reset_index()
-    seed = int(rng.integers(2**31 - 1))
+    seed = draw_seed(rng)
     progress("training IMPOSTER for the comparison point")
     model, seconds = _train(ds, det.implicit, params, seed, progress)
     syn = model.sample(ds.n_rows)
@@ -207,42 +210,44 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
                                    "income_accuracy_interpolated": interp},
         "target_imposter_income_higher": bool(imp_income > max(float(nearest["label_accuracy"]), interp)),
     }
-    return {
-        "parameters": {"epsilons": list(FIG7_EPSILONS), "classifier": "gbdt", "bins": 10,
-                       "implicit": list(det.implicit), "synthesizer": params, "rows": ds.n_rows,
-                       "quick": quick},
-        "seeds": {"random_state": random_state, "imposter": seed},
-        "repetitions": runs.to_dict(orient="records"),
-        "summary": summary,
-        "paper": PAPER_FIG7,
-        "notes": ["kRR perturbs every implicit attribute (income included, as it is implicit "
-                  "at theta = 0.01); classifiers train and test on the perturbed table."],
-    }
+    return Reproduction(
+        name="imposter-fig7",
+        parameters={"epsilons": list(FIG7_EPSILONS), "classifier": "gbdt", "bins": 10,
+                    "implicit": list(det.implicit), "synthesizer": params, "rows": ds.n_rows,
+                    "quick": quick},
+        seeds={"random_state": random_state, "imposter": seed},
+        runs=runs.to_dict(orient="records"),
+        summary=summary,
+        paper=PAPER_FIG7,
+        notes=["kRR perturbs every implicit attribute (income included, as it is implicit "
+               "at theta = 0.01); classifiers train and test on the perturbed table."],
+    )
 
 
 def fig8(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-         progress: Progress = print) -> dict:
+         progress: Progress = print) -> Reproduction:
     """Fig. 8: setting B (XGBoost) for lambda in {0, 0.5, 1, 2, 5, 10}."""
     rng = check_random_state(random_state)
     ds = _adult(data_dir, quick, rng)
     params = QUICK if quick else DEFAULTS
     det = _detect(ds, rng)
     lambdas = (0.0, 1.0, 5.0) if quick else (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
-    seed = int(rng.integers(2**31 - 1))
+    seed = draw_seed(rng)
     runs = lambda_sweep(ds, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
                         lambdas=lambdas, classifier="xgboost", synthesizer=params,
                         random_state=seed, progress=progress)
     summary = runs.groupby("lambda").mean(numeric_only=True).drop(
         columns=["repetition", "seed"]).reset_index().to_dict(orient="records")
-    return {
-        "parameters": {"lambdas": list(lambdas), "classifier": "xgboost", "synthesizer": params,
-                       "implicit": list(det.implicit), "rows": ds.n_rows, "quick": quick},
-        "seeds": {"random_state": random_state, "sweep": seed},
-        "repetitions": runs.to_dict(orient="records"),
-        "summary": summary,
-        "paper": PAPER_FIG8,
-        "notes": [],
-    }
+    return Reproduction(
+        name="imposter-fig8",
+        parameters={"lambdas": list(lambdas), "classifier": "xgboost", "synthesizer": params,
+                    "implicit": list(det.implicit), "rows": ds.n_rows, "quick": quick},
+        seeds={"random_state": random_state, "sweep": seed},
+        runs=runs.to_dict(orient="records"),
+        summary=summary,
+        paper=PAPER_FIG8,
+        notes=[],
+    )
 
 
 REPRODUCTIONS = {

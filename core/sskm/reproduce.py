@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 
 from core.data import load_adult, load_nltcs
-from core.experiments import summarize
+from core.experiments import Reproduction, summarize
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP, ScaledTable
-from core.validation import check_random_state
+from core.validation import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "EPSILONS", "GRIDS", "A_VALUES", "load_table"]
 
@@ -120,7 +120,7 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
             conn = mic_connections(frame, sens, threshold=0.3, max_rows=4000, random_state=rng)
             for rows_, cols_ in grids:
                 for rep in range(reps):
-                    seed = int(rng.integers(0, 2**31 - 1))
+                    seed = draw_seed(rng)
                     seeds.append(seed)
                     t0 = time.perf_counter()
                     for mode in MODES:
@@ -145,7 +145,7 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
     return {"rows": rows, "seeds": seeds, "reps": reps, "grids": grids}
 
 
-def _fig56(metric: str, key: str, **kw) -> dict:
+def _fig56(metric: str, key: str, **kw) -> Reproduction:
     out = _sskm_sweep(**kw)
     summary = _summary(out["rows"], ["dataset", "mode", "m", "grid", "epsilon"], ["a", metric])
     by_eps = _summary(out["rows"], ["dataset", "mode", "m", "epsilon"], [metric])
@@ -158,28 +158,32 @@ def _fig56(metric: str, key: str, **kw) -> dict:
                 ("decreasing_as_epsilon_grows" if metric == "mse" else "increasing_as_epsilon_grows"):
                     bool(all(np.diff(vals) < 0) if metric == "mse" else all(np.diff(vals) >= 0)),
             }
-    return {
-        "parameters": {"epsilons": EPSILONS, "m": M_VALUES, "grids": out["grids"], "dataset": "adult",
-                       "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3, "modes": MODES},
-        "seeds": out["seeds"],
-        "repetitions": out["rows"],
-        "summary": {"by_grid": summary, "by_epsilon": by_eps, "checks": checks},
-        "paper": PAPER[key],
-        "notes": _NOTES,
-    }
+    return Reproduction(
+        name=key,
+        parameters={"epsilons": EPSILONS, "m": M_VALUES, "grids": out["grids"], "dataset": "adult",
+                    "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3, "modes": MODES},
+        seeds=out["seeds"],
+        runs=out["rows"],
+        summary={"by_grid": summary, "by_epsilon": by_eps, "checks": checks},
+        paper=PAPER[key],
+        notes=_NOTES,
+    )
 
 
-def fig5(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str], None] = print) -> dict:
+def fig5(*, data_dir=None, quick=False, random_state=0,
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 5: information loss (MSE) of SSKM_DP on Adult vs epsilon, m and a."""
     return _fig56("mse", "sskm-fig5", data_dir=data_dir, quick=quick, random_state=random_state, progress=progress)
 
 
-def fig6(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str], None] = print) -> dict:
+def fig6(*, data_dir=None, quick=False, random_state=0,
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 6: record linkage (RL) of SSKM_DP on Adult vs epsilon, m and a."""
     return _fig56("rl", "sskm-fig6", data_dir=data_dir, quick=quick, random_state=random_state, progress=progress)
 
 
-def fig7(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str], None] = print) -> dict:
+def fig7(*, data_dir=None, quick=False, random_state=0,
+         progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 7: MSE vs a at epsilon = 1 for MDAV, IDP-KMeans, MDAV_DP and SSKM_DP."""
     rng = check_random_state(random_state)
     reps = 2 if quick else REPETITIONS
@@ -199,7 +203,7 @@ def fig7(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str]
                 groups[a] = mdav(X, n_clusters=a)
                 progress(f"{name} m={m}: MDAV a={a} ({time.perf_counter() - t0:.1f}s)")
             for rep in range(reps):
-                seed = int(rng.integers(0, 2**31 - 1))
+                seed = draw_seed(rng)
                 seeds.append(seed)
                 t0 = time.perf_counter()
                 sskm = {}
@@ -235,14 +239,15 @@ def fig7(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str]
             "sskm_paper_below_idp_kmeans": bool(r["mse_sskm_dp_paper_mean"] < r["mse_idp_kmeans_mean"]),
             "sskm_paper_below_mdav": bool(r["mse_sskm_dp_paper_mean"] < r["mse_mdav_mean"]),
         }
-    return {
-        "parameters": {"epsilon": eps, "m": M_VALUES, "a": a_values, "datasets": ["adult", "nltcs"],
-                       "som_grid": "10x10", "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3},
-        "seeds": seeds,
-        "repetitions": rows,
-        "summary": {"by_a": summary, "checks": checks},
-        "paper": PAPER["sskm-fig7"],
-        "notes": _NOTES + [
+    return Reproduction(
+        name="sskm-fig7",
+        parameters={"epsilon": eps, "m": M_VALUES, "a": a_values, "datasets": ["adult", "nltcs"],
+                    "som_grid": "10x10", "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3},
+        seeds=seeds,
+        runs=rows,
+        summary={"by_a": summary, "checks": checks},
+        paper=PAPER["sskm-fig7"],
+        notes=_NOTES + [
             "MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
             "of MDAV_DP and IDP-KMeans (5 iterations, uniform data-independent start) changes between "
             "repetitions.",
@@ -255,7 +260,7 @@ def fig7(*, data_dir=None, quick=False, random_state=0, progress: Callable[[str]
             "sound mode's MSE is over its published 80 %, scaled by the held-out part's bounds, the baselines' "
             "over every record scaled by the data's min and max.",
         ],
-    }
+    )
 
 
 REPRODUCTIONS = {"sskm-fig5": fig5, "sskm-fig6": fig6, "sskm-fig7": fig7}

@@ -16,7 +16,7 @@ import pandas as pd
 from core.experiments import summarize
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.publisher import SSKMDP
-from core.validation import check_random_state
+from core.validation import check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy"]
 
@@ -45,10 +45,6 @@ def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_sta
     mine = copy.copy(pub)
     mine.publish(epsilon=epsilon, cs_threshold=cs_threshold, random_state=random_state)
     return mine
-
-
-def _seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 2**31 - 1))
 
 
 def _summary(rows: list[dict], by, values, *, appearance: bool = False) -> pd.DataFrame:
@@ -92,7 +88,7 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
     rows, total = [], len(epsilons) * repetitions
     for eps in epsilons:
         for _ in range(repetitions):
-            mine = release_copy(pub, epsilon=eps, cs_threshold=cs_threshold, random_state=_seed(rng))
+            mine = release_copy(pub, epsilon=eps, cs_threshold=cs_threshold, random_state=draw_seed(rng))
             mse_, rl_ = mine.release_metrics()
             rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
             if progress is not None:
@@ -142,7 +138,7 @@ def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions:
         k = len(X) // a
         rows.append({"method": "MDAV", "a": a, "mse": mdav_release(X, k, labels=groups).metrics(X)[0]})
         for _ in range(repetitions):
-            s = _seed(rng)
+            s = draw_seed(rng)
             rows.append({"method": "MDAV_DP", "a": a,
                          "mse": mdav_dp(X, k, epsilon, labels=groups, random_state=s).metrics(X)[0]})
             rows.append({"method": "IDP-KMeans", "a": a,
@@ -150,7 +146,7 @@ def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions:
         if progress is not None:
             progress((i + 1) / (len(fitted_a) + 1), f"a = {a} ({i + 1} of {len(fitted_a)})")
     for _ in range(repetitions):
-        mine = release_copy(pub, epsilon=epsilon, cs_threshold=cs_threshold, random_state=_seed(rng))
+        mine = release_copy(pub, epsilon=epsilon, cs_threshold=cs_threshold, random_state=draw_seed(rng))
         rows.append({"method": "SSKM_DP", "a": int(np.count_nonzero(mine.row_counts_)),
                      "mse": mine.release_metrics()[0]})
     if progress is not None:

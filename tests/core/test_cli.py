@@ -3,7 +3,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from core import cli
+from core.experiments import Reproduction
 
 
 def test_reproduce_list(capsys):
@@ -16,16 +19,35 @@ def test_unknown_reproduction_is_an_error(capsys):
     assert "no reproduction called" in capsys.readouterr().err
 
 
-def test_reproduce_writes_json(tmp_path, monkeypatch):
-    def fake(*, data_dir, quick, random_state, progress):
-        progress("working")
-        return {"parameters": {"quick": quick}, "seeds": [random_state], "summary": {"x": 1.5}}
+def _fake_reproduction(*, data_dir, quick, random_state, progress):
+    progress("working")
+    return Reproduction(name="demo", parameters={"quick": quick}, seeds=[random_state],
+                        runs=[{"x": 1.5}], summary={"x": 1.5, "checks": {"x_positive": True}},
+                        paper="x is positive", notes=[])
 
-    monkeypatch.setattr(cli, "reproductions", lambda: {"demo": fake})
+
+def test_reproduce_writes_json(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "reproductions", lambda: {"demo": _fake_reproduction})
     out = tmp_path / "r.json"
     assert cli.main(["reproduce", "demo", "--out", str(out), "--quick", "--seed", "4"]) == 0
     data = json.loads(out.read_text())
     assert data["name"] == "demo" and data["seeds"] == [4] and data["parameters"]["quick"] is True
+    # the file is the Reproduction's to_dict(), with the wall time after the name
+    rep = _fake_reproduction(data_dir=None, quick=True, random_state=4, progress=lambda m: None)
+    assert list(data) == ["name", "seconds", *list(rep.to_dict())[1:]]
+    assert {k: v for k, v in data.items() if k != "seconds"} == rep.to_dict()
+    assert data["seconds"] >= 0
+
+
+def test_reproduce_refuses_a_result_that_is_not_a_reproduction(tmp_path, monkeypatch):
+    def plain(**kw):
+        return _fake_reproduction(**kw).to_dict()
+
+    monkeypatch.setattr(cli, "reproductions", lambda: {"demo": plain, "other": _fake_reproduction})
+    with pytest.raises(TypeError, match="Reproduction"):
+        cli.main(["reproduce", "demo", "--out", str(tmp_path / "r.json")])
+    with pytest.raises(TypeError, match="named 'other'"):
+        cli.main(["reproduce", "other", "--out", str(tmp_path / "r.json")])
 
 
 def test_data_check_reports_samples(capsys, tmp_path):

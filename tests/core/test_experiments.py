@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.experiments import summarize, sweep
@@ -48,3 +49,57 @@ def test_summarize_mean_and_spread():
 def test_sweep_rejects_zero_repetitions():
     with pytest.raises(ValueError):
         sweep(_noisy, {"x": [0]}, repetitions=0)
+
+
+# --- Reproduction -------------------------------------------------------------------------
+
+def _reproduction(**kw):
+    from core.experiments import Reproduction
+
+    base = dict(
+        name="demo-fig1",
+        parameters={"epsilons": (1.0, 2.0)},
+        seeds={"random_state": 0},
+        runs=[{"epsilon": 1.0, "value": 0.5}, {"epsilon": 2.0, "value": 0.75}],
+        summary={"curve": [{"epsilon": 1.0, "ok": True}],
+                 "checks": {"a/b": {"mean": 0.6, "ours_ge_theirs": True}, "c": {"falls": np.bool_(False)}},
+                 "target_met": False},
+        paper={"fig1": "ours above theirs"},
+        notes=["a note"],
+    )
+    return Reproduction(**{**base, **kw})
+
+
+def test_reproduction_to_dict_writes_the_cli_keys_in_order():
+    rep = _reproduction()
+    out = rep.to_dict()
+    assert list(out) == ["name", "parameters", "seeds", "repetitions", "summary", "paper", "notes"]
+    assert out["repetitions"] is rep.runs and out["summary"] is rep.summary
+    timed = _reproduction(seconds=1.5, setup={"detection": {"tau": 0.1}},
+                          diagnostics={"history_tail": [{"iteration": 3}]})
+    assert list(timed.to_dict()) == ["name", "seconds", "parameters", "seeds", "detection", "repetitions",
+                                     "history_tail", "summary", "paper", "notes"]
+
+
+def test_reproduction_checks_index_every_bool_of_the_summary_by_its_keys():
+    rep = _reproduction()
+    assert rep.checks == {"checks: a/b: ours_ge_theirs": True, "checks: c: falls": False, "target_met": False}
+    assert all(type(v) is bool for v in rep.checks.values())
+    # bools inside lists of records are data, not checks
+    assert "curve: 0: ok" not in rep.checks
+
+
+def test_reproduction_takes_a_frame_of_runs_as_records():
+    frame = pd.DataFrame({"epsilon": [1.0, 2.0], "value": [0.5, 0.75]})
+    rep = _reproduction(runs=frame)
+    assert rep.runs == frame.to_dict(orient="records")
+    pd.testing.assert_frame_equal(rep.runs_frame(), frame)
+
+
+def test_reproduction_refuses_setup_keys_that_repeat_the_result_keys():
+    with pytest.raises(ValueError, match="setup and diagnostics"):
+        _reproduction(setup={"summary": 1})
+    with pytest.raises(ValueError, match="setup and diagnostics"):
+        _reproduction(setup={"x": 1}, diagnostics={"x": 2})
+    with pytest.raises(TypeError, match="name"):
+        _reproduction(name="")

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.validation import (
+    SEED_HIGH,
     DataError,
     check_delta,
     check_epsilon,
@@ -11,6 +12,9 @@ from core.validation import (
     check_positive_int,
     check_random_state,
     check_sensitivity,
+    draw_seed,
+    draw_seeds,
+    spawn_seed,
 )
 
 
@@ -164,3 +168,77 @@ def test_column_vector_is_one_attribute():
 def test_column_vector_still_refuses_three_dimensions():
     with pytest.raises(ValueError, match="must be 1-D or 2-D"):
         check_matrix(np.ones((2, 2, 2)), column_vector=True)
+
+
+# --- child seeds -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2024])
+def test_draw_seed_draws_what_the_old_ad_hoc_calls_drew(seed):
+    a, b, c = (np.random.default_rng(seed) for _ in range(3))
+    for _ in range(5):
+        s = draw_seed(a)
+        assert s == int(b.integers(2**31 - 1)) == int(c.integers(0, 2**31 - 1))
+        assert type(s) is int
+    # and the generators are left in the same state
+    assert a.random() == b.random() == c.random()
+
+
+def test_draw_seed_keeps_another_bound_when_asked():
+    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    assert [draw_seed(a, high=2**31) for _ in range(4)] == [int(b.integers(2**31)) for _ in range(4)]
+
+
+def test_draw_seeds_draws_what_the_old_array_call_drew():
+    a, b = np.random.default_rng(11), np.random.default_rng(11)
+    seeds = draw_seeds(a, (3, 4))
+    old = b.integers(0, 2**31 - 1, size=(3, 4))
+    assert seeds.shape == (3, 4) and seeds.dtype == old.dtype
+    assert np.array_equal(seeds, old)
+    assert a.random() == b.random()
+
+
+def test_spawn_seed_is_draw_seed_with_a_63_bit_bound():
+    a, b = np.random.default_rng(5), np.random.default_rng(5)
+    assert spawn_seed(a) == int(b.integers(0, 2**63 - 1))
+
+
+def test_seeds_lie_below_their_bound():
+    rng = np.random.default_rng(1)
+    assert SEED_HIGH == 2**31 - 1
+    assert all(0 <= draw_seed(rng) < SEED_HIGH for _ in range(200))
+    assert all(0 <= draw_seed(rng, high=3) < 3 for _ in range(200))
+    assert {draw_seed(rng, high=1) for _ in range(5)} == {0}
+    seeds = draw_seeds(rng, 500, high=10)
+    assert seeds.min() >= 0 and seeds.max() < 10
+
+
+@pytest.mark.parametrize("bad", [None, 3, np.random.RandomState(0)])
+def test_seed_helpers_refuse_what_is_not_a_generator(bad):
+    with pytest.raises(TypeError, match="Generator"):
+        draw_seed(bad)
+    with pytest.raises(TypeError, match="Generator"):
+        draw_seeds(bad, 2)
+
+
+@pytest.mark.parametrize("bad", [1.5, "10", True, None])
+def test_seed_bound_must_be_an_integer(bad):
+    with pytest.raises(TypeError, match="high"):
+        draw_seed(np.random.default_rng(0), high=bad)
+    with pytest.raises(TypeError, match="high"):
+        draw_seeds(np.random.default_rng(0), 2, high=bad)
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2**63])
+def test_seed_bound_must_lie_in_range(bad):
+    with pytest.raises(ValueError, match="high"):
+        draw_seed(np.random.default_rng(0), high=bad)
+    with pytest.raises(ValueError, match="high"):
+        draw_seeds(np.random.default_rng(0), 2, high=bad)
+
+
+def test_seed_bound_check_leaves_the_generator_untouched():
+    a, b = np.random.default_rng(9), np.random.default_rng(9)
+    with pytest.raises(ValueError):
+        draw_seed(a, high=0)
+    assert a.random() == b.random()

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import core.sskm.reproduce as reproduce
 from core.cli import _json_default, reproductions
 from core.data import load_sample
+from core.experiments import Reproduction
 from core.sskm.reproduce import ATTRIBUTES, EPSILONS, MODES, REPRODUCTIONS, SENSITIVE, load_table
 
 _COLUMNS = ["age", "sex", "workclass", "education_num", "marital_status", "occupation", "relationship",
@@ -47,18 +47,23 @@ def test_tables_have_m_attributes_with_the_sensitive_one(data_dir):
 
 @pytest.mark.parametrize("name", ["sskm-fig5", "sskm-fig6", "sskm-fig7"])
 def test_result_is_json_with_paper_beside_ours(tiny, name):
-    out = tiny[name]
-    assert {"parameters", "seeds", "repetitions", "summary", "paper", "notes"} <= set(out)
+    rep = tiny[name]
+    assert isinstance(rep, Reproduction) and rep.name == name
+    out = rep.to_dict()
+    assert list(out) == ["name", "parameters", "seeds", "repetitions", "summary", "paper", "notes"]
     json.loads(json.dumps(out, default=_json_default))
-    assert out["repetitions"] and out["summary"]["checks"]
+    assert rep.runs and rep.summary["checks"] and rep.checks
+    assert rep.paper == reproduce.PAPER[name]
 
 
 @pytest.mark.parametrize("name, metric", [("sskm-fig5", "mse"), ("sskm-fig6", "rl")])
 def test_fig56_checks_agree_with_the_runs(tiny, name, metric):
-    out = tiny[name]
-    runs = pd.DataFrame(out["repetitions"])
-    checks = out["summary"]["checks"]
+    rep = tiny[name]
+    runs = rep.runs_frame()
+    checks = rep.summary["checks"]
     assert set(checks) == {f"{mode} m={m}" for mode in MODES for m in reproduce.M_VALUES}
+    trend = "decreasing_as_epsilon_grows" if metric == "mse" else "increasing_as_epsilon_grows"
+    assert rep.checks == {f"checks: {key}: {trend}": check[trend] for key, check in checks.items()}
     for mode in MODES:
         for m in reproduce.M_VALUES:
             check = checks[f"{mode} m={m}"]
@@ -76,27 +81,31 @@ def test_fig56_checks_agree_with_the_runs(tiny, name, metric):
 def test_fig5_sound_mse_falls_from_the_smallest_to_the_largest_epsilon(tiny):
     """The paper's Fig. 5 claim at its two ends, for the DP mode (noise scale 100 times smaller)."""
     for m in reproduce.M_VALUES:
-        by_eps = list(tiny["sskm-fig5"]["summary"]["checks"][f"sound m={m}"]["mse_by_epsilon"].values())
+        by_eps = list(tiny["sskm-fig5"].summary["checks"][f"sound m={m}"]["mse_by_epsilon"].values())
         assert by_eps[0] > by_eps[-1]
 
 
 def test_fig7_checks_compare_each_method_per_dataset_m_and_a(tiny):
-    out = tiny["sskm-fig7"]
-    checks = out["summary"]["checks"]
-    a_values = out["parameters"]["a"]
+    rep = tiny["sskm-fig7"]
+    checks = rep.summary["checks"]
+    a_values = rep.parameters["a"]
     assert set(checks) == {f"{d} m={m} a={a}" for d in ("adult", "nltcs") for m in reproduce.M_VALUES
                            for a in a_values}
     ours = {"sskm": "mse_sskm_dp_mean", "sskm_paper": "mse_sskm_dp_paper_mean"}
     theirs = {"mdav": "mse_mdav_mean", "mdav_dp": "mse_mdav_dp_mean", "idp_kmeans": "mse_idp_kmeans_mean"}
-    for r in out["summary"]["by_a"]:
-        check = checks[f"{r['dataset']} m={r['m']} a={r['a']}"]
-        assert check == {f"{o}_below_{t}": bool(r[oc] < r[tc]) for o, oc in ours.items() for t, tc in theirs.items()}
+    for r in rep.summary["by_a"]:
+        key = f"{r['dataset']} m={r['m']} a={r['a']}"
+        compared = {f"{o}_below_{t}": bool(r[oc] < r[tc])
+                    for o, oc in ours.items() for t, tc in theirs.items()}
+        assert checks[key] == compared
+        assert {name: rep.checks[f"checks: {key}: {name}"] for name in compared} == compared
+    assert len(rep.checks) == len(checks) * len(ours) * len(theirs)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["sskm-fig5", "sskm-fig7"])
 def test_quick_run_on_the_real_data_gives_json(data_dir, name):
-    out = REPRODUCTIONS[name](data_dir=data_dir, quick=True, random_state=0, progress=lambda m: None)
-    assert {"parameters", "seeds", "repetitions", "summary", "paper", "notes"} <= set(out)
-    json.dumps(out, default=_json_default)
-    assert out["repetitions"] and out["summary"]["checks"]
+    rep = REPRODUCTIONS[name](data_dir=data_dir, quick=True, random_state=0, progress=lambda m: None)
+    assert isinstance(rep, Reproduction) and rep.name == name
+    json.dumps(rep.to_dict(), default=_json_default)
+    assert rep.runs and rep.summary["checks"] and rep.checks
