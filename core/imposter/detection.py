@@ -40,6 +40,7 @@ from core.validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    draw_seed,
 )
 
 __all__ = ["DetectionResult", "detect_implicit", "nmi_scores", "discretize"]
@@ -189,7 +190,7 @@ def _cv_score(
     X = prepare_frame(frame, columns)
     y, _ = encode_target(frame[sensitive].astype(object).where(frame[sensitive].notna(), "(missing)"))
     model = make_classifier(classifier, X, list(columns), random_state=rng)
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=draw_seed(rng))
     pred = np.empty_like(y)
     with few_threads():  # cross_val_predict's folds, one by one so each can be reported
         for k, (train, test) in enumerate(cv.split(X, y)):

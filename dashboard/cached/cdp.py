@@ -25,6 +25,7 @@ from core.data import Dataset
 from core.experiments import summarize
 from core.progress import Progress, stage
 from core.release import display_seed
+from core.validation import draw_seeds
 from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
 from dashboard.charts import number
@@ -154,7 +155,7 @@ def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repet
     """
     rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
                                              int(noise_method), str(preset)))
-    return [int(s) for s in rng.integers(0, 2**31 - 1, size=int(repetitions))]
+    return [int(s) for s in draw_seeds(rng, int(repetitions))]
 
 
 def _runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int, preset: str,
