@@ -8,24 +8,20 @@ time left, whose finished result is shared read-only (a slider move does not cop
 """
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case
-from core.cdp.baselines import SchemeSetup, fit_scheme, method_curve, prepare_schemes
-from core.cdp.logistic import PRESETS
+from core.cdp.baselines import SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.logistic import PRESETS
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
+from core.cdp.sweeps import accuracy_at, accuracy_curve
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
-from core.experiments import summarize
 from core.progress import Progress, stage
-from core.release import display_seed
-from core.validation import draw_seeds
 from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
 from dashboard.charts import number
@@ -144,66 +140,21 @@ def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: i
                  "Selecting features and computing sensitivities", in_process=True)
 
 
-def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repetitions: int) -> list[int]:
-    """The noise seeds of the runs at one epsilon: one per repetition, shared by the schemes.
-
-    The bars (live, any epsilon) and the curve (each grid epsilon) both take their seeds
-    from here, so at a grid epsilon the bars are exactly the curve's point. The sidebar seed
-    is mixed with epsilon, method and preset, so two epsilons never share noise draws
-    (docs/design.md section 2.3). Epsilon is rounded to 1e-9 so 0.30000000000000004 and
-    0.3 get the same seeds.
-    """
-    rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
-                                             int(noise_method), str(preset)))
-    return [int(s) for s in draw_seeds(rng, int(repetitions))]
-
-
-def _runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int, preset: str,
-             repetitions: int, seed: int, progress=None) -> tuple[list[dict], dict]:
-    """Every scheme trained ``repetitions`` times at one epsilon (common random numbers:
-    all schemes get the same seed at a given repetition, as in ``scheme_curve``)."""
-    rows, models = [], {}
-    seeds = point_seeds(seed, epsilon, noise_method, preset, repetitions)
-    for r, s in enumerate(seeds):
-        for scheme in setup.columns:
-            model, acc = fit_scheme(setup, scheme, epsilon=float(epsilon), noise_method=int(noise_method),
-                                    preset=preset, random_state=s, matrices=mats[scheme])
-            rows.append({"scheme": scheme, "epsilon": float(epsilon), "repetition": r, "seed": s,
-                         "accuracy": acc})
-            models.setdefault(scheme, model)
-        if progress is not None:
-            progress(r + 1)
-    return rows, models
-
-
 def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,
                   preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
     """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part).
 
-    Same seeds as :func:`curves` at that epsilon (:func:`point_seeds`): when epsilon is a
-    point of the curve's grid, the bars equal the curve there.
+    Same seeds as :func:`curves` at that epsilon (:func:`core.cdp.sweeps.point_seeds`): when
+    epsilon is a point of the curve's grid, the bars equal the curve there.
     """
-    rows, models = _runs_at(setup, mats, epsilon=epsilon, noise_method=noise_method, preset=preset,
-                            repetitions=repetitions, seed=seed)
-    return pd.DataFrame(rows), models
+    return accuracy_at(setup, mats, epsilon=epsilon, noise_method=noise_method, preset=preset,
+                       repetitions=repetitions, seed=seed)
 
 
 def _curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], noise_method: int,
             preset: str, repetitions: int, seed: int) -> pd.DataFrame:
-    """Fig. 4's runs (in a worker process): :func:`_runs_at` at each epsilon, summarised."""
-    rows = []
-    total = len(epsilons) * repetitions
-
-    def _report(r: int, *, first: int) -> None:
-        progress((first + r) / total, f"run {first + r} of {total}")
-
-    for i, eps in enumerate(epsilons):
-        rows += _runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
-                         repetitions=repetitions, seed=seed, progress=partial(_report, first=i * repetitions))[0]
-    summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
-    order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
-    summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
-    return summary.reset_index(drop=True)
+    return accuracy_curve(setup, mats, epsilons=epsilons, noise_method=noise_method, preset=preset,
+                          repetitions=repetitions, seed=seed, progress=progress)
 
 
 def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], noise_method: int,

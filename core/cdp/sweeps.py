@@ -1,0 +1,100 @@
+"""The CDP-LR page's runs: every scheme at one epsilon (the live bars) and over an epsilon
+grid (Fig. 4's curve), seeded so the two agree.
+
+The seeds of the runs at one epsilon come from :func:`point_seeds`, a function of the
+viewer's seed, epsilon, noise method and preset only: the bars (any epsilon the slider
+takes) and the curve (each grid epsilon) draw the same noise there, so at a grid epsilon
+the bars are exactly the curve's point. All schemes share the seed of a repetition
+(common random numbers, as in :func:`core.cdp.baselines.scheme_curve`).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from core.cdp.baselines import SchemeSetup, fit_scheme
+from core.experiments import summarize
+from core.progress import Progress, report
+from core.release import display_seed
+from core.validation import draw_seeds
+
+__all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve"]
+
+
+def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repetitions: int) -> list[int]:
+    """The noise seeds of the runs at one epsilon: one per repetition, shared by the schemes.
+
+    The viewer's seed is mixed with epsilon, method and preset, so two epsilons never share
+    noise draws (docs/design.md section 2.3). Epsilon is rounded to 1e-9 so
+    0.30000000000000004 and 0.3 get the same seeds.
+    """
+    rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
+                                             int(noise_method), str(preset)))
+    return [int(s) for s in draw_seeds(rng, int(repetitions))]
+
+
+def runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int, preset: str,
+            repetitions: int, seed: int,
+            on_repetition: Callable[[int], None] | None = None) -> tuple[list[dict], dict]:
+    """Every scheme trained ``repetitions`` times at one epsilon.
+
+    Parameters
+    ----------
+    setup, mats : SchemeSetup, dict
+        The prepared schemes (:func:`core.cdp.baselines.prepare_schemes`) and each scheme's
+        (X_train, X_test, y_train, y_test).
+    epsilon : float
+        Budget of one training; each training's ledger says what it spent.
+    seed : int
+        The viewer's seed; the runs' noise seeds come from :func:`point_seeds`.
+    on_repetition : callable(int), optional
+        Told the number of repetitions done.
+
+    Returns
+    -------
+    (list of dict, dict)
+        One row per run (scheme, epsilon, repetition, seed, accuracy) and the first model
+        of each scheme (for its ledger).
+    """
+    rows, models = [], {}
+    seeds = point_seeds(seed, epsilon, noise_method, preset, repetitions)
+    for r, s in enumerate(seeds):
+        for scheme in setup.columns:
+            model, acc = fit_scheme(setup, scheme, epsilon=float(epsilon), noise_method=int(noise_method),
+                                    preset=preset, random_state=s, matrices=mats[scheme])
+            rows.append({"scheme": scheme, "epsilon": float(epsilon), "repetition": r, "seed": s,
+                         "accuracy": acc})
+            models.setdefault(scheme, model)
+        if on_repetition is not None:
+            on_repetition(r + 1)
+    return rows, models
+
+
+def accuracy_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int, preset: str,
+                repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
+    """:func:`runs_at` as a table (the live bars), with the first model of each scheme."""
+    rows, models = runs_at(setup, mats, epsilon=epsilon, noise_method=noise_method, preset=preset,
+                           repetitions=repetitions, seed=seed)
+    return pd.DataFrame(rows), models
+
+
+def accuracy_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], noise_method: int,
+                   preset: str, repetitions: int, seed: int, progress: Progress | None = None) -> pd.DataFrame:
+    """Fig. 4: :func:`runs_at` at each epsilon, summarised (mean, std per scheme and epsilon)
+    with the schemes in the setup's order; ``progress`` is told each repetition."""
+    rows = []
+    total = len(epsilons) * repetitions
+    for i, eps in enumerate(epsilons):
+        first = i * repetitions
+
+        def told(r: int, first: int = first) -> None:
+            report(progress, (first + r) / total, f"run {first + r} of {total}")
+
+        rows += runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
+                        repetitions=repetitions, seed=seed, on_repetition=told)[0]
+    summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
+    order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order
+    summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
+    return summary.reset_index(drop=True)
