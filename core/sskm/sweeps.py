@@ -8,20 +8,17 @@ gives the same frame.
 from __future__ import annotations
 
 import copy
-from typing import Callable, Optional
 
 import numpy as np
 import pandas as pd
 
 from core.experiments import summarize
+from core.progress import Progress
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.publisher import SSKMDP
 from core.validation import check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy"]
-
-Progress = Optional[Callable[[float, str], None]]
-
 
 def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_state) -> SSKMDP:
     """A shallow copy of a fitted publisher with one release drawn on it.
@@ -60,7 +57,7 @@ def _summary(rows: list[dict], by, values, *, appearance: bool = False) -> pd.Da
 
 
 def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: float, random_state=None,
-                  progress: Progress = None) -> pd.DataFrame:
+                  progress: Progress | None = None) -> pd.DataFrame:
     """MSE and RL of SSKM_DP releases vs epsilon (repetitions are fresh noise draws).
 
     Parameters
@@ -97,7 +94,7 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
 
 
 def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions: int, cs_threshold: float,
-                          random_state=None, progress: Progress = None) -> pd.DataFrame:
+                          random_state=None, progress: Progress | None = None) -> pd.DataFrame:
     """MSE of MDAV, MDAV_DP and IDP-KMeans vs the number of clusters a, and SSKM_DP's at its own.
 
     The baselines cluster the records SSKM_DP publishes (every row in the paper mode, the
