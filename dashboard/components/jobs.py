@@ -51,11 +51,10 @@ def setup_view(slot: str, sweep: Any, *, wait: float | None = None, stop: bool =
     fitted map, detection), computed once per input by a job of this session.
 
     A step that ends within ``wait`` seconds (default 2, or ``PUX_SETUP_WAIT``) is simply
-    returned. A longer one draws its
-    progress bar with the time left and a Stop button, and the page stops here until it
-    ends (then it reruns and goes on); stopped, it offers "Run it again". With ``stop``
-    False the page goes on without it (None is returned), for a section that nothing
-    below needs.
+    returned. A longer one draws its progress bar with the time left and a Stop button,
+    and the page stops here until it ends (then it reruns and goes on); stopped, it offers
+    "Run it again". With ``stop`` False the page goes on without it (None is returned),
+    for a section that nothing below needs.
 
     Raises what the step raised, for the page's error box.
     """
