@@ -205,21 +205,41 @@ def scheme_curve(
             for scheme in schemes
         }
 
+    runs = epsilon_runs(one, schemes, "scheme", "accuracy", epsilons=epsilons,
+                        repetitions=repetitions, random_state=random_state, progress=progress)
+    return summarize(runs, ["scheme", "epsilon"], "accuracy"), runs
+
+
+def epsilon_runs(
+    one: Callable[..., dict],
+    names: Sequence,
+    key: str,
+    value: str,
+    *,
+    epsilons: Iterable[float],
+    repetitions: int,
+    random_state: RandomState,
+    progress: Callable[[float, str], None] | None,
+    sort: bool = True,
+) -> pd.DataFrame:
+    """Run ``one(epsilon=, random_state=)`` at every epsilon, ``repetitions`` times each.
+
+    ``one`` returns a value per name (common random numbers: every name sees the same seed
+    at a given run). Returns one row per (name, epsilon, repetition): ``key``, epsilon,
+    repetition, seed, ``value``. ``sort`` orders the rows by name, epsilon and repetition;
+    without it they stay name by name in the order of the runs.
+    """
     wide = sweep(
         one, {"epsilon": [float(e) for e in epsilons]},
         repetitions=repetitions, random_state=random_state, progress=progress,
     )
-    runs = _long(wide, list(schemes), "scheme", "accuracy")
-    return summarize(runs, ["scheme", "epsilon"], "accuracy"), runs
-
-
-def _long(wide: pd.DataFrame, names: list, key: str, value: str) -> pd.DataFrame:
-    """One row per (point, repetition, name) from one column per name."""
+    names = list(names)
     long = wide.melt(id_vars=["epsilon", "repetition", "seed"], value_vars=names, var_name=key,
                      value_name=value)
-    long[key] = pd.Categorical(long[key], categories=names, ordered=True)
-    long = long.sort_values([key, "epsilon", "repetition"]).reset_index(drop=True)
-    long[key] = long[key].astype(object)
+    if sort:
+        long[key] = pd.Categorical(long[key], categories=names, ordered=True)
+        long = long.sort_values([key, "epsilon", "repetition"]).reset_index(drop=True)
+        long[key] = long[key].astype(object)
     return long[[key, "epsilon", "repetition", "seed", value]]
 
 
@@ -250,10 +270,7 @@ def method_curve(
             out[method] = float(model.score(mats[1], mats[3]))
         return out
 
-    wide = sweep(
-        one, {"epsilon": [float(e) for e in epsilons]},
-        repetitions=repetitions, random_state=random_state, progress=progress,
-    )
-    runs = _long(wide, list(methods), "method", "accuracy")
+    runs = epsilon_runs(one, methods, "method", "accuracy", epsilons=epsilons,
+                        repetitions=repetitions, random_state=random_state, progress=progress)
     runs["method"] = runs["method"].astype(int)
     return summarize(runs, ["method", "epsilon"], "accuracy"), runs

@@ -18,11 +18,12 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from core.cdp.baselines import epsilon_runs
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, ordinal_codes
-from core.experiments import summarize, sweep
+from core.experiments import summarize
 from core.mechanisms import PrivacyLedger, laplace
 from core.metrics import count_query_mae
 from core.progress import Progress, report, stage
@@ -289,11 +290,6 @@ def mae_curve(
             for scheme in schemes
         }
 
-    wide = sweep(
-        one, {"epsilon": [float(e) for e in epsilons]},
-        repetitions=repetitions, random_state=random_state, progress=progress,
-    )
-    runs = wide.melt(id_vars=["epsilon", "repetition", "seed"], value_vars=list(schemes),
-                     var_name="scheme", value_name="mae")
-    runs = runs[["scheme", "epsilon", "repetition", "seed", "mae"]]
+    runs = epsilon_runs(one, schemes, "scheme", "mae", epsilons=epsilons, repetitions=repetitions,
+                        random_state=random_state, progress=progress, sort=False)
     return summarize(runs, ["scheme", "epsilon"], "mae"), runs

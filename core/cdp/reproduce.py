@@ -132,27 +132,42 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
     )
 
 
-def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
-    """Fig. 4: accuracy vs epsilon of Non-private, Group, Zhang and Proposed."""
+def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, progress):
+    """Run ``curve`` (scheme_curve or method_curve) on every dataset and preset (Fig. 4, 5).
+
+    Returns the epsilon grid, the summary and run records (with dataset and preset), and
+    for each "dataset/preset" the setup and the mean accuracy over the grid per ``by``.
+    """
     reps = 3 if quick else 10
     grid = _grid(quick)
-    summary, runs, checks = [], [], {}
+    summary, runs, means = [], [], {}
     for name, ds in _datasets(data_dir, quick, progress).items():
         setup = _setup(name, ds, "pearson", random_state, progress)
         for preset in PRESETS:
-            s, r = scheme_curve(setup, epsilons=grid, repetitions=reps, preset=preset,
-                                random_state=random_state)
+            s, r = curve(setup, epsilons=grid, repetitions=reps, preset=preset,
+                         random_state=random_state)
             summary += _records(s.assign(dataset=name, preset=preset))
             runs += _records(r.assign(dataset=name, preset=preset))
-            means = s.groupby("scheme")["accuracy_mean"].mean()
-            checks[f"{name}/{preset}"] = {
-                "mean_accuracy_over_grid": {k: float(v) for k, v in means.items()},
-                "proposed_ge_group": bool(means["Proposed"] >= means["Group"]),
-                "sensitivity": setup.sensitivity,
-                "columns": setup.columns,
-            }
-            progress(f"{name} / {preset}: {dict(means.round(3))}")
+            m = s.groupby(by)["accuracy_mean"].mean()
+            means[f"{name}/{preset}"] = (setup, m)
+            progress(f"{name} / {preset}: {dict(m.round(3))}")
+    return grid, summary, runs, means
+
+
+def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
+         progress: Callable[[str], None] = print) -> Reproduction:
+    """Fig. 4: accuracy vs epsilon of Non-private, Group, Zhang and Proposed."""
+    grid, summary, runs, means = _accuracy_curves(scheme_curve, "scheme", data_dir, quick,
+                                                  random_state, progress)
+    checks = {
+        key: {
+            "mean_accuracy_over_grid": {k: float(v) for k, v in m.items()},
+            "proposed_ge_group": bool(m["Proposed"] >= m["Group"]),
+            "sensitivity": setup.sensitivity,
+            "columns": setup.columns,
+        }
+        for key, (setup, m) in means.items()
+    }
     return Reproduction(
         name="cdp-fig4",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "noise_method": 1,
@@ -169,19 +184,9 @@ def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
 def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
          progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 5: accuracy vs epsilon of the seven noise methods (Proposed scheme)."""
-    reps = 3 if quick else 10
-    grid = _grid(quick)
-    summary, runs, means_out = [], [], {}
-    for name, ds in _datasets(data_dir, quick, progress).items():
-        setup = _setup(name, ds, "pearson", random_state, progress)
-        for preset in PRESETS:
-            s, r = method_curve(setup, epsilons=grid, repetitions=reps, preset=preset,
-                                random_state=random_state)
-            summary += _records(s.assign(dataset=name, preset=preset))
-            runs += _records(r.assign(dataset=name, preset=preset))
-            means = s.groupby("method")["accuracy_mean"].mean()
-            means_out[f"{name}/{preset}"] = {int(k): float(v) for k, v in means.items()}
-            progress(f"{name} / {preset}: {dict(means.round(3))}")
+    grid, summary, runs, means = _accuracy_curves(method_curve, "method", data_dir, quick,
+                                                  random_state, progress)
+    means_out = {key: {int(k): float(v) for k, v in m.items()} for key, (_, m) in means.items()}
     return Reproduction(
         name="cdp-fig5",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "presets": PRESETS,
@@ -206,21 +211,38 @@ def _mae(name, ds, measure, n_queries, grid, reps, seed, progress):
     return setup, s, r
 
 
-def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
-    """Fig. 6 (and Fig. 7: supplier with vs without product columns): count-query MAE vs epsilon."""
+def _mae_curves(data_dir, quick: bool, random_state: int, progress, *, by_measure: bool):
+    """The count-query MAE curves of every dataset (Fig. 6), and per measure (Fig. 8).
+
+    With ``by_measure`` each dataset runs with Pearson and Mahalanobis record correlation
+    (Group, which counts Pearson-correlated records whatever the measure, only with Pearson),
+    the records carry a ``measure`` and the checks are keyed "dataset/measure"; without it
+    Pearson only, keyed by dataset.
+    """
     reps = 3 if quick else 10
     grid = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0] if quick else [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0]
     n_queries = 50 if quick else 200
     summary, runs, checks = [], [], {}
     for name, ds in _datasets(data_dir, quick, progress).items():
-        setup, s, r = _mae(name, ds, "pearson", n_queries, grid, reps, random_state, progress)
-        summary += _records(s.assign(dataset=name))
-        runs += _records(r.assign(dataset=name))
-        means = s.groupby("scheme")["mae_mean"].mean()
-        checks[name] = {"mean_mae_over_grid": {k: float(v) for k, v in means.items()},
-                        "sensitivity": setup.sensitivity, "columns": setup.columns}
-        progress(f"{name}: {dict(means.round(2))}")
+        for measure in ("pearson", "mahalanobis") if by_measure else ("pearson",):
+            setup, s, r = _mae(name, ds, measure, n_queries, grid, reps, random_state, progress)
+            if measure == "mahalanobis":
+                s, r = s[s.scheme != "Group"], r[r.scheme != "Group"]
+            tags = {"dataset": name, "measure": measure} if by_measure else {"dataset": name}
+            summary += _records(s.assign(**tags))
+            runs += _records(r.assign(**tags))
+            means = s.groupby("scheme")["mae_mean"].mean()
+            checks["/".join(tags.values())] = {"mean_mae_over_grid": {k: float(v) for k, v in means.items()},
+                                               "sensitivity": setup.sensitivity, "columns": setup.columns}
+            progress(f"{' / '.join(tags.values())}: {dict(means.round(2))}")
+    return grid, n_queries, summary, runs, checks
+
+
+def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
+         progress: Callable[[str], None] = print) -> Reproduction:
+    """Fig. 6 (and Fig. 7: supplier with vs without product columns): count-query MAE vs epsilon."""
+    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
+                                                         by_measure=False)
     return Reproduction(
         name="cdp-fig6",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries,
@@ -239,21 +261,8 @@ def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
 def fig8(*, data_dir=None, quick: bool = False, random_state: int = 0,
          progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 8: count-query MAE with Pearson vs Mahalanobis record correlation."""
-    reps = 3 if quick else 10
-    grid = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0] if quick else [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0]
-    n_queries = 50 if quick else 200
-    summary, runs, checks = [], [], {}
-    for name, ds in _datasets(data_dir, quick, progress).items():
-        for measure in ("pearson", "mahalanobis"):
-            setup, s, r = _mae(name, ds, measure, n_queries, grid, reps, random_state, progress)
-            if measure == "mahalanobis":
-                s, r = s[s.scheme != "Group"], r[r.scheme != "Group"]
-            summary += _records(s.assign(dataset=name, measure=measure))
-            runs += _records(r.assign(dataset=name, measure=measure))
-            means = s.groupby("scheme")["mae_mean"].mean()
-            checks[f"{name}/{measure}"] = {"mean_mae_over_grid": {k: float(v) for k, v in means.items()},
-                                           "sensitivity": setup.sensitivity, "columns": setup.columns}
-            progress(f"{name} / {measure}: {dict(means.round(2))}")
+    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
+                                                         by_measure=True)
     return Reproduction(
         name="cdp-fig8",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries},

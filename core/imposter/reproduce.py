@@ -65,6 +65,12 @@ def _adult(data_dir, quick: bool, rng: np.random.Generator):
     return ds
 
 
+def _start(data_dir, quick: bool, random_state):
+    """The generator, the Adult data and the synthesizer settings every reproduction starts from."""
+    rng = check_random_state(random_state)
+    return rng, _adult(data_dir, quick, rng), QUICK if quick else DEFAULTS
+
+
 def _detect(ds, rng, theta: float = 0.01):
     return detect_implicit(ds.frame, SENSITIVE, theta=theta, beta=0.7, classifier="lr",
                            random_state=draw_seed(rng))
@@ -99,9 +105,7 @@ def _paper_rows(table: dict) -> list[dict]:
 def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
            progress: Progress = print) -> Reproduction:
     """Table 1: five classifiers, settings A and B (+ TSTR), theta = 0.01, lambda = 1."""
-    rng = check_random_state(random_state)
-    ds = _adult(data_dir, quick, rng)
-    params = QUICK if quick else DEFAULTS
+    rng, ds, params = _start(data_dir, quick, random_state)
     progress(f"detecting implicit attributes on {ds.n_rows} rows")
     det = _detect(ds, rng)
     progress(f"implicit: {list(det.implicit)} (tau = {det.tau:.3f})")
@@ -153,9 +157,7 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
            progress: Progress = print) -> Reproduction:
     """Table 2: XGBoost in settings A and B for theta in {0.002, 0.01, 0.02, 0.1}."""
-    rng = check_random_state(random_state)
-    ds = _adult(data_dir, quick, rng)
-    params = QUICK if quick else DEFAULTS
+    rng, ds, params = _start(data_dir, quick, random_state)
     seed = draw_seed(rng)
     runs = theta_sweep(ds, sensitive=SENSITIVE, label=LABEL, thetas=(0.002, 0.01, 0.02, 0.1),
                        classifier="xgboost", synthesizer=params, random_state=seed,
@@ -175,9 +177,7 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
          progress: Progress = print) -> Reproduction:
     """Fig. 7: kRR on the implicit attributes for epsilon 1..100 (GBDT), beside IMPOSTER."""
-    rng = check_random_state(random_state)
-    ds = _adult(data_dir, quick, rng)
-    params = QUICK if quick else DEFAULTS
+    rng, ds, params = _start(data_dir, quick, random_state)
     det = _detect(ds, rng)
     reps = 1 if quick else 3
     progress(f"kRR sweep over {len(FIG7_EPSILONS)} budgets x {reps} runs")
@@ -227,9 +227,7 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 def fig8(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
          progress: Progress = print) -> Reproduction:
     """Fig. 8: setting B (XGBoost) for lambda in {0, 0.5, 1, 2, 5, 10}."""
-    rng = check_random_state(random_state)
-    ds = _adult(data_dir, quick, rng)
-    params = QUICK if quick else DEFAULTS
+    rng, ds, params = _start(data_dir, quick, random_state)
     det = _detect(ds, rng)
     lambdas = (0.0, 1.0, 5.0) if quick else (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
     seed = draw_seed(rng)
