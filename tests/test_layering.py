@@ -13,14 +13,13 @@ ROOT = Path(__file__).resolve().parents[1]
 #: ledger builders are plain functions (noted in the architecture issue), listed so that
 #: any new import from core is a deliberate choice.
 VIEW_CORE_IMPORTS = {
-    "cdp_lr.py": {"core.cdp.baselines.SCHEMES", "core.cdp.logistic.NOISE_METHOD_MEANING",
-                  "core.cdp.logistic.NOISE_METHODS", "core.cdp.logistic.PRESETS"},
+    "cdp_lr.py": {"core.cdp.logistic.NOISE_METHOD_MEANING", "core.cdp.logistic.NOISE_METHODS",
+                  "core.cdp.logistic.PRESETS"},
     "data.py": {"core.data.MAX_UPLOAD_MB", "core.data.SAMPLES", "core.data.Dataset",
                 "core.validation.DataError"},
-    "imposter.py": {"core.imposter.CLASSIFIERS", "core.imposter.FIG7_EPSILONS", "core.imposter.krr_ledger",
+    "imposter.py": {"core.imposter.CLASSIFIERS", "core.imposter.FIG7_EPSILONS",
                     "core.imposter.synthesizer_ledger", "core.imposter.classifiers.CLASSIFIER_LABELS"},
-    "publishing.py": {"core.data.Dataset"},
-    "sskm.py": {"core.data.SAMPLES", "core.validation.DataError"},
+    "sskm.py": {"core.validation.DataError"},
 }
 
 

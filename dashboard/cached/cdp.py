@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case
-from core.cdp.baselines import SchemeSetup, method_curve, prepare_schemes
+from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.logistic import PRESETS
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
@@ -30,6 +30,21 @@ from dashboard.charts import number
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
     """At most ``max_rows`` rows drawn at random (all rows when the data is smaller)."""
     return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
+
+
+def product_columns(dataset: Dataset) -> list[str]:
+    """The supplier sample's 0/1 product-line features (``product_*``); empty for other tables."""
+    return [c for c in dataset.features if c.startswith("product_")]
+
+
+def publishing_data(dataset: Dataset, use_products: bool, seed: int, max_rows: int = 5000) -> Dataset:
+    """The table the Publishing page queries: without the product columns unless
+    ``use_products``, at most ``max_rows`` rows drawn at random."""
+    data = dataset
+    if not use_products:
+        products = set(product_columns(dataset))
+        data = dataset.subset([c for c in dataset.frame.columns if c not in products])
+    return limit_rows(data, max_rows, seed)
 
 
 def _association(progress: Progress, *, dataset: Dataset, method: str, max_rows: int | None,
@@ -101,6 +116,17 @@ def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
     sets = (("none", ()), ("F_fb_del", tuple(res.F_fb_del)), ("F_c_del", tuple(res.F_c_del)),
             ("F_del", tuple(res.F_del)))
     return tuple((k, v) for k, v in sets if len(v) < len(res.names))
+
+
+def scheme_rows(setup: SchemeSetup) -> pd.DataFrame:
+    """Beside CDP-LR's bars: each scheme, its number of features and the sensitivity its
+    noise is calibrated to (GS for Group, CS otherwise, none for Non-private)."""
+    return pd.DataFrame([
+        {"scheme": s, "features": len(setup.columns[s]),
+         "sensitivity": "none" if s == "Non-private"
+         else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'})"}
+        for s in SCHEMES
+    ])
 
 
 def _stage_sensitivities(progress: Progress, *, dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...],

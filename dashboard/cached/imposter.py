@@ -24,6 +24,7 @@ from core.imposter import (
     ImposterSynthesizer,
     detect_implicit,
     evaluate_settings,
+    krr_ledger,
     krr_sweep,
 )
 from dashboard.cached.jobs import BackgroundJob, run_in_child
@@ -186,3 +187,69 @@ def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10
     else:
         categories = sorted(values.unique(), key=str)
     return krr_case(categories, epsilon=epsilon)
+
+
+# ------------------------------------------------------------------ the page's choices and tables
+#: a column the page offers as the sensitive attribute or the label has this many values
+CATEGORIES = (2, 20)
+
+
+def _categorical(frame: pd.DataFrame, column: str) -> bool:
+    return CATEGORIES[0] <= frame[column].nunique(dropna=True) <= CATEGORIES[1]
+
+
+def sensitive_options(dataset: Dataset) -> list[str]:
+    """The columns IMPOSTER can protect: not the label, 2 to 20 values."""
+    frame = dataset.frame
+    return [c for c in frame.columns if c != dataset.label and _categorical(frame, c)]
+
+
+def label_options(dataset: Dataset, sensitive: str) -> list[str]:
+    """The columns that can be the utility target beside ``sensitive``: 2 to 20 values."""
+    frame = dataset.frame
+    return [c for c in frame.columns if c != sensitive and _categorical(frame, c)]
+
+
+def default_label(dataset: Dataset, choices: list[str]) -> str:
+    """The dataset's label when it is among ``choices``, else the first choice."""
+    return dataset.label if dataset.label in choices else choices[0]
+
+
+def protect_options(dataset: Dataset, sensitive: str) -> list[str]:
+    """The attributes D2 may protect: every column but the sensitive one."""
+    return [c for c in dataset.frame.columns if c != sensitive]
+
+
+def batch_size(n_rows: int) -> int:
+    """500 rows, or a quarter of the table (at least 16) when it has fewer than 2,000 rows,
+    so each epoch sees several batches."""
+    return 500 if n_rows >= 2000 else max(16, n_rows // 4)
+
+
+def training_params(lam: float, epochs: int, latent: int, batch: int, v2_loss: str) -> tuple[tuple[str, Any], ...]:
+    """The synthesizer's parameters as the page trains it (hashable, for the job's key)."""
+    return (("lambda_", float(lam)), ("epochs", int(epochs)), ("latent_dim", int(latent)),
+            ("batch_size", int(batch)), ("hidden", (128, 128)), ("disc_hidden", (128,)),
+            ("d2_generator_loss", v2_loss))
+
+
+def class_count(dataset: Dataset, sensitive: str) -> int:
+    """How many values the sensitive attribute takes (at least 2), for D2's chance level."""
+    return max(2, int(dataset.frame[sensitive].nunique(dropna=True)))
+
+
+def tradeoff_points(point_table: pd.DataFrame) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """From a one-classifier Table 1: IMPOSTER's (sensitive, label) accuracy on the
+    synthetic table (setting B), the real table's (setting A), and the synthetic majority share."""
+    row = point_table.iloc[0]
+    point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
+    real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
+    return point, real, float(point_table.attrs["majority_synthetic"])
+
+
+def krr_note(implicit: list[str] | tuple[str, ...], columns: list[str]) -> str:
+    """The sentence under the kRR comparison: what kRR's table spends and why it is not DP."""
+    ledger = krr_ledger(list(implicit), 1.0, table_columns=list(columns))
+    return (f"kRR's table: each record spends {len(implicit)} x epsilon on its perturbed values. "
+            + (" ".join(ledger.not_dp_reasons) + " So it is not differentially private as a whole."
+               if not ledger.is_dp else ""))

@@ -210,3 +210,44 @@ def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitiv
         return sskm_sound_case(pub, frame, epsilon=epsilon)
     return sskm_paper_case(frame, sensitive=sensitive, epsilon=epsilon, cs_threshold=cs_threshold,
                            random_state=seed)
+
+
+# ------------------------------------------------------------------ what the page shows of a fitted map
+def feature_columns(dataset: Dataset) -> list[str]:
+    """The attributes the page can publish: every column but the label."""
+    return [c for c in dataset.frame.columns if c != dataset.label]
+
+
+def u_matrix(pub: SSKMDP) -> tuple[np.ndarray, str]:
+    """The U-matrix (mean distance of each neuron to its neighbours) and its colour-bar title."""
+    return pub.som_.u_matrix(), "mean distance"
+
+
+def hit_map(pub: SSKMDP) -> tuple[np.ndarray, str]:
+    """Rows won by each neuron (NaN for a neuron that won none, drawn grey) and the colour-bar title."""
+    hits = pub.som_.hit_map().astype(float)
+    return np.where(hits > 0, hits, np.nan), "rows"
+
+
+def component_plane(pub: SSKMDP, columns: tuple[str, ...] | list[str], attribute: str) -> tuple[np.ndarray, str]:
+    """The (min-max scaled) weight of ``attribute`` at each neuron and the colour-bar title;
+    ``columns`` are the published attributes in the order the map was fitted on."""
+    return pub.som_.component_plane(list(columns).index(attribute)), f"{attribute} (scaled)"
+
+
+def sensitive_share(pub: SSKMDP, column: str) -> tuple[np.ndarray, str, str]:
+    """Per neuron, the share of the rows it wins that have the indicator of ``column``
+    (:func:`sensitive_indicator`); with the colour-bar title and the indicator's text."""
+    frame = pub.table_.decode(pub.table_.X)
+    indicator, label = sensitive_indicator(frame, column)
+    return pub.som_.share_per_neuron(indicator[pub.som_index_]), "share", label
+
+
+def map_quality(pub: SSKMDP) -> dict[str, float | int]:
+    """Quantisation and topographic error on the rows the map was fitted on, and the
+    number of clusters (non-empty neurons)."""
+    som = pub.som_
+    X = pub.table_.X[pub.som_index_]
+    return {"quantization_error": float(som.quantization_error(X)),
+            "topographic_error": float(som.topographic_error(X)),
+            "clusters": int(np.count_nonzero(som.hit_map()))}

@@ -3,17 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.cdp.baselines import SCHEMES
 from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
-from dashboard.charts import number
 from dashboard.charts.cdp import accuracy_bars, curve_with_spread
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.components.preamble import page_data
 from dashboard.palette import noise_method_label
-from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("CDP-LR")
 st.caption(
@@ -29,11 +26,9 @@ PRESET_TEXT = {
 #: point is a slider value, where the bars equal the curve (same runs)
 EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 
-dataset = current_dataset("supplier")
-seed = current_seed()
+page = page_data("supplier", needs_label="Choose a label column on the Data page: CDP-LR trains a classifier.")
+dataset, seed = page.dataset, page.seed
 with page_errors():
-    if dataset.label is None:
-        raise ValueError("Choose a label column on the Data page: CDP-LR trains a classifier.")
     epsilon = st.slider("epsilon (privacy budget of training)", 0.1, 10.0, 2.0, 0.1, key="lr_eps",
                         help="Smaller epsilon: more noise, more privacy.")
     c1, c2 = st.columns(2)
@@ -58,7 +53,7 @@ with page_errors():
         reps = st.slider("Repetitions per point", 1, 20, 5, key="lr_reps",
                          help="Noise is random: each accuracy is the mean of this many trainings.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
-    st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows (80% train, 20% test).")
+    st.caption(f"Using {data.n_rows:,} rows (80% train, 20% test).")
     step = cached.schemes(data, float(threshold), measure, float(tc), seed)
     setup, mats = setup_view("lr_setup", step)
 
@@ -72,12 +67,7 @@ with page_errors():
                  + ("These are the same runs as the curve's point at this epsilon." if on_grid else
                     "The curve below has no point at this epsilon; its nearest points come from runs "
                     "seeded the same way."))
-    sens_rows = [
-        {"scheme": s, "features": len(setup.columns[s]),
-         "sensitivity": "none" if s == "Non-private" else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'})"}
-        for s in SCHEMES
-    ]
-    right.dataframe(sens_rows, hide_index=True, width="stretch")
+    right.dataframe(cached.scheme_rows(setup), hide_index=True, width="stretch")
     ledger = models["Proposed"].ledger_
     right.metric("Guarantee of one Proposed training", guarantee_text(ledger))
     right.caption(f"{len(ledger)} ledger entries (sequential composition over the epochs).")

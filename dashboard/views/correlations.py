@@ -8,8 +8,7 @@ from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivit
 from dashboard.charts import number
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view
-from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text
+from dashboard.components.preamble import page_data
 
 st.title("Correlations")
 st.caption(
@@ -18,9 +17,8 @@ st.caption(
     "what that does to the sensitivity (the scale of the noise) of a count query."
 )
 
-dataset = current_dataset("supplier")
-seed = current_seed()
-st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}.")
+page = page_data("supplier")
+dataset, seed = page.dataset, page.seed
 
 st.subheader("Attributes")
 c1, c2 = st.columns([1, 1])

@@ -8,8 +8,7 @@ from dashboard.charts.cdp import importance_dc_bars, traversal_curves
 from dashboard.charts import number
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view
-from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text
+from dashboard.components.preamble import page_data
 
 st.title("DC-FBFS")
 st.caption(
@@ -18,18 +17,17 @@ st.caption(
     "data correlation C(x) (less than T_c)."
 )
 
-dataset = current_dataset("supplier")
-seed = current_seed()
+page = page_data("supplier", needs_label="Choose a label column on the Data page: DC-FBFS selects features "
+                 "for a classifier.")
+dataset, seed = page.dataset, page.seed
 with page_errors():
-    if dataset.label is None:
-        raise ValueError("Choose a label column on the Data page: DC-FBFS selects features for a classifier.")
     c1, c2, c3 = st.columns(3)
     measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="fb_measure")
     threshold = c2.slider("delta0", 0.05, 1.0, 0.8, 0.05, key="fb_threshold")
     max_rows = c3.number_input("Rows used (random sample above this)", 200, 50000, 3000, 100, key="fb_rows",
                                help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
-    st.caption(f"Dataset **{md(dataset.name)}**: {roles_text(dataset)}; using {data.n_rows:,} rows.")
+    st.caption(f"Using {data.n_rows:,} rows.")
     base = setup_view("fb_selection", cached.selection(data, float(threshold), measure, seed))
     cx = base.data_correlation
     tc = st.slider("T_c (in units of C(x))", 0.0, float(max(base.dc.max() * 1.1, 1.0)),

@@ -7,15 +7,16 @@ import time
 import streamlit as st
 
 from core.imposter import CLASSIFIERS
-from core.imposter import FIG7_EPSILONS, krr_ledger, synthesizer_ledger
+from core.imposter import FIG7_EPSILONS, synthesizer_ledger
 from core.imposter.classifiers import CLASSIFIER_LABELS
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import live_job, setup_view, sweep_view
+from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text, show_error
+from dashboard.state import show_error
 
 st.title("IMPOSTER: implicit privacy")
 st.caption(
@@ -26,37 +27,27 @@ st.caption(
     "privacy: the generator is trained on the raw data."
 )
 
-dataset = current_dataset("census")
-if not dataset.sensitive:
-    from dashboard.cached.data import sample_dataset
+page = page_data("census", needs_sensitive=True)
+dataset, seed = page.dataset, page.seed
 
-    st.info(f"**{md(dataset.name)}** marks no sensitive attribute, so this page uses the census "
-            "sample. Mark a sensitive column on the Data page to study your own table.")
-    dataset = sample_dataset("census")
-seed = current_seed()
-st.caption(f"Data: **{md(dataset.name)}** · {roles_text(dataset)}")
-
-frame = dataset.frame
-sens_options = [c for c in frame.columns
-                if c != dataset.label and 2 <= frame[c].nunique(dropna=True) <= 20]
+sens_options = cached.sensitive_options(dataset)
 if not sens_options:
     st.error("This table has no categorical column with 2 to 20 values to protect; "
              "mark such a column as sensitive on the Data page, or bin a numeric one.")
     st.stop()
-default_sens = next((s for s in dataset.sensitive if s in sens_options), sens_options[0])
-label_options = [c for c in frame.columns if 2 <= frame[c].nunique(dropna=True) <= 20]
 
 c1, c2 = st.columns(2)
-sensitive = c1.selectbox("Sensitive attribute s", sens_options,
-                         index=sens_options.index(default_sens), key="imposter_sensitive",
-                         help="The explicit privacy attribute the published table must not give away.")
-label_choices = [c for c in label_options if c != sensitive]
+sensitive = choose_sensitive(c1, "Sensitive attribute s", sens_options, dataset, key="imposter_sensitive",
+                             help="The explicit privacy attribute the published table must not give away.")
+stop_until_chosen(sensitive, dataset, "Choose the sensitive attribute above: {marked}IMPOSTER has nothing "
+                  "to protect until you do (it hides what the other attributes say about it).")
+label_choices = cached.label_options(dataset, sensitive)
 if not label_choices:
     st.error("There is no other categorical column to use as the label (2 to 20 values).")
     st.stop()
-default_label = dataset.label if dataset.label in label_choices else label_choices[0]
 label = c2.selectbox("Label (utility target)", label_choices,
-                     index=label_choices.index(default_label), key="imposter_label")
+                     index=label_choices.index(cached.default_label(dataset, label_choices)),
+                     key="imposter_label")
 
 # ------------------------------------------------------------------ 1. detection
 st.subheader("1 · Detection (Algorithm 1)")
@@ -102,7 +93,7 @@ else:
     st.warning("No attribute reaches theta: lower theta.")
 
 implicit = st.multiselect(
-    "Attributes D2 will protect", [c for c in frame.columns if c != sensitive],
+    "Attributes D2 will protect", cached.protect_options(dataset, sensitive),
     default=list(det.implicit), key=f"imposter_implicit_{sensitive}_{theta}_{beta}_{det_clf}_{metric}",
     help="The detected set; you may add or remove attributes.")
 
@@ -124,7 +115,7 @@ with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR"
 # ------------------------------------------------------------------ 2. training
 st.subheader("2 · Protection: train IMPOSTER (Algorithm 2)")
 small = dataset.n_rows <= 5000
-batch = 500 if dataset.n_rows >= 2000 else max(16, dataset.n_rows // 4)
+batch = cached.batch_size(dataset.n_rows)
 if batch < 500:
     st.warning(f"This table has only {dataset.n_rows:,} rows, fewer than four batches of 500: the batch is "
                f"reduced to {batch} so each epoch sees several batches. With so few rows the generator can "
@@ -145,9 +136,7 @@ with st.expander("Advanced"):
         "generator weights, which keeps it from ending on a reversed relation). capped: no "
         "reward for pushing D2 below chance (less utility in our runs). confusion: pull "
         "D2's output to uniform.")
-params = (("lambda_", float(lam)), ("epochs", epochs), ("latent_dim", latent),
-          ("batch_size", batch), ("hidden", (128, 128)), ("disc_hidden", (128,)),
-          ("d2_generator_loss", v2_loss))
+params = cached.training_params(lam, epochs, latent, batch, v2_loss)
 job_key = (dataset.fingerprint(), sensitive, tuple(implicit), params, seed)
 
 train = st.button("Train", type="primary", key="imposter_train", disabled=not implicit)
@@ -164,7 +153,7 @@ if train:
         job.key = job_key
     st.session_state["imposter_job"] = job
 
-n_classes = max(2, frame[sensitive].nunique(dropna=True))
+n_classes = cached.class_count(dataset, sensitive)
 
 
 def _time_left(done: int, total: int) -> str:
@@ -243,22 +232,17 @@ with page_errors(stop=True):
     point_table = sweep_view("imposter_point", cached.table1(dataset, synthetic, job.sensitive, label,
                                                              tuple(trained_implicit), (krr_clf,), seed))
 if curve is not None and point_table is not None:
-    row = point_table.iloc[0]
-    point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
-    real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
+    point, real, majority = cached.tradeoff_points(point_table)
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=point_table.attrs["majority_synthetic"],
-                                    real=real), width="stretch", key="imposter_tradeoff")
+    c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real),
+                    width="stretch", key="imposter_tradeoff")
     c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
                "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
     c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
                     width="stretch", key="imposter_krr_eps")
     c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
                "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
-krr_table = krr_ledger(trained_implicit, 1.0, table_columns=list(frame.columns))
-st.caption(f"kRR's table: each record spends {len(trained_implicit)} x epsilon on its perturbed values. "
-           + (" ".join(krr_table.not_dp_reasons) + " So it is not differentially private as a whole."
-              if not krr_table.is_dp else ""))
+st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns)))
 
 # ------------------------------------------------------------------ 5. download
 st.subheader("5 · The synthetic table")

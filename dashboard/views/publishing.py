@@ -3,14 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.data import Dataset
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import curve_with_spread
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
+from dashboard.components.preamble import page_data
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
-from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, roles_text
 
 st.title("Publishing")
 st.caption(
@@ -25,12 +23,10 @@ BUDGET_TEXT = {
 }
 EPS_GRID = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 
-dataset = current_dataset("supplier")
-seed = current_seed()
+page = page_data("supplier", needs_label="Choose a label column on the Data page: Publishing selects the "
+                 "attributes of its count queries with the label (Zhang's and the proposed scheme), so it needs one.")
+dataset, seed = page.dataset, page.seed
 with page_errors():
-    if dataset.label is None:
-        raise ValueError("Choose a label column on the Data page: Publishing selects the attributes of its "
-                         "count queries with the label (Zhang's and the proposed scheme), so it needs one.")
     c1, c2, c3, c4 = st.columns(4)
     compare = c1.radio("Similarity measure", ["pearson", "mahalanobis", "both"], key="pub_measure",
                        help="Both: Zhang's and the proposed scheme under each measure (Fig. 8).")
@@ -41,18 +37,15 @@ with page_errors():
                       horizontal=True, key="pub_budget",
                       help="Under the paper's reading each query spends epsilon, so the release of all "
                       "queries spends Q times as much; the other reading keeps the whole release at epsilon.")
-    product_cols = [c for c in dataset.features if c.startswith("product_")]
     use_products = True
-    if product_cols:
+    if cached.product_columns(dataset):
         use_products = st.toggle("Include the product columns (Fig. 7)", value=True, key="pub_products",
                                  help="The supplier sample has one 0/1 column per product line.")
-    data: Dataset = dataset if use_products else dataset.subset(
-        [c for c in dataset.frame.columns if c not in set(product_cols)])
-    data = cached.limit_rows(data, 5000, seed)
+    data = cached.publishing_data(dataset, use_products, seed)
     per = ("each query spends epsilon, so one release of all the queries spends "
            f"{int(n_queries)} x epsilon" if budget == "per_query"
            else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
-    st.caption(f"Dataset **{md(data.name)}**: {roles_text(data)}; {per}.")
+    st.caption(f"Using {data.n_rows:,} rows; {per}.")
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
     setups = {}
     for m in measures:

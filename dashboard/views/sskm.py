@@ -1,18 +1,17 @@
 """SSKM_DP page (paper 003): SOM clusters, MIC-protected attributes, Laplace centres."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-from core.data import SAMPLES
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
+from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
-from dashboard.state import current_dataset, current_seed, show_error
+from dashboard.state import show_error
 
 
 def _code(name: object) -> str:
@@ -28,15 +27,10 @@ st.caption(
 
 EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 
+page = page_data("census", needs_sensitive=True)
+dataset, seed = page.dataset, page.seed
 with page_errors(stop=True):
-    dataset = current_dataset("census")
-    if not dataset.sensitive and dataset.name in SAMPLES and dataset.name != "census":
-        st.caption(
-            f"The {md(dataset.name)} sample marks no sensitive attribute, so this page uses the census "
-            "sample (sex sensitive). Mark a sensitive column on the Data page to use another table."
-        )
-        dataset = cached.census()
-    features = [c for c in dataset.frame.columns if c != dataset.label]
+    features = cached.feature_columns(dataset)
     if len(features) < 2:
         raise DataError("SSKM_DP needs at least two attributes besides the label; load a wider table.")
 
@@ -48,20 +42,14 @@ with page_errors(stop=True):
             help="Every chosen attribute is published; the paper uses m = 5 or 10.",
         )
         # no silent default: a table that marks no sensitive attribute leaves the choice to the user
-        sens_default = [s for s in dataset.sensitive if s in columns]
-        sensitive = c2.multiselect(
-            "Sensitive attributes", columns, default=sens_default, key="sskm_sensitive",
-            placeholder="Choose the sensitive attribute(s)",
-            help="Always protected: their values in the release carry Laplace noise.",
-        )
+        sensitive = choose_sensitive(c2, "Sensitive attributes", columns, dataset, key="sskm_sensitive",
+                                     multiple=True,
+                                     help="Always protected: their values in the release carry Laplace noise.")
         if len(columns) < 2:
             raise DataError("Choose at least two attributes to publish.")
-        if not sensitive:
-            marked = ("this table marks none, so " if not dataset.sensitive else "")
-            st.info(f"Choose at least one sensitive attribute above: {marked}SSKM_DP has nothing to "
-                    "protect until you do (it noises the sensitive attributes and those linked to them).",
-                    icon=":material/touch_app:")
-            st.stop()
+        stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute above: {marked}SSKM_DP "
+                          "has nothing to protect until you do (it noises the sensitive attributes and those "
+                          "linked to them).")
 
         s1, s2, s3, s4 = st.columns(4)
         rows = s1.slider("Map rows", 2, 20, 8, key="sskm_rows")
@@ -99,7 +87,6 @@ with page_errors(stop=True):
         cs_threshold = e2.slider("CS_Tsh (connection-strength threshold)", 0.0, 1.0, 0.3, 0.01,
                                  key="sskm_cs", help="Attributes with MIC >= CS_Tsh toward a sensitive one are protected.")
 
-    seed = current_seed()
     fp = dataset.fingerprint()
     key = (fp, tuple(columns), tuple(sensitive), rows, cols, topology, init, int(iterations), float(sigma),
            int(mic_rows), seed, mode, bounds)
@@ -118,7 +105,6 @@ else:
 guarantee_box(result["ledger_obj"])
 
 som = pub.som_
-frame = pub.table_.decode(pub.table_.X)
 tab_map, tab_train, tab_mic, tab_release, tab_base = st.tabs(
     ["SOM grid", "Training", "Connections", "Release", "Baselines"]
 )
@@ -127,30 +113,28 @@ with tab_map:
     v1, v2 = st.columns([2, 3])
     view = v1.radio("Show", ["U-matrix", "Hit map", "Component plane", "Sensitive share"], key="sskm_view")
     if view == "U-matrix":
-        values, cbar = som.u_matrix(), "mean distance"
+        values, cbar = cached.u_matrix(pub)
         caption = "Mean distance from each neuron to its neighbours: dark valleys are clusters, bright ridges are borders."
     elif view == "Hit map":
-        hits = som.hit_map().astype(float)
-        values, cbar = np.where(hits > 0, hits, np.nan), "rows"
+        values, cbar = cached.hit_map(pub)
         caption = "Rows won by each neuron; grey neurons won none. Every non-empty neuron is one published cluster."
     elif view == "Component plane":
         attr = v2.selectbox("Attribute", list(columns), key="sskm_component")
-        values, cbar = som.component_plane(list(columns).index(attr)), f"{attr} (scaled)"
+        values, cbar = cached.component_plane(pub, columns, attr)
         caption = f"Weight of '{md(attr)}' (min-max scaled) at each neuron: where on the map high and low values live."
     else:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
-        indicator, label = cached.sensitive_indicator(frame, target)
-        values, cbar = som.share_per_neuron(indicator[pub.som_index_]), "share"
+        values, cbar, label = cached.sensitive_share(pub, target)
         caption = f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron."
     st.plotly_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}"), key="sskm_grid_chart")
     st.caption(caption)
 
 with tab_train:
     m1, m2, m3 = st.columns(3)
-    X = pub.table_.X[pub.som_index_]
-    m1.metric("Quantisation error", f"{som.quantization_error(X):.4f}")
-    m2.metric("Topographic error", f"{som.topographic_error(X):.3f}")
-    m3.metric("Clusters (non-empty neurons)", f"{int(np.count_nonzero(som.hit_map()))} of {rows * cols}")
+    quality = cached.map_quality(pub)
+    m1.metric("Quantisation error", f"{quality['quantization_error']:.4f}")
+    m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
+    m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {rows * cols}")
     if som.sfla_ is not None:
         st.plotly_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness), key="sskm_sfla")
         st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")

@@ -188,3 +188,21 @@ def test_noise_method_curves_name_the_methods(open_page):
     names = [t["name"] for t in spec["data"] if t.get("mode") == "lines+markers"]
     assert "1: Laplace on the mean gradient" in names and not any(n.startswith("meth") for n in names)
     assert spec["layout"]["xaxis"]["type"] == "log"
+
+
+def test_scheme_rows_name_each_schemes_features_and_sensitivity():
+    from types import SimpleNamespace
+
+    from core.cdp.baselines import SCHEMES
+    from dashboard.cached import cdp as cached
+
+    setup = SimpleNamespace(columns={s: ("a", "b", "c")[: i + 1] for i, s in enumerate(SCHEMES)},
+                            sensitivity={s: 12.0 + i for i, s in enumerate(SCHEMES)})
+    rows = cached.scheme_rows(setup)
+    assert list(rows["scheme"]) == list(SCHEMES)
+    assert list(rows.columns) == ["scheme", "features", "sensitivity"]
+    by = rows.set_index("scheme")
+    assert by.loc["Non-private", "sensitivity"] == "none"
+    assert by.loc["Group", "sensitivity"].endswith("(GS)")
+    assert by.loc["Proposed", "sensitivity"].endswith("(CS)")
+    assert list(by["features"]) == [len(setup.columns[s]) for s in SCHEMES]

@@ -8,6 +8,18 @@ from core.data import load_sample
 from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 
+#: a small upload with no sensitive attribute: ``b`` has 3 values and ``c`` 2
+UPLOAD_CSV = ("a,b,c\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]}\n" for i in range(60))).encode()
+
+
+def _upload(at, content: bytes = UPLOAD_CSV, name: str = "mine.csv"):
+    """Upload a CSV on the Data page, as a user would."""
+    at.radio(key="data_source").set_value("Upload a CSV").run()
+    at.file_uploader(key="data_upload").set_value((name, content, "text/csv")).run()
+    assert at.session_state["pux_dataset"].name == name.rsplit(".", 1)[0]
+    return at
+
+
 def _small_census(n: int = 500):
     return load_sample("census").sample(n, random_state=3)
 
@@ -43,12 +55,48 @@ def test_detection_shows_the_nmi_chart_and_the_implicit_set(open_page):
     assert at.button(key="imposter_train")
 
 
-def test_a_table_without_sensitive_column_falls_back_to_census(open_page):
+def test_a_sample_without_sensitive_column_falls_back_to_census(open_page):
     at = open_page("data")  # the Data page selects the supplier sample (no sensitive column)
     at.switch_page("views/imposter.py")
     at.run()
     assert_clean(at)
-    assert "uses the census sample" in at.info[0].value
+    captions = [c.value for c in at.caption]
+    assert any("supplier sample marks no sensitive attribute" in c and "uses the census sample" in c
+               for c in captions)
+    assert any(c.startswith("Dataset **census**") for c in captions)
+    assert at.selectbox(key="imposter_sensitive").value == "sex"
+    assert at.get("plotly_chart")
+
+
+def test_an_upload_without_sensitive_column_stays_and_asks_for_one(open_page):
+    at = _upload(open_page("data"))
+    at.switch_page("views/imposter.py")
+    at.run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("Dataset **mine**") for c in at.caption)  # never swapped
+    assert not any("census" in c.value for c in at.caption)
+    assert at.selectbox(key="imposter_sensitive").value is None  # no silent pick
+    assert any("Choose the sensitive attribute" in i.value and "marks none" in i.value for i in at.info)
+    assert not at.get("plotly_chart") and not at.button  # nothing drawn until chosen
+    at.selectbox(key="imposter_sensitive").set_value("c").run()
+    assert_clean(at)
+    assert at.get("plotly_chart") and at.button(key="imposter_train")
+
+
+def test_a_marked_sensitive_column_that_does_not_fit_is_not_replaced_silently(open_page):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    # age has too many values to be IMPOSTER's sensitive attribute
+    at.session_state["pux_dataset"] = load_sample("census").with_roles(label="income", sensitive=["age"])
+    at.switch_page("views/imposter.py")
+    at.run()
+    assert not at.exception and not at.error
+    assert at.selectbox(key="imposter_sensitive").value is None
+    assert any("Choose the sensitive attribute" in i.value and "marks none" not in i.value for i in at.info)
+    assert not at.get("plotly_chart")
 
 
 def test_beta_too_high_flags_nothing(open_page):
@@ -154,3 +202,39 @@ def test_a_second_train_with_the_same_inputs_reuses_the_finished_model(open_page
     first = _wait_for_job(at)
     at.button(key="imposter_train").click().run()
     assert at.session_state["imposter_job"] is first  # finished: shared read-only, no retraining
+
+
+def test_choices_and_parameters_are_built_outside_the_page():
+    import pandas as pd
+
+    from core.data import Dataset
+    from dashboard.cached import imposter as cached
+
+    frame = pd.DataFrame({"id": range(40), "s": ["a", "b"] * 20, "y": [0, 1, 2, 3] * 10, "one": ["k"] * 40})
+    ds = Dataset(frame, "y", (), ("id", "y"), ("s", "one"), name="t")
+    assert cached.sensitive_options(ds) == ["s"]  # not the label, 2 to 20 values
+    assert cached.label_options(ds, "s") == ["y"]
+    assert cached.default_label(ds, ["y"]) == "y"
+    assert cached.default_label(ds.with_roles(label=None), ["s", "y"]) == "s"
+    assert cached.protect_options(ds, "s") == ["id", "y", "one"]
+    assert cached.class_count(ds, "s") == 2 and cached.class_count(ds, "one") == 2
+    assert [cached.batch_size(n) for n in (10, 500, 1999, 2000, 50_000)] == [16, 125, 499, 500, 500]
+    assert cached.training_params(1, 15, 32, 500, "minimax") == (
+        ("lambda_", 1.0), ("epochs", 15), ("latent_dim", 32), ("batch_size", 500), ("hidden", (128, 128)),
+        ("disc_hidden", (128,)), ("d2_generator_loss", "minimax"))
+
+
+def test_tradeoff_points_and_krr_note_come_from_the_tables():
+    import pandas as pd
+
+    from dashboard.cached import imposter as cached
+
+    columns = pd.MultiIndex.from_tuples([(setting, task, "accuracy") for setting in "AB"
+                                         for task in ("sensitive", "label")])
+    table = pd.DataFrame([[0.9, 0.8, 0.6, 0.75]], index=["LR"], columns=columns)
+    table.attrs["majority_synthetic"] = 0.55
+    assert cached.tradeoff_points(table) == ((0.6, 0.75), (0.9, 0.8), 0.55)
+    note = cached.krr_note(["relationship"], ["relationship", "sex", "age"])
+    assert note.startswith("kRR's table: each record spends 1 x epsilon")
+    assert note.endswith("So it is not differentially private as a whole.")
+    assert cached.krr_note(["a", "b"], ["a", "b"]) == "kRR's table: each record spends 2 x epsilon on its perturbed values. "

@@ -88,3 +88,19 @@ def test_dataset_name_is_shown_as_text_not_markdown():
     at.run()
     captions = " ".join(c.value for c in at.caption)
     assert "\\*\\*bold\\*\\* \\[x\\]" in captions
+
+
+def test_the_queried_table_is_built_outside_the_page():
+    from core.data import load_sample
+    from dashboard.cached import cdp as cached
+
+    supplier = load_sample("supplier")
+    products = cached.product_columns(supplier)
+    assert products and all(c.startswith("product_") for c in products)
+    assert cached.product_columns(load_sample("census")) == []
+    full = cached.publishing_data(supplier, True, 0)
+    assert list(full.frame.columns) == list(supplier.frame.columns) and full.n_rows == supplier.n_rows
+    without = cached.publishing_data(supplier, False, 0)
+    assert list(without.frame.columns) == [c for c in supplier.frame.columns if c not in products]
+    assert without.label == supplier.label
+    assert cached.publishing_data(supplier, True, 0, max_rows=100).n_rows == 100

@@ -197,3 +197,58 @@ def test_releases_are_cached_by_protected_set_not_threshold(monkeypatch):
             != cached.epsilon_curve("fp", pub, key, 0.55, (0.5, 1.0), 1, 7).key)
     assert (cached.baselines("fp", pub, key, 0.3, 1.0, (10,), 1, 7).key
             == cached.baselines("fp", pub, key, 0.45, 1.0, (10,), 1, 7).key)
+
+
+def test_an_upload_without_a_sensitive_attribute_stays_and_asks(open_page):
+    """The unified rule: a user's own table is never swapped for the census sample."""
+    from tests.dashboard.test_imposter import _upload
+
+    at = _upload(open_page("data"))
+    at.switch_page("views/sskm.py")
+    at.run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("Dataset **mine**") for c in at.caption)
+    assert not any("census" in c.value for c in at.caption)
+    assert at.multiselect(key="sskm_sensitive").value == []
+    assert any("Choose at least one sensitive attribute" in i.value and "marks none" in i.value
+               for i in at.info)
+    assert not at.get("plotly_chart")
+
+
+def test_the_supplier_sample_switches_to_census_with_a_caption(open_page):
+    at = open_page("data")  # the supplier sample: no sensitive attribute
+    at.switch_page("views/sskm.py")
+    at.run()
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert any("supplier sample marks no sensitive attribute" in c and "uses the census sample" in c
+               for c in captions)
+    assert any(c.startswith("Dataset **census**") for c in captions)
+    assert at.multiselect(key="sskm_sensitive").value == ["sex"]
+
+
+def test_map_views_are_built_from_the_fitted_publisher():
+    import numpy as np
+
+    from core.data import load_sample
+    from core.sskm.publisher import SSKMDP
+    from dashboard.cached import sskm as cached
+
+    census = load_sample("census")
+    assert cached.feature_columns(census) == [c for c in census.frame.columns if c != "income"]
+    columns = ("age", "sex", "hours_per_week")
+    frame = census.frame[list(columns)].head(300)
+    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), mode="paper", rows=3, cols=3, iterations=500,
+                 init="random", random_state=0).fit(frame)
+    hits, title = cached.hit_map(pub)
+    assert title == "rows" and hits.shape == (3, 3)
+    assert np.nansum(hits) == pub.som_.hit_map().sum() and not np.any(hits == 0)  # empty neurons are NaN
+    plane, title = cached.component_plane(pub, columns, "hours_per_week")
+    assert title == "hours_per_week (scaled)" and np.allclose(plane, pub.som_.component_plane(2))
+    share, title, label = cached.sensitive_share(pub, "sex")
+    assert title == "share" and label.startswith("sex = ")
+    assert np.nanmin(share) >= 0 and np.nanmax(share) <= 1
+    quality = cached.map_quality(pub)
+    assert quality["clusters"] == int(np.count_nonzero(~np.isnan(hits)))
+    assert quality["quantization_error"] >= 0 and 0 <= quality["topographic_error"] <= 1
+    assert cached.u_matrix(pub)[1] == "mean distance"
