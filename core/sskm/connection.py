@@ -18,6 +18,7 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
+from core.progress import Progress
 from core.validation import DataError, RandomState, check_positive_int, check_probability, check_random_state
 
 __all__ = ["ConnectionResult", "mic_connections", "DEFAULT_MAX_ROWS"]
@@ -76,6 +77,7 @@ def mic_connections(
     max_rows: int | None = DEFAULT_MAX_ROWS,
     n_jobs: int = 1,
     random_state: RandomState = 0,
+    progress: Progress | None = None,
 ) -> ConnectionResult:
     """MIC connection strength between each sensitive attribute and every other one.
 
@@ -98,6 +100,8 @@ def mic_connections(
         Processes computing pairs in parallel (pairs are independent).
     random_state : int, Generator or None
         Draws the row sample.
+    progress : callable(fraction, message), optional
+        Told each pair done when ``n_jobs`` is 1 (:mod:`core.progress`).
 
     Returns
     -------
@@ -130,7 +134,8 @@ def mic_connections(
             if col in sens and columns.index(col) < columns.index(s):
                 continue  # sensitive pair computed once
             pairs.append((pos[s], pos[col]))
-    values = mic_pairs(X, pairs, alpha=alpha, c=c, max_rows=max_rows, n_jobs=n_jobs, random_state=rng)
+    values = mic_pairs(X, pairs, alpha=alpha, c=c, max_rows=max_rows, n_jobs=n_jobs, random_state=rng,
+                       progress=progress)
     table = pd.DataFrame(np.nan, index=list(sens), columns=columns, dtype=float)
     for (i, j), v in zip(pairs, values):
         table.loc[columns[i], columns[j]] = v

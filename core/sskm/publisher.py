@@ -50,7 +50,7 @@ from core.data.encoding import ordinal_codes
 from core.mechanisms import PrivacyLedger
 from core.metrics import mse as _mse
 from core.metrics import record_linkage as _record_linkage
-from core.progress import Progress, report, stage
+from core.progress import Progress, stage
 from core.release import display_seed
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult, mic_connections
 from core.sskm.som import SelfOrganizingMap
@@ -459,11 +459,12 @@ class SSKMDP:
             batch_size=self.batch_size, sfla_params=self.sfla_params, random_state=self._rng,
         )
 
-    def _connections(self, frame: pd.DataFrame, sens, connections: ConnectionResult | None) -> ConnectionResult:
+    def _connections(self, frame: pd.DataFrame, sens, connections: ConnectionResult | None,
+                     progress: Progress | None = None) -> ConnectionResult:
         if connections is None:
             return mic_connections(
                 frame, sens, threshold=self.cs_threshold, max_rows=self.mic_max_rows,
-                n_jobs=self.n_jobs, random_state=self._rng,
+                n_jobs=self.n_jobs, random_state=self._rng, progress=progress,
             )
         if connections.threshold != self.cs_threshold:
             return connections.with_threshold(self.cs_threshold)
@@ -517,8 +518,8 @@ class SSKMDP:
         np.add.at(sums, self._inverse, X)
         self.centres_ = sums / counts[:, None]  # Eq. 18
         self._counts = counts
-        report(progress, 0.8, "Measuring connections (MIC)")
-        self.connections_ = self._connections(frame, sens, connections)
+        self.connections_ = self._connections(frame, sens, connections,
+                                              stage(progress, 0.8, 1.0, "Measuring connections (MIC)"))
         return self
 
     def _fit_sound(self, frame, sens, connections, holdout_index, progress=None) -> "SSKMDP":
@@ -559,8 +560,8 @@ class SSKMDP:
         self._inverse = self.labels_
         self.cluster_sizes_ = {int(c): int(k) for c, k in zip(self.clusters_, counts)}
         self.centres_ = sums / np.maximum(counts, 1)[:, None]
-        report(progress, 0.8, "Measuring connections (MIC)")
-        self.connections_ = self._connections(holdout_frame, sens, connections)
+        self.connections_ = self._connections(holdout_frame, sens, connections,
+                                              stage(progress, 0.8, 1.0, "Measuring connections (MIC)"))
         return self
 
     # ----------------------------------------------------------------- publish

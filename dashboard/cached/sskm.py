@@ -16,7 +16,7 @@ import streamlit as st
 from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
 from core.data import Dataset
 from core.mechanisms import PrivacyLedger
-from core.progress import Progress, report, stage
+from core.progress import Progress, stage
 from core.release import NoiseSource
 from core.sskm import sweeps
 from core.sskm.connection import mic_connections
@@ -50,8 +50,8 @@ def _fitted(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...], s
     # the sound mode computes MIC on its held-out part itself; the paper's reads every row
     conn = None
     if mode == "paper":
-        report(progress, 0.0, "Measuring connections (MIC)")
-        conn = mic_connections(frame, sensitive, threshold=0.0, max_rows=max_rows, random_state=seed)
+        conn = mic_connections(frame, sensitive, threshold=0.0, max_rows=max_rows, random_state=seed,
+                               progress=stage(progress, 0.0, 0.2, "Measuring connections (MIC)"))
     pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, mic_max_rows=max_rows,
                  bounds={c: (lo, hi) for c, lo, hi in bounds} or None, random_state=seed, **params)
     return pub.fit(frame, connections=conn, progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))

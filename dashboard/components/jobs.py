@@ -50,31 +50,32 @@ def setup_view(slot: str, sweep: Any, *, wait: float | None = None, stop: bool =
     """The result of a setup step that the rest of the page needs (feature selection, a
     fitted map, detection), computed once per input by a job of this session.
 
-    A step that ends within ``wait`` seconds (default 2, or ``PUX_SETUP_WAIT``) is simply
-    returned. A longer one draws its progress bar with the time left and a Stop button,
-    and the page stops here until it ends (then it reruns and goes on); stopped, it offers
-    "Run it again". With ``stop`` False the page goes on without it (None is returned),
-    for a section that nothing below needs.
+    A step that ends within ``wait`` seconds (default 2, 1 with ``stop`` False, or
+    ``PUX_SETUP_WAIT``) is simply returned. A longer one draws its progress bar with the
+    time left and a Stop button, and the page stops here until it ends (then it reruns and
+    goes on); stopped, it offers "Run it again". With ``stop`` False the page goes on
+    without it (None is returned), for a section that nothing below needs.
 
     Raises what the step raised, for the page's error box.
     """
     from dashboard.cached.jobs import SETUP_POOL
     from dashboard.cached.sweeps import SETUPS
 
-    if wait is None:
-        wait = _setup_wait()
+    if wait is None:  # a section the page can draw without waits less, so the rest comes sooner
+        wait = _setup_wait(2.0 if stop else 1.0)
     result = _job_view(slot, sweep, results=SETUPS, pool=SETUP_POOL, wait=wait)
     if result is None and stop:
         st.stop()
     return result
 
 
-def _setup_wait() -> float:
-    """Seconds a page waits for a setup step before it shows the step's progress."""
+def _setup_wait(default: float) -> float:
+    """Seconds a page waits for a setup step before it shows the step's progress
+    (``PUX_SETUP_WAIT`` when set, else ``default``)."""
     try:
-        return max(0.0, float(os.environ.get("PUX_SETUP_WAIT", "2")))
+        return max(0.0, float(os.environ.get("PUX_SETUP_WAIT", default)))
     except ValueError:
-        return 2.0
+        return default
 
 
 def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):

@@ -344,4 +344,4 @@ def test_fit_progress_covers_the_map_then_mic_and_changes_nothing(sound, census_
     assert np.array_equal(told.labels_, sound.labels_)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0.0 < fractions[-1] <= 1.0
-    assert seen[0][1].startswith("Training the map") and seen[-1][1] == "Measuring connections (MIC)"
+    assert seen[0][1].startswith("Training the map") and seen[-1][1].startswith("Measuring connections (MIC): pair")
