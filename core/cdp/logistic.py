@@ -13,6 +13,13 @@ split evenly over the epochs (sequential composition) and every spend is written
 only). Everything that differs between the seven methods (name, guarantee, ledger entries,
 noise scales, gradient step) is one row of :data:`NOISE_PLACEMENTS`
 (:mod:`core.cdp.noise_placement`).
+
+By default the number of epochs and the step size come from :func:`auto_schedule`, a rule
+that reads only public quantities (N, epsilon, the sensitivity, ``clip_norm`` and the noise
+method), never X or y: more budget per correlated group (N x epsilon / CS) buys more,
+cheaper epochs. The automatic schedule adds heavy-ball momentum, which only combines the
+noisy gradients already released (post-processing): the noise scale, the neighbouring
+relation and the ledger are those of plain gradient descent with the same epochs.
 """
 from __future__ import annotations
 
@@ -41,7 +48,7 @@ from core.validation import (
 )
 
 __all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "NOISE_PLACEMENTS", "NoisePlacement",
-           "CDPLogisticRegression", "PRESETS"]
+           "CDPLogisticRegression", "PRESETS", "auto_schedule"]
 
 
 #: Table 3 of paper 000: what each noise method perturbs.
@@ -53,11 +60,66 @@ NOISE_METHOD_MEANING = {m: p.meaning for m, p in NOISE_PLACEMENTS.items()}
 #: The noise methods whose weights are differentially private.
 DP_METHODS = frozenset(m for m, p in NOISE_PLACEMENTS.items() if p.is_dp)
 
-#: The paper's Table 2 / Fig. 5 settings and a setting that learns.
+#: The paper's Table 2 / Fig. 5 settings (for teaching: the weights barely move) and the
+#: setting that learns: epochs and step size from :func:`auto_schedule` (the default).
 PRESETS = {
     "paper": {"learning_rate": 1e-6, "epochs": 100, "clip_norm": 1.0, "delta": 0.2},
-    "sensible": {"learning_rate": 3.0, "epochs": 5, "clip_norm": 1.0, "delta": 1e-5},
+    "sensible": {"learning_rate": "auto", "epochs": "auto", "clip_norm": 1.0, "delta": 1e-5},
 }
+
+#: :func:`auto_schedule`'s constants, tuned on UCI Adult (one-hot + standardised numerics,
+#: method 1, sensitivity 1, eps 0.1..10; benchmarks/bench_cdp_auto.py).
+AUTO_EPOCH_DIVISOR = 12.0  # epochs = sqrt(N eps / CS) / this
+AUTO_MAX_EPOCHS = 100
+AUTO_STEP = {1: 50.0, 2: 15.0}  # learning rate x clip_norm, by the clipping norm (L1 or L2)
+AUTO_MOMENTUM = 0.5
+
+
+def auto_schedule(*, n: int, epsilon: float, sensitivity: float, clip_norm: float,
+                  noise_method: int = 1) -> tuple[int, float, float]:
+    """Epochs, learning rate and momentum of CDP-LR from public quantities only.
+
+    Parameters
+    ----------
+    n : int
+        Number of training records (public under the neighbouring relation).
+    epsilon : float
+        Training budget.
+    sensitivity : float
+        CS (or GS, or 1 for ordinary DP): how many records move with one.
+    clip_norm : float
+        Bound on each record's gradient term.
+    noise_method : int
+        Table 3 method; method 5 noises the gradient with half the budget, methods 0 and 4
+        add no noise to it.
+
+    Returns
+    -------
+    (epochs, learning_rate, momentum)
+
+    Notes
+    -----
+    Each epoch's mean gradient gets noise of scale ``2 CS clip epochs / (N eps)`` while its
+    signal is at most ``clip``, so the noise-to-signal ratio of one epoch is
+    ``2 epochs / m`` with ``m = N eps / CS``. Splitting the budget over more epochs lets the
+    model converge but makes every step noisier; on Adult the best number of epochs grows
+    like ``sqrt(m)`` (5 at m = 3,400, about 15 at m = 34,000, 50 at m = 340,000), hence
+    ``epochs = round(sqrt(m) / 12)`` between 1 and 100. Once most records are clipped the
+    gradient scales with ``clip``, so the step is ``50 / clip`` (``15 / clip`` for the
+    L2-clipped methods 2 and 6, whose clipped terms are larger in L1); momentum 0.5 combines the
+    released noisy gradients (post-processing: it costs no budget). Nothing here reads the
+    records: the same (n, epsilon, sensitivity, clip, method) gives the same schedule.
+    """
+    placement = NOISE_PLACEMENTS[int(noise_method)]
+    noised = placement.is_dp  # 0 and 4: the gradient gets no noise
+    if placement.step is None:  # output perturbation: one release, no gradient steps
+        epochs = 1
+    elif noised:
+        m = float(n) * float(epsilon) * placement.spent_share / float(sensitivity)
+        epochs = int(min(AUTO_MAX_EPOCHS, max(1, round(np.sqrt(m) / AUTO_EPOCH_DIVISOR))))
+    else:
+        epochs = AUTO_MAX_EPOCHS
+    return epochs, AUTO_STEP[placement.clip_order] / float(clip_norm), AUTO_MOMENTUM
 
 
 def _as_design(X: Any) -> Any:
@@ -78,6 +140,14 @@ def _as_design(X: Any) -> Any:
     if not np.all(np.isfinite(A)):
         raise DataError("X has missing or infinite values; drop or fill them first.")
     return A
+
+
+def _is_auto(value: Any, name: str) -> bool:
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"{name} must be a number or 'auto', got {value!r}.")
+        return True
+    return False
 
 
 class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -102,10 +172,18 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         delta0 of the record correlation when ``sensitivity`` is a string.
     measure : {"pearson", "mahalanobis"}
         Record-correlation measure when ``sensitivity`` is a string.
-    epochs : int
-        Full-batch gradient steps. More epochs split the budget thinner.
-    learning_rate : float
+    epochs : int or "auto"
+        Full-batch gradient steps. More epochs split the budget thinner. "auto" (the
+        default) takes them from :func:`auto_schedule`, which reads only public quantities
+        (N, epsilon, the sensitivity, ``clip_norm`` and the noise method), never X or y.
+    learning_rate : float or "auto"
         Step size gamma (the paper's Table 2 used 1e-6, which leaves the weights near 0).
+        "auto" (the default) is :func:`auto_schedule`'s ``50 / clip_norm`` (15 for L2
+        clipping), with momentum.
+    momentum : float or "auto"
+        Heavy-ball momentum on the noisy mean gradients (post-processing of what each
+        epoch releases: no change to the noise or the ledger). "auto" means 0.5 when
+        ``learning_rate`` is "auto" and 0 (the paper's plain gradient descent) otherwise.
     clip_norm : float
         Bound on each record's gradient term (L1; L2 for methods 2 and 6). Smaller clips
         less noise but more signal.
@@ -126,6 +204,8 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     sensitivity_ : float
         The count sensitivity (CS or GS) used.
+    epochs_, learning_rate_, momentum_ : int, float, float
+        The schedule used (``epochs`` etc. as given, or as :func:`auto_schedule` chose).
     ledger_ : PrivacyLedger
         Every spend of the fit.
     """
@@ -138,8 +218,9 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         sensitivity: str | float = "correlated",
         threshold: float = 0.8,
         measure: str = "pearson",
-        epochs: int = 100,
-        learning_rate: float = 1.0,
+        epochs: int | str = "auto",
+        learning_rate: float | str = "auto",
+        momentum: float | str = "auto",
         clip_norm: float = 1.0,
         delta: float = 1e-5,
         l2: float = 0.1,
@@ -153,6 +234,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.measure = measure
         self.epochs = epochs
         self.learning_rate = learning_rate
+        self.momentum = momentum
         self.clip_norm = clip_norm
         self.delta = delta
         self.l2 = l2
@@ -160,7 +242,8 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self) -> tuple[int, float, int, float, float]:
+    def _check_params(self) -> tuple[int, float, int | None, float | None, float | None, float]:
+        """Method, epsilon, epochs, learning rate, momentum (None where "auto") and clip."""
         method = self.noise_method
         if isinstance(method, bool) or not isinstance(method, numbers.Integral):
             raise TypeError(f"noise_method must be an integer 0..6, got {type(method).__name__}.")
@@ -168,16 +251,27 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             choices = ", ".join(f"{m} ({p.name})" for m, p in NOISE_PLACEMENTS.items())
             raise ValueError(f"noise_method must be one of 0..6 (Table 3): {choices}; got {method}.")
         eps = check_epsilon(self.epsilon)
-        epochs = check_positive_int(self.epochs, name="epochs")
-        lr = self.learning_rate
-        if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
-            raise TypeError(f"learning_rate must be a number, got {type(lr).__name__}.")
-        if not (np.isfinite(lr) and lr > 0):
-            raise ValueError(f"learning_rate must be a finite number > 0, got {lr}.")
+        epochs = None if _is_auto(self.epochs, "epochs") else check_positive_int(self.epochs, name="epochs")
+        lr = None
+        if not _is_auto(self.learning_rate, "learning_rate"):
+            lr = self.learning_rate
+            if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+                raise TypeError(f"learning_rate must be a number or 'auto', got {type(lr).__name__}.")
+            if not (np.isfinite(lr) and lr > 0):
+                raise ValueError(f"learning_rate must be a finite number > 0, got {lr}.")
+            lr = float(lr)
+        mom = None
+        if not _is_auto(self.momentum, "momentum"):
+            mom = self.momentum
+            if isinstance(mom, bool) or not isinstance(mom, numbers.Real):
+                raise TypeError(f"momentum must be a number or 'auto', got {type(mom).__name__}.")
+            if not (0 <= mom < 1):
+                raise ValueError(f"momentum must be in [0, 1), got {mom}.")
+            mom = float(mom)
         clip = check_sensitivity(self.clip_norm, name="clip_norm")
         if clip == 0:
             raise ValueError("clip_norm must be greater than 0: a zero bound clips every gradient away.")
-        return int(method), eps, epochs, float(lr), clip
+        return int(method), eps, epochs, lr, mom, clip
 
     def _resolve_sensitivity(self, record_X: Any) -> float:
         s = self.sensitivity
@@ -207,7 +301,7 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
             Record matrix that CS / GS are computed on when ``sensitivity`` is a string
             (one standardised column per attribute); default ``X``.
         """
-        method, eps, epochs, lr, clip = self._check_params()
+        method, eps, epochs, lr, mom, clip = self._check_params()
         Xd = _as_design(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != Xd.shape[0]:
@@ -223,6 +317,13 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         yb = (y == classes[1]).astype(np.float64)
         self.sensitivity_ = float(self._resolve_sensitivity(Xd if record_X is None else record_X))
+        # the schedule reads public quantities only: N, epsilon, the sensitivity, clip, method
+        auto_epochs, auto_lr, auto_mom = auto_schedule(n=n, epsilon=eps, sensitivity=self.sensitivity_,
+                                                       clip_norm=clip, noise_method=method)
+        self.epochs_ = auto_epochs if epochs is None else epochs
+        self.learning_rate_ = auto_lr if lr is None else lr
+        self.momentum_ = mom if mom is not None else (auto_mom if lr is None else 0.0)
+        epochs, lr = self.epochs_, self.learning_rate_
         rng = check_random_state(self.random_state)
         if self.fit_intercept:
             ones = np.ones((n, 1))
@@ -285,13 +386,19 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         eps_e = calibration.epoch_epsilon
         n, d = Xd.shape
         w = np.zeros(d)
+        velocity = np.zeros(d)
+        mom = self.momentum_
         with blas_limit(1):  # thin products: threads only cost
             for t in range(calibration.epochs):
                 s = np.clip(expit(Xd @ w) - yb, -cap, cap)
                 g = XT @ s  # clipped summed gradient dw
                 mean = placement.step(g, n, rng, scales)
                 self._spend(placement, eps_e, scales, f"epoch {t + 1}: ")
-                w -= lr * mean
+                if mom:  # heavy ball: a combination of released noisy gradients only
+                    velocity = mom * velocity + mean
+                    w -= lr * velocity
+                else:
+                    w -= lr * mean
         return w
 
     def _clip_caps(self, Xd, order: int, clip: float) -> np.ndarray:

@@ -19,9 +19,11 @@ st.caption(
 )
 
 PRESET_TEXT = {
-    "sensible": "Sensible: 5 epochs, learning rate 3 (the model learns)",
+    "sensible": "Automatic: epochs and step size from N, epsilon, CS and the clip (the model learns)",
     "paper": "Paper's Table 2: 100 epochs, learning rate 1e-6 (the weights barely move from 0)",
 }
+#: the preset the page opens on: the one that learns
+DEFAULT_PRESET = "sensible"
 #: the curves' epsilons: the slider's whole range (0.1 to 10), even on a log axis; every
 #: point is a slider value, where the bars equal the curve (same runs)
 EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
@@ -35,13 +37,16 @@ with page_errors():
     method = c1.selectbox("Noise method (Table 3)", list(NOISE_METHODS), index=1, key="lr_method",
                           format_func=lambda m: f"{m}: {NOISE_METHODS[m]}")
     c1.caption(NOISE_METHOD_MEANING[method])
-    preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index("sensible"),
+    preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
                       format_func=PRESET_TEXT.get, key="lr_preset")
     params = PRESETS[preset]
+    split = (f"{params['epochs']} epochs" if params["epochs"] != "auto" else
+             "the epochs, whose number and step size a rule picks from public quantities only "
+             "(N, epsilon, CS and the clip; never the records): more budget per correlated group, more epochs")
     c2.caption(
         f"Each record's gradient term is clipped to norm {params['clip_norm']:g}. Replacing one record "
         "(and its correlated records) can swing each term from +clip to -clip, so the summed gradient "
-        f"moves by at most 2 x CS x clip; the budget is split evenly over {params['epochs']} epochs."
+        f"moves by at most 2 x CS x clip; the budget is split evenly over {split}."
     )
     with st.expander("Correlation and data settings"):
         d1, d2, d3, d4 = st.columns(4)
@@ -68,9 +73,13 @@ with page_errors():
                     "The curve below has no point at this epsilon; its nearest points come from runs "
                     "seeded the same way."))
     right.dataframe(cached.scheme_rows(setup), hide_index=True, width="stretch")
-    ledger = models["Proposed"].ledger_
+    proposed = models["Proposed"]
+    ledger = proposed.ledger_
     right.metric("Guarantee of one Proposed training", guarantee_text(ledger))
-    right.caption(f"{len(ledger)} ledger entries (sequential composition over the epochs).")
+    right.caption(f"{len(ledger)} ledger entries (sequential composition over the epochs); "
+                  f"{proposed.epochs_} epoch(s), learning rate {proposed.learning_rate_:g}"
+                  + (f", momentum {proposed.momentum_:g} (post-processing of the noisy gradients)."
+                     if proposed.momentum_ else "."))
     raw_steps = ["The train/test split, feature scaling and DC-FBFS feature selection read the raw "
                  "training data, as in the paper; the guarantee covers the training given them."]
     with right:

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 from sklearn.base import clone
 
-from core.cdp.logistic import DP_METHODS, NOISE_METHODS, NOISE_PLACEMENTS, CDPLogisticRegression
+from core.cdp.logistic import DP_METHODS, NOISE_METHODS, NOISE_PLACEMENTS, CDPLogisticRegression, auto_schedule
 from core.correlation import correlated_sensitivity
 from core.mechanisms import gaussian_sigma
 from core.validation import DataError
@@ -208,3 +208,99 @@ def test_each_placement_says_what_the_fitted_ledger_reports(method):
     spends = 0 if not placement.ledger_label else 1 if placement.step is None else 4
     assert len(m.ledger_) == spends
     assert all(e.label.endswith(placement.ledger_label) for e in m.ledger_.entries)
+
+
+# ---------------------------------------------------------------- automatic schedule
+def test_auto_schedule_reads_no_private_data():
+    """Same N, d, epsilon, sensitivity and clip: same epochs, step and momentum whatever X and y are."""
+    rng = np.random.default_rng(0)
+    kw = dict(epsilon=0.7, sensitivity=2.0, clip_norm=0.5, random_state=0)
+    schedules = set()
+    for seed in range(4):
+        X = np.random.default_rng(seed).normal(scale=1 + 10 * seed, size=(400, 5))
+        y = rng.integers(0, 2, size=400) if seed % 2 else (X[:, 0] > 0).astype(int)
+        m = CDPLogisticRegression(**kw).fit(X, y)
+        schedules.add((m.epochs_, m.learning_rate_, m.momentum_))
+    assert len(schedules) == 1
+    (schedule,) = schedules
+    assert schedule == auto_schedule(n=400, epsilon=0.7, sensitivity=2.0, clip_norm=0.5, noise_method=1)
+
+
+def test_auto_schedule_grows_with_the_budget_per_correlated_group():
+    e = [auto_schedule(n=34_000, epsilon=eps, sensitivity=1.0, clip_norm=1.0)[0] for eps in (0.1, 1.0, 10.0)]
+    assert e == sorted(e) and e[0] < e[-1]
+    assert auto_schedule(n=34_000, epsilon=1.0, sensitivity=40.0, clip_norm=1.0)[0] < e[1]
+    assert auto_schedule(n=10, epsilon=0.01, sensitivity=50.0, clip_norm=1.0)[0] == 1  # at least one step
+    assert auto_schedule(n=10**9, epsilon=10.0, sensitivity=1.0, clip_norm=1.0)[0] == 100
+    # the step scales with 1 / clip; plain gradient descent when the step is given
+    assert auto_schedule(n=1000, epsilon=1.0, sensitivity=1.0, clip_norm=0.5)[1] == pytest.approx(
+        2 * auto_schedule(n=1000, epsilon=1.0, sensitivity=1.0, clip_norm=1.0)[1])
+    X, y = _data(100)
+    m = CDPLogisticRegression(epochs=3, learning_rate=2.0, sensitivity=1.0, random_state=0).fit(X, y)
+    assert (m.epochs_, m.learning_rate_, m.momentum_) == (3, 2.0, 0.0)
+
+
+@pytest.mark.parametrize("method", [1, 2, 3, 5, 6])
+def test_auto_schedule_keeps_the_ledger_at_the_budget(method):
+    X, y = _data(300)
+    m = CDPLogisticRegression(noise_method=method, epsilon=0.8, sensitivity=2.0, random_state=0).fit(X, y)
+    eps, delta = m.ledger_.total()
+    assert eps == pytest.approx(0.8 * NOISE_PLACEMENTS[method].spent_share)
+    expected_entries = 1 if method == 6 else m.epochs_
+    assert len(m.ledger_) == expected_entries
+
+
+def test_auto_noise_scale_is_the_plain_gradient_descent_one():
+    """Momentum is post-processing: each epoch's noise is still 2 CS clip epochs / (N eps)."""
+    n, eps = 40, 0.5
+    epochs, _, _ = auto_schedule(n=n, epsilon=eps, sensitivity=3.0, clip_norm=1.0)
+    assert epochs == 1  # one step: the bias is -lr * (mean(p - y) + Laplace noise)
+    X = np.zeros((n, 1))
+    y = np.r_[np.ones(n // 4), np.zeros(n - n // 4)].astype(int)
+    lr = auto_schedule(n=n, epsilon=eps, sensitivity=3.0, clip_norm=1.0)[1]
+    scale = 2 * 3.0 * 1.0 / (n * eps)
+    noise = np.array([CDPLogisticRegression(epsilon=eps, sensitivity=3.0, random_state=s).fit(X, y).intercept_[0]
+                      for s in range(300)]) / -lr - (0.5 - y.mean())
+    assert stats.kstest(noise / scale, "laplace").pvalue > 0.01
+    assert stats.kstest(noise / (2 * scale), "laplace").pvalue < 0.01
+
+
+@pytest.mark.parametrize("name", ["supplier", "census"])
+def test_defaults_beat_the_majority_class_on_the_samples(name):
+    """CDPLogisticRegression with no schedule chosen learns at epsilon 1 (ordinary DP, sensitivity 1)."""
+    from sklearn.model_selection import train_test_split
+
+    from core.cdp.baselines import model_matrix
+    from core.data import load_sample
+
+    ds = load_sample(name)
+    X = model_matrix(ds, ds.features)
+    y = ds.frame[ds.label].astype(str).to_numpy()
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    majority = max(np.mean(yte == c) for c in np.unique(y))
+    m = CDPLogisticRegression(epsilon=1.0, sensitivity=1.0, random_state=0).fit(Xtr, ytr)
+    assert m.ledger_.total()[0] == pytest.approx(1.0)
+    assert m.score(Xte, yte) > majority + 0.05
+
+
+@pytest.mark.parametrize("name", ["supplier", "census"])
+def test_page_default_preset_beats_the_majority_class_with_cs(name):
+    """The page's default preset on the Proposed scheme (CS) at a budget it can afford."""
+    from core.cdp.baselines import fit_scheme, prepare_schemes
+    from core.cdp.logistic import PRESETS
+    from core.data import load_sample
+
+    setup = prepare_schemes(load_sample(name), random_state=0)
+    assert PRESETS["sensible"]["epochs"] == "auto" and PRESETS["sensible"]["learning_rate"] == "auto"
+    yte = setup.y[setup.test]
+    majority = max(np.mean(yte == c) for c in np.unique(yte))
+    acc = np.mean([fit_scheme(setup, "Proposed", epsilon=10.0, random_state=s)[1] for s in range(5)])
+    assert acc > majority + 0.02
+
+
+@pytest.mark.parametrize("kwargs", [{"epochs": "many"}, {"learning_rate": "fast"}, {"momentum": 1.0},
+                                    {"momentum": -0.1}])
+def test_bad_schedule_values_are_refused(kwargs):
+    X, y = _data(50)
+    with pytest.raises(ValueError):
+        CDPLogisticRegression(sensitivity=1.0, **kwargs).fit(X, y)
