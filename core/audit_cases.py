@@ -130,8 +130,8 @@ def cdp_lr_case(
     params = dict(epsilon=epsilon, noise_method=noise_method, sensitivity=float(sensitivity),
                   epochs=epochs, learning_rate=learning_rate, clip_norm=clip_norm, delta=delta, l2=l2,
                   fit_intercept=fit_intercept)
-    ledger = CDPLogisticRegression(**params, random_state=0).fit(X, y0).ledger_
-    eps, dlt = ledger.total()
+    claimed = CDPLogisticRegression(**params, random_state=0).fit(X, y0)
+    eps, dlt = claimed.ledger_.total()
     if math.isinf(eps):  # no claim: the audit only reports what it finds
         dlt = 0.0
     pair = NeighbouringPair(
@@ -139,7 +139,7 @@ def cdp_lr_case(
         f"{k} record(s) (k = floor(CS), the correlated group) at an extreme point, label flipped",
     )
     note = (f"CDP-LR, noise method {noise_method}: {k} correlated record(s) far out on one feature change "
-            f"label; statistic: that feature's trained weight over {epochs} epoch(s).")
+            f"label; statistic: that feature's trained weight over {claimed.epochs_} epoch(s).")
     if noise_method not in DP_METHODS:
         note += " This method claims no guarantee: the audit shows what it leaks."
     return AuditCase("CDP-LR", partial(_cdp_fit, params=params, feature=feature), pair, None,

@@ -38,8 +38,10 @@ class AuditJob(BackgroundJob):
                                progress=self._progress, stop=self._stop)
 
     def progress(self) -> tuple[float, str]:
+        """(fraction done, 'run 300 of 1000, about 4 s left')."""
         with self._lock:
-            return self._fraction, self._message
+            fraction, message = self._fraction, self._message
+        return fraction, message + self.time_left(fraction)
 
 
 def start_audit(case: AuditCase, *, runs: int, seed: int, key: Any) -> AuditJob:

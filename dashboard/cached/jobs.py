@@ -240,6 +240,14 @@ class BackgroundJob:
         return (f"Waiting for a free worker: {pos}{suffix} in line{about} "
                 f"({self.pool.slots} job(s) run at once on this server).")
 
+    def time_left(self, fraction: float) -> str:
+        """', about 12 s left' from the time spent and the ``fraction`` done ('' before the
+        job starts, at 0 or 1, or under a second): one estimate for every progress bar."""
+        if self.started_at is None or not 0 < fraction < 1:
+            return ""
+        left = (time.monotonic() - self.started_at) / fraction * (1 - fraction)
+        return f", about {left:.0f} s left" if left >= 1 else ""
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job ends (tests and the CLI); True when it ended."""
         return self._done.wait(timeout)

@@ -148,11 +148,7 @@ class SweepJob(BackgroundJob):
         """(fraction done, 'title: run 3 of 50, about 12 s left')."""
         with self._lock:
             fraction, message = self._fraction, self._message
-        text = f"{self.sweep.title}: {message}"
-        if self.started_at is not None and 0 < fraction < 1:
-            left = (time.monotonic() - self.started_at) / fraction * (1 - fraction)
-            if left >= 1:
-                text += f", about {left:.0f} s left"
+        text = f"{self.sweep.title}: {message}{self.time_left(fraction)}"
         return fraction, text
 
 

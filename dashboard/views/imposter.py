@@ -2,7 +2,6 @@
 live, compare settings A / B and the kRR baseline, download the synthetic table."""
 from __future__ import annotations
 
-import time
 
 import streamlit as st
 
@@ -156,18 +155,10 @@ if train:
 n_classes = cached.class_count(dataset, sensitive)
 
 
-def _time_left(done: int, total: int) -> str:
-    if not done or job.started_at is None:
-        return ""
-    elapsed = time.monotonic() - job.started_at
-    left = elapsed / done * max(total - done, 0)
-    return f", about {left:.0f} s left" if left >= 1 else ""
-
-
 def _draw_progress() -> None:
     done, total = job.progress()
     if job.running:
-        text = (f"Training: iteration {done:,} of {total:,}{_time_left(done, total)}" if total
+        text = (f"Training: iteration {done:,} of {total:,}{job.time_left(done / total)}" if total
                 else "Starting...")
         st.progress(min(done / total, 1.0) if total else 0.0, text=text)
     st.plotly_chart(charts.training_curves(job.history(), n_classes=n_classes),

@@ -91,3 +91,14 @@ def test_stop_all_stops_running_and_waiting_jobs():
     pool.stop_all(timeout=5)
     assert not a.running and not b.running
     assert pool.counts() == (0, 0)
+
+
+def test_time_left_extrapolates_the_time_spent():
+    import time
+
+    job = _Sleeper(JobPool(1))
+    assert job.time_left(0.5) == ""  # not started: no estimate
+    job.started_at = time.monotonic() - 10.0  # ten seconds in
+    assert job.time_left(0.25) == ", about 30 s left"
+    assert job.time_left(0.0) == job.time_left(1.0) == ""
+    assert job.time_left(0.999) == ""  # under a second left
