@@ -154,6 +154,20 @@ def _check_inputs(X: Any, y: Any, names: Sequence[str], tc: Any, cv: Any
     return X, y, names, tc, cv
 
 
+def _deletion_sets(names: list[str], order: list[str], dc: np.ndarray, forward: list[float],
+                   backward: list[float], tc: float) -> dict[str, Any]:
+    """k1, k2 and the deleted sets of Algorithm 1 (steps 4-6), in the order of ``names``."""
+    m = len(names)
+    k1 = int(np.argmax(forward)) + 1
+    k2 = int(np.argmax(backward)) + 1
+    # backward: at step k2 the set is f'_1..f'_{n+1-k2}; removed were f'_{n+2-k2}..f'_n
+    fb_del = set(order[k1:]) | set(order[m + 1 - k2:])
+    F_c_del = [n for n, d in zip(names, dc) if d < tc]
+    F_del = [n for n in names if n in fb_del and n in set(F_c_del)]
+    return dict(k1=k1, k2=k2, F_fb_del=[n for n in names if n in fb_del], F_c_del=F_c_del, F_del=F_del,
+                selected=[n for n in names if n not in set(F_del)])
+
+
 def dc_fbfs(
     X: Any,
     y: Any,
@@ -224,29 +238,9 @@ def dc_fbfs(
         X, y, [order_idx[: m + 1 - k] for k in range(1, m + 1)], estimator=estimator, cv=cv,
         random_state=rng, progress=stage(progress, 0.86, 1.0, "Backward traversal"),
     )
-    k1 = int(np.argmax(forward)) + 1
-    k2 = int(np.argmax(backward)) + 1
-    # backward: at step k2 the set is f'_1..f'_{n+1-k2}; removed were f'_{n+2-k2}..f'_n
-    fb_del = set(order[k1:]) | set(order[m + 1 - k2:])
-    F_fb_del = [n for n in names if n in fb_del]
-    F_c_del = [n for n, d in zip(names, dc) if d < tc]
-    F_del = [n for n in names if n in fb_del and n in set(F_c_del)]
-    selected = [n for n in names if n not in set(F_del)]
     report(progress, 1.0, "Feature selection done")
     return DCFBFSResult(
-        names=names,
-        importance=importance,
-        dc=dc,
-        data_correlation=float(full),
-        correlation_without=without,
-        order=order,
-        forward_accuracy=forward,
-        backward_accuracy=backward,
-        k1=k1,
-        k2=k2,
-        F_fb_del=F_fb_del,
-        F_c_del=F_c_del,
-        F_del=F_del,
-        selected=selected,
-        tc=tc,
+        names=names, importance=importance, dc=dc, data_correlation=float(full), correlation_without=without,
+        order=order, forward_accuracy=forward, backward_accuracy=backward, tc=tc,
+        **_deletion_sets(names, order, dc, forward, backward, tc),
     )
