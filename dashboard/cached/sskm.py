@@ -28,13 +28,6 @@ from dashboard.cached.sweeps import Sweep
 PAGE_MAX_ROWS = 50_000
 
 
-def census() -> Dataset:
-    """The census sample (sex sensitive), the page's default table."""
-    from dashboard.cached.data import sample_dataset
-
-    return sample_dataset("census")
-
-
 def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
     """The attributes the page publishes (at most PAGE_MAX_ROWS rows)."""
     frame = dataset.frame[list(columns)]

@@ -73,6 +73,15 @@ def open_page_on_public():
         os.environ["PUX_DATA_DIR"] = saved
 
 
+def assert_switched_to_census(at: AppTest) -> None:
+    """The page left the supplier sample (no sensitive attribute) for census, and said so."""
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert any("supplier sample marks no sensitive attribute" in c and "uses the census sample" in c
+               for c in captions)
+    assert any(c.startswith("Dataset **census**") for c in captions)
+
+
 def finish_sweeps(at: AppTest, *, timeout: float = 300, rounds: int = 6) -> AppTest:
     """Let the page's sweep and setup jobs run to the end, then rerun it, as the live view
     would in a browser (AppTest does not run ``run_every`` fragments)."""

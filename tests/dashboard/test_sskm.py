@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.dashboard.conftest import assert_clean, finish_sweeps
+from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps
 
 
 @pytest.fixture
@@ -219,11 +219,7 @@ def test_the_supplier_sample_switches_to_census_with_a_caption(open_page):
     at = open_page("data")  # the supplier sample: no sensitive attribute
     at.switch_page("views/sskm.py")
     at.run()
-    assert_clean(at)
-    captions = [c.value for c in at.caption]
-    assert any("supplier sample marks no sensitive attribute" in c and "uses the census sample" in c
-               for c in captions)
-    assert any(c.startswith("Dataset **census**") for c in captions)
+    assert_switched_to_census(at)
     assert at.multiselect(key="sskm_sensitive").value == ["sex"]
 
 
