@@ -34,7 +34,7 @@ COLORS: dict[str, str] = {
     # paper 002
     "IMPOSTER": _RED,
     "kRR": _BLUE,
-    # noise methods of Table 3 (paper 000), keyed "0".."6"
+    # noise methods of Table 3 (paper 000), keyed "0".."6", and "7" (beyond the paper)
     "0": _GREY,
     "1": _RED,
     "2": _BLUE,
@@ -42,6 +42,7 @@ COLORS: dict[str, str] = {
     "4": _BROWN,
     "5": _PURPLE,
     "6": _GREEN,
+    "7": _TEAL,
 }
 
 _FALLBACK = (_TEAL, _SKY, _YELLOW, _BLACK, "#9467BD", "#BCBD22", "#E377C2", "#1F3A93")
@@ -55,6 +56,7 @@ NOISE_METHOD_LABELS = {
     4: "4: Laplace on N only (not DP)",
     5: "5: Laplace on the summed gradient and on N",
     6: "6: output perturbation",
+    7: "7: Gaussian, PLD accounting (not in the paper)",
 }
 
 #: Ticks of a log epsilon axis: 1-2-5 steps, read as plain numbers.
@@ -71,7 +73,7 @@ def _base(name: object) -> str:
 
 
 def color(name: object) -> str:
-    """The colour of a scheme, method or noise method (an int 0-6 or its name)."""
+    """The colour of a scheme, method or noise method (an int 0-7 or its name)."""
     key = _base(name)
     if key in COLORS:
         return COLORS[key]

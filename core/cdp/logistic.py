@@ -10,9 +10,11 @@ by that over N. Clipping a record's term is clipping the scalar p_i - y_i to
 ``clip_norm / ||x_i||``, so the whole epoch is two matrix-vector products. The budget is
 split evenly over the epochs (sequential composition) and every spend is written to
 ``ledger_``, whose ``is_dp`` is False for method 0 (no noise) and method 4 (noise on N
-only). Everything that differs between the seven methods (name, guarantee, ledger entries,
+only). Everything that differs between the noise methods (name, guarantee, ledger entries,
 noise scales, gradient step) is one row of :data:`NOISE_PLACEMENTS`
-(:mod:`core.cdp.noise_placement`).
+(:mod:`core.cdp.noise_placement`): the paper's seven (0..6) and method 7, beyond the paper,
+whose epochs a privacy-loss-distribution accountant composes (one ledger entry for the
+whole training with the accountant's (epsilon, delta)).
 
 By default the number of epochs and the step size come from :func:`auto_schedule`, a rule
 that reads only public quantities (N, epsilon, the sensitivity, ``clip_norm`` and the noise
@@ -73,6 +75,9 @@ AUTO_EPOCH_DIVISOR = 12.0  # epochs = sqrt(N eps / CS) / this
 AUTO_MAX_EPOCHS = 100
 AUTO_STEP = {1: 50.0, 2: 15.0}  # learning rate x clip_norm, by the clipping norm (L1 or L2)
 AUTO_MOMENTUM = 0.5
+#: Epochs x this for an accountant method (7): its per-epoch noise grows like sqrt(epochs),
+#: not like epochs, so more steps pay (Adult, eps 0.1..2: benchmarks/bench_cdp_pld.py).
+AUTO_ACCOUNTANT_EPOCH_FACTOR = 4.0
 
 
 def auto_schedule(*, n: int, epsilon: float, sensitivity: float, clip_norm: float,
@@ -107,7 +112,9 @@ def auto_schedule(*, n: int, epsilon: float, sensitivity: float, clip_norm: floa
     ``epochs = round(sqrt(m) / 12)`` between 1 and 100. Once most records are clipped the
     gradient scales with ``clip``, so the step is ``50 / clip`` (``15 / clip`` for the
     L2-clipped methods 2 and 6, whose clipped terms are larger in L1); momentum 0.5 combines the
-    released noisy gradients (post-processing: it costs no budget). Nothing here reads the
+    released noisy gradients (post-processing: it costs no budget). Method 7 (PLD accounting,
+    not in the paper) pays only about ``sqrt(epochs)`` in noise for more epochs, so it takes 4
+    times as many (at most 100). Nothing here reads the
     records: the same (n, epsilon, sensitivity, clip, method) gives the same schedule.
     """
     placement = NOISE_PLACEMENTS[int(noise_method)]
@@ -116,7 +123,8 @@ def auto_schedule(*, n: int, epsilon: float, sensitivity: float, clip_norm: floa
         epochs = 1
     elif noised:
         m = float(n) * float(epsilon) * placement.spent_share / float(sensitivity)
-        epochs = int(min(AUTO_MAX_EPOCHS, max(1, round(np.sqrt(m) / AUTO_EPOCH_DIVISOR))))
+        factor = AUTO_ACCOUNTANT_EPOCH_FACTOR if placement.accountant else 1.0
+        epochs = int(min(AUTO_MAX_EPOCHS, max(1, round(factor * np.sqrt(m) / AUTO_EPOCH_DIVISOR))))
     else:
         epochs = AUTO_MAX_EPOCHS
     return epochs, AUTO_STEP[placement.clip_order] / float(clip_norm), AUTO_MOMENTUM
@@ -160,9 +168,10 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         over the epochs for methods 1-5, spent once for method 6). Method 5 delivers only
         epsilon / 2 (its other half noises the public N); methods 0 and 4 deliver none, and
         their ``ledger_.is_dp`` is False.
-    noise_method : int, 0..6
+    noise_method : int, 0..7
         Where the noise goes (Table 3; see :data:`NOISE_METHODS`). Method 4 protects only
-        the sample size, not the weights.
+        the sample size, not the weights. Method 7 (not in the paper) is method 2's Gaussian
+        noise with the epochs composed by a PLD accountant instead of split evenly.
     sensitivity : {"correlated", "group"} or float
         "correlated" uses CS (Eq. 16), "group" uses GS (every correlated record counted as
         one more record), both computed from the record matrix in :meth:`fit`; a float is a
@@ -188,7 +197,8 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         Bound on each record's gradient term (L1; L2 for methods 2 and 6). Smaller clips
         less noise but more signal.
     delta : float
-        Total delta of the Gaussian method (split over the epochs).
+        Total delta of the Gaussian methods (split over the epochs by method 2, the
+        accountant's target for method 7).
     l2 : float
         Regularisation strength of method 6 (output perturbation needs a strongly convex
         objective; larger l2 means less noise and more bias).
@@ -246,10 +256,12 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         """Method, epsilon, epochs, learning rate, momentum (None where "auto") and clip."""
         method = self.noise_method
         if isinstance(method, bool) or not isinstance(method, numbers.Integral):
-            raise TypeError(f"noise_method must be an integer 0..6, got {type(method).__name__}.")
+            raise TypeError(f"noise_method must be an integer 0..{max(NOISE_PLACEMENTS)}, "
+                            f"got {type(method).__name__}.")
         if method not in NOISE_PLACEMENTS:
             choices = ", ".join(f"{m} ({p.name})" for m, p in NOISE_PLACEMENTS.items())
-            raise ValueError(f"noise_method must be one of 0..6 (Table 3): {choices}; got {method}.")
+            raise ValueError(f"noise_method must be one of 0..{max(NOISE_PLACEMENTS)} (Table 3 and beyond): "
+                             f"{choices}; got {method}.")
         eps = check_epsilon(self.epsilon)
         epochs = None if _is_auto(self.epochs, "epochs") else check_positive_int(self.epochs, name="epochs")
         lr = None
@@ -360,8 +372,11 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         return ledger
 
     def _spend(self, placement: NoisePlacement, epsilon: float, scales: NoiseScales, label: str) -> None:
-        """Write one release of ``placement`` (its share of ``epsilon``) to the ledger."""
-        if placement.ledger_label:
+        """Write one release of ``placement`` (its share of ``epsilon``) to the ledger.
+
+        An accountant method writes nothing per release: :meth:`_fit_gradient` records its
+        whole training once, with the accountant's composed (epsilon, delta)."""
+        if placement.ledger_label and not placement.accountant:
             self.ledger_.spend(epsilon * placement.spent_share, scales.delta, label=label + placement.ledger_label)
 
     @staticmethod
@@ -399,6 +414,10 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
                     w -= lr * velocity
                 else:
                     w -= lr * mean
+        if placement.accountant:  # one entry: the ledger only adds, the accountant composes
+            self.ledger_.spend(scales.epsilon, scales.delta,
+                               label=f"{calibration.epochs} epochs, {placement.accountant.upper()} composition: "
+                                     + placement.ledger_label)
         return w
 
     def _clip_caps(self, Xd, order: int, clip: float) -> np.ndarray:

@@ -7,6 +7,7 @@ were chosen (the pass cases sit well below their claim, the mutants well above).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -83,6 +84,64 @@ def test_cdp_lr_gaussian_method_passes_with_its_delta(xy):
 def test_cdp_lr_gaussian_half_sigma_is_flagged(xy, monkeypatch):
     monkeypatch.setattr(placement, "gaussian_sigma", _half(placement.gaussian_sigma))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=2, delta=1e-2),
+                   runs=5000, random_state=0)
+    assert res.violation
+
+
+def test_cdp_lr_pld_method_passes_with_its_delta(xy):
+    """Method 7 (beyond the paper): its sigma is the PLD accountant's, its claim the ledger's."""
+    case = cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2)
+    assert case.claimed_epsilon == pytest.approx(1.0, rel=1e-4) and case.claimed_epsilon <= 1.0
+    res = run_case(case, runs=5000, random_state=0)
+    assert res.claimed_delta == pytest.approx(1e-2)
+    assert not res.violation
+
+
+def test_cdp_lr_pld_method_passes_for_a_correlated_group(xy):
+    res = run_case(cdp_lr_case(*xy, sensitivity=3.0, epsilon=1.0, noise_method=7, delta=1e-2),
+                   runs=5000, random_state=0)
+    assert not res.violation
+
+
+def test_cdp_lr_pld_method_passes_over_ten_epochs(xy):
+    """Ten epochs, plain gradient descent: the trained weight sums the ten noisy releases."""
+    res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2, epochs=10),
+                   runs=5000, random_state=0)
+    assert not res.violation
+
+
+def test_cdp_lr_pld_accounting_one_epoch_for_ten_is_flagged(xy, monkeypatch):
+    """Composition forgotten: the sigma of one release used on each of ten."""
+    real = placement.pld_gaussian_calibration
+    monkeypatch.setattr(placement, "pld_gaussian_calibration", lambda eps, delta, epochs: real(eps, delta, 1))
+    res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2, epochs=10),
+                   runs=5000, random_state=0)
+    assert res.violation
+
+
+def test_cdp_lr_pld_half_noise_multiplier_is_flagged(xy, monkeypatch):
+    """A calibration that returns half the accountant's noise multiplier (same claim)."""
+    real = placement.pld_gaussian_calibration
+    monkeypatch.setattr(placement, "pld_gaussian_calibration",
+                        lambda *a: (real(*a)[0] / 2, real(*a)[1]))
+    res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2),
+                   runs=5000, random_state=0)
+    assert res.violation
+
+
+def test_cdp_lr_pld_add_remove_sensitivity_is_flagged(xy, monkeypatch):
+    """Modelling the replaced group as added or removed (CS clip, not 2 CS clip): half the noise."""
+    monkeypatch.setattr(placement.Calibration, "sum_sensitivity", property(lambda c: c.cs * c.clip))
+    res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2),
+                   runs=5000, random_state=0)
+    assert res.violation
+
+
+def test_cdp_lr_pld_noise_for_one_record_instead_of_cs_is_flagged(xy, monkeypatch):
+    real = placement._pld_gaussian_scales
+    monkeypatch.setitem(placement.NOISE_PLACEMENTS, 7, replace(
+        placement.NOISE_PLACEMENTS[7], scales=lambda c: real(replace(c, cs=c.cs / 3.0))))
+    res = run_case(cdp_lr_case(*xy, sensitivity=3.0, epsilon=1.0, noise_method=7, delta=1e-2),
                    runs=5000, random_state=0)
     assert res.violation
 

@@ -40,6 +40,16 @@ def test_guarantee_is_the_ledger_total(open_page):
     assert _metric(at, "Guarantee").value == "epsilon = 1"  # half noises the public N
 
 
+def test_pld_method_is_offered_and_reports_the_accountants_total(open_page):
+    """Method 7 (beyond the paper): one ledger entry with the PLD accountant's (epsilon, delta)."""
+    at = open_page("cdp_lr", timeout=300)
+    box = at.selectbox(key="lr_method")
+    assert 7 in box.options or "7: Gaussian on the mean gradient, PLD accounting (not in the paper)" in box.options
+    box.set_value(7).run()
+    assert_clean(at)
+    assert _metric(at, "Guarantee").value == "epsilon = 2, delta = 1e-05"
+
+
 def test_audit_panel_runs_and_shows_the_verdict(open_page):
     at = open_page("cdp_lr", timeout=300)
     at.select_slider(key="lr_audit_runs").set_value(200).run()
@@ -206,3 +216,16 @@ def test_scheme_rows_name_each_schemes_features_and_sensitivity():
     assert by.loc["Group", "sensitivity"].endswith("(GS)")
     assert by.loc["Proposed", "sensitivity"].endswith("(CS)")
     assert list(by["features"]) == [len(setup.columns[s]) for s in SCHEMES]
+
+
+def test_every_noise_method_has_a_label_a_colour_and_a_url_bound():
+    from core.cdp.logistic import NOISE_METHODS
+    from dashboard.palette import COLORS, noise_method_label
+    from dashboard.settings import PAGE_SETTINGS
+
+    bound = next(s for s in PAGE_SETTINGS["cdp_lr"] if s.key == "lr_method")
+    for m in NOISE_METHODS:
+        assert noise_method_label(m).startswith(f"{m}: ") and str(m) in COLORS
+        assert bound.lo <= m <= bound.hi
+    assert "not in the paper" in noise_method_label(7)
+    assert bound.parse(["7"]) == 7
