@@ -7,11 +7,12 @@
 - :func:`krr_perturb` / :func:`krr_sweep` (Eq. 1, Fig. 7): the k-ary randomized response
   baseline on the implicit attributes.
 - :func:`evaluate_settings` (Table 1): settings A and B plus train-on-synthetic /
-  test-on-real, for XGBoost, GBDT, RF, MLP and LR.
+  test-on-real, for XGBoost, GBDT, RF, MLP and LR; :func:`marginal_tv`: one- and
+  two-way total variation of a synthetic table to the real one.
 """
 from core.imposter.classifiers import CLASSIFIERS, make_classifier
 from core.imposter.detection import DetectionResult, detect_implicit, nmi_scores
-from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long, theta_sweep
+from core.imposter.evaluation import evaluate_settings, lambda_sweep, marginal_tv, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_baseline, krr_ledger, krr_perturb, krr_sweep
 from core.imposter.synthesizer import ImposterSynthesizer, StopTraining, synthesizer_ledger
 
@@ -20,5 +21,5 @@ __all__ = [
     "DetectionResult", "detect_implicit", "nmi_scores",
     "ImposterSynthesizer", "StopTraining", "synthesizer_ledger",
     "krr_baseline", "krr_ledger", "krr_perturb", "krr_sweep", "FIG7_EPSILONS",
-    "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
+    "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep", "marginal_tv",
 ]

@@ -78,22 +78,25 @@ class Discriminator(nn.Module):
 
 
 def activate(logits: torch.Tensor, blocks: Sequence[Block]) -> torch.Tensor:
-    """Softmax over each categorical block, sigmoid on each min-max numeric column."""
+    """Softmax over each categorical block and each numeric block of modes (point masses
+    and quantile bins), sigmoid on a min-max numeric column."""
     parts = []
     for b in blocks:
         chunk = logits[:, b.start:b.stop]
-        parts.append(torch.softmax(chunk, dim=1) if b.kind == "categorical" else torch.sigmoid(chunk))
+        parts.append(torch.softmax(chunk, dim=1) if b.kind == "categorical" or b.n_modes
+                     else torch.sigmoid(chunk))
     return torch.cat(parts, dim=1)
 
 
 def reconstruction_loss(logits: torch.Tensor, target: torch.Tensor, blocks: Sequence[Block]) -> torch.Tensor:
-    """-log p(x | z_l) of Eq. 8: cross entropy per categorical block plus binary cross
-    entropy of each [0, 1] numeric column, summed over attributes, averaged over rows."""
+    """-log p(x | z_l) of Eq. 8: cross entropy per categorical block and per numeric block
+    of modes, plus binary cross entropy of each min-max numeric column, summed over
+    attributes, averaged over rows."""
     total = logits.new_zeros(())
     for b in blocks:
         chunk = logits[:, b.start:b.stop]
         tgt = target[:, b.start:b.stop]
-        if b.kind == "categorical":
+        if b.kind == "categorical" or b.n_modes:
             total = total + nn.functional.cross_entropy(chunk, tgt.argmax(dim=1), reduction="mean")
         else:
             total = total + nn.functional.binary_cross_entropy_with_logits(chunk, tgt, reduction="mean")

@@ -317,6 +317,21 @@ class ImposterSynthesizer:
         D2's output to uniform.
     decode : {"sample", "argmax"}
         How a categorical value is read from its softmax block when sampling.
+    bins : int or None
+        Each numeric column is generated as a softmax over its point masses and this
+        many quantile bins of its other values (see
+        :class:`~core.imposter.codec.TableCodec`): its value is drawn, so a skewed or
+        multimodal column keeps its shape. None: the earlier encoding, one min-max
+        column with a sigmoid (its output regresses to the mean; no point masses).
+    mass_share : float in (0, 1) or None
+        A numeric value holding at least this share of the rows (e.g. the zeros of
+        Adult's capital_gain) is a point mass: a mode of its own, decoded back exactly.
+        None: no point masses.
+    calibrate : bool
+        When sampling, re-weight every categorical softmax (and every numeric point-mass
+        softmax) so that the synthetic table's shares of each category match the
+        training table's (the label's class balance among them). The same factor applies
+        to every row, whatever its s: it moves marginals, not the link to s.
     n_threads : int or None
         Torch CPU threads while fitting and sampling (restored afterwards). None uses
         one: the networks are small, and on cores shared with other work extra threads
@@ -352,6 +367,9 @@ class ImposterSynthesizer:
         ema: float = 0.995,
         d2_generator_loss: str = "minimax",
         decode: str = "sample",
+        bins: int | None = 20,
+        mass_share: float | None = 0.05,
+        calibrate: bool = True,
         n_threads: int | None = None,
         random_state: RandomState = None,
     ) -> None:
@@ -370,6 +388,9 @@ class ImposterSynthesizer:
         self.ema = ema
         self.d2_generator_loss = d2_generator_loss
         self.decode = decode
+        self.bins = bins
+        self.mass_share = mass_share
+        self.calibrate = calibrate
         self.n_threads = n_threads
         self.random_state = random_state
 
@@ -397,6 +418,14 @@ class ImposterSynthesizer:
         d2_generator_loss(self.d2_generator_loss)  # ValueError naming the choices
         if self.decode not in ("sample", "argmax"):
             raise ValueError(f"decode must be 'sample' or 'argmax', got {self.decode!r}.")
+        if self.bins is not None:
+            check_positive_int(self.bins, name="bins", minimum=2)
+        if self.mass_share is not None:
+            share = _check_nonneg(self.mass_share, "mass_share")
+            if not 0 < share < 1:
+                raise ValueError(f"mass_share must lie in (0, 1) or be None, got {share:g}.")
+        if not isinstance(self.calibrate, (bool, np.bool_)):
+            raise TypeError(f"calibrate must be True or False, got {self.calibrate!r}.")
         if self.n_threads is not None:
             check_positive_int(self.n_threads, name="n_threads")
 
@@ -491,7 +520,8 @@ class ImposterSynthesizer:
         """Fit the codec on every column but s; the encoded records X and the codes of s, S
         (rows with s missing dropped). Sets the fitted attributes that describe the table."""
         columns = [c for c in frame.columns if c != sensitive]
-        self.codec_ = TableCodec(numeric, categorical).fit(frame, columns)
+        self.codec_ = TableCodec(numeric, categorical, mass_share=self.mass_share,
+                                 bins=self.bins).fit(frame, columns)
         s_values = frame[sensitive]
         s_cats = sorted(s_values.dropna().unique(), key=lambda v: str(v))
         self.sensitive_ = sensitive
@@ -587,7 +617,7 @@ class ImposterSynthesizer:
                 outs.append(activate(self.sampler_(z, s1h[start:start + 8192]),
                                      self.codec_.blocks_))
             Xg = torch.cat(outs).numpy()
-        body = self.codec_.inverse(Xg, rng=rng, mode=self.decode)
+        body = self.codec_.inverse(Xg, rng=rng, mode=self.decode, calibrate=bool(self.calibrate))
         s_arr = np.empty(k, dtype=object)
         s_arr[:] = self.sensitive_values_
         s_col = pd.Series(s_arr[s_codes])

@@ -27,6 +27,7 @@ from core.imposter import (
     krr_ledger,
     krr_sweep,
 )
+from core.imposter.evaluation import marginal_tv
 from dashboard.cached.jobs import BackgroundJob, run_in_child
 from dashboard.cached.sweeps import Sweep
 
@@ -253,3 +254,23 @@ def krr_note(implicit: list[str] | tuple[str, ...], columns: list[str]) -> str:
     return (f"kRR's table: each record spends {len(implicit)} x epsilon on its perturbed values. "
             + (" ".join(ledger.not_dp_reasons) + " So it is not differentially private as a whole."
                if not ledger.is_dp else ""))
+
+
+_TV_CACHE: "OrderedDict[tuple, dict]" = OrderedDict()
+_TV_LOCK = threading.Lock()
+
+
+def marginal_fidelity(dataset: Dataset, synthetic: pd.DataFrame, bins: int = 10) -> dict:
+    """:func:`core.imposter.evaluation.marginal_tv` of the synthetic table against the real
+    one (a few seconds on Adult), kept for the last few tables."""
+    key = (dataset.fingerprint(), _table_key(synthetic), int(bins))
+    with _TV_LOCK:
+        if key in _TV_CACHE:
+            _TV_CACHE.move_to_end(key)
+            return _TV_CACHE[key]
+    tv = marginal_tv(dataset.frame, synthetic[list(dataset.frame.columns)], bins=bins)
+    with _TV_LOCK:
+        _TV_CACHE[key] = tv
+        while len(_TV_CACHE) > 8:
+            _TV_CACHE.popitem(last=False)
+    return tv

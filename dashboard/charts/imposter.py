@@ -10,7 +10,7 @@ from plotly.subplots import make_subplots
 from dashboard.palette import color, log_ticks
 
 __all__ = ["nmi_bars", "training_curves", "table1_bars", "tradeoff", "krr_vs_epsilon",
-           "table1_display"]
+           "table1_display", "fidelity_summary", "marginal_tv_bars"]
 
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 _SENS_COLOR, _LABEL_COLOR = "#1f77b4", "#ff7f0e"
@@ -142,4 +142,42 @@ def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None 
     fig.update_yaxes(title_text="accuracy")
     fig.update_layout(title="Accuracy on kRR-perturbed data vs epsilon (Fig. 7)", height=380, margin=_MARGIN,
                       legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def fidelity_summary(table: pd.DataFrame, tv: dict) -> pd.DataFrame:
+    """The leak, the utility and the marginals side by side, one row per classifier:
+    setting-B and train-synthetic/test-real accuracy on s (the leak: against the majority
+    share), train-synthetic/test-real accuracy on the label, and the one- and two-way
+    total variation of the synthetic table to the real one (the same for every row)."""
+    sens, label = table.attrs.get("sensitive", "sensitive"), table.attrs.get("label", "label")
+    out = pd.DataFrame(index=table.index)
+    if ("B", "sensitive", "accuracy") in table.columns:
+        out[f"B: predict {sens} (leak)"] = table[("B", "sensitive", "accuracy")]
+    if ("TSTR", "sensitive", "accuracy") in table.columns:
+        out[f"train synthetic, test real: predict {sens} (leak)"] = table[("TSTR", "sensitive", "accuracy")]
+    if "majority_real" in table.attrs:
+        out[f"majority share of {sens} (no leak)"] = float(table.attrs["majority_real"])
+    if ("TSTR", "label", "accuracy") in table.columns:
+        out[f"train synthetic, test real: predict {label}"] = table[("TSTR", "label", "accuracy")]
+    out["one-way TV (marginals)"] = float(tv["one_way"])
+    out["two-way TV (pairs)"] = float(tv["two_way"])
+    return out
+
+
+def marginal_tv_bars(tv: dict) -> go.Figure:
+    """Each column's total variation distance between its real and synthetic distribution
+    (0 = the same, 1 = disjoint), largest first, with the one-way mean as a dashed line."""
+    per = pd.Series(tv.get("per_column", {}), dtype=float).sort_values(ascending=False)
+    fig = go.Figure(go.Bar(x=list(per.index), y=list(per.to_numpy()), name="TV per column",
+                           marker_color=_SENS_COLOR))
+    fig.add_hline(y=float(tv["one_way"]), line_dash="dash", line_color="black",
+                  annotation_text=f"one-way mean {tv['one_way']:.3f}", annotation_position="top right")
+    two = tv.get("two_way")
+    title = "Marginal fidelity: total variation, real vs synthetic, per column"
+    if two is not None and np.isfinite(two):
+        title += f" (two-way mean {two:.3f})"
+    fig.update_layout(title=title, height=340, margin=_MARGIN, yaxis_title="total variation",
+                      yaxis_range=[0, max(0.05, float(per.max()) * 1.15) if len(per) else 1],
+                      showlegend=False)
     return fig

@@ -182,3 +182,32 @@ def test_every_imposter_chart_has_its_title_and_x_axis_title(build, title, x_tit
     fig = build()
     assert fig.layout.title.text == title
     assert fig.layout.xaxis.title.text == x_title
+
+
+# ---------------------------------------------------------------- marginal fidelity
+
+def _tv():
+    return {"one_way": 0.05, "two_way": 0.12, "per_column": {"a": 0.01, "b": 0.1, "c": 0.04},
+            "worst_pair": {"columns": ["a", "b"], "tv": 0.3}, "bins": 10}
+
+
+def test_fidelity_summary_puts_leak_utility_and_tv_side_by_side():
+    t = _table()
+    t.attrs["majority_real"] = 0.668
+    out = charts.fidelity_summary(t, _tv())
+    assert list(out.index) == ["LR", "GBDT"]
+    assert list(out.columns) == [
+        "B: predict sex (leak)", "train synthetic, test real: predict sex (leak)",
+        "majority share of sex (no leak)", "train synthetic, test real: predict income",
+        "one-way TV (marginals)", "two-way TV (pairs)"]
+    # cell i of Table 1 holds i / 100: B sensitive accuracy is cell 4, TSTR 8, TSTR label 10
+    assert out.loc["LR"].tolist() == pytest.approx([0.04, 0.08, 0.668, 0.10, 0.05, 0.12])
+    assert out.loc["GBDT"].tolist() == pytest.approx([0.16, 0.20, 0.668, 0.22, 0.05, 0.12])
+
+
+def test_marginal_tv_bars_sort_columns_and_mark_the_mean():
+    fig = charts.marginal_tv_bars(_tv())
+    assert [list(t.x) for t in fig.data] == [["b", "c", "a"]]
+    assert list(fig.data[0].y) == [0.1, 0.04, 0.01]
+    assert [(s.y0, s.y1) for s in fig.layout.shapes] == [(0.05, 0.05)]
+    assert "two-way mean 0.120" in fig.layout.title.text

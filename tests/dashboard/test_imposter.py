@@ -114,12 +114,20 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     assert job.model is not None and job.model.iterations_ == 8
     assert any("reduced to 125" in w.value for w in at.warning)
     assert_clean(at)
-    # NMI chart, training curves, Table-1 bars, trade-off, kRR vs epsilon
-    assert len(at.get("plotly_chart")) == 5
+    # NMI chart, training curves, Table-1 bars, marginal TV, trade-off, kRR vs epsilon
+    assert [c.key for c in at.get("plotly_chart")] == [
+        "imposter_nmi_chart", "imposter_curves", "imposter_table1_chart", "imposter_tv_chart",
+        "imposter_tradeoff", "imposter_krr_eps"]
     assert any("finished after 8 iterations" in s.value for s in at.success)
     table = at.dataframe[0].value
     assert list(table.index) == ["LR"]
     assert any("B: synthetic" in c for c in table.columns)
+    # the leak, the income accuracy and the marginal TV side by side
+    fidelity = at.dataframe[1].value
+    assert list(fidelity.index) == ["LR"]
+    assert {"one-way TV (marginals)", "two-way TV (pairs)"} <= set(fidelity.columns)
+    assert any("predict sex (leak)" in c for c in fidelity.columns)
+    assert 0 <= fidelity["one-way TV (marginals)"].iloc[0] <= 1
 
 
 def test_stop_keeps_what_was_learned(open_page):

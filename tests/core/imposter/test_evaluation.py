@@ -102,3 +102,40 @@ def test_adult_table1_targets(adult):
     assert (table[("A", "sensitive", "accuracy")] > 0.82).all()
     assert ((table[("B", "sensitive", "accuracy")] - floor).abs() <= 0.03).all()
     assert (table[("B", "label", "accuracy")] >= 0.80).all()
+
+
+def test_marginal_tv_is_zero_on_itself_and_sees_a_lost_point_mass(census):
+    from core.imposter.evaluation import marginal_tv
+
+    frame = census.frame
+    same = marginal_tv(frame, frame.sample(frac=1.0, random_state=0))
+    assert same["one_way"] == pytest.approx(0.0, abs=1e-12)
+    assert same["two_way"] == pytest.approx(0.0, abs=1e-12)
+    assert set(same["per_column"]) == set(frame.columns)
+    num = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
+           and frame[c].nunique() > 10]
+    assert num
+    col = num[0]
+    shifted = frame.copy()
+    shifted[col] = frame[col].max() + 1  # every value above the real range: one bin
+    tv = marginal_tv(frame, shifted)
+    assert tv["per_column"][col] > 0.8
+    assert tv["one_way"] == pytest.approx(tv["per_column"][col] / len(frame.columns))
+    assert col in tv["worst_pair"]["columns"]
+    assert 0 < tv["two_way"] <= 1
+
+
+def test_marginal_tv_two_way_sees_a_broken_pair():
+    from core.imposter.evaluation import marginal_tv
+
+    rng = np.random.default_rng(0)
+    a = rng.choice(["x", "y"], 4000)
+    real = pd.DataFrame({"a": a, "b": a})
+    indep = pd.DataFrame({"a": a, "b": rng.permutation(a)})
+    tv = marginal_tv(real, indep)
+    assert tv["one_way"] == pytest.approx(0.0, abs=1e-12)
+    assert tv["two_way"] == pytest.approx(0.5, abs=0.03)
+    with pytest.raises(ValueError):
+        marginal_tv(real, indep, bins=1)
+    with pytest.raises(DataError):
+        marginal_tv(real, indep[["a"]])

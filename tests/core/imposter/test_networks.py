@@ -72,3 +72,14 @@ def test_generator_losses_are_looked_up_by_name():
     for bad in ("hinge", None, ["minimax"]):
         with pytest.raises(ValueError, match="one of 'minimax', 'capped', 'confusion'"):
             d2_generator_loss(bad)
+
+
+def test_a_numeric_block_of_modes_gets_a_softmax_and_a_cross_entropy():
+    blocks = (Block("x", "numeric", 0, 3, masses=(0.0,), bins=2), Block("c", "categorical", 3, 2, categories=("a", "b")))
+    logits = torch.randn(6, 5, generator=torch.Generator().manual_seed(0))
+    out = activate(logits, blocks)
+    assert torch.allclose(out[:, 0:3].sum(dim=1), torch.ones(6))
+    target = torch.tensor([[1.0, 0.0, 0.0, 0.0, 1.0]])
+    good = torch.tensor([[10.0, -10.0, -10.0, -10.0, 10.0]])
+    bad = torch.tensor([[-10.0, 10.0, -10.0, -10.0, 10.0]])
+    assert reconstruction_loss(good, target, blocks) < 0.01 < reconstruction_loss(bad, target, blocks)
