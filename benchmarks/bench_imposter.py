@@ -15,11 +15,10 @@ import time
 import torch
 from torch.nn import functional as F
 
-from core.data import load_adult, load_sample
+from benchmarks.timing import adult_or_census
 from core.imposter import ImposterSynthesizer, detect_implicit
 from core.imposter.codec import TableCodec
 from core.imposter.networks import Encoder, Generator, init_weights, reconstruction_loss
-from core.validation import DataError
 
 DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))
@@ -62,12 +61,7 @@ def _plain_vae_epoch(dataset, sensitive: str, *, hidden, latent_dim: int, batch_
 
 def run(*, quick: bool = False) -> dict:
     load_before = os.getloadavg()
-    try:
-        dataset = load_adult()
-        name = "adult"
-    except DataError:
-        dataset = load_sample("census")
-        name = "census (Adult not available: set PUX_DATA_DIR)"
+    dataset, name = adult_or_census()
     params = dict(DEFAULTS, epochs=2) if quick else dict(DEFAULTS)
     det = detect_implicit(dataset.frame, "sex", theta=0.01, beta=0.7, random_state=0)
     t0 = time.perf_counter()

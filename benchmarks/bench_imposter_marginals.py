@@ -27,13 +27,11 @@ import os
 import time
 from dataclasses import replace
 
-import numpy as np
 from sklearn.model_selection import train_test_split
 
-from core.data import load_adult, load_sample
+from benchmarks.timing import adult_or_census
 from core.imposter import ImposterSynthesizer, detect_implicit
 from core.imposter.evaluation import marginal_tv, score_task
-from core.validation import DataError
 
 DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))
@@ -95,12 +93,7 @@ def _summary(runs: list[dict]) -> dict:
 def run(*, quick: bool = False, seeds=(0, 1, 2), params: dict | None = None,
         compare: bool = True) -> dict:
     load_before = os.getloadavg()
-    try:
-        ds = load_adult()
-        name = "adult"
-    except DataError:
-        ds = load_sample("census")
-        name = "census (Adult not available: set PUX_DATA_DIR)"
+    ds, name = adult_or_census()
     params = dict(params or DEFAULTS)
     frame = ds.frame
     if quick:

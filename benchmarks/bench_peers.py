@@ -247,15 +247,11 @@ def _table2(quick: bool) -> dict:
     import torch
 
     from benchmarks.bench_imposter_marginals import DEFAULTS, LABEL, POSITIVE, SENSITIVE, _one_seed, _share
-    from core.data import load_adult, load_sample
+    from benchmarks.timing import adult_or_census
     from core.imposter.evaluation import score_task
-    from core.validation import DataError
 
     torch.set_num_threads(1)
-    try:
-        ds, name = load_adult(), "adult"
-    except DataError:
-        ds, name = load_sample("census"), "census (Adult not available)"
+    ds, name = adult_or_census()
     frame = ds.frame
     params = dict(DEFAULTS)
     epochs = 2 if quick else int(os.environ.get("PUX_PEERS_EPOCHS", str(PEER_EPOCHS)))

@@ -30,3 +30,15 @@ def adult_or_supplier(*, quick_rows: int | None = None):
     if quick_rows is not None:
         ds = ds.head(quick_rows)
     return ds, source
+
+
+def adult_or_census():
+    """Adult (with its missing cells), or the census sample where Adult is not available
+    (the IMPOSTER benchmarks: sex sensitive in both). Returns the dataset and its label."""
+    from core.data import load_adult, load_sample
+    from core.validation import DataError
+
+    try:
+        return load_adult(), "adult"
+    except DataError:
+        return load_sample("census"), "census (Adult not available: set PUX_DATA_DIR)"
