@@ -26,6 +26,7 @@ __all__ = [
     "AuditCase",
     "cdp_lr_case",
     "count_query_case",
+    "dpsgd_case",
     "krr_case",
     "run_case",
     "sskm_paper_case",
@@ -144,6 +145,70 @@ def cdp_lr_case(
         note += " This method claims no guarantee: the audit shows what it leaks."
     return AuditCase("CDP-LR", partial(_cdp_fit, params=params, feature=feature), pair, None,
                      eps, dlt, note)
+
+
+# ---------------------------------------------------------------------- DP-SGD (ordinary DP)
+def _dpsgd_fit(data: tuple, random_state: int, *, params: dict, feature: int) -> float:
+    from core.cdp.dpsgd import DPSGDLogisticRegression
+
+    X, y = data
+    model = DPSGDLogisticRegression(**params, random_state=random_state).fit(X, y)
+    return float(model.coef_[0, feature])
+
+
+def dpsgd_case(
+    X: Any,
+    y: Any,
+    *,
+    epsilon: float,
+    delta: float = 1e-5,
+    sampling_rate: float = 1.0,
+    epochs: int = 1,
+    learning_rate: float = 1.0,
+    clip_norm: float = 1.0,
+    fit_intercept: bool = True,
+    feature: int | None = None,
+) -> AuditCase:
+    """DP-SGD (the CDP-LR page's ordinary-DP baseline) with one record at an extreme point, label flipped.
+
+    As :func:`cdp_lr_case` with k = 1 (DP-SGD's guarantee covers one record, not a correlated
+    group): row 0 is 0 everywhere but a large value on ``feature``; D0 gives it the first
+    class, D1 the second, so its clipped gradient term swings from about +clip to -clip on
+    ``feature``. The statistic is that feature's trained weight; the claim is the ledger's.
+    The default full batch (``sampling_rate=1``) and one epoch are the tight case: one
+    Gaussian release whose accounting is exact. With ``q < 1`` the claim comes through group
+    privacy and sampling hides the record, so the audit is looser.
+    """
+    from core.cdp.dpsgd import DPSGDLogisticRegression
+
+    X = np.array(X, dtype=np.float64, copy=True)
+    y = np.asarray(y)
+    classes = np.sort(np.unique(y))
+    if X.ndim != 2 or len(classes) != 2:
+        raise ValueError("the DP-SGD audit needs a 2-D X and a label with two classes.")
+    n, d = X.shape
+    if feature is None:
+        yb = (y == classes[1]).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            corr = np.array([abs(np.corrcoef(X[:, j], yb)[0, 1]) if X[:, j].std() > 0 else 0.0
+                             for j in range(d)])
+        feature = int(np.argmin(np.nan_to_num(corr, nan=0.0)))
+    if not 0 <= feature < d:
+        raise ValueError(f"feature must be a column index between 0 and {d - 1}, got {feature}.")
+    big = 100.0 * max(1.0, float(np.abs(X[:, feature]).max()))
+    X[:1] = 0.0
+    X[0, feature] = big
+    y0, y1 = y.copy(), y.copy()
+    y0[0], y1[0] = classes[0], classes[1]
+    params = dict(epsilon=epsilon, delta=delta, sampling_rate=sampling_rate, epochs=epochs,
+                  learning_rate=learning_rate, clip_norm=clip_norm, fit_intercept=fit_intercept)
+    claimed = DPSGDLogisticRegression(**params, random_state=0).fit(X, y0)
+    eps, dlt = claimed.ledger_.total()
+    pair = NeighbouringPair((X, y0), (X, y1), "one record at an extreme point, label flipped")
+    note = (f"DP-SGD (ordinary DP, beyond the paper): one record far out on one feature changes label; "
+            f"statistic: that feature's trained weight after {claimed.steps_} step(s) at sampling rate "
+            f"{claimed.sampling_rate_:.3g}. Its guarantee covers one record, not the correlated group.")
+    return AuditCase("DP-SGD", partial(_dpsgd_fit, params=params, feature=feature), pair, None, eps, dlt, note)
 
 
 # ---------------------------------------------------------------------- counts

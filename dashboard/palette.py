@@ -43,6 +43,8 @@ COLORS: dict[str, str] = {
     "5": _PURPLE,
     "6": _GREEN,
     "7": _TEAL,
+    # beyond the papers: the ordinary-DP baseline on the CDP-LR page ("DP-SGD (ordinary DP)")
+    "DP-SGD": _BLACK,
 }
 
 _FALLBACK = (_TEAL, _SKY, _YELLOW, _BLACK, "#9467BD", "#BCBD22", "#E377C2", "#1F3A93")

@@ -104,7 +104,7 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
     "dc_fbfs": (_s("fb_measure"), _f("fb_threshold", 0.05, 1.0), _i("fb_rows", 200, 50000)),
     "cdp_lr": (_f("lr_eps", 0.1, 10.0), _i("lr_method", 0, 7), _s("lr_preset"), _s("lr_measure"),
                _f("lr_threshold", 0.05, 1.0), _f("lr_tc", 0.0, 1e9), _i("lr_rows", 200, 50000),
-               _i("lr_reps", 1, 20), _b("lr_methods")),
+               _i("lr_reps", 1, 20), _b("lr_methods"), _b("lr_dpsgd")),
     "publishing": (_s("pub_measure"), _f("pub_threshold", 0.05, 1.0), _i("pub_queries", 20, 500),
                    _i("pub_reps", 1, 20), _s("pub_budget"), _b("pub_products"), _f("pub_epsilon", 0.0, 1e9),
                    _s("pub_scheme")),

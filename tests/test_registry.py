@@ -85,7 +85,7 @@ class Method:
 METHODS: dict[str, Method] = {
     "cdp": Method(views=("correlations", "dc_fbfs", "cdp_lr", "publishing"),
                   estimator="CDPLogisticRegression", fit=_fit_cdp, is_dp=True,
-                  audit_cases=("cdp_lr_case", "count_query_case")),
+                  audit_cases=("cdp_lr_case", "count_query_case", "dpsgd_case")),
     "imposter": Method(views=("imposter",), estimator="ImposterSynthesizer", fit=_fit_imposter,
                        is_dp=False, audit_cases=("krr_case",)),
     "sskm": Method(views=("sskm",), estimator="SSKMDP", fit=_fit_sskm, is_dp=True,
@@ -202,19 +202,22 @@ def test_every_audit_case_belongs_to_a_paper():
 
 def test_an_audit_case_claims_what_the_ledger_reports():
     """The cheap builders give an AuditCase whose claim is the mechanism's ledger total."""
-    from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, krr_case, sskm_sound_case
+    from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case, krr_case, sskm_sound_case
 
     X = _rng().normal(size=(40, 3))
     y = (X[:, 0] > 0).astype(int)
     built = {
         "cdp_lr_case": cdp_lr_case(X, y, sensitivity=1.0, epsilon=1.0),
         "count_query_case": count_query_case([True, False] * 4, sensitivity=2.0, epsilon=0.5),
+        "dpsgd_case": dpsgd_case(X, y, epsilon=1.5),
         "krr_case": krr_case(["a", "b", "c"], epsilon=2.0),
         "sskm_sound_case": sskm_sound_case(_fit_sskm(), _sskm_frame(), epsilon=1.0),
     }
     claims = {name: case.claimed_epsilon for name, case in built.items()}
     assert all(isinstance(case, AuditCase) for case in built.values())
-    assert claims == {"cdp_lr_case": 1.0, "count_query_case": 0.5, "krr_case": 2.0, "sskm_sound_case": 1.0}
+    claims["dpsgd_case"] = round(claims["dpsgd_case"], 4)  # the PLD accountant's, just below 1.5
+    assert claims == {"cdp_lr_case": 1.0, "count_query_case": 0.5, "dpsgd_case": 1.5, "krr_case": 2.0,
+                      "sskm_sound_case": 1.0}
 
 
 # ------------------------------------------------------------------ pages' tests know every page

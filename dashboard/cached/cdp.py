@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.audit_cases import AuditCase, cdp_lr_case, count_query_case
+from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
 from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.logistic import PRESETS
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
-from core.cdp.sweeps import accuracy_at, accuracy_curve
+from core.cdp.sweeps import accuracy_at, accuracy_curve, dpsgd_curve
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
 from core.progress import Progress, stage
@@ -198,6 +198,22 @@ def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[f
                  "Sweeping epsilon")
 
 
+def _dpsgd_curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], repetitions: int,
+                  seed: int) -> pd.DataFrame:
+    return dpsgd_curve(setup, mats, epsilons=epsilons, repetitions=repetitions, seed=seed, progress=progress)
+
+
+def dpsgd_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...],
+                 repetitions: int, seed: int) -> Sweep:
+    """DP-SGD (ordinary DP, beyond the paper) over the epsilon grid on the Non-private
+    scheme's matrices (a sweep job, beside :func:`curves`)."""
+    setup, mats = ready
+    key = ("dpsgd", schemes.key, tuple(epsilons), int(repetitions), int(seed))
+    return Sweep(key, _dpsgd_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons),
+                                          repetitions=int(repetitions), seed=int(seed)),
+                 "Sweeping DP-SGD")
+
+
 def _method_curves(progress, *, setup: SchemeSetup, epsilons: tuple[float, ...], preset: str,
                    repetitions: int, seed: int) -> pd.DataFrame:
     return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
@@ -278,6 +294,13 @@ def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_meth
     Xtr, _, ytr, _ = mats
     return cdp_lr_case(Xtr, ytr, sensitivity=float(sensitivity), epsilon=float(epsilon),
                        noise_method=int(noise_method), **PRESETS[preset])
+
+
+def dpsgd_audit_case(mats: tuple, *, epsilon: float) -> AuditCase:
+    """The DP-SGD audit scenario (ordinary DP, one record) on the Non-private scheme's
+    training matrix: one full-batch step, the tight case of its accounting."""
+    Xtr, _, ytr, _ = mats
+    return dpsgd_case(Xtr, ytr, epsilon=float(epsilon))
 
 
 def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,

@@ -21,6 +21,7 @@ __all__ = [
     "traversal_curves",
     "accuracy_bars",
     "curve_with_spread",
+    "curve_with_baseline",
 ]
 
 _LAYOUT = dict(margin=dict(l=10, r=10, t=60, b=10))
@@ -168,3 +169,19 @@ def curve_with_spread(
                                       yref="paper", showarrow=False, yanchor="bottom",
                                       text=f"epsilon = {marker_x:g}")]
     return go.Figure(data=traces, layout=layout)
+
+
+def curve_with_baseline(summary: pd.DataFrame, baseline: pd.DataFrame | None, *, group: str, value: str,
+                        **kwargs) -> go.Figure:
+    """:func:`curve_with_spread` of ``summary`` with the groups of ``baseline`` (a summary of
+    the same columns, e.g. DP-SGD beside the schemes) drawn dash-dot after them."""
+    if baseline is None or baseline.empty:
+        return curve_with_spread(summary, group=group, value=value, **kwargs)
+    extra = {str(n) for n in baseline[group].unique()}
+    fig = curve_with_spread(pd.concat([summary, baseline], ignore_index=True), group=group, value=value, **kwargs)
+    labels = kwargs.get("labels") or {}
+    names = {str(labels.get(n, n)) for n in baseline[group].unique()} | extra
+    for trace in fig.data:
+        if trace.mode == "lines+markers" and trace.name in names:
+            trace.line.dash = "dashdot"
+    return fig

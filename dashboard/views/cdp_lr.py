@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import accuracy_bars, curve_with_spread
+from dashboard.charts.cdp import accuracy_bars, curve_with_baseline, curve_with_spread
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
@@ -88,13 +88,25 @@ with page_errors():
     st.subheader("Privacy-accuracy trade-off (Fig. 4)")
     summary = sweep_view("lr_curve", cached.curves(step, (setup, mats), epsilons=EPS_GRID, noise_method=int(method),
                                                    preset=preset, repetitions=int(reps), seed=seed))
+    with_dpsgd = st.toggle("Compare with DP-SGD (ordinary DP, beyond the paper)", key="lr_dpsgd",
+                           help="DP-SGD on all features, its guarantee for one record (sensitivity 1).")
+    dpsgd = (sweep_view("lr_dpsgd_curve", cached.dpsgd_curves(step, (setup, mats), epsilons=EPS_GRID,
+                                                             repetitions=int(reps), seed=seed))
+             if with_dpsgd else None)
     if summary is not None:
-        st.plotly_chart(curve_with_spread(summary, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
-                                          title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)",
-                                          x_title="epsilon (log scale)", y_title="test accuracy"),
+        st.plotly_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
+                                            log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
+                                            title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)"),
                         width="stretch", key="lr_curve")
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
                    "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
+    if with_dpsgd:
+        st.caption("DP-SGD (dash-dot, beyond the paper): Poisson-sampled clipped gradients with Gaussian noise, "
+                   "accounted by dp-accounting's PLD accountant, on all features. Its guarantee covers ONE record, "
+                   "not the correlated group, so it is not comparable with the schemes at equal CS: at the same "
+                   "epsilon it protects less whenever CS > 1.")
+        audit_panel("lr_dpsgd", lambda: cached.dpsgd_audit_case(mats["Non-private"], epsilon=float(epsilon)),
+                    case_key=(data.fingerprint(), float(epsilon), "DP-SGD"), seed=seed, default_runs=1000)
     if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
         msum = sweep_view("lr_method_curve", cached.method_curves(step, (setup, mats), epsilons=EPS_GRID,
                                                                   preset=preset, repetitions=int(reps), seed=seed))

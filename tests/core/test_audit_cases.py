@@ -12,12 +12,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+import core.cdp.dpsgd as dpsgd  # the DP-SGD mutant patches its calibration
 import core.cdp.noise_placement as placement  # the CDP-LR mutants patch its noise scales
 import core.cdp.publishing as publishing
 import core.mechanisms as mechanisms
 from core.audit_cases import (
     cdp_lr_case,
     count_query_case,
+    dpsgd_case,
     krr_case,
     run_case,
     sskm_paper_case,
@@ -178,6 +180,28 @@ def test_cdp_lr_method_four_leaks_far_beyond_its_nominal_epsilon(xy):
     assert math.isinf(case.claimed_epsilon)
     res = run_case(case, runs=1000, random_state=0)
     assert res.epsilon_lower > 2.0 and not res.violation  # no claim to violate, but a large leak
+
+
+def test_dpsgd_full_batch_passes_its_ledger_claim(xy):
+    """DP-SGD (ordinary DP, beyond the paper), one full-batch step: the tight case."""
+    case = dpsgd_case(*xy, epsilon=1.0, delta=1e-2)
+    assert case.claimed_epsilon == pytest.approx(1.0, rel=1e-4) and case.claimed_epsilon <= 1.0
+    res = run_case(case, runs=5000, random_state=0)
+    assert res.claimed_delta == pytest.approx(1e-2)
+    assert not res.violation and res.epsilon_lower > 0.5
+
+
+def test_dpsgd_subsampled_passes_its_ledger_claim(xy):
+    res = run_case(dpsgd_case(*xy, epsilon=1.0, delta=1e-2, sampling_rate=0.5), runs=5000, random_state=0)
+    assert not res.violation
+
+
+def test_dpsgd_half_noise_multiplier_is_flagged(xy, monkeypatch):
+    """A calibration that returns half the accountant's noise multiplier (same claim)."""
+    real = dpsgd.dpsgd_calibration
+    monkeypatch.setattr(dpsgd, "dpsgd_calibration", lambda *a: (real(*a)[0] / 2, *real(*a)[1:]))
+    res = run_case(dpsgd_case(*xy, epsilon=1.0, delta=1e-2), runs=5000, random_state=0)
+    assert res.violation
 
 
 def test_count_query_passes_at_its_sensitivity():

@@ -229,3 +229,21 @@ def test_every_noise_method_has_a_label_a_colour_and_a_url_bound():
         assert bound.lo <= m <= bound.hi
     assert "not in the paper" in noise_method_label(7)
     assert bound.parse(["7"]) == 7
+
+
+def test_dpsgd_toggle_draws_its_line_with_the_caveat(open_page):
+    """DP-SGD (ordinary DP, beyond the paper) is drawn on the Fig. 4 chart beside the schemes."""
+    at = open_page("cdp_lr", timeout=300)
+    at.slider(key="lr_reps").set_value(1).run()
+    finish_sweeps(at)
+    spec = _spec(at, "Test accuracy vs epsilon")
+    assert not any("DP-SGD" in str(t.get("name")) for t in spec["data"])
+    at.toggle(key="lr_dpsgd").set_value(True).run()
+    finish_sweeps(at)
+    assert_clean(at)
+    spec = _spec(at, "Test accuracy vs epsilon")
+    lines = {t["name"]: t for t in spec["data"] if t.get("mode") == "lines+markers"}
+    assert "DP-SGD (ordinary DP)" in lines and "Proposed" in lines
+    assert lines["DP-SGD (ordinary DP)"]["line"]["dash"] == "dashdot"
+    assert all(0 <= v <= 1 for v in lines["DP-SGD (ordinary DP)"]["y"])
+    assert any("covers ONE record" in c.value and "not comparable" in c.value for c in at.caption)

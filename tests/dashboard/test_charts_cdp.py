@@ -233,3 +233,22 @@ def test_numbers_have_thousands_separators_and_no_trailing_zeros():
 
     assert list(sensitivity_bars(3.5, 1639.0).data[0].text) == ["3.5", "1,639"]
     assert number(1639.0) == "1,639" and number(12345.678) == "12,345.68"
+
+
+def test_curve_with_baseline_draws_dpsgd_dash_dot_in_its_palette_colour():
+    import pandas as pd
+
+    from dashboard.charts.cdp import curve_with_baseline
+    from dashboard.palette import COLORS
+
+    def summary(name):
+        return pd.DataFrame({"scheme": name, "epsilon": [0.5, 1.0], "accuracy_mean": [0.7, 0.8],
+                             "accuracy_std": [0.01, 0.02]})
+
+    fig = curve_with_baseline(summary("Proposed"), summary("DP-SGD (ordinary DP)"), group="scheme",
+                              value="accuracy", title="t", y_title="acc", log_x=True)
+    lines = {t.name: t for t in fig.data if t.mode == "lines+markers"}
+    assert lines["DP-SGD (ordinary DP)"].line.dash == "dashdot" and lines["Proposed"].line.dash == "solid"
+    assert lines["DP-SGD (ordinary DP)"].line.color == COLORS["DP-SGD"]
+    assert len(curve_with_baseline(summary("Proposed"), None, group="scheme", value="accuracy",
+                                   title="t", y_title="acc").data) == 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from core.cdp.baselines import prepare_schemes
-from core.cdp.sweeps import accuracy_at, accuracy_curve, point_seeds
+from core.cdp.sweeps import DPSGD_SCHEME, accuracy_at, accuracy_curve, dpsgd_curve, point_seeds
 from core.data import load_sample
 
 
@@ -38,3 +38,15 @@ def test_the_curve_lists_the_schemes_in_the_setups_order_and_reports_each_run(pr
                            seed=0, progress=lambda f, m: seen.append((f, m)))
     assert list(dict.fromkeys(curve["scheme"])) == list(setup.columns)
     assert [m for _, m in seen] == [f"run {k} of 4" for k in range(1, 5)] and seen[-1][0] == 1.0
+
+
+def test_dpsgd_curve_is_one_summarised_scheme_seeded_by_the_viewer(prepared):
+    setup, mats = prepared
+    seen = []
+    curve = dpsgd_curve(setup, mats, epsilons=(0.5, 2.0), repetitions=2, seed=0,
+                        progress=lambda f, m: seen.append((f, m)))
+    assert list(curve["scheme"].unique()) == [DPSGD_SCHEME] == ["DP-SGD (ordinary DP)"]
+    assert list(curve["epsilon"]) == [0.5, 2.0] and curve["accuracy_mean"].between(0, 1).all()
+    assert [m for _, m in seen] == [f"run {k} of 4" for k in range(1, 5)] and seen[-1][0] == 1.0
+    again = dpsgd_curve(setup, mats, epsilons=(0.5, 2.0), repetitions=2, seed=0)
+    assert again.equals(curve)
