@@ -74,7 +74,7 @@ def _show_audit_result(job: Any, current_key: Any) -> None:
 
 
 def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, seed: int,
-                default_runs: int = 1000) -> None:
+                default_runs: int = 1000, title: str = "Privacy audit") -> None:
     """Run the page's mechanism on two neighbouring datasets and bound its epsilon from below.
 
     Parameters
@@ -87,8 +87,10 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, 
         The settings the case depends on (a changed key marks a shown result as stale).
     seed : int
         Seeds the audit's runs (the audit is reproducible; it releases nothing).
+    title : str
+        The panel's heading (a page with two audited mechanisms names each).
     """
-    st.subheader("Privacy audit")
+    st.subheader(title)
     st.caption(
         "Runs the mechanism many times on two neighbouring datasets (one record, or a group of "
         "correlated records, changed) and measures a 95% lower bound on its epsilon (Jagielski et "

@@ -106,7 +106,8 @@ with page_errors():
                    "not the correlated group, so it is not comparable with the schemes at equal CS: at the same "
                    "epsilon it protects less whenever CS > 1.")
         audit_panel("lr_dpsgd", lambda: cached.dpsgd_audit_case(mats["Non-private"], epsilon=float(epsilon)),
-                    case_key=(data.fingerprint(), float(epsilon), "DP-SGD"), seed=seed, default_runs=1000)
+                    case_key=(data.fingerprint(), float(epsilon), "DP-SGD"), seed=seed, default_runs=1000,
+                    title="Privacy audit of DP-SGD")
     if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
         msum = sweep_view("lr_method_curve", cached.method_curves(step, (setup, mats), epsilons=EPS_GRID,
                                                                   preset=preset, repetitions=int(reps), seed=seed))
