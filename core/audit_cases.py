@@ -72,6 +72,36 @@ def _group_size(sensitivity: float, n: int) -> int:
 
 
 # ---------------------------------------------------------------------- CDP-LR
+def _extreme_records(X: Any, y: Any, feature: int | None, group: Callable[[int], int], who: str
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """The two training sets of a logistic-regression audit: rows 0..k-1 (k = ``group(n)``)
+    become an extreme record (0 everywhere, a large value on ``feature``) labelled with the
+    first class in ``y0`` and the second in ``y1``. ``feature`` defaults to the column least
+    correlated with the label (its weight stays near 0, where the extreme records' gradient
+    terms stay clipped). Returns (X, y0, y1, feature, k)."""
+    X = np.array(X, dtype=np.float64, copy=True)
+    y = np.asarray(y)
+    classes = np.sort(np.unique(y))
+    if X.ndim != 2 or len(classes) != 2:
+        raise ValueError(f"the {who} audit needs a 2-D X and a label with two classes.")
+    n, d = X.shape
+    if feature is None:
+        yb = (y == classes[1]).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            corr = np.array([abs(np.corrcoef(X[:, j], yb)[0, 1]) if X[:, j].std() > 0 else 0.0
+                             for j in range(d)])
+        feature = int(np.argmin(np.nan_to_num(corr, nan=0.0)))
+    if not 0 <= feature < d:
+        raise ValueError(f"feature must be a column index between 0 and {d - 1}, got {feature}.")
+    k = group(n)
+    big = 100.0 * max(1.0, float(np.abs(X[:, feature]).max()))
+    X[:k] = 0.0
+    X[:k, feature] = big
+    y0, y1 = y.copy(), y.copy()
+    y0[:k], y1[:k] = classes[0], classes[1]
+    return X, y0, y1, feature, k
+
+
 def _cdp_fit(data: tuple, random_state: int, *, params: dict, feature: int) -> float:
     from core.cdp.logistic import CDPLogisticRegression
 
@@ -108,26 +138,7 @@ def cdp_lr_case(
     """
     from core.cdp.logistic import DP_METHODS, CDPLogisticRegression
 
-    X = np.array(X, dtype=np.float64, copy=True)
-    y = np.asarray(y)
-    classes = np.sort(np.unique(y))
-    if X.ndim != 2 or len(classes) != 2:
-        raise ValueError("the CDP-LR audit needs a 2-D X and a label with two classes.")
-    n, d = X.shape
-    if feature is None:
-        yb = (y == classes[1]).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            corr = np.array([abs(np.corrcoef(X[:, j], yb)[0, 1]) if X[:, j].std() > 0 else 0.0
-                             for j in range(d)])
-        feature = int(np.argmin(np.nan_to_num(corr, nan=0.0)))
-    if not 0 <= feature < d:
-        raise ValueError(f"feature must be a column index between 0 and {d - 1}, got {feature}.")
-    k = _group_size(sensitivity, n)
-    big = 100.0 * max(1.0, float(np.abs(X[:, feature]).max()))
-    X[:k] = 0.0
-    X[:k, feature] = big
-    y0, y1 = y.copy(), y.copy()
-    y0[:k], y1[:k] = classes[0], classes[1]
+    X, y0, y1, feature, k = _extreme_records(X, y, feature, lambda n: _group_size(sensitivity, n), "CDP-LR")
     params = dict(epsilon=epsilon, noise_method=noise_method, sensitivity=float(sensitivity),
                   epochs=epochs, learning_rate=learning_rate, clip_norm=clip_norm, delta=delta, l2=l2,
                   fit_intercept=fit_intercept)
@@ -181,25 +192,7 @@ def dpsgd_case(
     """
     from core.cdp.dpsgd import DPSGDLogisticRegression
 
-    X = np.array(X, dtype=np.float64, copy=True)
-    y = np.asarray(y)
-    classes = np.sort(np.unique(y))
-    if X.ndim != 2 or len(classes) != 2:
-        raise ValueError("the DP-SGD audit needs a 2-D X and a label with two classes.")
-    n, d = X.shape
-    if feature is None:
-        yb = (y == classes[1]).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            corr = np.array([abs(np.corrcoef(X[:, j], yb)[0, 1]) if X[:, j].std() > 0 else 0.0
-                             for j in range(d)])
-        feature = int(np.argmin(np.nan_to_num(corr, nan=0.0)))
-    if not 0 <= feature < d:
-        raise ValueError(f"feature must be a column index between 0 and {d - 1}, got {feature}.")
-    big = 100.0 * max(1.0, float(np.abs(X[:, feature]).max()))
-    X[:1] = 0.0
-    X[0, feature] = big
-    y0, y1 = y.copy(), y.copy()
-    y0[0], y1[0] = classes[0], classes[1]
+    X, y0, y1, feature, _ = _extreme_records(X, y, feature, lambda n: 1, "DP-SGD")
     params = dict(epsilon=epsilon, delta=delta, sampling_rate=sampling_rate, epochs=epochs,
                   learning_rate=learning_rate, clip_norm=clip_norm, fit_intercept=fit_intercept)
     claimed = DPSGDLogisticRegression(**params, random_state=0).fit(X, y0)

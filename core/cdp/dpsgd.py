@@ -48,6 +48,8 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from core.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
+from core.cdp.logistic import BinaryLinearOutputs
 from core.mechanisms import PrivacyLedger
 from core.validation import (
     DataError,
@@ -63,8 +65,6 @@ __all__ = ["DPSGDLogisticRegression", "dpsgd_calibration", "dpsgd_epsilon", "dps
 
 #: Expected batch size of the default sampling rate (``q = DEFAULT_BATCH / N``, at most 1).
 DEFAULT_BATCH = 512
-#: Discretisation of the privacy-loss distribution: pessimistic rounding, an upper bound.
-PLD_DISCRETIZATION = 1e-3
 #: What DP-SGD's guarantee covers, written to every ledger.
 DPSGD_NOTE = "ordinary DP for one record; paper 000's correlated records (CS) are not covered"
 
@@ -72,18 +72,6 @@ DPSGD_NOTE = "ordinary DP for one record; paper 000's correlated records (CS) ar
 def dpsgd_steps(sampling_rate: float, epochs: int) -> int:
     """Number of SGD steps: ``epochs / q`` rounded (at least 1), a function of public values."""
     return max(1, int(round(int(epochs) / float(sampling_rate))))
-
-
-def _relation(sampling_rate: float):
-    from dp_accounting import NeighboringRelation
-
-    return NeighboringRelation.REPLACE_ONE if sampling_rate == 1.0 else NeighboringRelation.ADD_OR_REMOVE_ONE
-
-
-def _accountant(sampling_rate: float):
-    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
-
-    return PLDAccountant(_relation(sampling_rate), value_discretization_interval=PLD_DISCRETIZATION)
 
 
 def _event(noise_multiplier: float, sampling_rate: float, steps: int):
@@ -122,13 +110,13 @@ def dpsgd_epsilon(noise_multiplier: float, accounted_delta: float, sampling_rate
                   steps: int) -> tuple[float, float]:
     """Replace-one (epsilon, delta) of DP-SGD with this noise multiplier, rate and steps.
 
-    The accountant (its relation chosen by :func:`_relation`) is asked for its epsilon at
+    The accountant (REPLACE_ONE for ``q == 1``, else ADD_OR_REMOVE_ONE) is asked for its epsilon at
     ``accounted_delta``; for ``q < 1`` group privacy of size 2 turns its add/remove
     (e, d) into the replace-one (2 e, (1 + exp(e)) d). Pessimistic discretisation: an
     upper bound.
     """
     q = _check_rate(sampling_rate)
-    e = float(_accountant(q).compose(_event(noise_multiplier, q, steps)).get_epsilon(float(accounted_delta)))
+    e = pld_epsilon(_event(noise_multiplier, q, steps), accounted_delta, replace_one=q == 1.0)
     return _replace_one(e, float(accounted_delta), q)
 
 
@@ -144,8 +132,6 @@ def dpsgd_calibration(epsilon: float, delta: float, sampling_rate: float, steps:
     2); ``(eps, dlt)`` is what that gives for ``sigma`` itself, at most ``(epsilon, delta)``.
     All arguments are public (epsilon, delta, q, steps); nothing reads the records.
     """
-    from dp_accounting import ExplicitBracketInterval, calibrate_dp_mechanism
-
     eps = check_epsilon(epsilon)
     dlt = float(check_delta(delta))
     if dlt <= 0:
@@ -155,7 +141,7 @@ def dpsgd_calibration(epsilon: float, delta: float, sampling_rate: float, steps:
     t_eps, t_dlt = _accounting_target(eps, dlt, q)
 
     def spent(z: float) -> float:  # the accountant's epsilon under its own relation
-        return float(_accountant(q).compose(_event(z, q, n_steps)).get_epsilon(t_dlt))
+        return pld_epsilon(_event(z, q, n_steps), t_dlt, replace_one=q == 1.0)
 
     # a bracket by doubling / halving (the accountant, not the bracket, decides the value)
     hi = 1.0
@@ -165,8 +151,8 @@ def dpsgd_calibration(epsilon: float, delta: float, sampling_rate: float, steps:
             raise RuntimeError("DP-SGD calibration: no noise multiplier below 1e6 reaches the target.")
     while hi > 1e-2 and spent(hi / 2.0) <= t_eps:
         hi /= 2.0
-    z = float(calibrate_dp_mechanism(lambda: _accountant(q), lambda v: _event(v, q, n_steps), t_eps, t_dlt,
-                                     bracket_interval=ExplicitBracketInterval(hi / 2.0, hi), tol=1e-6 * hi))
+    z = pld_calibrate(lambda v: _event(v, q, n_steps), t_eps, t_dlt, replace_one=q == 1.0, lo=hi / 2.0, hi=hi,
+                      tol=1e-6 * hi)
     a_eps = spent(z)
     if not a_eps <= t_eps:  # the library promises this; refuse rather than record less than was spent
         raise RuntimeError(f"DP-SGD calibration gave epsilon {a_eps} above the target {t_eps}.")
@@ -176,7 +162,7 @@ def dpsgd_calibration(epsilon: float, delta: float, sampling_rate: float, steps:
     return z, g_eps, g_dlt
 
 
-class DPSGDLogisticRegression(ClassifierMixin, BaseEstimator):
+class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator):
     """Logistic regression trained with DP-SGD (ordinary DP for one record; beyond the paper).
 
     Parameters
@@ -305,19 +291,3 @@ class DPSGDLogisticRegression(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """w^T x + b for each row."""
         return np.asarray(X, dtype=np.float64) @ self.coef_.ravel() + self.intercept_[0]
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Columns P(classes_[0]), P(classes_[1])."""
-        p = expit(self.decision_function(X))
-        return np.column_stack([1 - p, p])
-
-    def predict(self, X: Any) -> np.ndarray:
-        """classes_[1] where the posterior is at least 0.5."""
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy."""
-        hit = (self.predict(X) == np.asarray(y)).astype(float)
-        if sample_weight is None:
-            return float(hit.mean())
-        return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))

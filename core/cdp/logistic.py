@@ -158,7 +158,33 @@ def _is_auto(value: Any, name: str) -> bool:
     return False
 
 
-class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
+class BinaryLinearOutputs:
+    """Posterior, prediction and accuracy of a fitted binary linear model from its
+    ``decision_function`` and ``classes_`` (CDP-LR and the DP-SGD baseline share them)."""
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior (Eq. 6-7): columns P(classes_[0]), P(classes_[1])."""
+        p = expit(self.decision_function(X))
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """classes_[1] where the posterior is at least 0.5."""
+        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy (Eq. 21): share of rows whose predicted class is ``y``.
+
+        Computed directly (sklearn's ``accuracy_score`` validation costs more than the fit
+        on small data, and the dashboard scores on every slider move).
+        """
+        y = np.asarray(y)
+        hit = (self.predict(X) == y).astype(float)
+        if sample_weight is None:
+            return float(hit.mean())
+        return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))
+
+
+class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator):
     """Logistic regression trained under correlated differential privacy (CDP-LR).
 
     Parameters
@@ -466,23 +492,3 @@ class CDPLogisticRegression(ClassifierMixin, BaseEstimator):
         Xd = _as_design(X)
         return np.asarray(Xd @ self.coef_.ravel()).ravel() + self.intercept_[0]
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior (Eq. 6-7): columns P(classes_[0]), P(classes_[1])."""
-        p = expit(self.decision_function(X))
-        return np.column_stack([1 - p, p])
-
-    def predict(self, X: Any) -> np.ndarray:
-        """classes_[1] where the posterior is at least 0.5."""
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy (Eq. 21): share of rows whose predicted class is ``y``.
-
-        Computed directly (sklearn's ``accuracy_score`` validation costs more than the fit
-        on small data, and the dashboard scores on every slider move).
-        """
-        y = np.asarray(y)
-        hit = (self.predict(X) == y).astype(float)
-        if sample_weight is None:
-            return float(hit.mean())
-        return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))

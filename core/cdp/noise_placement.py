@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from core.accounting import pld_calibrate, pld_epsilon
 from core.mechanisms import gaussian_sigma, laplace_scale
 from core.validation import check_delta
 
@@ -141,20 +142,6 @@ def _gaussian_mean_scales(c: Calibration) -> NoiseScales:
 
 
 # ---------------------------------------------------------------- method 7: PLD accounting
-#: Discretisation of the privacy-loss distribution (dp-accounting defaults to 1e-4; 1e-3 gives
-#: the same sigma to a relative 1e-6 here, ten times faster: E full-batch Gaussian epochs are
-#: one Gaussian). The accountant rounds pessimistically, so a coarser grid only loosens the
-#: bound; it never breaks it.
-PLD_DISCRETIZATION = 1e-3
-
-
-def _pld_accountant():
-    from dp_accounting import NeighboringRelation
-    from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
-
-    return PLDAccountant(NeighboringRelation.REPLACE_ONE, value_discretization_interval=PLD_DISCRETIZATION)
-
-
 def _pld_event(noise_multiplier: float, epochs: int):
     from dp_accounting import GaussianDpEvent, SelfComposedDpEvent
 
@@ -169,7 +156,7 @@ def pld_gaussian_epsilon(noise_multiplier: float, delta: float, epochs: int) -> 
     ``B = CS * clip`` (see :func:`pld_gaussian_calibration`). dp-accounting's
     ``PLDAccountant`` under ``REPLACE_ONE`` (pessimistic discretisation: an upper bound).
     """
-    return float(_pld_accountant().compose(_pld_event(noise_multiplier, epochs)).get_epsilon(delta))
+    return pld_epsilon(_pld_event(noise_multiplier, epochs), delta, replace_one=True)
 
 
 @lru_cache(maxsize=256)
@@ -193,8 +180,6 @@ def pld_gaussian_calibration(epsilon: float, delta: float, epochs: int) -> tuple
     epoch ``z * B`` equals the analytic Gaussian mechanism's sigma (Balle & Wang 2018) for
     L2 sensitivity ``2 * CS * clip``, which the tests check.
     """
-    from dp_accounting import ExplicitBracketInterval, calibrate_dp_mechanism
-
     eps = float(epsilon)
     dlt = float(check_delta(delta))
     e = int(epochs)
@@ -202,9 +187,8 @@ def pld_gaussian_calibration(epsilon: float, delta: float, epochs: int) -> tuple
     # analytic Gaussian sigma of one release, grown like sqrt(E). A bracket reaching far
     # below the answer would make the accountant build huge distributions (minutes).
     ref = gaussian_sigma(sensitivity=2.0, epsilon=eps, delta=dlt, calibration="analytic") * math.sqrt(e)
-    z = float(calibrate_dp_mechanism(_pld_accountant, lambda v: _pld_event(v, e), eps, dlt,
-                                     bracket_interval=ExplicitBracketInterval(ref / 2.0, ref * 2.0),
-                                     tol=1e-6 * ref))
+    z = pld_calibrate(lambda v: _pld_event(v, e), eps, dlt, replace_one=True, lo=ref / 2.0, hi=ref * 2.0,
+                      tol=1e-6 * ref)
     spent = pld_gaussian_epsilon(z, dlt, e)
     if not spent <= eps:  # the library promises this; refuse rather than record less than was spent
         raise RuntimeError(f"PLD calibration gave epsilon {spent} above the target {eps}.")
