@@ -16,6 +16,7 @@ from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_cas
 from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.logistic import PRESETS
+from core.cdp.noise_placement import PLD_METHOD
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
 from core.cdp.sweeps import accuracy_at, accuracy_curve, dpsgd_curve
@@ -164,6 +165,14 @@ def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: i
     return Sweep(key, _schemes, dict(dataset=dataset, threshold=float(threshold), measure=measure, tc=float(tc),
                                      seed=int(seed)),
                  "Selecting features and computing sensitivities", in_process=True)
+
+
+def budget_split(noise_method: int, epochs_text: str) -> str:
+    """How a training's budget covers its epochs: split evenly (the paper's methods), or one
+    sigma on every epoch composed by the PLD accountant (method 7)."""
+    if int(noise_method) == PLD_METHOD:
+        return f"the budget covers {epochs_text} together, composed by the PLD accountant (one sigma each)"
+    return f"the budget is split evenly over {epochs_text}"
 
 
 def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,

@@ -46,7 +46,7 @@ with page_errors():
     c2.caption(
         f"Each record's gradient term is clipped to norm {params['clip_norm']:g}. Replacing one record "
         "(and its correlated records) can swing each term from +clip to -clip, so the summed gradient "
-        f"moves by at most 2 x CS x clip; the budget is split evenly over {split}."
+        f"moves by at most 2 x CS x clip; {cached.budget_split(method, split)}."
     )
     with st.expander("Correlation and data settings"):
         d1, d2, d3, d4 = st.columns(4)

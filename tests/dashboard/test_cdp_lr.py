@@ -247,3 +247,10 @@ def test_dpsgd_toggle_draws_its_line_with_the_caveat(open_page):
     assert lines["DP-SGD (ordinary DP)"]["line"]["dash"] == "dashdot"
     assert all(0 <= v <= 1 for v in lines["DP-SGD (ordinary DP)"]["y"])
     assert any("covers ONE record" in c.value and "not comparable" in c.value for c in at.caption)
+
+
+def test_the_budget_sentence_names_how_the_epochs_share_it():
+    from dashboard.cached import cdp as cached
+
+    assert cached.budget_split(1, "5 epochs") == "the budget is split evenly over 5 epochs"
+    assert "composed by the PLD accountant" in cached.budget_split(7, "5 epochs")
