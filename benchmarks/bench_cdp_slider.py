@@ -23,7 +23,7 @@ def run(*, quick: bool = False) -> dict:
     mats = {s: setup.matrices(s) for s in setup.columns}
     t_setup = time.perf_counter() - t0
     summary, _ = scheme_curve(setup, epsilons=[float(e) for e in range(1, 11)], repetitions=5,
-                              random_state=0)
+                              noise_method=1, random_state=0)
     moves = np.round(np.linspace(0.1, 10.0, 10 if quick else 40), 1)
     times = []
     for eps in moves:

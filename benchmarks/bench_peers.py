@@ -5,9 +5,9 @@ Adult without missing rows, stratified 75/25 split (random_state 0), the project
 (:func:`core.cdp.baselines.model_matrix`: one-hot categoricals + standardised numerics, as
 ``bench_cdp_auto`` and ``bench_cdp_pld``), at epsilon 0.1 .. 10:
 
-* CDP-LR at the defaults (``CDPLogisticRegression()``: automatic schedule) with
-  sensitivity 1 (ordinary DP), noise method 1 (Laplace) and method 7 (Gaussian, PLD
-  accounting, delta 1e-5);
+* CDP-LR at the defaults (``CDPLogisticRegression(epsilon=eps, sensitivity=1)``: automatic
+  schedule, noise method "auto", which is 7 here: Gaussian, PLD accounting, delta 1e-5), and
+  the paper's Laplace method 1 with the same automatic schedule;
 * Opacus DP-SGD: one linear layer (logistic loss), Poisson sampling, delta 1e-5, clipping
   norm 1, plain SGD, the noise multiplier from Opacus' own accountant
   (``make_private_with_epsilon``, its default PRV accountant). Expected batch size 512;
@@ -38,7 +38,9 @@ defaults; one torch thread for every model).
 Needs the ``peers`` extra (opacus, ctgan); without it the benchmark is skipped with the
 reason. Environment: ``PUX_PEERS_TABLES`` ("1", "2" or "1,2", the default),
 ``PUX_PEERS_SEEDS`` (table 1 seeds, default 3), ``PUX_PEERS_EPOCHS`` (TVAE/CTGAN epochs,
-default 50). ``quick``: 5,000 rows, eps 0.1, 1, 10, one seed, 2 epochs.
+default 50; the package's own default is 300), ``PUX_PEERS_IMPOSTER_SEEDS`` (IMPOSTER seeds
+in table 2, default 3; the peers train on seed 0, attacked through seed 0's implicit
+attributes). ``quick``: 5,000 rows, eps 0.1, 1, 10, one seed, 2 epochs.
 """
 from __future__ import annotations
 
@@ -58,6 +60,8 @@ DELTA = 1e-5
 OPACUS_GRID = ((5, 0.5), (5, 2.0), (20, 0.5), (20, 2.0))
 OPACUS_BATCH = 512
 PEER_EPOCHS = 50
+DEFAULT_ROW = "CDP-LR (defaults: auto noise method)"
+PAPER_ROW = "CDP-LR (auto schedule, paper's method 1)"
 
 
 # ---------------------------------------------------------------- objective perturbation
@@ -182,18 +186,18 @@ def _table1(quick: bool) -> dict:
                  "accuracy": {}, "opacus_selected": {}, "objective_perturbation_detail": {}}
     acc = out["accuracy"]
 
-    # CDP-LR defaults, sensitivity 1, methods 1 and 7
-    for m in (1, 7):
-        name = f"CDP-LR (defaults, method {m})"
+    # CDP-LR at its defaults (noise method "auto") and with the paper's method 1, sensitivity 1
+    for name, kw in ((DEFAULT_ROW, {}), (PAPER_ROW, {"noise_method": 1})):
         acc[name] = {}
         for eps in epsilons:
             accs, secs, model = [], [], None
             for s in seeds:
                 t0 = time.perf_counter()
-                model = CDPLogisticRegression(epsilon=eps, noise_method=m, sensitivity=1.0, random_state=s).fit(Xtr, ytr)
+                model = CDPLogisticRegression(epsilon=eps, sensitivity=1.0, random_state=s, **kw).fit(Xtr, ytr)
                 secs.append(time.perf_counter() - t0)
                 accs.append(model.score(Xte, yte))
-            acc[name][str(eps)] = {**_stats(accs, secs), "epochs": int(model.epochs_)}
+            acc[name][str(eps)] = {**_stats(accs, secs), "epochs": int(model.epochs_),
+                                   "noise_method": int(model.noise_method_)}
 
     # diffprivlib-style objective perturbation
     name = "objective perturbation (diffprivlib LR, reimplemented)"
@@ -231,7 +235,7 @@ def _table1(quick: bool) -> dict:
         out["opacus_selected"][str(eps)] = {"chosen": best,
                                             "validation_accuracy": {k: round(100 * v[0], 2) for k, v in val.items()}}
 
-    ref = "CDP-LR (defaults, method 1)"
+    ref = PAPER_ROW
     out["seconds_ratio_to_cdp_lr_method1"] = {
         k: {e: round(v[e]["seconds_per_fit"] / max(acc[ref][e]["seconds_per_fit"], 1e-9), 2) for e in v}
         for k, v in acc.items()}
@@ -248,7 +252,7 @@ def _table2(quick: bool) -> dict:
 
     from benchmarks.bench_imposter_marginals import DEFAULTS, LABEL, POSITIVE, SENSITIVE, _one_seed, _share
     from benchmarks.timing import adult_or_census
-    from core.imposter.evaluation import score_task
+    from core.imposter.evaluation import marginal_tv, score_task
 
     torch.set_num_threads(1)
     ds, name = adult_or_census()
@@ -261,12 +265,14 @@ def _table2(quick: bool) -> dict:
     train, test = train_test_split(frame, test_size=0.25, random_state=0, stratify=frame[LABEL].astype(str))
     train, test = train.reset_index(drop=True), test.reset_index(drop=True)
     seed = 0
-    imp = _one_seed(ds, train, test, seed, params)
-    implicit = imp["implicit"]
-    rows = {"IMPOSTER (defaults)": {k: imp[k] for k in ("leak_gain", "income_tstr", "share_gt50k",
-                                                          "zero_share_capital_gain", "training_seconds")
-                                    if k in imp}}
-    rows["IMPOSTER (defaults)"]["epochs"] = params["epochs"]
+    keep = ("leak_gain", "income_tstr", "share_gt50k", "zero_share_capital_gain", "tv_one_way", "tv_two_way",
+            "training_seconds")
+    n_imp = 1 if quick else int(os.environ.get("PUX_PEERS_IMPOSTER_SEEDS", "3"))
+    imps = [_one_seed(ds, train, test, s, params) for s in range(n_imp)]
+    imp = imps[0]
+    implicit = imp["implicit"]  # seed 0's detection: the peers are attacked through the same attributes
+    rows = {f"IMPOSTER (defaults, seed {r['seed']})": {**{k: r[k] for k in keep if k in r},
+                                                       "epochs": params["epochs"]} for r in imps}
     majority = float(test[SENSITIVE].astype(str).value_counts(normalize=True).max())
     features = [c for c in train.columns if c != LABEL]
     discrete = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
@@ -285,13 +291,15 @@ def _table2(quick: bool) -> dict:
         attack = {c: score_task(syn, test, SENSITIVE, implicit, classifier=c, random_state=seed)["accuracy"]
                   for c in ("gbdt", "lr")}
         income = score_task(syn, test, LABEL, features, classifier="gbdt", random_state=seed)["accuracy"]
+        tv = marginal_tv(train, syn, bins=10)
         row = {"leak_gain": round(max(attack.values()) - majority, 4), "income_tstr": round(income, 4),
-               "share_gt50k": round(_share(syn, LABEL, POSITIVE), 4), "training_seconds": round(seconds, 2),
+               "share_gt50k": round(_share(syn, LABEL, POSITIVE), 4), "tv_one_way": round(tv["one_way"], 4),
+               "tv_two_way": round(tv["two_way"], 4), "training_seconds": round(seconds, 2),
                "epochs": epochs, "attack_accuracy": {k: round(v, 4) for k, v in attack.items()}}
         if "capital_gain" in syn.columns:
             row["zero_share_capital_gain"] = round(float((syn["capital_gain"] == 0).mean()), 4)
         rows[label] = row
-    return {"dataset": name, "rows_train": len(train), "rows_test": len(test), "seed": seed,
+    return {"dataset": name, "rows_train": len(train), "rows_test": len(test), "peer_seed": seed,
             "implicit": implicit, "sex_majority_share_test": round(majority, 4),
             "real": {"share_gt50k": imp["share_gt50k_real"],
                      "zero_share_capital_gain": imp.get("zero_share_capital_gain_real"),

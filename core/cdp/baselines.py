@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.logistic import PRESETS, CDPLogisticRegression
+from core.cdp.logistic import DEFAULT_NOISE_METHOD, PRESETS, CDPLogisticRegression
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, encode
@@ -146,7 +146,7 @@ def fit_scheme(
     scheme: str,
     *,
     epsilon: float,
-    noise_method: int = 1,
+    noise_method: int | str = DEFAULT_NOISE_METHOD,
     preset: str = "sensible",
     random_state: RandomState = None,
     matrices: tuple | None = None,
@@ -177,7 +177,7 @@ def scheme_curve(
     *,
     epsilons: Iterable[float],
     schemes: Sequence[str] = SCHEMES,
-    noise_method: int = 1,
+    noise_method: int | str = DEFAULT_NOISE_METHOD,
     preset: str = "sensible",
     repetitions: int = 10,
     random_state: RandomState = None,

@@ -15,7 +15,7 @@ import streamlit as st
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
 from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.logistic import PRESETS
+from core.cdp.logistic import NOISE_METHODS, PRESETS
 from core.cdp.noise_placement import PLD_METHOD
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
@@ -225,8 +225,9 @@ def dpsgd_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: t
 
 def _method_curves(progress, *, setup: SchemeSetup, epsilons: tuple[float, ...], preset: str,
                    repetitions: int, seed: int) -> pd.DataFrame:
-    return method_curve(setup, epsilons=epsilons, preset=preset, repetitions=repetitions,
-                        random_state=seed, progress=progress)[0]
+    # the paper's methods 0-6 and method 7 (beyond the paper), so a user sees where it stands
+    return method_curve(setup, epsilons=epsilons, methods=tuple(NOISE_METHODS), preset=preset,
+                        repetitions=repetitions, random_state=seed, progress=progress)[0]
 
 
 def method_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], preset: str,
