@@ -1,0 +1,863 @@
+"""Compare every method on one dataset: the same releases, attacks and utility measures.
+
+:func:`compare` splits a table once into a **training part** (what every method releases
+from) and a **holdout** of real records (never released: the test set of every utility
+measure and of every attacker, and the baseline of the distance to closest record). Each
+method of :data:`METHODS` produces releases from the training part, and every release is
+measured the same way:
+
+- **Utility.** Tables: train-on-release / test-on-holdout accuracy of the label with one
+  fixed classifier (:data:`UTILITY_CLASSIFIER`, the "gbdt" of
+  :func:`core.imposter.evaluation.score_task`); models: their accuracy on the holdout.
+  Fidelity of tables: total variation of the one- and two-way marginals against the
+  training part (:func:`core.imposter.evaluation.marginal_tv`), and the MSE of each record
+  against its released row where rows align with the training rows (raw table, kRR, MDAV,
+  MDAV_DP, the paper's SSKM_DP; NaN otherwise), on attributes min-max scaled by the
+  training part (categoricals as sorted codes, as SSKM_DP encodes them).
+- **Empirical risk.** Tables: attribute inference of each sensitive attribute (an attacker
+  trained on the release, tested on the holdout; the advantage is its accuracy above the
+  majority share; ``ai_advantage`` is the largest over the sensitive attributes) and the
+  distance to closest record (``dcr_risk``: the share of training records whose nearest
+  released row is closer than their nearest holdout record; ``dcr_excess`` its excess
+  over the baseline), both from :mod:`core.attacks`. Models: a loss-threshold
+  membership-inference attack (members: the training rows; non-members: the holdout
+  rows), its AUC and advantage. Measures that do not apply to a kind of release are NaN.
+- **Formal privacy.** The release's ledger: ``ledger_epsilon`` and ``ledger_delta`` (its
+  :meth:`~core.mechanisms.PrivacyLedger.total`: infinite for a release that is not DP),
+  the ``nominal_epsilon`` it names, ``is_dp`` and the ``guarantee`` sentence
+  (:meth:`~core.mechanisms.PrivacyLedger.describe`).
+
+Seeds (docs/design.md section 1): one int seed (``random_state`` or, for a Generator or
+None, one seed drawn from it) gives three draws in a fixed order (the row sample, the
+split, a base seed); every other seed is derived from the base seed by
+:func:`core.release.display_seed` with what it depends on as keys: the method (its
+``seed_key``) and repetition, then "fit" or the release's epsilon, and the measurement
+seed of a repetition (the same for every method: common random numbers). So adding or
+removing a method, an epsilon or a repetition never changes another release's numbers, and
+the same seed gives the same runs bit for bit on one machine. IMPOSTER and the plain
+VAE-GAN share their seeds: they differ only by lambda.
+
+Work that does not depend on epsilon happens once per (method, repetition) and is reused
+across the epsilon grid: the IMPOSTER / VAE-GAN training, the SSKM_DP map, the MDAV groups
+(deterministic: once per comparison). The implicit attributes of the first sensitive
+attribute (for IMPOSTER, the VAE-GAN and kRR) are detected once per comparison on the
+training part, with the label excluded.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+
+from core import attacks
+from core.cdp.baselines import model_matrix
+from core.cdp.logistic import CDPLogisticRegression
+from core.data import Dataset
+from core.imposter.detection import DetectionResult, detect_implicit
+from core.imposter.evaluation import marginal_tv, score_task
+from core.imposter.krr_baseline import krr_ledger, krr_perturb
+from core.imposter.synthesizer import ImposterSynthesizer
+from core.mechanisms import PrivacyLedger
+from core.metrics import mse
+from core.progress import Progress, report, stage
+from core.release import display_seed
+from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
+from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.sweeps import release_copy
+from core.validation import (
+    DataError,
+    RandomState,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+    check_random_state,
+    draw_seed,
+)
+
+__all__ = [
+    "METHODS",
+    "Method",
+    "Release",
+    "ComparisonResult",
+    "compare",
+    "summarize_runs",
+    "pareto_front",
+    "takeaway",
+    "UTILITY_CLASSIFIER",
+    "MICRO_K",
+    "MAX_CLUSTERS",
+    "MEASURES",
+]
+
+#: The one classifier of every utility and attribute-inference measure.
+UTILITY_CLASSIFIER = "gbdt"
+#: Group size k of MDAV and MDAV_DP (each group has k..2k-1 records).
+MICRO_K = 5
+#: Clusters of IDP-KMeans: min(MAX_CLUSTERS, n // MICRO_K), the size of SSKM_DP's 10 x 10 map.
+MAX_CLUSTERS = 100
+#: Measures of every run (plus ``ai_advantage_<s>`` per sensitive attribute s).
+MEASURES = ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage",
+            "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage")
+_FORMAL = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee")
+_WORDS = {
+    "utility": "accuracy", "tv_one_way": "one-way marginal TV", "tv_two_way": "two-way marginal TV",
+    "mse": "MSE", "ai_advantage": "attribute-inference advantage", "dcr_risk": "DCR risk",
+    "dcr_excess": "DCR risk above the holdout baseline", "mia_auc": "membership-inference AUC",
+    "mia_advantage": "membership-inference advantage", "ledger_epsilon": "epsilon",
+}
+
+
+# ------------------------------------------------------------------------ releases, methods
+@dataclass
+class Release:
+    """One release: a table (rows) or a model, and its ledger.
+
+    ``aligned`` is True when row i of ``table`` is training record i's protected version
+    (then the MSE is measured).
+    """
+
+    ledger: PrivacyLedger
+    table: pd.DataFrame | None = None
+    model: Any = None
+    aligned: bool = False
+
+
+@dataclass
+class _Context:
+    """What every method and measure of one comparison shares (the split, cached steps)."""
+
+    train: Dataset
+    holdout: pd.DataFrame
+    imposter_epochs: int | None
+    base_seed: int
+    cache: dict = field(default_factory=dict)
+
+    def cached(self, key: str, make: Callable[[], Any]) -> Any:
+        if key not in self.cache:
+            self.cache[key] = make()
+        return self.cache[key]
+
+    def detection(self) -> DetectionResult:
+        """Implicit attributes of the first sensitive attribute, on the training part."""
+        sens = self.train.sensitive[0]
+        return self.cached("detection", lambda: detect_implicit(
+            self.train.frame, sens, exclude=[self.train.label] if self.train.label else (),
+            random_state=display_seed(self.base_seed, "detection")))
+
+    def scaled_train(self) -> ScaledTable:
+        return self.cached("scaled", lambda: ScaledTable(self.train.frame))
+
+    def model_data(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(X_train, y_train, X_holdout, y_holdout): :func:`core.cdp.baselines.model_matrix`
+        of both parts together (scaling reads both), the label as class codes 0, 1, ..."""
+        return self.cached("model", self._model_data)
+
+    def _model_data(self):
+        both = replace(self.train, frame=pd.concat([self.train.frame, self.holdout], ignore_index=True))
+        X = model_matrix(both, list(self.train.features))
+        y = np.unique(both.frame[self.train.label].astype(str).to_numpy(), return_inverse=True)[1]
+        n = self.train.n_rows
+        return X[:n], y[:n], X[n:], y[n:]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of the comparison.
+
+    Attributes
+    ----------
+    name : str
+    kind : {"table", "model"}
+        What it releases: rows (measured by utility, fidelity, attribute inference and
+        DCR) or a trained model (accuracy and membership inference).
+    takes_epsilon : bool
+        One release per epsilon of the grid (True) or one per repetition (False).
+    dp : bool
+        Whether its release is differentially private under the project's relation (its
+        ledger says the same: a test checks it).
+    description : str
+        One line: what is released and how.
+    release : callable(context, fitted, epsilon, seed) -> Release
+        One release from the training part (``epsilon`` None when it takes none).
+    fit : callable(context, seed, progress) -> object, optional
+        The work that does not depend on epsilon, done once per repetition.
+    requires : callable(context) -> str or None, optional
+        Why the method cannot run on this dataset, or None.
+    seed_key : str, optional
+        Methods with one key share their seeds (default the name).
+    """
+
+    name: str
+    kind: str
+    takes_epsilon: bool
+    dp: bool
+    description: str
+    release: Callable[..., Release]
+    fit: Callable[..., Any] | None = None
+    requires: Callable[[_Context], str | None] | None = None
+    seed_key: str | None = None
+
+
+def _not_dp(reason: str) -> PrivacyLedger:
+    ledger = PrivacyLedger()
+    ledger.mark_not_dp(reason)
+    return ledger
+
+
+# ---- requirements
+def _needs_sensitive(ctx: _Context) -> str | None:
+    if not ctx.train.sensitive:
+        return "it protects a sensitive attribute, and the dataset has none: mark one on the Data page."
+    return None
+
+
+def _needs_implicit(ctx: _Context) -> str | None:
+    reason = _needs_sensitive(ctx)
+    if reason is None and not ctx.detection().implicit:
+        reason = (f"no implicit attributes were detected for '{ctx.train.sensitive[0]}', so kRR "
+                  "would publish the training part unchanged.")
+    return reason
+
+
+def _needs_numeric(ctx: _Context) -> str | None:
+    if not _micro_columns(ctx):
+        return "microaggregation works on numeric columns, and the dataset has none besides the label."
+    return None
+
+
+def _needs_label(ctx: _Context) -> str | None:
+    if ctx.train.label is None:
+        return "a model release needs a label to predict: choose one on the Data page."
+    return None
+
+
+def _needs_binary_label(ctx: _Context) -> str | None:
+    reason = _needs_label(ctx)
+    if reason is None:
+        k = ctx.train.frame[ctx.train.label].nunique(dropna=True)
+        if k != 2:
+            reason = f"CDP-LR is a binary classifier, and the label '{ctx.train.label}' has {k} classes."
+    return reason
+
+
+# ---- table releases
+def _raw(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
+    ledger = _not_dp("The raw training records are published as they are: no protection (the reference).")
+    return Release(ledger, table=ctx.train.frame.copy(), aligned=True)
+
+
+def _generator_fit(lambda_: float) -> Callable[..., ImposterSynthesizer]:
+    def fit(ctx: _Context, seed: int, progress: Progress | None) -> ImposterSynthesizer:
+        epochs = {} if ctx.imposter_epochs is None else {"epochs": ctx.imposter_epochs}
+        syn = ImposterSynthesizer(lambda_=lambda_, random_state=seed, **epochs)
+
+        def callback(event: dict) -> None:
+            report(progress, event["iteration"] / max(event["iterations"], 1),
+                   f"training, iteration {event['iteration']} of {event['iterations']}")
+
+        return syn.fit(ctx.train, ctx.train.sensitive[0], ctx.detection().implicit, callback=callback)
+
+    return fit
+
+
+def _generator_sample(ctx: _Context, syn: ImposterSynthesizer, epsilon: float | None, seed: int) -> Release:
+    return Release(syn.ledger_, table=syn.sample(ctx.train.n_rows, random_state=seed))
+
+
+def _krr(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
+    columns = ctx.detection().implicit
+    table = krr_perturb(ctx.train, columns=columns, epsilon=epsilon, random_state=seed)
+    return Release(krr_ledger(columns, epsilon, table_columns=list(table.columns)), table=table, aligned=True)
+
+
+def _sskm_fit(mode: str) -> Callable[..., SSKMDP]:
+    def fit(ctx: _Context, seed: int, progress: Progress | None) -> SSKMDP:
+        pub = SSKMDP(mode=mode, sensitive=ctx.train.sensitive, random_state=seed)
+        return pub.fit(ctx.train.frame, progress=progress)
+
+    return fit
+
+
+def _sskm_release(ctx: _Context, pub: SSKMDP, epsilon: float | None, seed: int) -> Release:
+    mine = release_copy(pub, epsilon=epsilon, cs_threshold=pub.cs_threshold, random_state=seed)
+    table = mine.table_.decode(mine.published_scaled_)
+    return Release(mine.ledger_, table=table, aligned=mine.mode_ == "paper")
+
+
+def _micro_columns(ctx: _Context) -> list[str]:
+    return [c for c in ctx.train.numeric if c != ctx.train.label]
+
+
+def _mdav_groups(ctx: _Context, seed: int, progress: Progress | None) -> tuple[ScaledTable, np.ndarray]:
+    """The numeric columns (min-max scaled) and their MDAV groups: deterministic, once per comparison."""
+    def make() -> tuple[ScaledTable, np.ndarray]:
+        table = ScaledTable(ctx.train.frame[_micro_columns(ctx)])
+        return table, mdav(table.X, MICRO_K)
+
+    return ctx.cached("mdav", make)
+
+
+def _micro_table(ctx: _Context, table: ScaledTable, published: np.ndarray) -> pd.DataFrame:
+    out = ctx.train.frame.copy()
+    decoded = table.decode(published)
+    for col in table.columns:
+        out[col] = decoded[col].to_numpy()
+    return out
+
+
+def _exact_columns_note(ctx: _Context, ledger: PrivacyLedger) -> PrivacyLedger:
+    exact = [c for c in ctx.train.frame.columns if c not in set(_micro_columns(ctx))]
+    if exact:
+        ledger.assume("Only the numeric columns are microaggregated; " + ", ".join(exact)
+                      + " are published exactly, as sdcMicro does with non-key variables.")
+    return ledger
+
+
+def _mdav(ctx: _Context, fitted: tuple, epsilon: float | None, seed: int) -> Release:
+    table, groups = fitted
+    res = mdav_release(table.X, MICRO_K, labels=groups)
+    return Release(_exact_columns_note(ctx, res.ledger), table=_micro_table(ctx, table, res.published),
+                   aligned=True)
+
+
+def _mdav_dp(ctx: _Context, fitted: tuple, epsilon: float | None, seed: int) -> Release:
+    table, groups = fitted
+    res = mdav_dp(table.X, MICRO_K, epsilon, labels=groups, random_state=seed)
+    return Release(_exact_columns_note(ctx, res.ledger), table=_micro_table(ctx, table, res.published),
+                   aligned=True)
+
+
+def _idp_fit(ctx: _Context, seed: int, progress: Progress | None) -> ScaledTable:
+    """Every column scaled to [0, 1] on the holdout's bounds (public, never released)."""
+    return ScaledTable(ctx.train.frame, reference=ctx.holdout[list(ctx.train.frame.columns)])
+
+
+def _idp_kmeans(ctx: _Context, table: ScaledTable, epsilon: float | None, seed: int) -> Release:
+    clusters = max(1, min(MAX_CLUSTERS, len(table.X) // MICRO_K))
+    res = idp_kmeans(table.X, n_clusters=clusters, epsilon=epsilon, random_state=seed)
+    ledger = res.ledger
+    ledger.assume("Numeric bounds are the minima and maxima of the held-out real records (public, never "
+                  "released); the category lists are public; categorical columns are clustered as codes.")
+    return Release(ledger, table=table.decode(res.published))
+
+
+# ---- model releases
+def _cdp_lr(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
+    X, y, _, _ = ctx.model_data()
+    model = CDPLogisticRegression(epsilon=epsilon, sensitivity=1.0, random_state=seed).fit(X, y)
+    return Release(model.ledger_, model=model)
+
+
+def _logistic(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
+    X, y, _, _ = ctx.model_data()
+    model = LogisticRegression(max_iter=1000).fit(X, y)
+    ledger = _not_dp("Ordinary logistic regression is trained on the raw records without noise.")
+    return Release(ledger, model=model)
+
+
+def _registry() -> dict[str, Method]:
+    items = [
+        Method("Raw table", "table", False, False,
+               "The training records as they are: the no-protection reference.", _raw),
+        Method("IMPOSTER", "table", False, False,
+               "IMPOSTER synthetic table (lambda 1): a VAE-GAN whose second discriminator removes what "
+               "the implicit attributes say about the first sensitive one; not DP.",
+               _generator_sample, fit=_generator_fit(1.0), requires=_needs_sensitive, seed_key="generator"),
+        Method("VAE-GAN (lambda 0)", "table", False, False,
+               "The same generator without the second discriminator (lambda 0): the ordinary-generator "
+               "reference; not DP.",
+               _generator_sample, fit=_generator_fit(0.0), requires=_needs_sensitive, seed_key="generator"),
+        Method("kRR", "table", True, False,
+               "k-ary randomized response on the implicit attributes of the first sensitive attribute "
+               "(epsilon per value, local DP); the other columns are exact, so the table is not DP.",
+               _krr, requires=_needs_implicit),
+        Method("SSKM_DP (sound)", "table", True, True,
+               "SSKM_DP sound mode: a map fitted on a held-out fifth of the training part, noisy counts "
+               "and sums of every neuron, rows emitted at the noisy centres; epsilon-DP.",
+               _sskm_release, fit=_sskm_fit("sound"), requires=_needs_sensitive),
+        Method("SSKM_DP (paper)", "table", True, False,
+               "SSKM_DP as published: each record replaced by its cluster centre, Laplace noise on the "
+               "protected attributes; not DP (the epsilon is nominal).",
+               _sskm_release, fit=_sskm_fit("paper"), requires=_needs_sensitive),
+        Method("MDAV", "table", False, False,
+               f"MDAV microaggregation (k = {MICRO_K}) of the numeric columns; categorical columns and "
+               "the label are kept as they are (sdcMicro's non-key variables); k-anonymity, not DP.",
+               _mdav, fit=_mdav_groups, requires=_needs_numeric),
+        Method("MDAV_DP", "table", True, False,
+               f"MDAV groups (k = {MICRO_K}) of the numeric columns with Laplace noise on each centroid; "
+               "categorical columns and the label kept as they are; not DP (the partition reads the "
+               "raw records).",
+               _mdav_dp, fit=_mdav_groups, requires=_needs_numeric),
+        Method("IDP-KMeans", "table", True, True,
+               f"DP k-means on every column (categoricals as codes; at most {MAX_CLUSTERS} clusters), "
+               "released as rows at the noisy centres; epsilon-DP given public bounds.",
+               _idp_kmeans, fit=_idp_fit),
+        Method("CDP-LR", "model", True, True,
+               "CDP-LR at its defaults (noise method 'auto') with sensitivity 1: ordinary DP for one "
+               "record, the relation every other method is held to.",
+               _cdp_lr, requires=_needs_binary_label),
+        Method("Logistic regression (non-private)", "model", False, False,
+               "Ordinary logistic regression on the same features: the model reference, not DP.",
+               _logistic, requires=_needs_label),
+    ]
+    return {m.name: m for m in items}
+
+
+#: Every method, in the order the comparison runs them.
+METHODS: Mapping[str, Method] = _registry()
+
+
+# ---------------------------------------------------------------------------- measures
+def _empty_measures(sensitive: Sequence[str]) -> dict[str, float]:
+    out = {m: math.nan for m in MEASURES}
+    out.update({f"ai_advantage_{s}": math.nan for s in sensitive})
+    return out
+
+
+def _aligned_mse(ctx: _Context, table: pd.DataFrame) -> float:
+    scaled = ctx.scaled_train()
+    B = scaled.encode(table[scaled.columns])
+    if B.shape != scaled.X.shape or not np.all(np.isfinite(B)):
+        return math.nan
+    return float(mse(scaled.X, B))
+
+
+def _measure_table(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
+    out = _empty_measures(ctx.train.sensitive)
+    table, label = rel.table, ctx.train.label
+    out["rows_released"] = float(len(table))
+    if len(table) < 2:  # nothing to train on or to compare with
+        return out
+    if label is not None:
+        features = [c for c in table.columns if c != label]
+        out["utility"] = score_task(table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER,
+                                    random_state=seed)["accuracy"]
+    tv = marginal_tv(ctx.train.frame, table)
+    out["tv_one_way"], out["tv_two_way"] = tv["one_way"], tv["two_way"]
+    if rel.aligned:
+        out["mse"] = _aligned_mse(ctx, table)
+    for s in ctx.train.sensitive:
+        ai = attacks.attribute_inference(table, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
+                                         random_state=seed)
+        out[f"ai_advantage_{s}"] = float(ai["advantage"])
+    if ctx.train.sensitive:
+        out["ai_advantage"] = max(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive)
+    dcr = attacks.distance_to_closest_record(table, ctx.train.frame, ctx.holdout)
+    out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), float(dcr["excess"])
+    return out
+
+
+def _measure_model(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
+    out = _empty_measures(ctx.train.sensitive)
+    X, y, Xh, yh = ctx.model_data()
+    out["utility"] = float(np.mean(rel.model.predict(Xh) == yh))
+    mia = attacks.membership_inference_auc(rel.model, X, y, Xh, yh)
+    out["mia_auc"], out["mia_advantage"] = float(mia["auc"]), float(mia["advantage"])
+    return out
+
+
+def _formal(ledger: PrivacyLedger) -> dict[str, Any]:
+    eps, dlt = ledger.total()
+    nom_eps, nom_dlt = ledger.nominal()
+    return {"ledger_epsilon": eps, "ledger_delta": dlt, "nominal_epsilon": nom_eps,
+            "nominal_delta": nom_dlt, "is_dp": bool(ledger.is_dp), "guarantee": ledger.describe()}
+
+
+# ---------------------------------------------------------------------------- the run
+def _check_names(methods: Any) -> list[str]:
+    if isinstance(methods, str) or not isinstance(methods, Sequence):
+        raise TypeError("methods must be a list of method names, "
+                        f"got {type(methods).__name__}.")
+    names = list(methods)
+    if not names:
+        raise ValueError(f"choose at least one method, from {list(METHODS)}.")
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"each method must be a name, got {type(name).__name__}.")
+        if name not in METHODS:
+            raise ValueError(f"unknown method {name!r}; choose from {list(METHODS)}.")
+    if len(set(names)) != len(names):
+        raise ValueError("each method may be listed only once.")
+    return [n for n in METHODS if n in set(names)]  # registry order
+
+
+def _check_epsilons(epsilons: Any) -> list[float]:
+    if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, (Sequence, np.ndarray)):
+        raise TypeError(f"epsilons must be a list of numbers, got {type(epsilons).__name__}.")
+    values = [check_epsilon(e, name="every epsilon") for e in epsilons]
+    if not values:
+        raise ValueError("give at least one epsilon (the budgets of the DP methods).")
+    if len(set(values)) != len(values):
+        raise ValueError("each epsilon may appear only once in the grid.")
+    return values
+
+
+def _check_options(test_size: Any, max_rows: Any, imposter_epochs: Any, progress: Any) -> float:
+    share = check_probability(test_size, name="test_size", inclusive=False)
+    if max_rows is not None:
+        check_positive_int(max_rows, name="max_rows", minimum=10)
+    if imposter_epochs is not None:
+        check_positive_int(imposter_epochs, name="imposter_epochs")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}.")
+    return share
+
+
+def _seed_of(random_state: RandomState) -> int:
+    """The run's one int seed: ``random_state`` itself, or a seed drawn from it."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)):
+        check_random_state(random_state)  # refuses negative seeds
+        return int(random_state)
+    return draw_seed(check_random_state(random_state))
+
+
+def _split(dataset: Dataset, *, test_size: float, max_rows: int | None,
+           rng: np.random.Generator) -> tuple[Dataset, pd.DataFrame]:
+    """Sample ``max_rows`` rows, then split into a training Dataset and a holdout frame."""
+    sample_seed, split_seed = draw_seed(rng), draw_seed(rng)
+    data = dataset if max_rows is None else dataset.sample(max_rows, random_state=sample_seed)
+    frame = data.frame
+    strat = None
+    if data.label is not None:
+        labels = frame[data.label].astype(str)
+        strat = labels if labels.value_counts().min() >= 2 else None
+    n_hold = int(math.ceil(test_size * len(frame)))
+    if n_hold < 2 or len(frame) - n_hold < 10:
+        raise DataError(f"The table has {len(frame)} rows: too few to hold out {test_size:g} of them and "
+                        "still train on at least 10; load more rows or change test_size.")
+    train, hold = train_test_split(frame, test_size=test_size, random_state=split_seed, stratify=strat)
+    return replace(data, frame=train.reset_index(drop=True)), hold.reset_index(drop=True)
+
+
+def _units(method: Method, epsilons: Sequence[float], repetitions: int) -> int:
+    return repetitions * (len(epsilons) if method.takes_epsilon else 1)
+
+
+def _run_method(ctx: _Context, method: Method, epsilons: Sequence[float], repetitions: int,
+                progress: Progress | None) -> list[dict[str, Any]]:
+    """Every release of one method, measured: one row per (epsilon, repetition)."""
+    grid = list(epsilons) if method.takes_epsilon else [None]
+    units, done, rows = len(grid) * repetitions, 0, []
+    measure = _measure_table if method.kind == "table" else _measure_model
+    for rep in range(repetitions):
+        rep_seed = display_seed(ctx.base_seed, method.seed_key or method.name, rep)
+        fitted = None
+        if method.fit is not None:
+            fit_progress = stage(progress, done / units, (done + 0.9) / units, f"repetition {rep + 1}")
+            report(fit_progress, 0.0, "fitting")
+            fitted = method.fit(ctx, display_seed(rep_seed, "fit"), fit_progress)
+        for eps in grid:
+            release_seed = display_seed(rep_seed, "release", "none" if eps is None else repr(float(eps)))
+            rel = method.release(ctx, fitted, eps, release_seed)
+            measures = measure(ctx, rel, display_seed(ctx.base_seed, "measure", rep))
+            rows.append({"method": method.name, "kind": method.kind,
+                         "epsilon": math.nan if eps is None else float(eps), "repetition": rep,
+                         "seed": release_seed, **measures, **_formal(rel.ledger)})
+            done += 1
+            where = "" if eps is None else f", epsilon {eps:g}"
+            report(progress, done / units, f"repetition {rep + 1} of {repetitions}{where}")
+    return rows
+
+
+def _runnable(ctx: _Context, names: Sequence[str], skipped: dict[str, str]) -> list[Method]:
+    out = []
+    for name in names:
+        method = METHODS[name]
+        try:
+            reason = method.requires(ctx) if method.requires is not None else None
+        except (DataError, ValueError) as exc:
+            reason = f"its preparation failed: {exc}"
+        if reason is None:
+            out.append(method)
+        else:
+            skipped[name] = reason
+    return out
+
+
+def compare(
+    dataset: Dataset,
+    *,
+    methods: Sequence[str],
+    epsilons: Sequence[float],
+    repetitions: int = 3,
+    test_size: float = 0.25,
+    max_rows: int | None = None,
+    imposter_epochs: int | None = None,
+    random_state: RandomState = None,
+    progress: Progress | None = None,
+) -> "ComparisonResult":
+    """Release the dataset with every method and measure every release the same way.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The table and its roles: the label is the utility target, each sensitive attribute
+        is attacked by attribute inference (and the first is the one IMPOSTER, kRR and
+        SSKM_DP protect).
+    methods : sequence of str
+        Names from :data:`METHODS`; they run in the registry's order. A method that cannot
+        run on this dataset is skipped with its reason (``ComparisonResult.skipped``).
+    epsilons : sequence of float
+        The privacy budgets of the methods that take one (each > 0, each once). A smaller
+        epsilon means more noise; for a method that is not DP it is only nominal.
+    repetitions : int
+        Releases per (method, epsilon): releases are random, so each point gets a spread.
+    test_size : float in (0, 1)
+        Share of the rows held out: never released, the test set of every utility measure
+        and attack, and the DCR baseline (stratified on the label when there is one).
+    max_rows : int, optional
+        Sample this many rows first (seeded), to bound the time.
+    imposter_epochs : int, optional
+        Training epochs of IMPOSTER and the VAE-GAN (default the synthesizer's).
+    random_state : int, Generator or None
+        The run's seed; ``parameters["seed"]`` records the int seed that reproduces it.
+    progress : callable(fraction, message), optional
+        A stage per method, the fraction of all releases done (:mod:`core.progress`); it
+        never draws randomness, and raising from it stops the comparison.
+
+    Returns
+    -------
+    ComparisonResult
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
+    names = _check_names(methods)
+    grid = _check_epsilons(epsilons)
+    repetitions = check_positive_int(repetitions, name="repetitions")
+    share = _check_options(test_size, max_rows, imposter_epochs, progress)
+    seed = _seed_of(random_state)
+    rng = np.random.default_rng(seed)
+    train, holdout = _split(dataset, test_size=share, max_rows=max_rows, rng=rng)
+    ctx = _Context(train, holdout, imposter_epochs, draw_seed(rng))
+    skipped: dict[str, str] = {}
+    todo = _runnable(ctx, names, skipped)
+    total = sum(_units(m, grid, repetitions) for m in todo) or 1
+    rows, seconds, done = [], {}, 0
+    for method in todo:
+        units = _units(method, grid, repetitions)
+        part = stage(progress, done / total, (done + units) / total, method.name)
+        start = time.perf_counter()
+        try:
+            rows.extend(_run_method(ctx, method, grid, repetitions, part))
+        except (DataError, ValueError, np.linalg.LinAlgError) as exc:
+            skipped[method.name] = f"it failed on this dataset: {exc}"
+        seconds[method.name] = time.perf_counter() - start
+        done += units
+    report(progress, 1.0, "Comparison done")
+    parameters = _parameters(dataset, names, grid, repetitions, seed, share, max_rows, imposter_epochs)
+    return ComparisonResult(_runs_frame(rows, train.sensitive), skipped, parameters, seconds)
+
+
+def _parameters(dataset: Dataset, names, grid, repetitions, seed, share, max_rows, epochs) -> dict[str, Any]:
+    return {
+        "dataset": dataset.name, "fingerprint": dataset.fingerprint(), "label": dataset.label,
+        "sensitive": list(dataset.sensitive), "methods": list(names), "epsilons": list(grid),
+        "repetitions": repetitions, "seed": seed, "test_size": share, "max_rows": max_rows,
+        "imposter_epochs": epochs, "utility_classifier": UTILITY_CLASSIFIER, "micro_k": MICRO_K,
+        "max_clusters": MAX_CLUSTERS,
+    }
+
+
+def _runs_frame(rows: list[dict[str, Any]], sensitive: Sequence[str]) -> pd.DataFrame:
+    columns = ["method", "kind", "epsilon", "repetition", "seed", *MEASURES,
+               *(f"ai_advantage_{s}" for s in sensitive), *_FORMAL]
+    runs = pd.DataFrame(rows, columns=columns)
+    return runs.astype({"repetition": "int64", "seed": "int64", "is_dp": bool}) if len(runs) else runs
+
+
+# ---------------------------------------------------------------------------- results
+def _measure_columns(runs: pd.DataFrame) -> list[str]:
+    skip = {"epsilon", "repetition", "seed", "is_dp"}
+    return [c for c in runs.columns if c not in skip and pd.api.types.is_numeric_dtype(runs[c])
+            and not pd.api.types.is_bool_dtype(runs[c])]
+
+
+def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Mean, standard deviation and count of every measure per (method, epsilon).
+
+    Methods keep their order in ``runs``, epsilons increase (NaN, no epsilon, first); the
+    standard deviation of a single run is 0 (no spread measured). ``kind``, ``is_dp`` and
+    ``guarantee`` come from the group's first run.
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}.")
+    values = _measure_columns(runs)
+    if runs.empty:
+        return pd.DataFrame(columns=["method", "kind", "epsilon", "is_dp", "guarantee",
+                                     *(f"{v}_{s}" for v in values for s in ("mean", "std", "n"))])
+    order = {m: i for i, m in enumerate(dict.fromkeys(runs["method"]))}
+    groups = runs.groupby(["method", "epsilon"], dropna=False, sort=False)
+    stats = groups[values].agg(["mean", "std", "count"])
+    stats.columns = [f"{v}_{'n' if s == 'count' else s}" for v, s in stats.columns]
+    for v in values:
+        stats.loc[stats[f"{v}_n"] == 1, f"{v}_std"] = 0.0
+    first = groups[["kind", "is_dp", "guarantee"]].first()
+    out = first.join(stats).reset_index()
+    out["_order"] = out["method"].map(order)
+    out = out.sort_values(["_order", "epsilon"], na_position="first", kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+def _column(summary: pd.DataFrame, name: Any, what: str) -> str:
+    if not isinstance(summary, pd.DataFrame):
+        raise TypeError(f"summary must be a DataFrame, got {type(summary).__name__}.")
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a column name, got {type(name).__name__}.")
+    for candidate in (f"{name}_mean", name):
+        if candidate in summary.columns:
+            return candidate
+    raise ValueError(f"{what} {name!r} is not a measure of the summary; choose one of "
+                     f"{sorted(c[:-5] for c in summary.columns if c.endswith('_mean'))}.")
+
+
+def pareto_front(summary: pd.DataFrame, *, utility: str = "utility",
+                 risk: str = "ai_advantage") -> pd.DataFrame:
+    """The points no other point dominates (higher utility is better, lower risk is better).
+
+    Parameters
+    ----------
+    summary : DataFrame
+        One row per point (:func:`summarize_runs`).
+    utility, risk : str
+        Measures (``"utility"`` reads ``utility_mean``; a plain column name works too).
+        A point is dominated when another has utility at least as high and risk at least
+        as low, one of them strictly. Points missing either value are left out.
+
+    Returns
+    -------
+    DataFrame
+        The front's rows, by increasing risk.
+    """
+    u_col, r_col = _column(summary, utility, "utility"), _column(summary, risk, "risk")
+    data = summary[np.isfinite(summary[u_col].astype(float)) & np.isfinite(summary[r_col].astype(float))]
+    u, r = data[u_col].to_numpy(float), data[r_col].to_numpy(float)
+    better_eq = (u[None, :] >= u[:, None]) & (r[None, :] <= r[:, None])
+    strictly = (u[None, :] > u[:, None]) | (r[None, :] < r[:, None])
+    dominated = (better_eq & strictly).any(axis=1)
+    return data[~dominated].sort_values([r_col, u_col], ascending=[True, False], kind="stable")
+
+
+def _point(row: pd.Series) -> str:
+    eps = row.get("epsilon", math.nan)
+    return row["method"] + ("" if pd.isna(eps) else f" (epsilon {float(eps):g})")
+
+
+def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai_advantage",
+             below: float | None = None, reference: str = "Raw table",
+             utility_label: str | None = None, risk_label: str | None = None) -> str:
+    """One sentence computed from the numbers: which method keeps the most utility at low risk.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        One row per point (:func:`summarize_runs`).
+    utility, risk : str
+        Measures, as in :func:`pareto_front`.
+    below : float, optional
+        The risk level a release must reach (at or below); default the median risk of the
+        points other than the reference.
+    reference : str
+        The method whose utility is quoted for comparison (the unprotected table).
+    utility_label, risk_label : str, optional
+        Words for the measures (default from their names).
+
+    Returns
+    -------
+    str
+        Plain text, no markup.
+    """
+    u_col, r_col = _column(summary, utility, "utility"), _column(summary, risk, "risk")
+    if below is not None and (isinstance(below, bool) or not isinstance(below, numbers.Real)):
+        raise TypeError(f"below must be a number, got {type(below).__name__}.")
+    u_word = utility_label or _WORDS.get(utility, utility)
+    r_word = risk_label or _WORDS.get(risk, risk)
+    data = summary[np.isfinite(summary[u_col].astype(float)) & np.isfinite(summary[r_col].astype(float))]
+    others = data[data["method"] != reference]
+    if others.empty:
+        return f"No method besides the {reference.lower()} has both {u_word} and {r_word} measured."
+    level = float(np.median(others[r_col])) if below is None else float(below)
+    under = others[others[r_col] <= level]
+    ref = data[data["method"] == reference]
+    against = "" if ref.empty else f" against {ref[u_col].iloc[0]:.3g} for the {reference.lower()}"
+    if under.empty:
+        low = others.loc[others[r_col].idxmin()]
+        return (f"No method brings {r_word} to {level:.3g} or below; the lowest is {_point(low)} at "
+                f"{low[r_col]:.3g}, with {low[u_col]:.3g} {u_word}{against}.")
+    best = under.loc[under[u_col].idxmax()]
+    return (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
+            f"{best[u_col]:.3g} {u_word}{against}.")
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready value: NaN and infinities become None, numpy scalars Python ones."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value)
+    if isinstance(value, (numbers.Real, np.floating)):
+        return float(value) if math.isfinite(float(value)) else None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """Every release's measures, what was skipped, and what reruns the comparison.
+
+    Attributes
+    ----------
+    runs : DataFrame
+        One row per (method, epsilon or NaN, repetition): ``method, kind, epsilon,
+        repetition, seed``, the measures (:data:`MEASURES` and ``ai_advantage_<s>``), then
+        ``ledger_epsilon, ledger_delta, nominal_epsilon, nominal_delta, is_dp, guarantee``.
+    skipped : dict of str to str
+        Method -> why it did not run (in words).
+    parameters : dict
+        Dataset fingerprint, methods, epsilons, repetitions, seed, test_size, max_rows,
+        imposter_epochs and the fixed choices: ``compare`` with them gives the same runs.
+    seconds : dict of str to float
+        Wall time per method (not part of ``runs``: it varies between runs).
+    """
+
+    runs: pd.DataFrame
+    skipped: dict[str, str]
+    parameters: dict[str, Any]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> pd.DataFrame:
+        """Mean, std and n of every measure per method and epsilon (:func:`summarize_runs`)."""
+        return summarize_runs(self.runs)
+
+    def pareto_front(self, *, utility: str = "utility", risk: str = "ai_advantage") -> pd.DataFrame:
+        """:func:`pareto_front` of :meth:`summary`."""
+        return pareto_front(self.summary(), utility=utility, risk=risk)
+
+    def takeaway(self, *, utility: str = "utility", risk: str = "ai_advantage",
+                 below: float | None = None) -> str:
+        """:func:`takeaway` of :meth:`summary`, naming the label's accuracy."""
+        label = self.parameters.get("label")
+        words = f"{label} accuracy" if utility == "utility" and label else None
+        return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: parameters, method descriptions, runs, summary, skipped, seconds."""
+        names = self.parameters.get("methods", [])
+        return {
+            "parameters": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.parameters.items()},
+            "methods": {n: {"kind": METHODS[n].kind, "takes_epsilon": METHODS[n].takes_epsilon,
+                            "dp": METHODS[n].dp, "description": METHODS[n].description} for n in names},
+            "runs": _records(self.runs),
+            "summary": _records(self.summary()),
+            "skipped": dict(self.skipped),
+            "seconds": {k: float(v) for k, v in self.seconds.items()},
+        }

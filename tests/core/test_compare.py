@@ -1,0 +1,224 @@
+"""core.compare: every method released from one split and measured the same way."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.compare import METHODS, _Context, compare, pareto_front, summarize_runs, takeaway
+from core.data import load_sample
+
+CHEAP = ["Raw table", "kRR", "MDAV_DP", "CDP-LR"]
+ROWS = 300
+
+
+@pytest.fixture(scope="module")
+def census():
+    data = load_sample("census")
+    assert data.label == "income" and data.sensitive == ("sex",)
+    return data
+
+
+@pytest.fixture(scope="module")
+def everything(census):
+    return compare(census, methods=list(METHODS), epsilons=[1.0], repetitions=1, max_rows=ROWS,
+                   imposter_epochs=1, random_state=0)
+
+
+def _cheap(census, methods=CHEAP, **kw):
+    kw = {"epsilons": [1.0], "repetitions": 1, "max_rows": ROWS, "random_state": 3, **kw}
+    return compare(census, methods=methods, **kw)
+
+
+def test_every_method_runs_on_the_census_sample(everything):
+    assert everything.skipped == {}
+    assert list(dict.fromkeys(everything.runs["method"])) == list(METHODS)
+
+
+def test_raw_table_has_the_highest_dcr_risk(everything):
+    tables = everything.runs[everything.runs["kind"] == "table"]
+    raw = tables.loc[tables["method"] == "Raw table", "dcr_risk"].iloc[0]
+    assert raw > 0.9
+    assert (raw >= tables["dcr_risk"]).all()
+
+
+def test_is_dp_matches_each_methods_ledger(everything):
+    runs = everything.runs
+    for row in runs.itertuples():
+        assert row.is_dp == METHODS[row.method].dp, row.method
+    dp = dict(zip(runs["method"], runs["is_dp"]))
+    assert not dp["IMPOSTER"] and not dp["Raw table"] and not dp["MDAV"]
+    assert dp["SSKM_DP (sound)"] and dp["IDP-KMeans"] and dp["CDP-LR"]
+    # the table releases of kRR and MDAV_DP name an epsilon their ledgers call nominal
+    assert not dp["kRR"] and not dp["MDAV_DP"]
+    assert runs.loc[~runs["is_dp"], "ledger_epsilon"].map(math.isinf).all()
+
+
+def test_measures_follow_the_kind_of_release(everything):
+    runs = everything.runs.set_index("method")
+    assert runs.loc[["CDP-LR", "Logistic regression (non-private)"], "dcr_risk"].isna().all()
+    assert runs.loc[["CDP-LR", "Logistic regression (non-private)"], "mia_auc"].between(0, 1).all()
+    assert runs.loc[["Raw table", "kRR", "MDAV"], "mse"].notna().all()
+    assert runs.loc[["IMPOSTER", "SSKM_DP (sound)", "IDP-KMeans"], "mse"].isna().all()
+    assert runs.loc["Raw table", "mse"] == 0 and runs.loc["Raw table", "tv_one_way"] == 0
+
+
+def test_methods_without_epsilon_give_one_point_per_repetition(census):
+    result = _cheap(census, methods=["Raw table", "kRR"], epsilons=[0.5, 2.0], repetitions=2)
+    counts = result.runs.groupby("method").size()
+    assert counts["Raw table"] == 2 and counts["kRR"] == 4
+    assert result.runs.loc[result.runs["method"] == "Raw table", "epsilon"].isna().all()
+
+
+def test_same_seed_gives_the_same_runs(census):
+    pd.testing.assert_frame_equal(_cheap(census).runs, _cheap(census).runs)
+
+
+def test_another_seed_gives_other_noise(census):
+    a, b = _cheap(census, random_state=3), _cheap(census, random_state=4)
+    assert not a.runs["seed"].equals(b.runs["seed"])
+
+
+def test_adding_a_method_leaves_another_methods_rows_unchanged(census):
+    alone = _cheap(census, methods=["kRR"]).runs
+    more = _cheap(census, methods=["MDAV", "kRR", "IDP-KMeans"]).runs
+    pd.testing.assert_frame_equal(alone, more[more["method"] == "kRR"].reset_index(drop=True))
+
+
+def test_a_method_that_cannot_run_is_skipped_with_a_reason(census):
+    result = _cheap(census.with_roles(label="income", sensitive=()),
+                    methods=["Raw table", "IMPOSTER", "kRR", "SSKM_DP (sound)"])
+    assert set(result.skipped) == {"IMPOSTER", "kRR", "SSKM_DP (sound)"}
+    assert all("sensitive attribute" in reason for reason in result.skipped.values())
+    assert list(result.runs["method"]) == ["Raw table"]
+
+
+def test_microaggregation_without_numeric_columns_is_skipped(census):
+    categorical = census.subset(census.categorical)
+    result = _cheap(categorical, methods=["Raw table", "MDAV", "MDAV_DP"])
+    assert set(result.skipped) == {"MDAV", "MDAV_DP"}
+    assert "numeric" in result.skipped["MDAV"]
+
+
+def test_microaggregation_keeps_categorical_columns(census):
+    train = census.head(60)
+    ctx = _Context(train, census.frame.tail(40).reset_index(drop=True), None, 0)
+    mdav = METHODS["MDAV"]
+    released = mdav.release(ctx, mdav.fit(ctx, 0, None), None, 1).table
+    kept = list(census.categorical)
+    pd.testing.assert_frame_equal(released[kept], train.frame[kept])
+    assert not released["age"].equals(train.frame["age"])
+    assert "kept as they are" in mdav.description
+
+
+def test_summary_gives_mean_std_and_n(census):
+    result = _cheap(census, methods=["Raw table", "MDAV_DP"], repetitions=2)
+    summary = result.summary()
+    row = summary[summary["method"] == "MDAV_DP"].iloc[0]
+    assert row["utility_n"] == 2 and row["utility_std"] >= 0
+    values = result.runs.loc[result.runs["method"] == "MDAV_DP", "utility"]
+    assert row["utility_mean"] == pytest.approx(values.mean())
+
+
+def test_progress_reaches_one_and_changes_nothing(census):
+    seen = []
+    watched = _cheap(census, progress=lambda f, m: seen.append((f, m)))
+    pd.testing.assert_frame_equal(watched.runs, _cheap(census).runs)
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any(m.startswith("MDAV_DP") for _, m in seen)
+
+
+def test_stopping_from_progress_stops_the_comparison(census):
+    class Stop(Exception):
+        pass
+
+    def stop(fraction, message):
+        raise Stop
+
+    with pytest.raises(Stop):
+        _cheap(census, progress=stop)
+
+
+def test_to_dict_is_json_ready(census):
+    result = _cheap(census)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert data["parameters"]["seed"] == 3
+    assert data["parameters"]["fingerprint"] == census.fingerprint()
+    assert {r["method"] for r in data["runs"]} == set(CHEAP)
+
+
+def _hand_made() -> pd.DataFrame:
+    return pd.DataFrame({
+        "method": ["Raw table", "kRR", "kRR", "MDAV", "IMPOSTER"],
+        "epsilon": [np.nan, 1.0, 4.0, np.nan, np.nan],
+        "utility_mean": [0.85, 0.81, 0.84, 0.80, 0.70],
+        "ai_advantage_mean": [0.30, 0.01, 0.10, 0.02, 0.05],
+    })
+
+
+def test_pareto_front_keeps_dominating_points_and_drops_dominated_ones():
+    front = pareto_front(_hand_made(), utility="utility", risk="ai_advantage")
+    kept = list(zip(front["method"], front["epsilon"].fillna(0)))
+    assert ("kRR", 1.0) in kept  # least risk
+    assert ("Raw table", 0.0) in kept  # most utility
+    assert ("MDAV", 0.0) not in kept  # kRR at epsilon 1 has more utility and less risk
+    assert ("IMPOSTER", 0.0) not in kept
+    assert list(front["ai_advantage_mean"]) == sorted(front["ai_advantage_mean"])
+
+
+def test_takeaway_names_the_best_method_at_low_risk():
+    text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.02,
+                    utility_label="income accuracy")
+    assert text == ("At attribute-inference advantage of 0.02 or below, kRR (epsilon 1) keeps the most "
+                    "utility: 0.81 income accuracy against 0.85 for the raw table.")
+
+
+def test_takeaway_says_when_no_method_is_low_enough():
+    text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.001)
+    assert text.startswith("No method brings attribute-inference advantage to 0.001 or below")
+    assert "kRR (epsilon 1)" in text
+
+
+def test_summarize_runs_orders_methods_as_run():
+    runs = pd.DataFrame({"method": ["b", "a", "a"], "kind": "table", "epsilon": [np.nan, 2.0, 1.0],
+                         "repetition": 0, "seed": 1, "utility": [0.5, 0.6, 0.7], "is_dp": False,
+                         "guarantee": "none"})
+    summary = summarize_runs(runs)
+    assert list(summary["method"]) == ["b", "a", "a"] and list(summary["epsilon"].fillna(0)) == [0, 1, 2]
+    assert (summary["utility_std"] == 0).all()
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"methods": "kRR"}, TypeError, "list of method names"),
+    ({"methods": ["Nope"]}, ValueError, "unknown method"),
+    ({"methods": []}, ValueError, "at least one method"),
+    ({"methods": ["kRR", "kRR"]}, ValueError, "only once"),
+    ({"epsilons": [0.0]}, ValueError, "greater than 0"),
+    ({"epsilons": "1"}, TypeError, "list of numbers"),
+    ({"epsilons": []}, ValueError, "at least one epsilon"),
+    ({"repetitions": 0}, ValueError, "at least 1"),
+    ({"repetitions": 1.5}, TypeError, "integer"),
+    ({"test_size": 1.0}, ValueError, "strictly between 0 and 1"),
+    ({"max_rows": 3}, ValueError, "at least 10"),
+    ({"imposter_epochs": "2"}, TypeError, "integer"),
+    ({"random_state": "seed"}, TypeError, "random_state"),
+    ({"progress": 5}, TypeError, "callable"),
+])
+def test_bad_arguments_are_refused_with_a_message(census, kwargs, error, words):
+    args = {"methods": ["Raw table"], "epsilons": [1.0], "max_rows": ROWS, **kwargs}
+    with pytest.raises(error, match=words):
+        compare(census, **args)
+
+
+def test_a_frame_is_not_a_dataset(census):
+    with pytest.raises(TypeError, match="Dataset"):
+        compare(census.frame, methods=["Raw table"], epsilons=[1.0])
+
+
+def test_pareto_front_refuses_an_unknown_measure():
+    with pytest.raises(ValueError, match="not a measure"):
+        pareto_front(_hand_made(), utility="utility", risk="nope")
