@@ -2,7 +2,7 @@
 feature selection, and count-query publishing (Liu et al., Computers & Security 2023)."""
 from core.cdp.baselines import SCHEMES, method_curve, prepare_schemes, scheme_curve
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.logistic import NOISE_METHODS, PRESETS, CDPLogisticRegression
+from core.cdp.logistic import NOISE_METHODS, PRESETS, CDPLogisticRegression, auto_noise_method, auto_schedule
 from core.cdp.publishing import mae_curve, prepare_publishing, random_range_queries
 from core.cdp.sensitivity import dataset_sensitivity, record_matrix
 from core.metrics import count_query_mae
@@ -11,6 +11,8 @@ __all__ = [
     "dc_fbfs",
     "DCFBFSResult",
     "CDPLogisticRegression",
+    "auto_noise_method",
+    "auto_schedule",
     "NOISE_METHODS",
     "PRESETS",
     "SCHEMES",

@@ -8,7 +8,7 @@ from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import accuracy_bars, curve_with_baseline, curve_with_spread
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
-from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_metric
 from dashboard.components.preamble import page_data
 from dashboard.palette import noise_method_label
 
@@ -84,7 +84,7 @@ with page_errors():
     right.dataframe(cached.scheme_rows(setup), hide_index=True, width="stretch")
     proposed = models["Proposed"]
     ledger = proposed.ledger_
-    right.metric("Guarantee of one Proposed training", guarantee_text(ledger))
+    guarantee_metric(right, "Guarantee of one Proposed training", ledger)
     right.caption(f"{len(ledger)} ledger entries (sequential composition over the epochs); "
                   f"{proposed.epochs_} epoch(s), learning rate {proposed.learning_rate_:g}"
                   + (f", momentum {proposed.momentum_:g} (post-processing of the noisy gradients)."
