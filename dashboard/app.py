@@ -43,6 +43,9 @@ PAGES = {
     "Paper 003 · SSKM_DP": [
         st.Page("views/sskm.py", title="SSKM_DP", icon=":material/grid_view:"),
     ],
+    "Beyond the papers": [
+        st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    ],
 }
 
 page = st.navigation(PAGES)

@@ -45,6 +45,12 @@ COLORS: dict[str, str] = {
     "7": _TEAL,
     # beyond the papers: the ordinary-DP baseline on the CDP-LR page ("DP-SGD (ordinary DP)")
     "DP-SGD": _BLACK,
+    # the Compare page's references and releases (core.compare.METHODS) not named above
+    "Raw table": _BLACK,
+    "VAE-GAN": _PURPLE,
+    "CDP-LR": _TEAL,
+    "Logistic regression": _GREY,
+    "SSKM_DP (paper)": _YELLOW,
 }
 
 _FALLBACK = (_TEAL, _SKY, _YELLOW, _BLACK, "#9467BD", "#BCBD22", "#E377C2", "#1F3A93")

@@ -118,6 +118,8 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
              _f("sskm_sigma", 0.5, 10.0), _i("sskm_mic_rows", 200, 50_000), _s("sskm_mode"),
              _f("sskm_epsilon", 0.0, 1e9), _f("sskm_cs", 0.0, 1.0), _s("sskm_view"), _s("sskm_component"),
              _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list")),
+    "compare": (_l("cmp_methods"), _l("cmp_sensitive"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
+                _i("cmp_rows", 200, 50_000), _i("cmp_epochs", 1, 200), _s("cmp_risk")),
 }
 #: every registered setting's key (what the app keeps across pages, with KEPT_PREFIXES)
 _REGISTERED = frozenset(s.key for settings in PAGE_SETTINGS.values() for s in settings)

@@ -1,0 +1,78 @@
+"""Cached calls into core.compare for the Compare page (issue 12).
+
+A comparison is one sweep job (:mod:`dashboard.cached.sweeps`): it runs
+:func:`core.compare.compare` in a child process of this session, with progress and time
+left, and its finished :class:`core.compare.ComparisonResult` is shared read-only by its
+inputs, so changing the chart's axes or the table's sort never recomputes it.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from core.compare import METHODS, ComparisonResult, compare
+from core.data import Dataset
+from core.progress import Progress
+from dashboard.cached.sweeps import Sweep
+
+__all__ = ["DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "LOW_RISK", "comparison", "method_rows", "table_rows"]
+
+#: the methods a first visit compares: every release of a table and both models, without
+#: the two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode), which a user can tick
+DEFAULT_METHODS = tuple(m for m in METHODS if m not in ("VAE-GAN (lambda 0)", "SSKM_DP (paper)"))
+#: the epsilon grid's choices (the methods that take a budget get one point each)
+EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
+#: the empirical risks a user can put on the frontier's x axis, by column
+RISKS = {
+    "ai_advantage": "Attribute inference (tables)",
+    "dcr_excess": "Distance to closest record (tables)",
+    "mia_auc": "Membership inference (models)",
+}
+#: the risk level the takeaway names, per risk: an attacker at most 2 points better than
+#: guessing (attribute inference), at most 2 points of copying above an independent release
+#: (DCR), an AUC at most 0.52 (membership)
+LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52}
+
+
+def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
+             repetitions: int, max_rows: int | None, epochs: int | None, seed: int) -> ComparisonResult:
+    return compare(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, max_rows=max_rows,
+                   imposter_epochs=epochs, random_state=seed, progress=progress)
+
+
+def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int,
+               max_rows: int | None, epochs: int | None, seed: int) -> Sweep:
+    """Every chosen method's releases of ``dataset``, measured the same way (a sweep job)."""
+    methods = tuple(m for m in METHODS if m in methods)  # the registry's order: one key per set
+    epsilons = tuple(sorted(float(e) for e in epsilons))
+    key = ("compare", dataset.fingerprint(), methods, epsilons, int(repetitions),
+           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed))
+    return Sweep(key, _compare, dict(dataset=dataset, methods=methods, epsilons=epsilons,
+                                     repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed)),
+                 f"Comparing {len(methods)} methods")
+
+
+def table_rows(result: ComparisonResult) -> pd.DataFrame:
+    """The summary as the page's table: one row per method and epsilon, a column per
+    measure (mean; '± sd' columns beside the main ones), DP or not."""
+    s = result.summary()
+    out = pd.DataFrame({"method": s["method"], "epsilon": s["epsilon"],
+                        "DP": s["is_dp"].map({True: "yes", False: "no"})})
+    for col, name in (("utility", "utility"), ("ai_advantage", "attribute inference"),
+                      ("dcr_excess", "DCR excess"), ("mia_auc", "membership AUC"),
+                      ("tv_one_way", "TV one-way"), ("tv_two_way", "TV two-way"), ("mse", "MSE")):
+        if f"{col}_mean" in s:
+            out[name] = s[f"{col}_mean"].round(4)
+            if col in ("utility", "ai_advantage", "dcr_excess", "mia_auc"):
+                out[f"{name} sd"] = s[f"{col}_std"].round(4)
+    out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
+    return out
+
+
+def method_rows(result: ComparisonResult) -> pd.DataFrame:
+    """What each compared method releases and guarantees, in words (one row per method)."""
+    first = result.runs.drop_duplicates("method")
+    return pd.DataFrame({
+        "method": first["method"],
+        "releases": [METHODS[m].description for m in first["method"]],
+        "guarantee": first["guarantee"],
+    })

@@ -1,0 +1,89 @@
+"""Compare page (beyond the papers): one dataset, every method, the same attacks and utility
+measures on one frontier, and a report to hand over."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.compare import METHODS
+from dashboard.cached import compare as cached
+from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
+from dashboard.components.errors import page_errors
+from dashboard.components.jobs import sweep_view
+from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
+from dashboard.safe import md
+
+st.title("Compare")
+st.caption(
+    "Every method releases the same training part of one table; every release meets the same "
+    "attacks and the same utility measures on real records it never saw. Up and to the left on "
+    "the frontier is better: more utility, less risk."
+)
+
+page = page_data("census", needs_label="Choose a label column on the Data page: Compare measures "
+                                       "utility as the accuracy of predicting it.", needs_sensitive=True)
+dataset, seed = page.dataset, page.seed
+with page_errors(stop=True):
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 2])
+        methods = c1.multiselect("Methods", list(METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
+                                 help="Table releases (synthetic, perturbed, microaggregated, the raw table as the "
+                                      "no-protection reference) and model releases (CDP-LR and ordinary logistic "
+                                      "regression).")
+        options = [c for c in dataset.frame.columns if c != dataset.label]
+        sensitive = choose_sensitive(c2, "Sensitive attributes (attacked)", options, dataset, key="cmp_sensitive",
+                                     multiple=True, help="Each is the target of an attribute-inference attack; "
+                                                         "the first is the one IMPOSTER, kRR and SSKM_DP protect.")
+        stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute above: {marked}the "
+                          "comparison attacks what you mark as sensitive.")
+        if not methods:
+            st.info("Tick at least one method to compare.", icon=":material/touch_app:")
+            st.stop()
+        s1, s2, s3, s4 = st.columns([3, 1, 1, 1])
+        eps_text = s1.multiselect("epsilon grid", list(cached.EPSILON_CHOICES), default=["0.5", "1", "2", "5"],
+                                  key="cmp_eps", help="Each method that takes a budget gives one point per "
+                                                      "epsilon; the others give one point.")
+        reps = s2.number_input("Repetitions", 1, 10, 3, key="cmp_reps",
+                               help="Releases are random: each point is the mean of this many, with whiskers "
+                                    "of one standard deviation.")
+        max_rows = s3.number_input("Rows used", 200, 50_000, 5_000, 100, key="cmp_rows",
+                                   help="Larger tables are sampled to this many rows (seeded) before the split.")
+        epochs = s4.number_input("IMPOSTER epochs", 1, 200, 15, key="cmp_epochs",
+                                 help="Training epochs of IMPOSTER and the plain VAE-GAN.")
+        if not eps_text:
+            st.info("Choose at least one epsilon.", icon=":material/touch_app:")
+            st.stop()
+    data = dataset.with_roles(label=dataset.label, sensitive=tuple(sensitive))
+    result = sweep_view("cmp_run", cached.comparison(
+        data, methods=tuple(methods), epsilons=tuple(float(e) for e in eps_text), repetitions=int(reps),
+        max_rows=int(max_rows), epochs=int(epochs), seed=seed))
+    if result is None:
+        st.stop()
+
+    summary = result.summary()
+    r1, r2 = st.columns([2, 3])
+    risk = r1.selectbox("Risk on the x axis", list(cached.RISKS), format_func=cached.RISKS.get, key="cmp_risk",
+                        help="Moving it redraws the frontier from the same releases; nothing is recomputed.")
+    r2.caption(MEASURE_WORDS[risk] + ". " + {
+        "ai_advantage": "An attacker trained on the release predicts each sensitive attribute of held-out real "
+                        "records; the advantage is its accuracy above always guessing the commonest value "
+                        "(0 = no leak), the largest over the sensitive attributes.",
+        "dcr_excess": "The share of training records whose nearest released row is closer than their nearest "
+                      "held-out record, minus what an independent release would give (0 = no copying).",
+        "mia_auc": "A loss-threshold attacker tells training records from held-out ones by the model's loss "
+                   "(Yeom et al. 2018); 0.5 is guessing.",
+    }[risk])
+    front = result.pareto_front(risk=risk)
+    st.plotly_chart(frontier_chart(summary, front, risk=risk,
+                                   title=f"Utility against {cached.RISKS[risk].lower()}"),
+                    width="stretch", key="cmp_frontier")
+    st.info(md(result.takeaway(risk=risk, below=cached.LOW_RISK[risk])), icon=":material/lightbulb:")
+    st.caption("Filled markers are differentially private releases, crosses are not; numbers beside a line's "
+               "points are its epsilons; whiskers are one standard deviation over repetitions; the dashed "
+               "step is the Pareto front (no point is both more useful and less risky).")
+    for name, reason in result.skipped.items():
+        st.caption(f"{md(name)} did not run: {md(reason)}")
+
+    st.subheader("Every measure")
+    st.dataframe(cached.table_rows(result), hide_index=True, width="stretch")
+    with st.expander("What each method releases and guarantees"):
+        st.dataframe(cached.method_rows(result), hide_index=True, width="stretch")

@@ -1,0 +1,51 @@
+"""The Compare page in AppTest: a small comparison on the census sample."""
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import assert_clean, finish_sweeps
+
+#: quick methods (no generator training): the page's wiring, not the methods, is tested here
+FAST = ["Raw table", "kRR", "MDAV", "CDP-LR", "Logistic regression (non-private)"]
+
+
+@pytest.fixture
+def compared(open_page):
+    at = open_page("compare", timeout=300)
+    at.multiselect(key="cmp_methods").set_value(FAST).run()
+    at.multiselect(key="cmp_eps").set_value(["1"]).run()
+    at.number_input(key="cmp_reps").set_value(1).run()
+    at.number_input(key="cmp_rows").set_value(600).run()
+    return finish_sweeps(at)
+
+
+def _jobs(at):
+    return at.session_state["pux_sweep_jobs"] if "pux_sweep_jobs" in at.session_state else {}
+
+
+def test_page_draws_the_frontier_the_table_and_the_takeaway(compared):
+    at = compared
+    assert_clean(at)
+    assert any(c.value.startswith("Every method releases the same training part") for c in at.caption)
+    takeaway = at.info[0].value
+    assert "keeps the most utility" in takeaway or "No method" in takeaway
+    table = at.dataframe[0].value
+    assert set(FAST) == set(table["method"])
+    assert {"utility", "attribute inference", "DCR excess", "membership AUC"} <= set(table.columns)
+
+
+def test_moving_the_risk_axis_recomputes_nothing(compared):
+    at = compared
+    before = {k: id(j) for k, j in _jobs(at).items()}
+    at.selectbox(key="cmp_risk").set_value("mia_auc").run()
+    assert_clean(at)
+    assert {k: id(j) for k, j in _jobs(at).items()} == before
+    assert not any(j.running for j in _jobs(at).values())
+    assert "membership" in at.info[0].value.lower() or "No method" in at.info[0].value
+
+
+def test_without_methods_the_page_asks_for_one(open_page):
+    at = open_page("compare", timeout=120)
+    at.multiselect(key="cmp_methods").set_value([]).run()
+    assert_clean(at)
+    assert any("Tick at least one method" in i.value for i in at.info)
