@@ -1,4 +1,15 @@
-"""Command line: ``pux dashboard | reproduce NAME | data check``.
+"""Command line: ``pux dashboard | reproduce NAME | compare --config FILE --out FILE | data check``.
+
+- ``pux dashboard [--port N] [--data-dir DIR]``: open the dashboard.
+- ``pux reproduce NAME|list [--out FILE] [--seed N] [--quick] [--data-dir DIR]``: a paper's
+  figure or table as JSON.
+- ``pux compare --config run.json --out report.html [--data-dir DIR] [--csv PATH] [--json FILE]``:
+  rerun the Compare page's saved settings (:class:`core.compare_config.CompareConfig`) and
+  write its self-contained HTML report (:func:`dashboard.report.build_report`), optionally
+  the result as JSON (``ComparisonResult.to_dict()``). Exit 0 when written, 1 when the data
+  cannot be loaded or the run fails, 2 for a config that cannot be read; errors are one
+  sentence on stderr, never a traceback.
+- ``pux data check [--data-dir DIR]``: which datasets can be loaded.
 
 Reproductions are registered by the paper packages: each ``core/<paper>/reproduce.py``
 holds ``REPRODUCTIONS = {name: function}``, where a function takes keyword arguments
@@ -13,6 +24,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -96,6 +108,68 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _throttled(start: float, *, every: float = 0.3) -> Callable[[float, str], None]:
+    """A ``progress(fraction, message)`` that prints at most one line per ``every`` seconds to stderr
+    (and always the last report)."""
+    last = [-math.inf]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= every or fraction >= 1.0:
+            last[0] = now
+            print(f"[{now - start:7.1f}s] {fraction:4.0%} {message}", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"pux: {message}", file=sys.stderr)
+    return code
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """Run a saved comparison and write its report; one sentence on error, never a traceback.
+
+    Exit codes: 0 written; 1 the data cannot be loaded, the run fails or a file cannot be
+    written; 2 the config cannot be read (missing file, not JSON, unknown or missing fields,
+    wrong types or values).
+    """
+    from core.compare_config import CompareConfig, compare_dataset, load_dataset
+    from core.validation import DataError
+
+    start = time.perf_counter()
+    try:
+        config = CompareConfig.from_file(args.config)
+    except (TypeError, ValueError) as exc:
+        return _fail(f"the config {args.config} cannot be used: {exc}", 2)
+    try:
+        dataset = load_dataset(config, data_dir=args.data_dir, csv=args.csv)
+        result = compare_dataset(config, dataset, progress=_throttled(start))
+    except (DataError, ValueError, TypeError) as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("stopped before the comparison finished; nothing was written.", 1)
+    except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+        return _fail(f"the comparison failed ({type(exc).__name__}: {exc}).", 1)
+    from dashboard.report import build_report
+
+    try:
+        _write(args.out, build_report(result, config=config, dataset=dataset))
+        print(f"wrote {args.out}", file=sys.stderr)
+        if args.json:
+            _write(args.json, json.dumps(result.to_dict(), indent=2, default=_json_default))
+            print(f"wrote {args.json}", file=sys.stderr)
+    except OSError as exc:
+        return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: "
+                     f"{exc.filename or args.out}).", 1)
+    return 0
+
+
 def _cmd_data_check(args: argparse.Namespace) -> int:
     """One line per dataset; exit 1 with one sentence per problem, never a traceback.
 
@@ -174,6 +248,14 @@ def main(argv: list[str] | None = None) -> int:
     p_rep.add_argument("--seed", type=int, default=0, help="random seed of the whole run")
     p_rep.add_argument("--quick", action="store_true", help="fewer repetitions and a smaller grid")
     p_rep.set_defaults(func=_cmd_reproduce)
+
+    p_cmp = sub.add_parser("compare", help="rerun a saved comparison and write its HTML report")
+    p_cmp.add_argument("--config", type=Path, required=True, help="run.json saved by the Compare page")
+    p_cmp.add_argument("--out", type=Path, required=True, help="HTML report to write")
+    p_cmp.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
+    p_cmp.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
+    p_cmp.add_argument("--json", type=Path, default=None, help="also write the result as JSON")
+    p_cmp.set_defaults(func=_cmd_compare)
 
     p_data = sub.add_parser("data", help="data utilities")
     data_sub = p_data.add_subparsers(dest="data_command", required=True)

@@ -1,0 +1,293 @@
+"""The Compare report: one self-contained HTML page to hand over, and the CSV of its numbers.
+
+:func:`build_report` writes one HTML file that opens offline: plotly.js is embedded once,
+inline (no ``<script src>``, no web fonts, no style sheet links), the CSS is inline, and
+the config and the CSV files are embedded as ``data:`` download links. Its sections:
+
+1. title and creation time, and the note that the numbers are display measurements of
+   seeded releases, not a release;
+2. the takeaway sentence (:meth:`core.compare.ComparisonResult.takeaway`);
+3. the frontier (:func:`dashboard.charts.compare.frontier_chart` with the Pareto front) on
+   the config's axes, and for models their accuracy against the membership-inference AUC;
+4. the table of every measure per method and epsilon (mean ± sd over repetitions, n);
+5. per method: its description, whether it is DP, the ledger's guarantee sentence (per
+   epsilon when it differs), its wall time; the skipped methods with their reasons;
+6. the dataset: name, fingerprint, rows and columns (when the Dataset is given), label,
+   sensitive attributes;
+7. every parameter and seed (``result.parameters``);
+8. package versions;
+9. the config as JSON, and how to rerun it: ``pux compare --config run.json --out report.html``.
+
+Every string a user supplied (dataset, file and column names) is HTML-escaped; no
+streamlit import here (the command line builds the same report).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import importlib.metadata
+import math
+import platform
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from core.compare import METHODS, ComparisonResult
+from core.compare_config import CompareConfig
+from core.data import Dataset
+from core.export import guard_formulas
+from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
+
+__all__ = ["build_report", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
+
+#: Distributions whose versions the report lists (absent ones are said to be absent).
+PACKAGES = ("numpy", "pandas", "scikit-learn", "torch", "plotly", "streamlit", "privacy-utility-explorer")
+_STAT_COLUMNS = ("method", "kind", "epsilon", "is_dp", "guarantee")
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+       max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 2em;
+       border-bottom: 1px solid #ddd; padding-bottom: 0.2em; } h3 { font-size: 1.05em; }
+.meta, .note { color: #555; font-size: 0.92em; }
+.takeaway { font-size: 1.15em; background: #f3f6fa; border-left: 4px solid #4c78a8; padding: 0.7em 1em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f5f5f5; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { overflow-x: auto; } pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+"""
+
+
+# ----------------------------------------------------------------------------- CSV
+def _csv(frame: pd.DataFrame) -> str:
+    return guard_formulas(frame).to_csv(index=False)
+
+
+def summary_csv(result: ComparisonResult) -> str:
+    """CSV of :meth:`ComparisonResult.summary` (one row per method and epsilon), formulas guarded."""
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    return _csv(result.summary())
+
+
+def runs_csv(result: ComparisonResult) -> str:
+    """CSV of :attr:`ComparisonResult.runs` (one row per release), formulas guarded."""
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    return _csv(result.runs)
+
+
+# ----------------------------------------------------------------------------- pieces
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def package_versions() -> dict[str, str]:
+    """Python and :data:`PACKAGES` versions ("not installed" when absent)."""
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if math.isfinite(value) else ("∞" if value > 0 else "-∞")
+    return str(value)
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]], *, numeric: Iterable[int] = ()) -> str:
+    """An HTML table; ``header`` and cells are escaped here, ``numeric`` column indices right-aligned."""
+    nums = set(numeric)
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in nums else ""}>{_e(c)}</td>'
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _pairs(items: dict[str, Any]) -> str:
+    return _table(("name", "value"), ((k, v if isinstance(v, str) else _json_text(v)) for k, v in items.items()))
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _download(text: str, *, filename: str, mime: str, words: str) -> str:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f'<a download="{_e(filename)}" href="data:{mime};base64,{data}">{_e(words)}</a>'
+
+
+def _figures_html(figures: list[tuple[str, go.Figure]]) -> list[str]:
+    """Each figure as a div; plotly.js is inlined with the first only."""
+    out = []
+    for i, (div_id, fig) in enumerate(figures):
+        out.append(pio.to_html(fig, full_html=False, include_plotlyjs=(i == 0), div_id=div_id,
+                               config={"displaylogo": False, "responsive": True}))
+    return out
+
+
+def _measure_columns(summary: pd.DataFrame) -> list[str]:
+    """Measures of the summary with at least one value, in the summary's order."""
+    out = []
+    for col in summary.columns:
+        if col.endswith("_mean") and summary[col].notna().any():
+            out.append(col[: -len("_mean")])
+    return out
+
+
+def _mean_sd(mean: Any, sd: Any) -> str:
+    """"0.71 ± 0.014"; the mean alone where the spread is undefined (an infinite epsilon)."""
+    if pd.isna(mean):
+        return ""
+    if pd.isna(sd) or not math.isfinite(float(mean)):
+        return _number(float(mean))
+    return f"{_number(float(mean))} ± {_number(float(sd))}"
+
+
+def _summary_table(summary: pd.DataFrame) -> str:
+    measures = _measure_columns(summary)
+    header = ["method", "epsilon", "DP", "n", *measures]
+    rows = []
+    for _, r in summary.iterrows():
+        n = max((int(r[f"{m}_n"]) for m in measures if pd.notna(r.get(f"{m}_n"))), default=0)
+        cells = [r["method"], _number(float(r["epsilon"])), "yes" if bool(r["is_dp"]) else "no", str(n)]
+        for m in measures:
+            mean, sd = r[f"{m}_mean"], r[f"{m}_std"]
+            cells.append(_mean_sd(mean, sd))
+        rows.append(cells)
+    return _table(header, rows, numeric=range(1, len(header)))
+
+
+def _guarantees(runs: pd.DataFrame, name: str) -> list[tuple[str, str]]:
+    """(epsilon words, guarantee sentence) per distinct sentence of a method's runs."""
+    mine = runs[runs["method"] == name]
+    seen: dict[str, list[str]] = {}
+    for _, r in mine.iterrows():
+        eps = "" if pd.isna(r["epsilon"]) else f"epsilon {float(r['epsilon']):g}"
+        seen.setdefault(str(r["guarantee"]), [])
+        if eps and eps not in seen[str(r["guarantee"])]:
+            seen[str(r["guarantee"])].append(eps)
+    return [(", ".join(e), g) for g, e in seen.items()]
+
+
+def _method_section(result: ComparisonResult, name: str) -> str:
+    method = METHODS[name]
+    parts = [f"<h3>{_e(name)}</h3>",
+             f"<p>{_e(method.description)}</p>",
+             f"<p>Releases {'a table' if method.kind == 'table' else 'a model'}; "
+             f"differentially private: <b>{'yes' if method.dp else 'no'}</b>"
+             + (f"; wall time {result.seconds[name]:.1f} s" if name in result.seconds else "") + ".</p>"]
+    if name in result.skipped:
+        parts.append(f"<p><b>Skipped:</b> {_e(result.skipped[name])}</p>")
+    for eps, sentence in _guarantees(result.runs, name):
+        parts.append(f"<p><b>Guarantee{(' (' + _e(eps) + ')') if eps else ''}:</b> {_e(sentence)}</p>")
+    return "\n".join(parts)
+
+
+def _dataset_items(result: ComparisonResult, config: CompareConfig, dataset: Dataset | None) -> dict[str, Any]:
+    p = result.parameters
+    items: dict[str, Any] = {"dataset (config)": config.dataset, "name": p.get("dataset"),
+                             "fingerprint": p.get("fingerprint")}
+    if dataset is not None:
+        items["rows"] = str(dataset.n_rows)
+        items["columns"] = ", ".join(map(str, dataset.frame.columns))
+    items["rows compared (max_rows)"] = "all" if p.get("max_rows") is None else str(p["max_rows"])
+    items["label"] = "none" if p.get("label") is None else str(p["label"])
+    items["sensitive"] = ", ".join(map(str, p.get("sensitive", []))) or "none"
+    return items
+
+
+def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[str, go.Figure]]:
+    summary = result.summary()
+    if summary.empty:
+        return []
+    words = {m: MEASURE_WORDS.get(m, m) for m in (config.utility, config.risk)}
+    words = {k: _e(v) for k, v in words.items()}  # a risk may carry a column name
+    figs = [("frontier", frontier_chart(summary, result.pareto_front(utility=config.utility, risk=config.risk),
+                                        utility=config.utility, risk=config.risk, words=words))]
+    models = summary[summary["kind"] == "model"]
+    if config.risk not in ("mia_auc", "mia_advantage") and len(models) and models["mia_auc_mean"].notna().any():
+        figs.append(("frontier-models", frontier_chart(
+            models, None, utility="utility", risk="mia_auc",
+            title="Models: accuracy against membership-inference AUC")))
+    return figs
+
+
+# ----------------------------------------------------------------------------- report
+def build_report(result: ComparisonResult, *, config: CompareConfig, created: str | None = None,
+                 dataset: Dataset | None = None) -> str:
+    """One self-contained HTML page of a comparison (see the module docstring for its sections).
+
+    Parameters
+    ----------
+    result : ComparisonResult
+    config : CompareConfig
+        What ran (its JSON is embedded so a reader can rerun it); its ``utility`` and
+        ``risk`` are the frontier's axes.
+    created : str, optional
+        The creation time shown (default now, UTC, ISO 8601 to the second); pass a fixed
+        one for a byte-identical report.
+    dataset : Dataset, optional
+        The compared dataset, for its row count and columns.
+
+    Returns
+    -------
+    str
+        A complete HTML document; it loads nothing from the network.
+    """
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    if not isinstance(config, CompareConfig):
+        raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
+    if created is None:
+        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    summary = result.summary()
+    title = f"Privacy-utility comparison: {result.parameters.get('dataset', config.dataset)}"
+    takeaway = (result.takeaway(utility=config.utility, risk=config.risk) if not summary.empty
+                else "No method produced a release, so there is nothing to compare.")
+    figures = _figures_html(_frontiers(result, config))
+    names = list(dict.fromkeys([*result.parameters.get("methods", []), *result.skipped]))
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="meta">Created {_e(created)} by the privacy-utility explorer '
+        f"(<code>pux compare</code>).</p>",
+        '<p class="note">These numbers are display measurements of seeded releases: nothing in this '
+        "report is itself a private release, and anyone with the config can regenerate every release "
+        "it measures.</p>",
+        "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
+        "<h2>Frontier</h2>", *figures,
+        "<h2>Every measure</h2>",
+        '<p class="note">Mean ± standard deviation over the repetitions (n); empty cells do not apply '
+        "to that kind of release. " + _download(summary_csv(result), filename="compare_summary.csv",
+                                               mime="text/csv", words="Summary as CSV") + " · "
+        + _download(runs_csv(result), filename="compare_runs.csv", mime="text/csv",
+                    words="Every release as CSV") + "</p>",
+        _summary_table(summary) if not summary.empty else "<p>No runs.</p>",
+        "<h2>Methods, ledgers and guarantees</h2>",
+        *(_method_section(result, n) for n in names if n in METHODS),
+        "<h2>Dataset</h2>", _pairs(_dataset_items(result, config, dataset)),
+        "<h2>Parameters and seed</h2>", _pairs(dict(result.parameters)),
+        "<h2>Package versions</h2>", _pairs(package_versions()),
+        "<h2>Config: rerun this comparison</h2>",
+        "<p>Save the config below as <code>run.json</code> and run "
+        "<code>pux compare --config run.json --out report.html</code> (add <code>--data-dir DIR</code> "
+        "for a public dataset, <code>--csv PATH</code> for an uploaded CSV): the same config and seed "
+        "give the same numbers. "
+        + _download(config.to_json(), filename="run.json", mime="application/json", words="Download run.json")
+        + "</p>",
+        f"<pre>{_e(config.to_json())}</pre>",
+    ]
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")

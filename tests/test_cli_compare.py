@@ -1,0 +1,88 @@
+"""``pux compare``: the example config end to end; bad configs and missing data in one sentence."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core import cli
+from core.compare_config import CompareConfig, run_config
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare.json"
+
+
+def test_example_report_and_json_match_a_direct_run(tmp_path, capsys):
+    out, js = tmp_path / "report.html", tmp_path / "sub" / "result.json"
+    code = cli.main(["compare", "--config", str(EXAMPLE), "--out", str(out), "--json", str(js)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "Traceback" not in err and f"wrote {out}" in err
+    progress = [line for line in err.splitlines() if line.startswith("[")]
+    assert progress and progress[-1].endswith("Comparison done")
+    html = out.read_text(encoding="utf-8")
+    assert "<!DOCTYPE html>" in html and "Takeaway" in html
+    data = json.loads(js.read_text())
+    config = CompareConfig.from_file(EXAMPLE)
+    direct = run_config(config).to_dict()
+    assert data["runs"] == direct["runs"]
+    assert data["summary"] == direct["summary"] and data["parameters"] == direct["parameters"]
+    assert data["parameters"]["fingerprint"] == config.fingerprint
+    assert set(data["parameters"]["methods"]) == set(config.methods) and not data["skipped"]
+    assert config.fingerprint in html
+
+
+def _one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("{broken", "not valid JSON"),
+    (json.dumps({"format": "pux-compare/1", "dataset": "census"}), "lacks"),
+    (json.dumps({"format": "pux-compare/1", "dataset": "census", "methods": ["Raw table"], "epsilons": [1],
+                 "seed": "zero"}), "seed"),
+])
+def test_bad_config_exits_2(tmp_path, capsys, text, words):
+    path = tmp_path / "run.json"
+    path.write_text(text)
+    assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html")]) == 2
+    line = _one_line_error(capsys)
+    assert line.startswith("pux: ") and words in line
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_missing_config_file_exits_2(tmp_path, capsys):
+    assert cli.main(["compare", "--config", str(tmp_path / "nope.json"), "--out", str(tmp_path / "r.html")]) == 2
+    assert "no config file" in _one_line_error(capsys)
+
+
+def test_csv_config_without_csv_exits_1(tmp_path, capsys):
+    path = tmp_path / "run.json"
+    config = CompareConfig(dataset="csv:people.csv", methods=("Raw table",), epsilons=(1.0,), seed=0)
+    path.write_text(config.to_json())
+    assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html")]) == 1
+    line = _one_line_error(capsys)
+    assert "pass its path with --csv PATH" in line and "people.csv" in line
+
+
+def test_fingerprint_mismatch_exits_1(tmp_path, capsys):
+    data = json.loads(EXAMPLE.read_text())
+    data["fingerprint"] = "0000000000000000"
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html")]) == 1
+    assert "differs from the data this config was saved from" in _one_line_error(capsys)
+
+
+def test_public_dataset_without_data_exits_1(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("PUX_DATA_DIR", raising=False)
+    path = tmp_path / "run.json"
+    config = CompareConfig(dataset="adult", methods=("Raw table",), epsilons=(1.0,), seed=0)
+    path.write_text(config.to_json())
+    assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html"),
+                     "--data-dir", str(tmp_path)]) == 1
+    assert "adult.data" in _one_line_error(capsys)
