@@ -94,6 +94,7 @@ __all__ = [
     "MICRO_K",
     "MAX_CLUSTERS",
     "MEASURES",
+    "LOW_RISK",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
@@ -105,6 +106,10 @@ MAX_CLUSTERS = 100
 #: Measures of every run (plus ``ai_advantage_<s>`` per sensitive attribute s).
 MEASURES = ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage",
             "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage")
+#: The low-risk level :meth:`ComparisonResult.takeaway` names by default, per risk: an
+#: attacker at most 2 points better than guessing (attribute inference), at most 2 points of
+#: copying above an independent release (DCR), a membership AUC at most 0.52.
+LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02}
 _FORMAL = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee")
 _WORDS = {
     "utility": "accuracy", "tv_one_way": "one-way marginal TV", "tv_two_way": "two-way marginal TV",
@@ -844,7 +849,10 @@ class ComparisonResult:
 
     def takeaway(self, *, utility: str = "utility", risk: str = "ai_advantage",
                  below: float | None = None) -> str:
-        """:func:`takeaway` of :meth:`summary`, naming the label's accuracy."""
+        """:func:`takeaway` of :meth:`summary`, naming the label's accuracy; ``below``
+        defaults to the risk's :data:`LOW_RISK` level (the median risk for other measures)."""
+        if below is None:
+            below = LOW_RISK.get(risk)
         label = self.parameters.get("label")
         words = f"{label} accuracy" if utility == "utility" and label else None
         return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words)

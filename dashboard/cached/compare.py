@@ -10,11 +10,13 @@ from __future__ import annotations
 import pandas as pd
 
 from core.compare import METHODS, ComparisonResult, compare
+from core.compare_config import CompareConfig, config_from_result
 from core.data import Dataset
 from core.progress import Progress
 from dashboard.cached.sweeps import Sweep
 
-__all__ = ["DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "LOW_RISK", "comparison", "method_rows", "table_rows"]
+__all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
+           "run_config", "report_html", "summary_csv", "runs_csv"]
 
 #: the methods a first visit compares: every release of a table and both models, without
 #: the two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode), which a user can tick
@@ -27,10 +29,8 @@ RISKS = {
     "dcr_excess": "Distance to closest record (tables)",
     "mia_auc": "Membership inference (models)",
 }
-#: the risk level the takeaway names, per risk: an attacker at most 2 points better than
-#: guessing (attribute inference), at most 2 points of copying above an independent release
-#: (DCR), an AUC at most 0.52 (membership)
-LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52}
+#: every method's name, in the order the comparison runs them
+ALL_METHODS = tuple(METHODS)
 
 
 def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
@@ -76,3 +76,31 @@ def method_rows(result: ComparisonResult) -> pd.DataFrame:
         "releases": [METHODS[m].description for m in first["method"]],
         "guarantee": first["guarantee"],
     })
+
+
+def run_config(result: ComparisonResult, *, upload_name: str | None, risk: str) -> CompareConfig:
+    """The config that reruns ``result`` from the command line (the "save settings" file):
+    ``upload_name`` is the file name of an uploaded table (None for a sample or a public
+    dataset), which ``pux compare`` then needs as ``--csv PATH``."""
+    return config_from_result(result, dataset=None if upload_name is None else f"csv:{upload_name}", risk=risk)
+
+
+def report_html(result: ComparisonResult, config: CompareConfig, dataset: Dataset) -> bytes:
+    """The self-contained HTML report of ``result`` (dashboard.report.build_report)."""
+    from dashboard.report import build_report
+
+    return build_report(result, config=config, dataset=dataset).encode("utf-8")
+
+
+def summary_csv(result: ComparisonResult) -> bytes:
+    """The frontier's data: every measure's mean, sd and n per method and epsilon (CSV)."""
+    from dashboard.report import summary_csv as text
+
+    return text(result).encode("utf-8")
+
+
+def runs_csv(result: ComparisonResult) -> bytes:
+    """Every release's measures, one row per run (CSV)."""
+    from dashboard.report import runs_csv as text
+
+    return text(result).encode("utf-8")

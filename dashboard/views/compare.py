@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.compare import METHODS
 from dashboard.cached import compare as cached
 from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
-from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
+from dashboard.components.preamble import choose_sensitive, is_builtin_sample, page_data, stop_until_chosen
 from dashboard.safe import md
 
 st.title("Compare")
@@ -25,7 +24,7 @@ dataset, seed = page.dataset, page.seed
 with page_errors(stop=True):
     with st.container(border=True):
         c1, c2 = st.columns([3, 2])
-        methods = c1.multiselect("Methods", list(METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
+        methods = c1.multiselect("Methods", list(cached.ALL_METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
                                  help="Table releases (synthetic, perturbed, microaggregated, the raw table as the "
                                       "no-protection reference) and model releases (CDP-LR and ordinary logistic "
                                       "regression).")
@@ -76,7 +75,7 @@ with page_errors(stop=True):
     st.plotly_chart(frontier_chart(summary, front, risk=risk,
                                    title=f"Utility against {cached.RISKS[risk].lower()}"),
                     width="stretch", key="cmp_frontier")
-    st.info(md(result.takeaway(risk=risk, below=cached.LOW_RISK[risk])), icon=":material/lightbulb:")
+    st.info(md(result.takeaway(risk=risk)), icon=":material/lightbulb:")
     st.caption("Filled markers are differentially private releases, crosses are not; numbers beside a line's "
                "points are its epsilons; whiskers are one standard deviation over repetitions; the dashed "
                "step is the Pareto front (no point is both more useful and less risky).")
@@ -87,3 +86,24 @@ with page_errors(stop=True):
     st.dataframe(cached.table_rows(result), hide_index=True, width="stretch")
     with st.expander("What each method releases and guarantees"):
         st.dataframe(cached.method_rows(result), hide_index=True, width="stretch")
+
+    st.subheader("Take it away")
+    public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)
+    config = cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
+                               risk=risk)
+    d1, d2, d3, d4 = st.columns(4)
+    d1.download_button("Report (HTML)", lambda: cached.report_html(result, config, data), file_name="comparison.html",
+                       mime="text/html", icon=":material/description:", key="cmp_report",
+                       help="One self-contained page (opens offline): the frontier, every measure, each method's "
+                            "guarantee, the dataset's fingerprint, every parameter and seed, package versions.")
+    d2.download_button("Settings (run.json)", config.to_json(), file_name="run.json", mime="application/json",
+                       icon=":material/settings:", key="cmp_config",
+                       help="Rerun the same comparison from the command line: pux compare --config run.json "
+                            "--out report.html" + (" --csv YOUR_FILE.csv" if config.dataset.startswith("csv:") else "")
+                            + ". Same seed, same numbers.")
+    d3.download_button("Frontier data (CSV)", lambda: cached.summary_csv(result), file_name="comparison-summary.csv",
+                       mime="text/csv", icon=":material/table:", key="cmp_summary_csv")
+    d4.download_button("Every run (CSV)", lambda: cached.runs_csv(result), file_name="comparison-runs.csv",
+                       mime="text/csv", icon=":material/table_rows:", key="cmp_runs_csv")
+    st.caption("These are measurements of releases made here for comparison, not releases: no protected table "
+               "leaves the app from this page. The report and the settings name the seed, so anyone can rerun them.")

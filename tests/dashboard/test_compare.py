@@ -49,3 +49,26 @@ def test_without_methods_the_page_asks_for_one(open_page):
     at.multiselect(key="cmp_methods").set_value([]).run()
     assert_clean(at)
     assert any("Tick at least one method" in i.value for i in at.info)
+
+
+def test_the_saved_settings_rerun_the_same_numbers_from_the_command_line(compared, tmp_path):
+    """The page's run.json through `pux compare` gives the page's runs, and a report."""
+    import json
+
+    import pandas as pd
+
+    from core.cli import main
+    from dashboard.cached import compare as cached
+
+    result = _jobs(compared)["cmp_run"].result
+    config = cached.run_config(result, upload_name=None, risk="ai_advantage")
+    (tmp_path / "run.json").write_text(config.to_json())
+    code = main(["compare", "--config", str(tmp_path / "run.json"), "--out", str(tmp_path / "report.html"),
+                 "--json", str(tmp_path / "result.json")])
+    assert code == 0
+    cli_runs = pd.DataFrame(json.loads((tmp_path / "result.json").read_text())["runs"])
+    page_runs = pd.DataFrame(result.to_dict()["runs"])
+    pd.testing.assert_frame_equal(cli_runs, page_runs)
+    html = (tmp_path / "report.html").read_text()
+    assert result.takeaway(risk="ai_advantage").split(":")[0] in html
+    assert config.fingerprint in html
