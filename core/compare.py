@@ -16,10 +16,13 @@ measured the same way:
   training part (categoricals as sorted codes, as SSKM_DP encodes them).
 - **Empirical risk.** Tables: attribute inference of each sensitive attribute (an attacker
   trained on the release, tested on the holdout; the advantage is its accuracy above the
-  majority share; ``ai_advantage`` is the largest over the sensitive attributes) and the
-  distance to closest record (``dcr_risk``: the share of training records whose nearest
-  released row is closer than their nearest holdout record; ``dcr_excess`` its excess
-  over the baseline), both from :mod:`core.attacks`. Models: a loss-threshold
+  majority share, ``ai_advantage_<s>``, negative when the release misleads the attacker;
+  ``ai_advantage``, the frontier's risk, is the largest over the sensitive attributes and
+  at least 0: an attacker that does worse than guessing learns nothing more than guessing)
+  and the distance to closest record (``dcr_risk``: the share of training records whose
+  nearest released row is closer than their nearest holdout record; ``dcr_excess`` its
+  excess over the baseline, at least 0: a release farther from the training records than
+  fresh real data copies none of them), both from :mod:`core.attacks`. Models: a loss-threshold
   membership-inference attack (members: the training rows; non-members: the holdout
   rows), its AUC and advantage. Measures that do not apply to a kind of release are NaN.
 - **Formal privacy.** The release's ledger: ``ledger_epsilon`` and ``ledger_delta`` (its
@@ -452,10 +455,10 @@ def _measure_table(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
         ai = attacks.attribute_inference(table, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
                                          random_state=seed)
         out[f"ai_advantage_{s}"] = float(ai["advantage"])
-    if ctx.train.sensitive:
-        out["ai_advantage"] = max(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive)
+    if ctx.train.sensitive:  # the frontier's risk: an attacker worse than guessing leaks nothing
+        out["ai_advantage"] = max(0.0, *(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive))
     dcr = attacks.distance_to_closest_record(table, ctx.train.frame, ctx.holdout)
-    out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), float(dcr["excess"])
+    out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
     return out
 
 

@@ -222,3 +222,13 @@ def test_a_frame_is_not_a_dataset(census):
 def test_pareto_front_refuses_an_unknown_measure():
     with pytest.raises(ValueError, match="not a measure"):
         pareto_front(_hand_made(), utility="utility", risk="nope")
+
+
+def test_frontier_risks_are_floored_at_no_leak(everything):
+    """An attacker worse than guessing (a misleading release) scores 0, not a negative risk."""
+    runs = everything.runs
+    tables = runs[runs["kind"] == "table"]
+    assert (tables["ai_advantage"] >= 0).all() and (tables["dcr_excess"] >= 0).all()
+    per_attribute = [c for c in runs.columns if c.startswith("ai_advantage_")]
+    raw = tables[per_attribute].max(axis=1)
+    assert ((tables["ai_advantage"] == raw) | ((raw < 0) & (tables["ai_advantage"] == 0))).all()
