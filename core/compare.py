@@ -98,6 +98,7 @@ __all__ = [
     "MAX_CLUSTERS",
     "MEASURES",
     "LOW_RISK",
+    "DEFAULT_METHODS",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
@@ -420,6 +421,9 @@ def _registry() -> dict[str, Method]:
 
 #: Every method, in the order the comparison runs them.
 METHODS: Mapping[str, Method] = _registry()
+#: The methods a first comparison runs: every release of a table and both models, without the
+#: two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode), which a user can add.
+DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in METHODS if m not in ("VAE-GAN (lambda 0)", "SSKM_DP (paper)"))
 
 
 # ---------------------------------------------------------------------------- measures
@@ -754,7 +758,7 @@ def pareto_front(summary: pd.DataFrame, *, utility: str = "utility",
 
 def _point(row: pd.Series) -> str:
     eps = row.get("epsilon", math.nan)
-    return row["method"] + ("" if pd.isna(eps) else f" (epsilon {float(eps):g})")
+    return row["method"] + ("" if pd.isna(eps) else f" at epsilon {float(eps):g}")
 
 
 def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai_advantage",

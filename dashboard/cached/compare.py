@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.compare import METHODS, ComparisonResult, compare
+from core.compare import DEFAULT_METHODS, METHODS, ComparisonResult, compare
 from core.compare_config import CompareConfig, config_from_result
 from core.data import Dataset
 from core.progress import Progress
@@ -18,9 +18,6 @@ from dashboard.cached.sweeps import Sweep
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
            "run_config", "report_html", "summary_csv", "runs_csv"]
 
-#: the methods a first visit compares: every release of a table and both models, without
-#: the two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode), which a user can tick
-DEFAULT_METHODS = tuple(m for m in METHODS if m not in ("VAE-GAN (lambda 0)", "SSKM_DP (paper)"))
 #: the epsilon grid's choices (the methods that take a budget get one point each)
 EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
 #: the empirical risks a user can put on the frontier's x axis, by column

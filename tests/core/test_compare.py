@@ -173,14 +173,14 @@ def test_pareto_front_keeps_dominating_points_and_drops_dominated_ones():
 def test_takeaway_names_the_best_method_at_low_risk():
     text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.02,
                     utility_label="income accuracy")
-    assert text == ("At attribute-inference advantage of 0.02 or below, kRR (epsilon 1) keeps the most "
+    assert text == ("At attribute-inference advantage of 0.02 or below, kRR at epsilon 1 keeps the most "
                     "utility: 0.81 income accuracy against 0.85 for the raw table.")
 
 
 def test_takeaway_says_when_no_method_is_low_enough():
     text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.001)
     assert text.startswith("No method brings attribute-inference advantage to 0.001 or below")
-    assert "kRR (epsilon 1)" in text
+    assert "kRR at epsilon 1" in text
 
 
 def test_summarize_runs_orders_methods_as_run():
