@@ -15,6 +15,7 @@ MOVES = {
     "publishing": ("pub_queries", 100),
     "imposter": ("imposter_beta", 0.5),
     "sskm": ("sskm_rows", 5),
+    "compare": ("cmp_reps", 2),
 }
 
 
