@@ -85,8 +85,10 @@ with page_errors():
     proposed = models["Proposed"]
     ledger = proposed.ledger_
     guarantee_metric(right, "Guarantee of one Proposed training", ledger)
-    right.caption(f"{len(ledger)} ledger entries (sequential composition over the epochs); "
-                  f"{proposed.epochs_} epoch(s), learning rate {proposed.learning_rate_:g}"
+    entries = ("1 ledger entry: the PLD accountant composes the epochs" if int(method) == cached.PLD_METHOD
+               else f"{len(ledger)} ledger entr{'y' if len(ledger) == 1 else 'ies'} (sequential composition "
+                    "over the epochs)")
+    right.caption(f"{entries}; {proposed.epochs_} epoch(s), learning rate {proposed.learning_rate_:.3g}"
                   + (f", momentum {proposed.momentum_:g} (post-processing of the noisy gradients)."
                      if proposed.momentum_ else "."))
     raw_steps = ["The train/test split, feature scaling and DC-FBFS feature selection read the raw "
