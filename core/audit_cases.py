@@ -102,12 +102,11 @@ def _extreme_records(X: Any, y: Any, feature: int | None, group: Callable[[int],
     return X, y0, y1, feature, k
 
 
-def _cdp_fit(data: tuple, random_state: int, *, params: dict, feature: int) -> float:
-    from core.cdp.logistic import CDPLogisticRegression
-
+def _trained_weight(data: tuple, random_state: int, *, model: type, params: dict, feature: int) -> float:
+    """The statistic of the logistic audits: ``feature``'s weight after ``model(**params)``
+    (CDP-LR or DP-SGD) is trained on ``data``."""
     X, y = data
-    model = CDPLogisticRegression(**params, random_state=random_state).fit(X, y)
-    return float(model.coef_[0, feature])
+    return float(model(**params, random_state=random_state).fit(X, y).coef_[0, feature])
 
 
 def cdp_lr_case(
@@ -154,19 +153,11 @@ def cdp_lr_case(
             f"label; statistic: that feature's trained weight over {claimed.epochs_} epoch(s).")
     if noise_method not in DP_METHODS:
         note += " This method claims no guarantee: the audit shows what it leaks."
-    return AuditCase("CDP-LR", partial(_cdp_fit, params=params, feature=feature), pair, None,
-                     eps, dlt, note)
+    return AuditCase("CDP-LR", partial(_trained_weight, model=CDPLogisticRegression, params=params,
+                                       feature=feature), pair, None, eps, dlt, note)
 
 
 # ---------------------------------------------------------------------- DP-SGD (ordinary DP)
-def _dpsgd_fit(data: tuple, random_state: int, *, params: dict, feature: int) -> float:
-    from core.cdp.dpsgd import DPSGDLogisticRegression
-
-    X, y = data
-    model = DPSGDLogisticRegression(**params, random_state=random_state).fit(X, y)
-    return float(model.coef_[0, feature])
-
-
 def dpsgd_case(
     X: Any,
     y: Any,
@@ -201,7 +192,8 @@ def dpsgd_case(
     note = (f"DP-SGD (ordinary DP, beyond the paper): one record far out on one feature changes label; "
             f"statistic: that feature's trained weight after {claimed.steps_} step(s) at sampling rate "
             f"{claimed.sampling_rate_:.3g}. Its guarantee covers one record, not the correlated group.")
-    return AuditCase("DP-SGD", partial(_dpsgd_fit, params=params, feature=feature), pair, None, eps, dlt, note)
+    return AuditCase("DP-SGD", partial(_trained_weight, model=DPSGDLogisticRegression, params=params,
+                                       feature=feature), pair, None, eps, dlt, note)
 
 
 # ---------------------------------------------------------------------- counts

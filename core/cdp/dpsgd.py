@@ -281,11 +281,7 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
                "Poisson sampling, PLD accounting (add/remove) + group privacy of size 2 for replace-one")
         self.ledger_.spend(spent_eps, spent_dlt, label=f"DP-SGD: {steps} steps at rate {q:.4g} ({how})")
         self.ledger_.assume(DPSGD_NOTE)
-        if self.fit_intercept:
-            self.coef_, self.intercept_ = w[None, :-1], w[-1:]
-        else:
-            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
-        self.n_features_in_ = self.coef_.shape[1]
+        self._set_weights(w)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -211,7 +211,8 @@ def _is_auto(value: Any, name: str) -> bool:
 
 class BinaryLinearOutputs:
     """Posterior, prediction and accuracy of a fitted binary linear model from its
-    ``decision_function`` and ``classes_`` (CDP-LR and the DP-SGD baseline share them)."""
+    ``decision_function`` and ``classes_``, and the split of its trained vector into
+    ``coef_`` and ``intercept_`` (CDP-LR and the DP-SGD baseline share them)."""
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior (Eq. 6-7): columns P(classes_[0]), P(classes_[1])."""
@@ -233,6 +234,15 @@ class BinaryLinearOutputs:
         if sample_weight is None:
             return float(hit.mean())
         return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))
+
+    def _set_weights(self, w: np.ndarray) -> None:
+        """``coef_``, ``intercept_`` and ``n_features_in_`` from the trained vector ``w``
+        (its last entry is the bias when ``fit_intercept``)."""
+        if self.fit_intercept:
+            self.coef_, self.intercept_ = w[None, :-1], w[-1:]
+        else:
+            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
+        self.n_features_in_ = self.coef_.shape[1]
 
 
 class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator):
@@ -438,11 +448,7 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
             w = self._fit_output_perturbation(Xd, yb, placement, calibration, rng)
         else:
             w = self._fit_gradient(Xd, yb, placement, calibration, lr, rng)
-        if self.fit_intercept:
-            self.coef_, self.intercept_ = w[None, :-1], w[-1:]
-        else:
-            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
-        self.n_features_in_ = self.coef_.shape[1]
+        self._set_weights(w)
         return self
 
     def _new_ledger(self, placement: NoisePlacement) -> PrivacyLedger:
