@@ -8,6 +8,10 @@ training is cached: the comparison trains IMPOSTER once per repetition, so the J
 the total, the seconds per method, and the total without IMPOSTER's trainings. The
 frontier's numbers at epsilon 1 (and the methods without an epsilon) are written out.
 ``quick``: 3,000 rows, epsilon 1, one repetition, 2 IMPOSTER epochs.
+
+The tasks (one per method and repetition) run where ``PUX_SCHEDULER`` says
+(:mod:`core.compute`: this process when unset, ``local:2`` for two worker processes on
+this machine); the JSON records where.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import time
 
 from benchmarks.timing import adult_or_census
 from core.compare import DEFAULT_METHODS, compare  # noqa: I001
+from core.compute import describe_scheduler, resolve_scheduler
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 MEASURES = ("utility", "tv_one_way", "ai_advantage", "dcr_excess", "mia_auc", "ledger_epsilon")
@@ -49,7 +54,7 @@ def run(*, quick: bool = False) -> dict:
         for _, row in at_one.iterrows()}
     imposter = result.seconds.get("IMPOSTER", 0.0)
     return {
-        "dataset": name, "rows": ds.n_rows, "load_average": list(os.getloadavg()),
+        "dataset": name, "rows": ds.n_rows, "scheduler": resolve_scheduler(), "runs_on": describe_scheduler(), "load_average": list(os.getloadavg()),
         "parameters": result.parameters, "seconds_total": round(total, 1),
         "seconds_per_method": {k: round(v, 1) for k, v in result.seconds.items()},
         "seconds_without_imposter": round(total - imposter, 1),

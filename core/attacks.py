@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from core.data import Dataset
-from core.imposter.classifiers import CLASSIFIERS
+from core.imposter.classifiers import ALL_CLASSIFIERS
 from core.imposter.evaluation import score_task
 from core.metrics import majority_share
 from core.validation import DataError, RandomState, check_matrix, check_positive_int, check_random_state
@@ -36,6 +36,7 @@ __all__ = [
     "encode_for_distance",
     "nearest_distances",
     "distance_to_closest_record",
+    "DCRReference",
     "attribute_inference",
     "membership_inference_auc",
 ]
@@ -304,8 +305,9 @@ def _row_keys(frames: list[pd.DataFrame], columns: list[str], numeric: set[str])
 
 
 def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFrame, *,
-                               columns: Sequence[str] | None = None,
-                               block_rows: int | None = None) -> dict[str, Any]:
+                               columns: Sequence[str] | None = None, block_rows: int | None = None,
+                               max_records: int | None = None,
+                               random_state: RandomState = None) -> dict[str, Any]:
     """Distance to closest record (DCR): is the release closer to its training records
     than to other real records?
 
@@ -352,6 +354,13 @@ def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdo
         Columns to measure on (default: every column of ``train``).
     block_rows : int, optional
         Query rows per block of the search (see :func:`nearest_distances`).
+    max_records : int, optional
+        Measure a seeded sample of this many training records instead of all of them
+        (the risk is then an estimate, standard error at most 0.5 / sqrt(max_records);
+        the baseline does not change). To measure many releases against the same
+        records, build a :class:`DCRReference` once.
+    random_state : int, Generator or None
+        Draws the sample of ``max_records`` (no effect without it).
 
     Returns
     -------
@@ -364,42 +373,93 @@ def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdo
         copy). ``median_dcr_train_to_release`` and ``median_dcr_train_to_holdout``: median
         d_R and d_H (a release much closer than the holdout copies records).
         ``exact_copies``: share of released rows equal to some training row in every
-        column (0 is ideal; a copy gives 1; discrete data can reach it by chance).
-        ``n_release``, ``n_train``, ``n_holdout``, ``columns``.
+        column (0 is ideal; a copy gives 1; discrete data can reach it by chance; always
+        over every training record). ``n_release``, ``n_train``, ``n_holdout``,
+        ``n_measured`` (training records measured), ``columns``.
 
     Raises
     ------
     TypeError
         A table is not a DataFrame / Dataset.
+    ValueError
+        ``max_records`` below 1.
     DataError
         A table is empty or lacks a column.
     """
-    frames = {"release": _as_frame(release, "release"), "train": _as_frame(train, "train"),
-              "holdout": _as_frame(holdout, "holdout")}
-    for name, frame in frames.items():
-        if len(frame) == 0:
-            raise DataError(f"The {name} table is empty; DCR needs at least one row in each table.")
-    rel, tr, ho = frames["release"], frames["train"], frames["holdout"]
-    cols = _check_columns(columns, tr, frames)
-    T, R, H = encode_for_distance(tr, rel, ho, columns=cols)
-    d_rel = nearest_distances(T, R, block_rows=block_rows)
-    d_hold = nearest_distances(T, H, block_rows=block_rows)
-    risk = float(np.mean(d_rel < d_hold) + 0.5 * np.mean(d_rel == d_hold))
-    baseline = len(rel) / (len(rel) + len(ho))
-    numeric = {c for c in cols if _is_quantity(tr[c])}
-    rel_keys, tr_keys = _row_keys([rel, tr], cols, numeric)
-    copies = np.isin(rel_keys, tr_keys)
-    return {
-        "risk": risk,
-        "baseline": float(baseline),
-        "excess": risk - baseline,
-        "normalised_excess": (risk - baseline) / (1.0 - baseline),
-        "median_dcr_train_to_release": float(np.median(d_rel)),
-        "median_dcr_train_to_holdout": float(np.median(d_hold)),
-        "exact_copies": float(copies.mean()),
-        "n_release": len(rel), "n_train": len(tr), "n_holdout": len(ho),
-        "columns": cols,
-    }
+    reference = DCRReference(train, holdout, columns=columns, block_rows=block_rows,
+                             max_records=max_records, random_state=random_state)
+    return reference.measure(release)
+
+
+class DCRReference:
+    """The training and holdout side of :func:`distance_to_closest_record`, done once.
+
+    Each measured training record's distance to its nearest holdout record does not
+    depend on the release, so a comparison that measures many releases of the same
+    split computes it once here and then calls :meth:`measure` per release: the result
+    is the same as :func:`distance_to_closest_record` with the same arguments.
+
+    Parameters
+    ----------
+    train, holdout, columns, block_rows, max_records, random_state
+        As in :func:`distance_to_closest_record`.
+
+    Attributes
+    ----------
+    records_ : ndarray of int
+        Row positions (in ``train``) of the training records measured, sorted.
+    holdout_distances_ : ndarray
+        Their distances to the nearest holdout record.
+    """
+
+    def __init__(self, train: pd.DataFrame, holdout: pd.DataFrame, *, columns: Sequence[str] | None = None,
+                 block_rows: int | None = None, max_records: int | None = None,
+                 random_state: RandomState = None) -> None:
+        tr, ho = _as_frame(train, "train"), _as_frame(holdout, "holdout")
+        for name, frame in (("train", tr), ("holdout", ho)):
+            if len(frame) == 0:
+                raise DataError(f"The {name} table is empty; DCR needs at least one row in each table.")
+        self.columns = _check_columns(columns, tr, {"train": tr, "holdout": ho})
+        self.block_rows = None if block_rows is None else check_positive_int(block_rows, name="block_rows")
+        n = len(tr)
+        if max_records is not None and check_positive_int(max_records, name="max_records") < n:
+            rng = check_random_state(random_state)
+            self.records_ = np.sort(rng.choice(n, size=max_records, replace=False))
+        else:
+            self.records_ = np.arange(n)
+        self._train, self._n_holdout = tr, len(ho)
+        T, H = encode_for_distance(tr, ho, columns=self.columns)
+        self.holdout_distances_ = nearest_distances(T[self.records_], H, block_rows=self.block_rows)
+
+    def measure(self, release: pd.DataFrame) -> dict[str, Any]:
+        """DCR of one release against this reference (the keys of
+        :func:`distance_to_closest_record`)."""
+        rel, tr = _as_frame(release, "release"), self._train
+        if len(rel) == 0:
+            raise DataError("The release table is empty; DCR needs at least one row in each table.")
+        cols = _check_columns(self.columns, tr, {"release": rel})
+        # the release is encoded on the training records' scales, as the holdout was: each
+        # attribute's distance is defined the same way in both pairs
+        T, R = encode_for_distance(tr, rel, columns=cols)
+        d_rel = nearest_distances(T[self.records_], R, block_rows=self.block_rows)
+        d_hold = self.holdout_distances_
+        risk = float(np.mean(d_rel < d_hold) + 0.5 * np.mean(d_rel == d_hold))
+        baseline = len(rel) / (len(rel) + self._n_holdout)
+        numeric = {c for c in cols if _is_quantity(tr[c])}
+        rel_keys, tr_keys = _row_keys([rel, tr], cols, numeric)
+        copies = np.isin(rel_keys, tr_keys)
+        return {
+            "risk": risk,
+            "baseline": float(baseline),
+            "excess": risk - baseline,
+            "normalised_excess": (risk - baseline) / (1.0 - baseline),
+            "median_dcr_train_to_release": float(np.median(d_rel)),
+            "median_dcr_train_to_holdout": float(np.median(d_hold)),
+            "exact_copies": float(copies.mean()),
+            "n_release": len(rel), "n_train": len(tr), "n_holdout": self._n_holdout,
+            "n_measured": len(self.records_),
+            "columns": cols,
+        }
 
 
 # ---------------------------------------------------------------------------------------
@@ -435,8 +495,8 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
         The sensitive column (classification: its values are taken as classes).
     features : sequence of str, optional
         What the attacker knows; default every other column of ``release``.
-    classifier : {"xgboost", "gbdt", "rf", "mlp", "lr"}
-        The attacker's model (paper 002's classifiers).
+    classifier : {"xgboost", "gbdt", "rf", "mlp", "lr", "hgb"}
+        The attacker's model (paper 002's classifiers, or "hgb": the same boosted trees on native categorical splits).
     random_state : int, Generator or None
         Seeds the classifier.
 
@@ -466,8 +526,8 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
         raise TypeError(f"target must be a column name (str), got {type(target).__name__}.")
     if not isinstance(classifier, str):
         raise TypeError(f"classifier must be a name (str), got {type(classifier).__name__}.")
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}.")
+    if classifier not in ALL_CLASSIFIERS:
+        raise ValueError(f"classifier must be one of {ALL_CLASSIFIERS}, got {classifier!r}.")
     rng = check_random_state(random_state)
     for name, frame in (("release", rel), ("holdout", ho)):
         if target not in frame.columns:

@@ -7,8 +7,9 @@ method of :data:`METHODS` produces releases from the training part, and every re
 measured the same way:
 
 - **Utility.** Tables: train-on-release / test-on-holdout accuracy of the label with one
-  fixed classifier (:data:`UTILITY_CLASSIFIER`, the "gbdt" of
-  :func:`core.imposter.evaluation.score_task`); models: their accuracy on the holdout.
+  fixed classifier (:data:`UTILITY_CLASSIFIER`, the "hgb" of
+  :func:`core.imposter.evaluation.score_task`: gradient-boosted trees with native
+  categorical splits); models: their accuracy on the holdout.
   Fidelity of tables: total variation of the one- and two-way marginals against the
   training part (:func:`core.imposter.evaluation.marginal_tv`), and the MSE of each record
   against its released row where rows align with the training rows (raw table, kRR, MDAV,
@@ -22,7 +23,9 @@ measured the same way:
   and the distance to closest record (``dcr_risk``: the share of training records whose
   nearest released row is closer than their nearest holdout record; ``dcr_excess`` its
   excess over the baseline, at least 0: a release farther from the training records than
-  fresh real data copies none of them), both from :mod:`core.attacks`. Models: a loss-threshold
+  fresh real data copies none of them; measured on a seeded sample of
+  :data:`DCR_RECORDS` training records, the same for every release), both from
+  :mod:`core.attacks`. Models: a loss-threshold
   membership-inference attack (members: the training rows; non-members: the holdout
   rows), its AUC and advantage. Measures that do not apply to a kind of release are NaN.
 - **Formal privacy.** The release's ledger: ``ledger_epsilon`` and ``ledger_delta`` (its
@@ -51,6 +54,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from functools import partial
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -59,7 +63,7 @@ import pandas as pd
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from core import attacks
+from core import attacks, compute
 from core.cdp.baselines import model_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.data import Dataset
@@ -94,6 +98,7 @@ __all__ = [
     "pareto_front",
     "takeaway",
     "UTILITY_CLASSIFIER",
+    "DCR_RECORDS",
     "MICRO_K",
     "MAX_CLUSTERS",
     "MEASURES",
@@ -102,7 +107,11 @@ __all__ = [
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
-UTILITY_CLASSIFIER = "gbdt"
+UTILITY_CLASSIFIER = "hgb"
+#: Training records whose distance to closest record is measured (a seeded sample, the same
+#: for every release of a comparison): the DCR risk's standard error is at most
+#: 0.5 / sqrt(10,000) = 0.005, and each release costs one search of 10,000 rows.
+DCR_RECORDS = 10_000
 #: Group size k of MDAV and MDAV_DP (each group has k..2k-1 records).
 MICRO_K = 5
 #: Clusters of IDP-KMeans: min(MAX_CLUSTERS, n // MICRO_K), the size of SSKM_DP's 10 x 10 map.
@@ -159,6 +168,12 @@ class _Context:
         return self.cached("detection", lambda: detect_implicit(
             self.train.frame, sens, exclude=[self.train.label] if self.train.label else (),
             random_state=display_seed(self.base_seed, "detection")))
+
+    def dcr_reference(self) -> attacks.DCRReference:
+        """The training records DCR measures and their distances to the holdout."""
+        return self.cached("dcr", lambda: attacks.DCRReference(
+            self.train.frame, self.holdout, max_records=DCR_RECORDS,
+            random_state=display_seed(self.base_seed, "dcr")))
 
     def scaled_train(self) -> ScaledTable:
         return self.cached("scaled", lambda: ScaledTable(self.train.frame))
@@ -461,7 +476,7 @@ def _measure_table(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
         out[f"ai_advantage_{s}"] = float(ai["advantage"])
     if ctx.train.sensitive:  # the frontier's risk: an attacker worse than guessing leaks nothing
         out["ai_advantage"] = max(0.0, *(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive))
-    dcr = attacks.distance_to_closest_record(table, ctx.train.frame, ctx.holdout)
+    dcr = ctx.dcr_reference().measure(table)
     out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
     return out
 
@@ -552,30 +567,52 @@ def _units(method: Method, epsilons: Sequence[float], repetitions: int) -> int:
     return repetitions * (len(epsilons) if method.takes_epsilon else 1)
 
 
-def _run_method(ctx: _Context, method: Method, epsilons: Sequence[float], repetitions: int,
-                progress: Progress | None) -> list[dict[str, Any]]:
-    """Every release of one method, measured: one row per (epsilon, repetition)."""
+def _run_repetition(unit: tuple[str, int], ctx: _Context, epsilons: Sequence[float], repetitions: int, *,
+                    progress: Progress | None = None) -> dict[str, Any]:
+    """One repetition of one method: its fit, then a measured release per epsilon.
+
+    A task of :func:`core.compute.map_tasks`: ``unit`` is (method name, repetition) and
+    every seed comes from the context's seed, so it gives the same rows wherever it runs.
+    Returns ``{"method", "rows", "seconds", "error"}`` (``error`` the reason it failed on
+    this dataset, or None).
+    """
+    name, rep = unit
+    method = METHODS[name]
+    start = time.perf_counter()
     grid = list(epsilons) if method.takes_epsilon else [None]
-    units, done, rows = len(grid) * repetitions, 0, []
     measure = _measure_table if method.kind == "table" else _measure_model
-    for rep in range(repetitions):
-        rep_seed = display_seed(ctx.base_seed, method.seed_key or method.name, rep)
+    rep_seed = display_seed(ctx.base_seed, method.seed_key or method.name, rep)
+    rows: list[dict[str, Any]] = []
+    try:
         fitted = None
         if method.fit is not None:
-            fit_progress = stage(progress, done / units, (done + 0.9) / units, f"repetition {rep + 1}")
+            fit_progress = stage(progress, 0.0, 0.9 / len(grid), f"repetition {rep + 1}")
             report(fit_progress, 0.0, "fitting")
             fitted = method.fit(ctx, display_seed(rep_seed, "fit"), fit_progress)
-        for eps in grid:
+        for done, eps in enumerate(grid, start=1):
             release_seed = display_seed(rep_seed, "release", "none" if eps is None else repr(float(eps)))
             rel = method.release(ctx, fitted, eps, release_seed)
             measures = measure(ctx, rel, display_seed(ctx.base_seed, "measure", rep))
             rows.append({"method": method.name, "kind": method.kind,
                          "epsilon": math.nan if eps is None else float(eps), "repetition": rep,
                          "seed": release_seed, **measures, **_formal(rel.ledger)})
-            done += 1
             where = "" if eps is None else f", epsilon {eps:g}"
-            report(progress, done / units, f"repetition {rep + 1} of {repetitions}{where}")
-    return rows
+            report(progress, done / len(grid), f"repetition {rep + 1} of {repetitions}{where}")
+    except (DataError, ValueError, np.linalg.LinAlgError) as exc:
+        return {"method": name, "rows": [], "seconds": time.perf_counter() - start,
+                "error": f"it failed on this dataset: {exc}"}
+    return {"method": name, "rows": rows, "seconds": time.perf_counter() - start, "error": None}
+
+
+def _prepare(ctx: _Context, methods: Sequence[Method]) -> None:
+    """Compute once, before the tasks are sent out, what several tasks read: every task
+    then gets it with the context instead of computing it again."""
+    if any(m.kind == "table" for m in methods):
+        ctx.dcr_reference()
+    if any(m.kind == "model" for m in methods):
+        ctx.model_data()
+    if any(m.fit is _mdav_groups for m in methods):
+        _mdav_groups(ctx, 0, None)
 
 
 def _runnable(ctx: _Context, names: Sequence[str], skipped: dict[str, str]) -> list[Method]:
@@ -604,6 +641,7 @@ def compare(
     imposter_epochs: int | None = None,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    scheduler: str | None = None,
 ) -> "ComparisonResult":
     """Release the dataset with every method and measure every release the same way.
 
@@ -633,6 +671,9 @@ def compare(
     progress : callable(fraction, message), optional
         A stage per method, the fraction of all releases done (:mod:`core.progress`); it
         never draws randomness, and raising from it stops the comparison.
+    scheduler : str, optional
+        Where the (method, repetition) tasks run (:func:`core.compute.resolve_scheduler`:
+        default ``$PUX_SCHEDULER``, else this process); the numbers are the same anywhere.
 
     Returns
     -------
@@ -650,18 +691,21 @@ def compare(
     ctx = _Context(train, holdout, imposter_epochs, draw_seed(rng))
     skipped: dict[str, str] = {}
     todo = _runnable(ctx, names, skipped)
-    total = sum(_units(m, grid, repetitions) for m in todo) or 1
-    rows, seconds, done = [], {}, 0
-    for method in todo:
-        units = _units(method, grid, repetitions)
-        part = stage(progress, done / total, (done + units) / total, method.name)
-        start = time.perf_counter()
-        try:
-            rows.extend(_run_method(ctx, method, grid, repetitions, part))
-        except (DataError, ValueError, np.linalg.LinAlgError) as exc:
-            skipped[method.name] = f"it failed on this dataset: {exc}"
-        seconds[method.name] = time.perf_counter() - start
-        done += units
+    report(progress, 0.0, "Preparing the split, the DCR reference and the shared steps")
+    _prepare(ctx, todo)
+    units = [(m.name, rep) for m in todo for rep in range(repetitions)]
+    weights = [_units(METHODS[name], grid, 1) for name, _ in units]
+    done = compute.map_tasks(partial(_run_repetition, epsilons=grid, repetitions=repetitions), units,
+                             shared=(ctx,), scheduler=scheduler, progress=progress, task_progress=True,
+                             weights=weights, label="method repetition",
+                             describe=lambda unit: f"{unit[0]}")
+    rows, seconds = [], {}
+    for out in done:
+        seconds[out["method"]] = seconds.get(out["method"], 0.0) + out["seconds"]
+        if out["error"] is not None:
+            skipped.setdefault(out["method"], out["error"])
+        rows.extend(out["rows"])
+    rows = [r for r in rows if r["method"] not in skipped]
     report(progress, 1.0, "Comparison done")
     parameters = _parameters(dataset, names, grid, repetitions, seed, share, max_rows, imposter_epochs)
     return ComparisonResult(_runs_frame(rows, train.sensitive), skipped, parameters, seconds)
@@ -672,7 +716,8 @@ def _parameters(dataset: Dataset, names, grid, repetitions, seed, share, max_row
         "dataset": dataset.name, "fingerprint": dataset.fingerprint(), "label": dataset.label,
         "sensitive": list(dataset.sensitive), "methods": list(names), "epsilons": list(grid),
         "repetitions": repetitions, "seed": seed, "test_size": share, "max_rows": max_rows,
-        "imposter_epochs": epochs, "utility_classifier": UTILITY_CLASSIFIER, "micro_k": MICRO_K,
+        "imposter_epochs": epochs, "utility_classifier": UTILITY_CLASSIFIER, "dcr_records": DCR_RECORDS,
+        "micro_k": MICRO_K,
         "max_clusters": MAX_CLUSTERS,
     }
 

@@ -1,7 +1,9 @@
-"""Shared test setup: the real-data directory and small helpers.
+"""Shared test setup: the real-data directory, a Dask cluster and small helpers.
 
 ``PUX_DATA_DIR`` is pointed at ``../shared/data`` (beside the repository) when it is not
 set and that folder exists; tests that need Adult or NLTCS skip with the reason otherwise.
+``PUX_SCHEDULER`` is cleared, so every test runs in this process unless it asks for the
+``dask_cluster`` fixture (a real ``distributed.LocalCluster`` of 2 worker processes).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _SHARED = ROOT.parent / "shared" / "data"
 if not os.environ.get("PUX_DATA_DIR") and _SHARED.is_dir():
     os.environ["PUX_DATA_DIR"] = str(_SHARED)
+os.environ.pop("PUX_SCHEDULER", None)
 
 NO_DATA = (
     "needs the public datasets: set PUX_DATA_DIR to a folder holding adult.data, "
@@ -33,6 +36,22 @@ def data_dir() -> Path:
     if d is None:
         pytest.skip(NO_DATA)
     return d
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """The address of a real LocalCluster of 2 worker processes (1 thread each), shared by
+    the session's cluster tests and closed at the end."""
+    from distributed import LocalCluster
+
+    from core import compute
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        compute.close_clients()
+        cluster.close()
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.tree import DecisionTreeClassifier
 
 from core.attacks import (
+    DCRReference,
     attribute_inference,
     distance_to_closest_record,
     encode_for_distance,
@@ -198,6 +199,44 @@ def test_dcr_array_release(split):
     train, holdout, _ = split
     with pytest.raises(TypeError, match="release must be a pandas DataFrame"):
         distance_to_closest_record(train.to_numpy(), train, holdout)
+
+
+def test_dcr_reference_measures_like_the_function(split):
+    train, holdout, fresh = split
+    reference = DCRReference(train, holdout)
+    for release in (train.copy(), fresh, fresh.iloc[:100]):
+        assert reference.measure(release) == distance_to_closest_record(release, train, holdout)
+
+
+def test_dcr_sample_of_records_estimates_the_full_risk(split):
+    train, holdout, _ = split
+    rng = np.random.default_rng(6)
+    noisy = train.assign(age=train["age"] + rng.normal(scale=0.5, size=len(train)))
+    full = distance_to_closest_record(noisy, train, holdout)
+    part = distance_to_closest_record(noisy, train, holdout, max_records=120, random_state=3)
+    assert part["n_measured"] == 120 and full["n_measured"] == len(train)
+    assert abs(part["risk"] - full["risk"]) < 3 * 0.5 / np.sqrt(120)
+    assert part["baseline"] == full["baseline"]
+
+
+def test_dcr_sample_is_seeded(split):
+    train, holdout, _ = split
+    first = DCRReference(train, holdout, max_records=50, random_state=4)
+    again = DCRReference(train, holdout, max_records=50, random_state=4)
+    other = DCRReference(train, holdout, max_records=50, random_state=5)
+    assert np.array_equal(first.records_, again.records_)
+    assert not np.array_equal(first.records_, other.records_)
+
+
+def test_dcr_sample_larger_than_train_measures_every_record(split):
+    train, holdout, _ = split
+    assert len(DCRReference(train, holdout, max_records=10 * len(train)).records_) == len(train)
+
+
+def test_dcr_max_records_below_one(split):
+    train, holdout, _ = split
+    with pytest.raises(ValueError, match="max_records"):
+        DCRReference(train, holdout, max_records=0)
 
 
 # ------------------------------------------------------------------ attribute inference

@@ -77,6 +77,13 @@ def test_same_seed_gives_the_same_runs(census):
     pd.testing.assert_frame_equal(_cheap(census).runs, _cheap(census).runs)
 
 
+def test_a_cluster_gives_the_same_runs_as_this_process(census, everything, dask_cluster):
+    there = compare(census, methods=list(METHODS), epsilons=[1.0], repetitions=1, max_rows=ROWS,
+                    imposter_epochs=1, random_state=0, scheduler=dask_cluster)
+    pd.testing.assert_frame_equal(there.runs, everything.runs)
+    assert there.skipped == everything.skipped
+
+
 def test_another_seed_gives_other_noise(census):
     a, b = _cheap(census, random_state=3), _cheap(census, random_state=4)
     assert not a.runs["seed"].equals(b.runs["seed"])
