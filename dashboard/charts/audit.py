@@ -3,9 +3,23 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["audit_interval"]
+__all__ = ["audit_interval", "audit_data"]
+
+
+def audit_data(*, claimed: float, lower: float, point: float, confidence: float = 0.95) -> pd.DataFrame:
+    """What :func:`audit_interval` draws, as one row: the claimed epsilon (inf when none is
+    claimed), the audit's lower bound and point estimate (inf when the test made no error),
+    the bound's confidence, and whether the bound exceeds the claim."""
+    return pd.DataFrame({
+        "claimed epsilon": [float(claimed)],
+        "audited lower bound on epsilon": [float(lower)],
+        "audited point estimate of epsilon": [float(point)],
+        "confidence of the lower bound": [float(confidence)],
+        "violation (lower bound above the claim)": [bool(math.isfinite(claimed) and lower > claimed)],
+    })
 
 
 def audit_interval(*, claimed: float, lower: float, point: float, confidence: float = 0.95) -> go.Figure:

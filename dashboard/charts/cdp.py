@@ -15,21 +15,40 @@ from dashboard.palette import color, colors, log_ticks
 
 __all__ = [
     "association_heatmap",
+    "association_data",
     "record_heatmap",
+    "record_heatmap_data",
     "sensitivity_bars",
+    "sensitivity_data",
     "importance_dc_bars",
+    "importance_dc_data",
     "traversal_curves",
+    "traversal_data",
     "accuracy_bars",
+    "accuracy_data",
     "curve_with_spread",
     "curve_with_baseline",
+    "curve_data",
 ]
 
 _LAYOUT = dict(margin=dict(l=10, r=10, t=60, b=10))
 _DC_BLUE, _IMPORTANCE_RED = "#1f77b4", "#d62728"
 
 
+def association_data(matrix: pd.DataFrame) -> pd.DataFrame:
+    """The cells of :func:`association_heatmap`, one row per pair of attributes (row
+    attribute first, in the matrix's order): 'attribute', 'other attribute', 'association'."""
+    rows, cols = np.meshgrid(np.arange(len(matrix.index)), np.arange(len(matrix.columns)), indexing="ij")
+    return pd.DataFrame({
+        "attribute": np.asarray([str(v) for v in matrix.index], dtype=object)[rows.ravel()],
+        "other attribute": np.asarray([str(v) for v in matrix.columns], dtype=object)[cols.ravel()],
+        "association": matrix.to_numpy(dtype=float).ravel(),
+    })
+
+
 def association_heatmap(matrix: pd.DataFrame, *, title: str) -> go.Figure:
-    """Attribute x attribute association, 0 (white) to 1 (dark)."""
+    """Attribute x attribute association, 0 (white) to 1 (dark) (:func:`association_data`
+    lists the cells)."""
     fig = px.imshow(matrix, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
                     aspect="auto", title=title,
                     labels=dict(x="attribute", y="attribute", color="association"))
@@ -37,8 +56,18 @@ def association_heatmap(matrix: pd.DataFrame, *, title: str) -> go.Figure:
     return fig
 
 
+def record_heatmap_data(matrix: np.ndarray) -> pd.DataFrame:
+    """The cells of :func:`record_heatmap`, one row per pair of records (numbered as drawn,
+    from 0): 'record', 'other record', 'correlation (delta)'."""
+    m = np.asarray(matrix, dtype=float)
+    rows, cols = np.indices(m.shape)
+    return pd.DataFrame({"record": rows.ravel(), "other record": cols.ravel(),
+                         "correlation (delta)": m.ravel()})
+
+
 def record_heatmap(matrix: np.ndarray, *, threshold: float, measure: str) -> go.Figure:
-    """Thresholded record-correlation matrix of a sample (rows sorted by how correlated they are)."""
+    """Thresholded record-correlation matrix of a sample (rows sorted by how correlated they
+    are; :func:`record_heatmap_data` lists the cells)."""
     fig = px.imshow(np.asarray(matrix), zmin=0, zmax=1, color_continuous_scale="Viridis",
                     title=f"Record correlation ({measure}, delta0 = {threshold:g}) of {len(matrix)} records",
                     labels=dict(x="record", y="record", color="delta"))
@@ -46,30 +75,52 @@ def record_heatmap(matrix: np.ndarray, *, threshold: float, measure: str) -> go.
     return fig
 
 
+def sensitivity_data(correlated: float, group: float) -> pd.DataFrame:
+    """The bars of :func:`sensitivity_bars`: 'sensitivity' (its name) and 'value'."""
+    return pd.DataFrame({"sensitivity": ["Correlated (CS)", "Group (GS)"],
+                         "value": [float(correlated), float(group)]})
+
+
 def sensitivity_bars(correlated: float, group: float) -> go.Figure:
     """CS beside GS: the noise of a count query scales with the bar."""
-    names = ["Correlated (CS)", "Group (GS)"]
-    bar = go.Bar(x=names, y=[correlated, group], marker_color=[color("Proposed"), color("Group")],
-                 text=[number(correlated), number(group)], textposition="auto")
+    data = sensitivity_data(correlated, group)
+    bar = go.Bar(x=list(data["sensitivity"]), y=list(data["value"]),
+                 marker_color=[color("Proposed"), color("Group")],
+                 text=[number(v) for v in data["value"]], textposition="auto")
     fig = go.Figure(data=[bar])
     fig.update_layout(height=320, showlegend=False, title="Count-query sensitivity: CS vs GS",
                       xaxis_title="sensitivity", yaxis=dict(title="value", tickformat=",~r"), **_LAYOUT)
     return fig
 
 
+_DC = "DC (change of C(x) when deleted)"
+_IMPORTANCE = "random-forest importance"
+
+
+def importance_dc_data(result: DCFBFSResult) -> pd.DataFrame:
+    """The bars of :func:`importance_dc_bars`, one row per attribute: its DC, its importance,
+    and T_c (the dashed line; the same on every row)."""
+    return pd.DataFrame({"attribute": [str(n) for n in result.names],
+                         _DC: np.asarray(result.dc, dtype=float),
+                         _IMPORTANCE: np.asarray(result.importance, dtype=float),
+                         "T_c": float(result.tc)})
+
+
 def importance_dc_bars(result: DCFBFSResult) -> go.Figure:
     """Fig. 2: change of data correlation when each feature is deleted, and its importance.
 
     Two panels sharing the features (DC above, with the T_c line; importance below), so the
-    bars never overlap and each has its own axis.
+    bars never overlap and each has its own axis. Drawn from :func:`importance_dc_data`.
     """
+    data = importance_dc_data(result)
+    names = list(data["attribute"])
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12,
                         subplot_titles=("DC: change of C(x) when the feature is deleted",
                                         "Random-forest importance"))
-    fig.add_trace(go.Bar(x=list(result.names), y=result.dc, name="DC (change of C(x))",
+    fig.add_trace(go.Bar(x=names, y=data[_DC].to_numpy(), name="DC (change of C(x))",
                          marker_color=_DC_BLUE, hovertemplate="%{x}: DC %{y:,.2f}<extra></extra>"),
                   row=1, col=1)
-    fig.add_trace(go.Bar(x=list(result.names), y=result.importance, name="importance",
+    fig.add_trace(go.Bar(x=names, y=data[_IMPORTANCE].to_numpy(), name="importance",
                          marker_color=_IMPORTANCE_RED,
                          hovertemplate="%{x}: importance %{y:.3f}<extra></extra>"), row=2, col=1)
     fig.add_hline(y=result.tc, line_dash="dash", line_color="black", row=1, col=1,
@@ -83,21 +134,52 @@ def importance_dc_bars(result: DCFBFSResult) -> go.Figure:
     return fig
 
 
-def traversal_curves(result: DCFBFSResult) -> go.Figure:
-    """Fig. 3: accuracy of the forward and backward traversals, best positions marked."""
+_FORWARD, _BACKWARD = "forward accuracy (top-k)", "backward accuracy (top n+1-k)"
+
+
+def traversal_data(result: DCFBFSResult) -> pd.DataFrame:
+    """The curves of :func:`traversal_curves`, one row per step k: both traversals'
+    cross-validated accuracy, and whether k is the best forward (k1) or backward (k2) step."""
     k = np.arange(1, len(result.names) + 1)
+    return pd.DataFrame({"step k": k,
+                         _FORWARD: np.asarray(result.forward_accuracy, dtype=float),
+                         _BACKWARD: np.asarray(result.backward_accuracy, dtype=float),
+                         "best forward step (k1)": k == result.k1,
+                         "best backward step (k2)": k == result.k2})
+
+
+def traversal_curves(result: DCFBFSResult) -> go.Figure:
+    """Fig. 3: accuracy of the forward and backward traversals, best positions marked
+    (drawn from :func:`traversal_data`)."""
+    data = traversal_data(result)
+    k = data["step k"].to_numpy()
+    forward, backward = data[_FORWARD].to_numpy(), data[_BACKWARD].to_numpy()
     fig = go.Figure()
-    fig.add_scatter(x=k, y=result.forward_accuracy, mode="lines+markers", name="forward (top-k)",
+    fig.add_scatter(x=k, y=forward, mode="lines+markers", name="forward (top-k)",
                     line=dict(color=_DC_BLUE))
-    fig.add_scatter(x=k, y=result.backward_accuracy, mode="lines+markers",
+    fig.add_scatter(x=k, y=backward, mode="lines+markers",
                     name="backward (top n+1-k)", line=dict(color=_IMPORTANCE_RED))
-    fig.add_scatter(x=[result.k1], y=[result.forward_accuracy[result.k1 - 1]], mode="markers",
+    fig.add_scatter(x=[result.k1], y=[forward[result.k1 - 1]], mode="markers",
                     marker=dict(size=14, symbol="star", color=_DC_BLUE), name=f"k1 = {result.k1}")
-    fig.add_scatter(x=[result.k2], y=[result.backward_accuracy[result.k2 - 1]], mode="markers",
+    fig.add_scatter(x=[result.k2], y=[backward[result.k2 - 1]], mode="markers",
                     marker=dict(size=14, symbol="diamond", color=_IMPORTANCE_RED), name=f"k2 = {result.k2}")
     fig.update_layout(height=380, title="Forward and backward traversal (Fig. 3)", xaxis_title="step k",
                       yaxis_title="cross-validated accuracy", **_LAYOUT)
     return fig
+
+
+_MEAN_ACC, _STD_ACC = "mean test accuracy", "standard deviation of test accuracy"
+
+
+def accuracy_data(runs: pd.DataFrame, *, epsilon: float) -> pd.DataFrame:
+    """The bars of :func:`accuracy_bars`, one row per scheme (in the order of the runs):
+    epsilon, the mean and standard deviation (0 for one run) of the test accuracy, and the
+    number of runs."""
+    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std", "size"])
+    return pd.DataFrame({"scheme": [str(s) for s in g.index], "epsilon": float(epsilon),
+                         _MEAN_ACC: g["mean"].to_numpy(dtype=float),
+                         _STD_ACC: g["std"].fillna(0.0).to_numpy(dtype=float),
+                         "runs": g["size"].to_numpy(dtype=int)})
 
 
 def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
@@ -105,13 +187,14 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
 
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
     Built from graph objects, not plotly express: it is redrawn on every slider move.
+    Drawn from :func:`accuracy_data`.
     """
-    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std"])
+    g = accuracy_data(runs, epsilon=epsilon)
     bar = go.Bar(
-        x=list(g.index), y=g["mean"].to_numpy(),
-        error_y=dict(type="data", array=g["std"].fillna(0.0).to_numpy(), color="#333333"),
-        text=[f"{v:.3f}" for v in g["mean"]], textposition="inside", insidetextanchor="start",
-        textfont=dict(color="white"), marker_color=colors(g.index),
+        x=list(g["scheme"]), y=g[_MEAN_ACC].to_numpy(),
+        error_y=dict(type="data", array=g[_STD_ACC].to_numpy(), color="#333333"),
+        text=[f"{v:.3f}" for v in g[_MEAN_ACC]], textposition="inside", insidetextanchor="start",
+        textfont=dict(color="white"), marker_color=colors(g["scheme"]),
     )
     return go.Figure(
         data=[bar],
@@ -122,6 +205,42 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
                     showlegend=False, xaxis=dict(title="scheme"),
                     yaxis=dict(title="test accuracy", range=[0, 1]), **_LAYOUT),
     )
+
+
+#: how a summarised value is named in a chart's CSV
+_VALUE_WORDS = {"accuracy": "test accuracy", "mae": "MAE"}
+
+
+def _curves(summary: pd.DataFrame, *, group: str, value: str):
+    """(group, epsilon, mean, std, runs or None) of each group of ``summary`` in order of
+    appearance, sorted by epsilon; a missing std (one run) is 0. What the curves draw."""
+    for name, g in summary.groupby(group, sort=False):
+        g = g.sort_values("epsilon")
+        runs = g[f"{value}_n"].to_numpy() if f"{value}_n" in g.columns else None
+        yield (name, g["epsilon"].to_numpy(dtype=float), g[f"{value}_mean"].to_numpy(dtype=float),
+               g[f"{value}_std"].fillna(0.0).to_numpy(dtype=float), runs)
+
+
+def curve_data(summary: pd.DataFrame, baseline: pd.DataFrame | None = None, *, group: str, value: str,
+               labels: dict | None = None, x_name: str = "epsilon") -> pd.DataFrame:
+    """The lines of :func:`curve_with_spread` (and of :func:`curve_with_baseline` with
+    ``baseline``), one row per group and epsilon: the group (named as in the legend),
+    ``x_name``, the mean and the standard deviation (the band) of ``value``, and the number
+    of runs when the summary has it."""
+    if baseline is not None and not baseline.empty:
+        summary = pd.concat([summary, baseline], ignore_index=True)
+    words = _VALUE_WORDS.get(value, value)
+    mean_col, std_col = f"mean {words}", f"standard deviation of {words}"
+    parts = []
+    for name, x, mean, std, runs in _curves(summary, group=group, value=value):
+        part = pd.DataFrame({group: str(labels.get(name, name)) if labels else str(name), x_name: x,
+                             mean_col: mean, std_col: std})
+        if runs is not None:
+            part["runs"] = runs
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=[group, x_name, mean_col, std_col])
+    return pd.concat(parts, ignore_index=True)
 
 
 def curve_with_spread(
@@ -141,13 +260,11 @@ def curve_with_spread(
 
     Colours come from :mod:`dashboard.palette` (one per scheme or noise method on every
     chart); a group named '... (mahalanobis)' is dashed beside its Pearson twin. ``log_x``
-    draws epsilon on a log axis with 1-2-5 ticks (0.1, 0.2, 0.5, 1, ...).
+    draws epsilon on a log axis with 1-2-5 ticks (0.1, 0.2, 0.5, 1, ...). :func:`curve_data`
+    lists the points drawn.
     """
     traces = []
-    for name, g in summary.groupby(group, sort=False):
-        g = g.sort_values("epsilon")
-        x = g["epsilon"].to_numpy()
-        mean, std = g[f"{value}_mean"].to_numpy(), g[f"{value}_std"].fillna(0.0).to_numpy()
+    for name, x, mean, std, _ in _curves(summary, group=group, value=value):
         c = color(name)
         label = str(labels.get(name, name)) if labels else str(name)
         dash = "dash" if "mahalanobis" in str(name) else "solid"

@@ -9,27 +9,47 @@ from plotly.subplots import make_subplots
 
 from dashboard.palette import color, log_ticks
 
-__all__ = ["nmi_bars", "training_curves", "table1_bars", "tradeoff", "krr_vs_epsilon",
-           "table1_display", "fidelity_summary", "marginal_tv_bars"]
+__all__ = ["nmi_bars", "nmi_data", "training_curves", "training_data", "table1_bars", "table1_data",
+           "tradeoff", "krr_vs_epsilon", "krr_data", "table1_display", "fidelity_summary",
+           "marginal_tv_bars", "marginal_tv_data"]
 
 _MARGIN = dict(l=10, r=10, t=50, b=10)
 _SENS_COLOR, _LABEL_COLOR = "#1f77b4", "#ff7f0e"
 
 
-def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=()) -> go.Figure:
-    """Fig. 6: NMI of each attribute with s, the theta line, flagged attributes coloured."""
-    df = scores.copy()
+_NMI, _PRINTED = "NMI with the sensitive attribute", "Eq. 7 as printed"
+
+
+def nmi_data(scores: pd.DataFrame, *, theta: float, implicit=()) -> pd.DataFrame:
+    """The bars of :func:`nmi_bars`, one row per attribute (in the order of ``scores``): its
+    kind, its NMI with s, Eq. 7 as printed in the paper, its status (implicit, candidate
+    that failed beta, below theta) and theta (the dashed line)."""
     implicit = set(implicit)
-    df["status"] = np.where(df["attribute"].isin(implicit), "implicit",
-                            np.where(df["nmi"] >= theta, "candidate (failed beta)", "below theta"))
+    attribute = scores["attribute"].astype(str)
+    nmi = scores["nmi"].to_numpy(dtype=float)
+    out = pd.DataFrame({"attribute": attribute.to_numpy()})
+    if "kind" in scores.columns:
+        out["kind"] = scores["kind"].to_numpy()
+    out[_NMI] = nmi
+    if "printed_ratio" in scores.columns:
+        out[_PRINTED] = scores["printed_ratio"].to_numpy(dtype=float)
+    out["status"] = np.where(scores["attribute"].isin(implicit).to_numpy(), "implicit",
+                             np.where(nmi >= theta, "candidate (failed beta)", "below theta"))
+    out["theta"] = float(theta)
+    return out
+
+
+def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=()) -> go.Figure:
+    """Fig. 6: NMI of each attribute with s, the theta line, flagged attributes coloured
+    (drawn from :func:`nmi_data`)."""
+    df = nmi_data(scores, theta=theta, implicit=implicit)
+    hover = {c: f for c, f in ((_PRINTED, ":.4f"), ("kind", True)) if c in df.columns}
     fig = px.bar(
-        df, x="attribute", y="nmi", color="status",
+        df, x="attribute", y=_NMI, color="status",
         color_discrete_map={"implicit": "#d62728", "candidate (failed beta)": "#ff7f0e",
                             "below theta": "#9e9e9e"},
-        hover_data={"printed_ratio": ":.4f", "kind": True, "nmi": ":.4f"},
+        hover_data={**hover, _NMI: ":.4f"},
         title="Association of each attribute with the sensitive attribute (NMI, Fig. 6)",
-        labels={"nmi": "NMI with the sensitive attribute", "attribute": "attribute",
-                "printed_ratio": "Eq. 7 as printed"},
         category_orders={"attribute": list(df["attribute"])},
     )
     fig.add_hline(y=theta, line_dash="dash", line_color="black",
@@ -38,19 +58,39 @@ def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=()) -> go.Figure:
     return fig
 
 
+#: the training history's columns, as the chart's CSV names them
+_HISTORY_WORDS = {"iteration": "iteration", "d1": "D1 loss", "d2": "D2 loss", "g": "G loss (V1 + lambda V2)",
+                  "recon": "reconstruction loss", "kl": "KL divergence",
+                  "d2_accuracy": "D2 accuracy on generated records"}
+_CHANCE = "chance accuracy"
+
+
+def training_data(history: pd.DataFrame, *, n_classes: int = 2) -> pd.DataFrame:
+    """The curves of :func:`training_curves`, one row per iteration: each loss, D2's
+    accuracy probe (empty where it was not probed), and the chance accuracy 1 / classes."""
+    cols = [c for c in _HISTORY_WORDS if c in history.columns]
+    out = history[cols].rename(columns=_HISTORY_WORDS).reset_index(drop=True)
+    out[_CHANCE] = 1.0 / n_classes
+    return out
+
+
 def training_curves(history: pd.DataFrame, *, n_classes: int = 2) -> go.Figure:
-    """Losses per iteration (adversarial, reconstruction/KL) and D2's accuracy probe."""
+    """Losses per iteration (adversarial, reconstruction/KL) and D2's accuracy probe
+    (drawn from :func:`training_data`)."""
+    data = training_data(history, n_classes=n_classes)
+    w = _HISTORY_WORDS
     fig = make_subplots(rows=1, cols=3, subplot_titles=(
         "Adversarial losses", "VAE terms (Eq. 8)", "D2 accuracy on generated records"))
-    if len(history):
-        it = history["iteration"]
+    if len(data):
+        it = data[w["iteration"]]
         for key, name in (("d1", "D1"), ("d2", "D2"), ("g", "G (V1 + lambda V2)")):
-            fig.add_trace(go.Scatter(x=it, y=history[key], name=name, mode="lines"), row=1, col=1)
+            fig.add_trace(go.Scatter(x=it, y=data[w[key]], name=name, mode="lines"), row=1, col=1)
         for key, name in (("recon", "reconstruction"), ("kl", "KL")):
-            fig.add_trace(go.Scatter(x=it, y=history[key], name=name, mode="lines"), row=1, col=2)
-        probe = history.dropna(subset=["d2_accuracy"]) if "d2_accuracy" in history else history.iloc[:0]
-        fig.add_trace(go.Scatter(x=probe["iteration"], y=probe["d2_accuracy"], name="D2 probe",
-                                 mode="lines+markers"), row=1, col=3)
+            fig.add_trace(go.Scatter(x=it, y=data[w[key]], name=name, mode="lines"), row=1, col=2)
+        acc = w["d2_accuracy"]
+        probe = data.dropna(subset=[acc]) if acc in data else data.iloc[:0]
+        fig.add_trace(go.Scatter(x=probe[w["iteration"]], y=probe[acc] if acc in probe else [],
+                                 name="D2 probe", mode="lines+markers"), row=1, col=3)
     fig.add_hline(y=1.0 / n_classes, line_dash="dot", row=1, col=3,
                   annotation_text="chance", annotation_position="bottom right")
     fig.update_yaxes(range=[0, 1], row=1, col=3)
@@ -77,17 +117,29 @@ def table1_display(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy") -> go.Figure:
-    """Grouped bars per classifier: one panel per task, one colour per setting; the
-    majority share of the sensitive attribute as a dashed line (no leak = at the line)."""
+def table1_data(table: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataFrame:
+    """The bars of :func:`table1_bars`, one row per classifier, setting and task: the
+    ``metric`` of that cell of Table 1; with accuracy, the majority share of s in the
+    synthetic table (the dashed line) where the table knows it."""
     sens, label = table.attrs.get("sensitive", "sensitive"), table.attrs.get("label", "label")
     long = table.xs(metric, axis=1, level="metric").stack(level=[0, 1], future_stack=True)
-    long = long.rename("value").reset_index()
+    long = long.rename(metric).reset_index()
     long["task"] = long["task"].map({"sensitive": f"predict {sens} from implicit attributes",
                                      "label": f"predict {label} from all attributes"})
     long["setting"] = long["setting"].map(_SETTING_NAMES)
-    fig = px.bar(long, x="classifier", y="value", color="setting", barmode="group",
-                 facet_col="task", range_y=[0, 1], labels={"value": metric, "classifier": "classifier"},
+    long = long[["classifier", "setting", "task", metric]]
+    if metric == "accuracy" and "majority_synthetic" in table.attrs:
+        long[f"majority share of {sens} (synthetic)"] = float(table.attrs["majority_synthetic"])
+    return long
+
+
+def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy") -> go.Figure:
+    """Grouped bars per classifier: one panel per task, one colour per setting; the
+    majority share of the sensitive attribute as a dashed line (no leak = at the line).
+    Drawn from :func:`table1_data`."""
+    long = table1_data(table, metric=metric)
+    fig = px.bar(long, x="classifier", y=metric, color="setting", barmode="group",
+                 facet_col="task", range_y=[0, 1], labels={"classifier": "classifier"},
                  title=f"Table 1: {metric} on real data (A), synthetic data (B) and train synthetic, test real")
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
     if metric == "accuracy" and "majority_synthetic" in table.attrs:
@@ -97,15 +149,43 @@ def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy") -> go.Figure:
     return fig
 
 
+_KRR, _IMPOSTER, _REAL = "kRR (Eq. 1)", "IMPOSTER", "real data (setting A)"
+
+
+def krr_data(curve: pd.DataFrame, *, imposter: tuple[float, float] | None = None,
+             real: tuple[float, float] | None = None, majority: float | None = None,
+             sensitive: str = "the sensitive attribute", label: str = "the label") -> pd.DataFrame:
+    """The points of :func:`tradeoff` and :func:`krr_vs_epsilon`: one row per kRR epsilon
+    (sorted), then IMPOSTER's and the real data's (no epsilon), each with its accuracy
+    predicting ``sensitive`` and ``label``; with ``majority``, the majority share of s
+    (the no-leak line)."""
+    c = curve.sort_values("epsilon")
+    s_col, l_col = f"accuracy predicting {sensitive}", f"accuracy predicting {label}"
+    rows = [pd.DataFrame({"release": _KRR, "epsilon": c["epsilon"].to_numpy(dtype=float),
+                          s_col: c["sensitive_accuracy"].to_numpy(dtype=float),
+                          l_col: c["label_accuracy"].to_numpy(dtype=float)})]
+    for name, point in ((_IMPOSTER, imposter), (_REAL, real)):
+        if point is not None:
+            rows.append(pd.DataFrame({"release": [name], "epsilon": [np.nan], s_col: [float(point[0])],
+                                      l_col: [float(point[1])]}))
+    out = pd.concat(rows, ignore_index=True)
+    if majority is not None:
+        out[f"majority share of {sensitive} (no leak)"] = float(majority)
+    return out
+
+
 def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
              majority: float | None = None, real: tuple[float, float] | None = None) -> go.Figure:
     """Privacy (x: accuracy predicting s, lower is better) against utility (y: label
-    accuracy, higher is better): the kRR curve over epsilon and IMPOSTER's point."""
+    accuracy, higher is better): the kRR curve over epsilon and IMPOSTER's point (drawn
+    from :func:`krr_data`)."""
+    data = krr_data(curve, imposter=imposter, real=real, majority=majority)
+    x_col, y_col = data.columns[2], data.columns[3]
     fig = go.Figure()
-    c = curve.sort_values("epsilon")
+    c = data[data["release"] == _KRR]
     fig.add_trace(go.Scatter(
-        x=c["sensitive_accuracy"], y=c["label_accuracy"], mode="lines+markers+text",
-        text=[f"ε={e:g}" for e in c["epsilon"]], textposition="top left", name="kRR (Eq. 1)",
+        x=c[x_col], y=c[y_col], mode="lines+markers+text",
+        text=[f"ε={e:g}" for e in c["epsilon"]], textposition="top left", name=_KRR,
         line=dict(color=color("kRR")), marker=dict(color=color("kRR"))))
     if imposter is not None:
         fig.add_trace(go.Scatter(x=[imposter[0]], y=[imposter[1]], mode="markers",
@@ -126,12 +206,14 @@ def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
 def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None = None,
                    sensitive: str = "sensitive", label: str = "label") -> go.Figure:
     """Fig. 7: accuracy of both tasks on kRR-perturbed data against epsilon (log scale),
-    IMPOSTER's two accuracies as horizontal lines."""
-    c = curve.sort_values("epsilon")
+    IMPOSTER's two accuracies as horizontal lines (drawn from :func:`krr_data`)."""
+    data = krr_data(curve, imposter=imposter, sensitive=sensitive, label=label)
+    s_col, l_col = data.columns[2], data.columns[3]
+    c = data[data["release"] == _KRR]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=c["epsilon"], y=c["sensitive_accuracy"], mode="lines+markers",
+    fig.add_trace(go.Scatter(x=c["epsilon"], y=c[s_col], mode="lines+markers",
                              name=f"kRR: predict {sensitive}", line=dict(color=_SENS_COLOR)))
-    fig.add_trace(go.Scatter(x=c["epsilon"], y=c["label_accuracy"], mode="lines+markers",
+    fig.add_trace(go.Scatter(x=c["epsilon"], y=c[l_col], mode="lines+markers",
                              name=f"kRR: predict {label}", line=dict(color=_LABEL_COLOR)))
     if imposter is not None:
         fig.add_hline(y=imposter[0], line_dash="dot", line_color=_SENS_COLOR,
@@ -165,10 +247,25 @@ def fidelity_summary(table: pd.DataFrame, tv: dict) -> pd.DataFrame:
     return out
 
 
+_TV = "total variation (real vs synthetic)"
+
+
+def marginal_tv_data(tv: dict) -> pd.DataFrame:
+    """The bars of :func:`marginal_tv_bars`, one row per column (largest TV first): its total
+    variation, and the one-way (the dashed line) and two-way means."""
+    per = pd.Series(tv.get("per_column", {}), dtype=float).sort_values(ascending=False, kind="stable")
+    two = tv.get("two_way")
+    return pd.DataFrame({"column": [str(c) for c in per.index], _TV: per.to_numpy(),
+                         "one-way mean": float(tv["one_way"]),
+                         "two-way mean": float(two) if two is not None else np.nan})
+
+
 def marginal_tv_bars(tv: dict) -> go.Figure:
     """Each column's total variation distance between its real and synthetic distribution
-    (0 = the same, 1 = disjoint), largest first, with the one-way mean as a dashed line."""
-    per = pd.Series(tv.get("per_column", {}), dtype=float).sort_values(ascending=False)
+    (0 = the same, 1 = disjoint), largest first, with the one-way mean as a dashed line
+    (drawn from :func:`marginal_tv_data`)."""
+    data = marginal_tv_data(tv)
+    per = pd.Series(data[_TV].to_numpy(), index=data["column"])
     fig = go.Figure(go.Bar(x=list(per.index), y=list(per.to_numpy()), name="TV per column",
                            marker_color=_SENS_COLOR))
     fig.add_hline(y=float(tv["one_way"]), line_dash="dash", line_color="black",

@@ -10,14 +10,33 @@ from dashboard.palette import color, log_ticks
 
 __all__ = [
     "som_grid",
+    "som_grid_data",
     "sfla_convergence",
+    "sfla_data",
     "som_training",
+    "som_training_data",
     "mic_heatmap",
+    "mic_data",
     "epsilon_curves",
+    "epsilon_data",
     "baselines_vs_a",
+    "baselines_data",
 ]
 
 _MARGIN = dict(l=10, r=10, t=40, b=10)
+
+
+def som_grid_data(values: np.ndarray, *, value_name: str = "") -> pd.DataFrame:
+    """The neurons of :func:`som_grid`, one row per neuron (row by row): its grid row and
+    column and its value (named ``value_name``; empty for a neuron drawn grey)."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError("values must be a rows x cols array.")
+    r, c = np.indices(values.shape)
+    name = value_name or "value"
+    if name in ("neuron row", "neuron column"):
+        name = f"value ({name})"
+    return pd.DataFrame({"neuron row": r.ravel(), "neuron column": c.ravel(), name: values.ravel()})
 
 
 def som_grid(
@@ -70,29 +89,66 @@ def som_grid(
     return fig
 
 
+def sfla_data(best: np.ndarray, mean: np.ndarray) -> pd.DataFrame:
+    """The curves of :func:`sfla_convergence`, one row per shuffle: the best frog's and the
+    population's mean fitness (Eq. 9)."""
+    return pd.DataFrame({"shuffle": np.arange(len(best)), "best frog fitness": np.asarray(best, dtype=float),
+                         "population mean fitness": np.asarray(mean, dtype=float)})
+
+
 def sfla_convergence(best: np.ndarray, mean: np.ndarray) -> go.Figure:
-    """Best and mean frog fitness after each shuffle of the SFLA search."""
-    steps = np.arange(len(best))
+    """Best and mean frog fitness after each shuffle of the SFLA search (drawn from
+    :func:`sfla_data`)."""
+    data = sfla_data(best, mean)
+    steps = data["shuffle"].to_numpy()
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=steps, y=best, mode="lines+markers", name="best frog"))
-    fig.add_trace(go.Scatter(x=steps, y=mean, mode="lines", name="population mean"))
+    fig.add_trace(go.Scatter(x=steps, y=data["best frog fitness"].to_numpy(), mode="lines+markers",
+                             name="best frog"))
+    fig.add_trace(go.Scatter(x=steps, y=data["population mean fitness"].to_numpy(), mode="lines",
+                             name="population mean"))
     fig.update_layout(title="SFLA convergence", xaxis_title="shuffle", yaxis_title="fitness (Eq. 9)",
                       height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
     return fig
 
 
+def som_training_data(history: dict) -> pd.DataFrame:
+    """The curves of :func:`som_training`, one row per probe: rows drawn so far, and the
+    quantisation and topographic error."""
+    return pd.DataFrame({"rows drawn": np.asarray(history["step"]),
+                         "quantisation error": np.asarray(history["quantization_error"], dtype=float),
+                         "topographic error": np.asarray(history["topographic_error"], dtype=float)})
+
+
 def som_training(history: dict) -> go.Figure:
-    """Quantisation and topographic error of the map during training."""
+    """Quantisation and topographic error of the map during training (drawn from
+    :func:`som_training_data`)."""
+    data = som_training_data(history)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(x=history["step"], y=history["quantization_error"], name="quantisation error",
-                             mode="lines+markers"), secondary_y=False)
-    fig.add_trace(go.Scatter(x=history["step"], y=history["topographic_error"], name="topographic error",
-                             mode="lines+markers"), secondary_y=True)
+    fig.add_trace(go.Scatter(x=data["rows drawn"].to_numpy(), y=data["quantisation error"].to_numpy(),
+                             name="quantisation error", mode="lines+markers"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=data["rows drawn"].to_numpy(), y=data["topographic error"].to_numpy(),
+                             name="topographic error", mode="lines+markers"), secondary_y=True)
     fig.update_xaxes(title_text="rows drawn")
     fig.update_yaxes(title_text="quantisation error", secondary_y=False)
     fig.update_yaxes(title_text="topographic error", secondary_y=True, rangemode="tozero")
     fig.update_layout(title="SOM training", height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+def mic_data(strengths: pd.DataFrame, threshold: float, protected) -> pd.DataFrame:
+    """The cells of :func:`mic_heatmap`, one row per sensitive attribute and attribute: the
+    MIC (empty where none was computed), whether the attribute is protected, and the
+    threshold CS_Tsh."""
+    protected = {str(p) for p in protected}
+    rows, cols = np.indices(strengths.shape)
+    names = np.asarray([str(c) for c in strengths.columns], dtype=object)
+    return pd.DataFrame({
+        "sensitive attribute": np.asarray([str(i) for i in strengths.index], dtype=object)[rows.ravel()],
+        "attribute": names[cols.ravel()],
+        "MIC": strengths.to_numpy(dtype=float).ravel(),
+        "protected": np.isin(names[cols.ravel()], list(protected)),
+        "threshold CS_Tsh": float(threshold),
+    })
 
 
 def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figure:
@@ -111,23 +167,40 @@ def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figu
     return fig
 
 
+_MSE, _MSE_SD = "mean MSE", "standard deviation of MSE"
+_RL, _RL_SD = "mean record linkage (%)", "standard deviation of record linkage (%)"
+
+
+def epsilon_data(curve: pd.DataFrame) -> pd.DataFrame:
+    """The points of :func:`epsilon_curves`, one row per epsilon: the mean and standard
+    deviation of the MSE and of the record linkage (in percent, as drawn)."""
+    return pd.DataFrame({"epsilon": curve["epsilon"].to_numpy(dtype=float),
+                         _MSE: curve["mse_mean"].to_numpy(dtype=float),
+                         _MSE_SD: curve["mse_std"].to_numpy(dtype=float),
+                         _RL: 100 * curve["rl_mean"].to_numpy(dtype=float),
+                         _RL_SD: 100 * curve["rl_std"].to_numpy(dtype=float)})
+
+
 def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: str = "sound") -> go.Figure:
     """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std).
 
     Both y axes start at 0, so a curve that barely moves with epsilon looks flat (a zoomed
-    axis made small changes look large); the log epsilon axis has 1-2-5 ticks.
+    axis made small changes look large); the log epsilon axis has 1-2-5 ticks. Drawn from
+    :func:`epsilon_data`.
     """
+    data = epsilon_data(curve)
+    eps = data["epsilon"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Information loss (MSE)", "Record linkage (RL, %)"))
     c = color(mode)
-    fig.add_trace(go.Scatter(x=curve["epsilon"], y=curve["mse_mean"], mode="lines+markers", name="MSE",
-                             line=dict(color=c), error_y=dict(type="data", array=curve["mse_std"])),
+    fig.add_trace(go.Scatter(x=eps, y=data[_MSE], mode="lines+markers", name="MSE",
+                             line=dict(color=c), error_y=dict(type="data", array=data[_MSE_SD])),
                   row=1, col=1)
-    fig.add_trace(go.Scatter(x=curve["epsilon"], y=100 * curve["rl_mean"], mode="lines+markers", name="RL",
-                             line=dict(color=c), error_y=dict(type="data", array=100 * curve["rl_std"])),
+    fig.add_trace(go.Scatter(x=eps, y=data[_RL], mode="lines+markers", name="RL",
+                             line=dict(color=c), error_y=dict(type="data", array=data[_RL_SD])),
                   row=1, col=2)
-    fig.update_xaxes(type="log", title_text="epsilon (log scale)", **log_ticks(curve["epsilon"]))
-    top_mse = float(np.nanmax(curve["mse_mean"] + curve["mse_std"])) if len(curve) else 1.0
-    top_rl = float(np.nanmax(100 * (curve["rl_mean"] + curve["rl_std"]))) if len(curve) else 1.0
+    fig.update_xaxes(type="log", title_text="epsilon (log scale)", **log_ticks(eps))
+    top_mse = float(np.nanmax(data[_MSE] + data[_MSE_SD])) if len(data) else 1.0
+    top_rl = float(np.nanmax(data[_RL] + data[_RL_SD])) if len(data) else 1.0
     fig.update_yaxes(title_text="MSE (scaled attributes)", range=[0, 1.1 * top_mse if top_mse > 0 else 1],
                      row=1, col=1)
     fig.update_yaxes(title_text="record linkage (%)", range=[0, 1.1 * top_rl if top_rl > 0 else 1],
@@ -140,16 +213,29 @@ def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: s
     return fig
 
 
+_A = "number of clusters a"
+
+
+def baselines_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The lines of :func:`baselines_vs_a`, one row per method and a (methods in order of
+    appearance, a sorted): the mean and standard deviation of the MSE."""
+    parts = [part.sort_values("a", kind="stable") for _, part in table.groupby("method", sort=False)]
+    t = pd.concat(parts) if parts else table.iloc[:0]
+    return pd.DataFrame({"method": t["method"].astype(str).to_numpy(), _A: t["a"].to_numpy(),
+                         _MSE: t["mse_mean"].to_numpy(dtype=float), _MSE_SD: t["mse_std"].to_numpy(dtype=float)})
+
+
 def baselines_vs_a(table: pd.DataFrame) -> go.Figure:
-    """MSE vs number of clusters a for each method (SSKM_DP's a is its own cluster count)."""
+    """MSE vs number of clusters a for each method (SSKM_DP's a is its own cluster count;
+    drawn from :func:`baselines_data`)."""
+    data = baselines_data(table)
     fig = go.Figure()
-    for method, part in table.groupby("method", sort=False):
-        part = part.sort_values("a")
+    for method, part in data.groupby("method", sort=False):
         c = color(method)
-        fig.add_trace(go.Scatter(x=part["a"], y=part["mse_mean"], mode="lines+markers", name=method,
+        fig.add_trace(go.Scatter(x=part[_A], y=part[_MSE], mode="lines+markers", name=method,
                                  line=dict(color=c), marker=dict(color=c),
-                                 error_y=dict(type="data", array=part["mse_std"])))
-    a_values = sorted({int(a) for a in table["a"]}) if len(table) else []
+                                 error_y=dict(type="data", array=part[_MSE_SD])))
+    a_values = sorted({int(a) for a in data[_A]}) if len(data) else []
     ticks = dict(tickmode="array", tickvals=a_values, ticktext=[f"{a:,}" for a in a_values]) if a_values else {}
     fig.update_xaxes(type="log", title_text="number of clusters a (log scale)", **ticks)
     fig.update_yaxes(title_text="MSE (scaled attributes)", rangemode="tozero")

@@ -15,7 +15,8 @@ from core.audit_cases import AuditCase
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.release import NoiseSource, release_csv
 from dashboard.cached.audit import start_audit
-from dashboard.charts.audit import audit_interval
+from dashboard.charts.audit import audit_data, audit_interval
+from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import live_job
 from dashboard.safe import md
 from dashboard.state import record_release, released_count, session_total_text, show_error
@@ -56,7 +57,7 @@ def guarantee_box(ledger: PrivacyLedger, *, reads_raw: Sequence[str] = (), expan
                         + "\n".join(f"- {md(a)}" for a in items))
 
 
-def _show_audit_result(job: Any, current_key: Any) -> None:
+def _show_audit_result(job: Any, current_key: Any, key: str) -> None:
     if job.error is not None:
         show_error(job.error)
         return
@@ -64,9 +65,10 @@ def _show_audit_result(job: Any, current_key: Any) -> None:
     if job.key != current_key:
         st.info("The settings changed since this audit ran; press **Run the audit** to audit them. "
                 "Below: the last audit.", icon=":material/history:")
-    st.plotly_chart(audit_interval(claimed=res.claimed_epsilon, lower=res.epsilon_lower,
-                                   point=res.epsilon_point, confidence=res.confidence),
-                    width="stretch", key=f"audit_chart_{id(job)}")
+    measured = dict(claimed=res.claimed_epsilon, lower=res.epsilon_lower, point=res.epsilon_point,
+                    confidence=res.confidence)
+    show_chart(audit_interval(**measured), audit_data(**measured), name=f"{key.replace('_', '-')}-privacy-audit",
+               key=f"audit_chart_{id(job)}", width="stretch")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Claimed epsilon", "none" if math.isinf(res.claimed_epsilon) else f"{res.claimed_epsilon:.3g}")
     m2.metric(f"Audited lower bound ({res.confidence:.0%})", f"{res.epsilon_lower:.3g}")
@@ -132,7 +134,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, 
 
         live_job(job, stop_key=f"{key}_audit_stop", draw_progress=_progress, every=0.5)
         return
-    _show_audit_result(job, current)
+    _show_audit_result(job, current, key)
 
 
 def release_download(key: str, *, method: str, label: str, file_name: str, seed: int,

@@ -5,7 +5,8 @@ import streamlit as st
 
 from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import accuracy_bars, curve_with_baseline, curve_with_spread
+from dashboard.charts.cdp import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_metric
@@ -74,7 +75,9 @@ with page_errors():
     runs, models = cached.live_accuracy(setup, mats, epsilon=float(epsilon), noise_method=int(method),
                                         preset=preset, repetitions=int(reps), seed=seed)
     left, right = st.columns([3, 2])
-    left.plotly_chart(accuracy_bars(runs, epsilon=epsilon), width="stretch", key="lr_live")
+    with left:
+        show_chart(accuracy_bars(runs, epsilon=epsilon), accuracy_data(runs, epsilon=epsilon),
+                   name=f"cdp-lr-accuracy-at-epsilon-{epsilon:g}", key="lr_live", width="stretch")
     on_grid = any(abs(float(epsilon) - e) < 1e-9 for e in EPS_GRID)
     left.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
                  "deviation over repetitions); Non-private is the ceiling, higher is better. "
@@ -105,10 +108,11 @@ with page_errors():
                                                              repetitions=int(reps), seed=seed))
              if with_dpsgd else None)
     if summary is not None:
-        st.plotly_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
-                                            log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
-                                            title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)"),
-                        width="stretch", key="lr_curve")
+        show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
+                                       log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
+                                       title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)"),
+                   curve_data(summary, dpsgd, group="scheme", value="accuracy"),
+                   name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
                    "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
     if with_dpsgd:
@@ -123,11 +127,12 @@ with page_errors():
         msum = sweep_view("lr_method_curve", cached.method_curves(step, (setup, mats), epsilons=EPS_GRID,
                                                                   preset=preset, repetitions=int(reps), seed=seed))
         if msum is not None:
-            st.plotly_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
-                                              title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
-                                              x_title="epsilon (log scale)", y_title="test accuracy",
-                                              labels={m: noise_method_label(m) for m in NOISE_METHODS}),
-                            width="stretch", key="lr_method_curve")
+            labels = {m: noise_method_label(m) for m in NOISE_METHODS}
+            show_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
+                                         title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
+                                         x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
+                       curve_data(msum, group="method", value="accuracy", labels=labels),
+                       name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")
             st.caption("One line per noise method of Table 3 at the same budget, and method 7 (beyond the "
                        "paper: Gaussian, accountant-composed, delta 1e-5); methods 0 and 4 are not "
                        "differentially private, and method 5 delivers only half the budget (its other half "

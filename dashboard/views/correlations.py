@@ -1,11 +1,16 @@
 """Correlations page (paper 000, Section 3): attribute association, record correlation, CS vs GS."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import association_heatmap, record_heatmap, sensitivity_bars
+from dashboard.charts.cdp import (
+    association_data, association_heatmap, record_heatmap, record_heatmap_data, sensitivity_bars, sensitivity_data,
+)
 from dashboard.charts import number
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view
 from dashboard.components.preamble import page_data
@@ -33,7 +38,8 @@ with page_errors():
     title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
              "mic": f"MIC (on at most {int(mic_rows):,} rows)"}[method]
     if matrix is not None:
-        st.plotly_chart(association_heatmap(matrix, title=title), width="stretch", key="corr_assoc")
+        show_chart(association_heatmap(matrix, title=title), partial(association_data, matrix),
+                   name=f"correlations-association-{method}", key="corr_assoc", width="stretch")
     st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
                "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
 
@@ -46,7 +52,8 @@ threshold = c2.slider("delta0 (threshold)", 0.05, 1.0, 0.8, 0.05, key="corr_thre
 n_sample = c3.slider("Records in the heatmap", 50, 500, 200, 50, key="corr_n")
 with page_errors():
     M = cached.record_heatmap(dataset, int(n_sample), measure, float(threshold), seed)
-    st.plotly_chart(record_heatmap(M, threshold=threshold, measure=measure), width="stretch", key="corr_records")
+    show_chart(record_heatmap(M, threshold=threshold, measure=measure), partial(record_heatmap_data, M),
+               name=f"correlations-records-{measure}", key="corr_records", width="stretch")
     st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
                "rows are sorted so the most correlated records come first.")
     rep = setup_view("corr_sensitivity", cached.sensitivity(dataset, None, measure, float(threshold)))
@@ -54,7 +61,8 @@ with page_errors():
     m1.metric("Correlated sensitivity CS", number(rep.correlated))
     m2.metric("Group sensitivity GS", number(rep.group))
     m3.metric("Data correlation C(x)", number(rep.data_correlation, decimals=1))
-    st.plotly_chart(sensitivity_bars(rep.correlated, rep.group), width="stretch", key="corr_sens")
+    show_chart(sensitivity_bars(rep.correlated, rep.group), sensitivity_data(rep.correlated, rep.group),
+               name="correlations-sensitivity", key="corr_sens", width="stretch")
     st.caption(f"Over all {dataset.n_rows:,} records: CS = max over records of the summed correlation "
                "degrees, GS = max number of correlated records. Laplace noise of a count scales "
                "with the bar, so CS < GS means less noise for the same epsilon.")

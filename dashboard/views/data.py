@@ -9,6 +9,8 @@ freed with the session or when another file replaces it).
 """
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from core.data import MAX_UPLOAD_MB, SAMPLES, Dataset
@@ -16,7 +18,8 @@ from core.validation import DataError
 from dashboard.cached.data import (
     csv_bytes, csv_download, expected_read_seconds, parse_upload, public_available, public_dataset, sample_dataset,
 )
-from dashboard.charts.data import column_distribution, missing_by_column
+from dashboard.charts.data import column_distribution, column_distribution_data, missing_by_column, missing_data
+from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import with_estimate
 from dashboard.safe import md
 from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset
@@ -205,8 +208,10 @@ if loaded is not None:
 
     st.subheader("Distribution")
     col = st.selectbox("Column", cols, key=f"data_dist_col_{dataset.name}")
-    st.plotly_chart(column_distribution(dataset, col), width="stretch")
+    show_chart(column_distribution(dataset, col), partial(column_distribution_data, dataset, col),
+               name=f"data-distribution-{col}", key="data_dist_chart", width="stretch")
     st.caption("Bars count rows per value (coloured by the label): look for rare values and skew.")
     if dataset.frame.isna().any().any():
-        st.plotly_chart(missing_by_column(dataset), width="stretch")
+        show_chart(missing_by_column(dataset), partial(missing_data, dataset), name="data-missing-share",
+                   key="data_missing_chart", width="stretch")
         st.caption("Share of empty cells per column; the methods fill them (median / most common value) or drop those rows.")

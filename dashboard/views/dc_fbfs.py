@@ -4,8 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import importance_dc_bars, traversal_curves
+from dashboard.charts.cdp import importance_dc_bars, importance_dc_data, traversal_curves, traversal_data
 from dashboard.charts import number
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view
 from dashboard.components.preamble import page_data
@@ -36,11 +37,13 @@ with page_errors():
     st.caption(f"T_c = {number(tc, decimals=1)} is {100 * tc / cx if cx else 0:.2f}% of C(x) = {number(cx, decimals=1)}. "
                "The paper uses T_c = 40.")
     res = base.with_tc(tc)
-    st.plotly_chart(importance_dc_bars(res), width="stretch", key="fb_bars")
+    show_chart(importance_dc_bars(res), importance_dc_data(res), name="dc-fbfs-dc-and-importance",
+               key="fb_bars", width="stretch")
     st.caption("Top: how much C(x) changes when the feature is deleted (dashed line = T_c: features below "
                "it are deletion candidates); bottom: random-forest importance. The two rank features "
                "differently (Fig. 2).")
-    st.plotly_chart(traversal_curves(res), width="stretch", key="fb_curves")
+    show_chart(traversal_curves(res), traversal_data(res), name="dc-fbfs-traversals", key="fb_curves",
+               width="stretch")
     st.caption("Forward adds features by importance, backward removes the least important; features "
                "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3).")
     st.subheader("Deleted sets (Table 1)")

@@ -10,6 +10,7 @@ from core.imposter import FIG7_EPSILONS, synthesizer_ledger
 from core.imposter.classifiers import CLASSIFIER_LABELS
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import live_job, setup_view, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
@@ -70,8 +71,9 @@ with page_errors(stop=True):
     det = setup_view("imposter_detection", cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10,
                                                             seed, () if rewrite_label else (label,)))
 
-st.plotly_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
-                width="stretch", key="imposter_nmi_chart")
+show_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
+           charts.nmi_data(det.scores, theta=theta, implicit=det.implicit),
+           name="imposter-nmi", key="imposter_nmi_chart", width="stretch")
 st.caption(
     "How to read: bar height is the NMI of each attribute with s (0 = independent, 1 = one "
     "determines the other); the dashed line is theta; red bars are the detected implicit "
@@ -161,8 +163,10 @@ def _draw_progress() -> None:
         text = (f"Training: iteration {done:,} of {total:,}{job.time_left(done / total)}" if total
                 else "Starting...")
         st.progress(min(done / total, 1.0) if total else 0.0, text=text)
-    st.plotly_chart(charts.training_curves(job.history(), n_classes=n_classes),
-                    width="stretch", key="imposter_curves")
+    history = job.history()
+    show_chart(charts.training_curves(history, n_classes=n_classes),
+               charts.training_data(history, n_classes=n_classes),
+               name="imposter-training", key="imposter_curves", width="stretch")
     st.caption("How to read: left, the discriminators' and the generator's adversarial losses; "
                "middle, reconstruction error and KL of the VAE; right, D2's accuracy at telling "
                "s from the implicit columns of generated records (near chance = no leak left).")
@@ -205,7 +209,8 @@ with page_errors(stop=True):
     table = sweep_view("imposter_table1", cached.table1(dataset, synthetic, job.sensitive, label,
                                                         tuple(trained_implicit), tuple(classifiers), seed))
 if table is not None:
-    st.plotly_chart(charts.table1_bars(table), width="stretch", key="imposter_table1_chart")
+    show_chart(charts.table1_bars(table), charts.table1_data(table), name="imposter-table1",
+               key="imposter_table1_chart", width="stretch")
     st.caption(
         "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
         "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
@@ -217,7 +222,8 @@ if table is not None:
         st.markdown("**Leak, utility and marginals side by side**")
         st.dataframe(charts.fidelity_summary(table, tv).style.format("{:.3f}"), width="stretch",
                      key="imposter_fidelity")
-        st.plotly_chart(charts.marginal_tv_bars(tv), width="stretch", key="imposter_tv_chart")
+        show_chart(charts.marginal_tv_bars(tv), charts.marginal_tv_data(tv), name="imposter-marginal-tv",
+                   key="imposter_tv_chart", width="stretch")
         st.caption(
             "How to read: total variation (TV) between the real and the synthetic distribution, "
             "0 = identical, 1 = disjoint; numeric columns in 10 quantile bins of the real data "
@@ -238,12 +244,16 @@ with page_errors(stop=True):
 if curve is not None and point_table is not None:
     point, real, majority = cached.tradeoff_points(point_table)
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real),
-                    width="stretch", key="imposter_tradeoff")
+    with c1:
+        show_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real),
+                   charts.krr_data(curve, imposter=point, real=real, majority=majority),
+                   name="imposter-privacy-vs-utility", key="imposter_tradeoff", width="stretch")
     c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
                "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
-    c2.plotly_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
-                    width="stretch", key="imposter_krr_eps")
+    with c2:
+        show_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
+                   charts.krr_data(curve, imposter=point, sensitive=job.sensitive, label=label),
+                   name="imposter-krr-vs-epsilon", key="imposter_krr_eps", width="stretch")
     c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
                "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
 st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns)))

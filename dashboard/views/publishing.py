@@ -4,7 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import curve_with_spread
+from dashboard.charts.cdp import curve_data, curve_with_spread
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.preamble import page_data
@@ -55,10 +56,11 @@ with page_errors():
                                                  budget=budget, seed=seed))
     x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
     if summary is not None:
-        st.plotly_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
-                                          log_x=True, x_title=f"{x_note} (log scale)",
-                                          title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
-                        width="stretch", key="pub_curve")
+        show_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
+                                     log_x=True, x_title=f"{x_note} (log scale)",
+                                     title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
+                   curve_data(summary, group="scheme", value="mae", x_name=x_note),
+                   name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
         st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
                    "the floor at large epsilon is the error feature selection itself adds.")
     st.dataframe(cached.sensitivity_rows({m: ready for m, (_, ready) in setups.items()}),

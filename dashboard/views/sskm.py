@@ -6,6 +6,7 @@ import streamlit as st
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
@@ -126,7 +127,9 @@ with tab_map:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
         values, cbar, label = cached.sensitive_share(pub, target)
         caption = f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron."
-    st.plotly_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}"), key="sskm_grid_chart")
+    show_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}"),
+               charts.som_grid_data(values, value_name=cbar or view), name=f"sskm-grid-{view.lower()}",
+               key="sskm_grid_chart")
     st.caption(caption)
 
 with tab_train:
@@ -136,17 +139,21 @@ with tab_train:
     m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
     m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {rows * cols}")
     if som.sfla_ is not None:
-        st.plotly_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness), key="sskm_sfla")
+        show_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness),
+                   charts.sfla_data(som.sfla_.best_fitness, som.sfla_.mean_fitness), name="sskm-sfla-convergence",
+                   key="sskm_sfla")
         st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")
     else:
         st.caption("The SFLA search runs only with initial weights 'sfla'.")
-    st.plotly_chart(charts.som_training(som.history_), key="sskm_training")
+    show_chart(charts.som_training(som.history_), charts.som_training_data(som.history_), name="sskm-som-training",
+               key="sskm_training")
     st.caption("Quantisation error (mean distance to the winning neuron) and topographic error (share of rows whose "
                "two best neurons are not neighbours) on a probe sample while training; lower is better.")
 
 with tab_mic:
     conn = pub.connections_.with_threshold(float(cs_threshold))
-    st.plotly_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected), key="sskm_mic")
+    show_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected),
+               charts.mic_data(conn.strengths, conn.threshold, conn.protected), name="sskm-mic", key="sskm_mic")
     st.caption("MIC between each sensitive attribute (rows) and each attribute; starred columns are protected. "
                f"Computed on {conn.rows_used:,} rows.")
     st.write("**Protected attributes:** " + ", ".join(f"`{_code(c)}`" for c in conn.protected))
@@ -160,7 +167,8 @@ with tab_release:
               else f"none (nominal {result['nominal_epsilon']:g})")
     curve = sweep_view("sskm_eps_curve", cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed))
     if curve is not None:
-        st.plotly_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), key="sskm_eps_curve")
+        show_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), charts.epsilon_data(curve),
+                   name=f"sskm-{mode}-mse-and-linkage-vs-epsilon", key="sskm_eps_curve")
         st.caption("Mean over 3 noise draws (bars: one standard deviation); MSE on min-max scaled attributes. "
                    "More budget means less noise: MSE falls and linkage risk rises. Both axes start at 0, so a "
                    "flat line means epsilon changes little here. The dotted line is the chosen epsilon.")
@@ -195,7 +203,8 @@ with tab_base:
             show_error(exc)
             table = None
         if table is not None:
-            st.plotly_chart(charts.baselines_vs_a(table), key="sskm_baselines")
+            show_chart(charts.baselines_vs_a(table), charts.baselines_data(table), name="sskm-baselines-vs-a",
+                       key="sskm_baselines")
             st.caption(f"MSE at the same total epsilon = {epsilon:g} vs the number of clusters a (k = n / a for "
                        "MDAV); SSKM_DP's point sits at its own cluster count, which the map sets. Mean of 3 noise "
                        "draws. Guarantees: IDP-KMeans is epsilon-DP (uniform initial centres, noisy counts); "

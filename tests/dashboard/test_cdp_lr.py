@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean, finish_sweeps
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 def _live_spec(at) -> str:
@@ -199,6 +200,7 @@ def test_noise_method_curves_name_the_methods(open_page):
     names = [t["name"] for t in spec["data"] if t.get("mode") == "lines+markers"]
     assert "1: Laplace on the mean gradient" in names and not any(n.startswith("meth") for n in names)
     assert spec["layout"]["xaxis"]["type"] == "log"
+    assert_every_chart_has_its_csv(at)
 
 
 def test_scheme_rows_name_each_schemes_features_and_sensitivity():
@@ -255,3 +257,14 @@ def test_the_budget_sentence_names_how_the_epochs_share_it():
 
     assert cached.budget_split(1, "5 epochs") == "the budget is split evenly over 5 epochs"
     assert "composed by the PLD accountant" in cached.budget_split(7, "5 epochs")
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    """The bars and the curve (last in the file: the tests above computed the curve of one
+    run per point); the noise methods' chart is checked in the test that draws it."""
+    at = open_page("cdp_lr", timeout=300)
+    at.slider(key="lr_reps").set_value(1).run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert {c.key for c in at.get("plotly_chart")} == {"lr_live", "lr_curve"}
+    assert_every_chart_has_its_csv(at)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 def _metric(at, label: str) -> float:
@@ -15,6 +16,12 @@ def test_page_shows_cs_below_gs(open_page):
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 3
     assert _metric(at, "Correlated sensitivity CS") < _metric(at, "Group sensitivity GS")
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    at = open_page("correlations", timeout=300)
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # association, records, CS vs GS
 
 
 def test_lower_threshold_raises_the_sensitivity(open_page):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 GOOD_CSV = ("a,b,c\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]}\n" for i in range(30))).encode()
 
@@ -199,6 +200,17 @@ def test_theme_follows_the_viewer_and_streamlit_is_recent():
         root / ".streamlit" / "config.toml").read_text()
     deps = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
     assert "streamlit>=1.54" in deps
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    at = open_page("data")
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)
+    holes = GOOD_CSV.replace(b",0,x\n", b",,x\n")  # empty cells: the missing-share chart too
+    at = _upload(at, holes)
+    assert_clean(at)
+    assert {c.key for c in at.get("plotly_chart")} == {"data_dist_chart", "data_missing_chart"}
+    assert_every_chart_has_its_csv(at)
 
 
 def test_download_is_offered(open_page):

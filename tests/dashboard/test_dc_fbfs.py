@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 def test_page_draws_figures_and_sets(open_page):
@@ -11,6 +12,12 @@ def test_page_draws_figures_and_sets(open_page):
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 2
     assert len(at.dataframe) == 2  # Table 1 sets and Table 2 sensitivities
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    at = open_page("dc_fbfs", timeout=300)
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # DC and importance bars, traversal curves
 
 
 def test_tc_slider_changes_the_candidate_set(open_page):

@@ -6,6 +6,7 @@ import time
 
 from core.data import load_sample
 from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 #: a small upload with no sensitive attribute: ``b`` has 3 values and ``c`` 2
@@ -53,6 +54,12 @@ def test_detection_shows_the_nmi_chart_and_the_implicit_set(open_page):
     assert len(at.get("plotly_chart")) == 1
     assert "relationship" in at.success[0].value
     assert at.button(key="imposter_train")
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    at = _open(open_page)
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # before training: the NMI bars (after: see the training test)
 
 
 def test_a_sample_without_sensitive_column_falls_back_to_census(open_page):
@@ -118,6 +125,7 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     assert [c.key for c in at.get("plotly_chart")] == [
         "imposter_nmi_chart", "imposter_curves", "imposter_table1_chart", "imposter_tv_chart",
         "imposter_tradeoff", "imposter_krr_eps"]
+    assert_every_chart_has_its_csv(at)
     assert any("finished after 8 iterations" in s.value for s in at.success)
     table = at.dataframe[0].value
     assert list(table.index) == ["LR"]

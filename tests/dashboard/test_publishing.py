@@ -4,12 +4,19 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean, finish_sweeps
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 def test_page_draws_the_mae_curves(open_page):
     at = finish_sweeps(open_page("publishing", timeout=300))
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_every_chart_offers_its_data_as_csv(open_page):
+    at = finish_sweeps(open_page("publishing", timeout=300))  # the curves of the test above
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # the MAE curves
 
 
 def test_both_measures_and_without_products(open_page):
@@ -49,6 +56,7 @@ def test_publishing_audit_finds_no_violation(open_page):
     at.run()
     assert not at.exception
     assert any(s.value.startswith("No violation") for s in at.success)
+    assert_every_chart_has_its_csv(at)  # the audit's chart too
 
 
 def _unlabelled(name: str = "my upload"):

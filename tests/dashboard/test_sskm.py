@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps
+from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
 @pytest.fixture
@@ -26,6 +27,12 @@ def test_page_shows_grid_and_charts(sskm_page):
     assert any("Protected attributes" in m.value for m in at.markdown)
     labels = [m.label for m in at.metric]
     assert "MSE" in labels and "Record linkage" in labels
+
+
+def test_every_chart_offers_its_data_as_csv(sskm_page):
+    at = sskm_page
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # every tab: grid, SFLA, training, MIC, epsilon curves, baselines
 
 
 def test_epsilon_and_threshold_sliders_move(sskm_page):
