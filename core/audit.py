@@ -647,7 +647,7 @@ def _check_audit_args(
     return eps_claim, delta, n_runs, float(confidence), size
 
 
-def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, n_jobs, backend,
+def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, n_jobs, scheduler,
                     progress, stop) -> np.ndarray:
     """Run the mechanism ``n_runs`` times on each dataset of ``pair`` (fewer when stopped).
 
@@ -659,7 +659,7 @@ def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, 
     # interleaved, so that any prefix (a stopped audit) has as many runs on each side
     jobs = [(side, int(seeds[side, r])) for r in range(n_runs) for side in (0, 1)]
     fn = partial(_one_run, mechanism, statistic, (pair.d0, pair.d1))
-    values = map_seeds(fn, jobs, chunk=2 * chunk, n_jobs=n_jobs, backend=backend,
+    values = map_seeds(fn, jobs, chunk=2 * chunk, n_jobs=n_jobs, scheduler=scheduler,
                        progress=progress, stop=stop)
     done = len(values) // 2
     if done < MIN_RUNS:
@@ -706,7 +706,7 @@ def audit(
     chunk: int = 50,
     progress: Callable[[float, str], None] | None = None,
     stop: threading.Event | None = None,
-    backend: str | None = None,
+    scheduler: str | None = None,
 ) -> AuditResult:
     """Measure a lower bound on a mechanism's epsilon and check it against the claim.
 
@@ -733,10 +733,11 @@ def audit(
         lower bound (shared between the FP and FN bounds by Bonferroni).
     random_state : int, Generator or None
         Draws every run's seed up front; the same int gives the same result bit for bit,
-        whatever ``n_jobs`` and ``chunk``.
+        whatever ``n_jobs``, ``chunk`` and ``scheduler``.
     n_jobs : int
-        Parallel workers (joblib; see :func:`core.experiments.map_seeds`). With
-        ``n_jobs != 1`` the mechanism and statistic must be picklable.
+        Local worker processes when no scheduler is configured (see
+        :func:`core.experiments.map_seeds`); off this process the mechanism and statistic
+        are pickled (cloudpickle) and sent to each worker once.
     chunk : int
         Runs per side in one task (one task makes ``2 * chunk`` mechanism calls); larger
         chunks amortise the per-task overhead, smaller ones report progress and stop
@@ -746,9 +747,9 @@ def audit(
     stop : threading.Event, optional
         When set, the running chunk finishes and the audit returns what it measured from
         the runs done (``stopped=True``).
-    backend : str, optional
-        joblib backend for ``n_jobs != 1`` ("loky" by default; "dask" or "ray" where
-        configured to scale out).
+    scheduler : str, optional
+        A Dask scheduler to run the chunks on (:func:`core.compute.resolve_scheduler`;
+        default ``$PUX_SCHEDULER``, else this process or ``n_jobs`` local workers).
 
     Returns
     -------
@@ -768,7 +769,7 @@ def audit(
         mechanism, statistic, pair, claimed_epsilon, claimed_delta, runs, confidence, chunk, stop
     )
     stats = _run_both_sides(mechanism, statistic, pair, n_runs=n_runs, chunk=size,
-                            random_state=random_state, n_jobs=n_jobs, backend=backend,
+                            random_state=random_state, n_jobs=n_jobs, scheduler=scheduler,
                             progress=progress, stop=stop)
     threshold, op, says, lower, point = _measure(stats, delta, conf)
     return AuditResult(

@@ -11,6 +11,12 @@
   sentence on stderr, never a traceback.
 - ``pux data check [--data-dir DIR]``: which datasets can be loaded.
 
+``reproduce``, ``compare`` and ``dashboard`` take ``--scheduler ADDRESS`` (``local``,
+``local:N`` or a Dask scheduler such as ``tcp://host:8786``; default ``$PUX_SCHEDULER``):
+the work they hand to :mod:`core.compute` runs there, with the same numbers as here. A
+scheduler that does not answer is one sentence and exit 1, within
+:data:`core.compute.CONNECT_TIMEOUT` seconds.
+
 Reproductions are registered by the paper packages: each ``core/<paper>/reproduce.py``
 holds ``REPRODUCTIONS = {name: function}``, where a function takes keyword arguments
 ``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
@@ -37,6 +43,8 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "reproductions"]
 
+SCHEDULER_HELP = ("where the work runs: 'local', 'local:N' (N worker processes here) or a Dask scheduler "
+                  "such as tcp://host:8786 (default $PUX_SCHEDULER, else this process)")
 _REPRODUCTION_MODULES = ["core.cdp.reproduce", "core.imposter.reproduce", "core.sskm.reproduce"]
 
 
@@ -70,6 +78,29 @@ def _json_default(obj):
     raise TypeError(f"cannot write {type(obj).__name__} as JSON")
 
 
+def _use_scheduler(args: argparse.Namespace, say: Callable[[str], None]) -> int | None:
+    """Point :mod:`core.compute` at ``--scheduler`` (through ``PUX_SCHEDULER``, so every task
+    of the command goes there) and connect once; an exit code on error, else None."""
+    from core import compute
+
+    if getattr(args, "scheduler", None) is not None:
+        try:
+            compute.resolve_scheduler(args.scheduler)
+        except ValueError as exc:
+            return _fail(str(exc), 2)
+        os.environ[compute.SCHEDULER_ENV] = args.scheduler
+    try:
+        if compute.resolve_scheduler() is None:
+            return None
+        compute.get_client()
+    except ValueError as exc:
+        return _fail(str(exc), 2)
+    except compute.ComputeError as exc:
+        return _fail(str(exc), 1)
+    say(f"computing on {compute.describe_scheduler()}")
+    return None
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     registry = reproductions()
     if args.name == "list" or args.name not in registry:
@@ -84,6 +115,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"[{time.perf_counter() - start:7.1f}s] {message}", file=sys.stderr, flush=True)
 
+    failed = _use_scheduler(args, progress)
+    if failed is not None:
+        return failed
+    from core.compute import ComputeError
     from core.experiments import Reproduction
     from core.validation import DataError
 
@@ -91,7 +126,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         result = registry[args.name](
             data_dir=args.data_dir, quick=args.quick, random_state=args.seed, progress=progress
         )
-    except DataError as exc:
+    except (DataError, ComputeError) as exc:
         print(f"pux: {exc}", file=sys.stderr)
         return 1
     if not isinstance(result, Reproduction) or result.name != args.name:
@@ -140,6 +175,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     wrong types or values).
     """
     from core.compare_config import CompareConfig, compare_dataset, load_dataset
+    from core.compute import ComputeError
     from core.validation import DataError
 
     start = time.perf_counter()
@@ -147,10 +183,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         config = CompareConfig.from_file(args.config)
     except (TypeError, ValueError) as exc:
         return _fail(f"the config {args.config} cannot be used: {exc}", 2)
+    failed = _use_scheduler(args, lambda message: print(f"pux: {message}", file=sys.stderr))
+    if failed is not None:
+        return failed
     try:
         dataset = load_dataset(config, data_dir=args.data_dir, csv=args.csv)
         result = compare_dataset(config, dataset, progress=_throttled(start))
-    except (DataError, ValueError, TypeError) as exc:
+    except (DataError, ValueError, TypeError, ComputeError) as exc:
         return _fail(str(exc), 1)
     except KeyboardInterrupt:
         return _fail("stopped before the comparison finished; nothing was written.", 1)
@@ -229,6 +268,14 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
                   "adult.test and nltcs.csv.", file=sys.stderr)
             return 2
         env["PUX_DATA_DIR"] = str(data_dir)
+    if args.scheduler is not None:
+        from core.compute import SCHEDULER_ENV, resolve_scheduler
+
+        try:
+            resolve_scheduler(args.scheduler)
+        except ValueError as exc:
+            return _fail(str(exc), 2)
+        env[SCHEDULER_ENV] = args.scheduler
     return subprocess.call(cmd, cwd=str(root), env=env)
 
 
@@ -239,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     p_dash = sub.add_parser("dashboard", help="open the dashboard in the browser")
     p_dash.add_argument("--port", type=int, default=8501)
     p_dash.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
+    p_dash.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     p_dash.set_defaults(func=_cmd_dashboard)
 
     p_rep = sub.add_parser("reproduce", help="reproduce a figure or table of a paper (JSON)")
@@ -247,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     p_rep.add_argument("--out", type=Path, default=None, help="JSON file to write (default stdout)")
     p_rep.add_argument("--seed", type=int, default=0, help="random seed of the whole run")
     p_rep.add_argument("--quick", action="store_true", help="fewer repetitions and a smaller grid")
+    p_rep.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     p_rep.set_defaults(func=_cmd_reproduce)
 
     p_cmp = sub.add_parser("compare", help="rerun a saved comparison and write its HTML report")
@@ -255,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     p_cmp.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
     p_cmp.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
     p_cmp.add_argument("--json", type=Path, default=None, help="also write the result as JSON")
+    p_cmp.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     p_cmp.set_defaults(func=_cmd_compare)
 
     p_data = sub.add_parser("data", help="data utilities")

@@ -38,6 +38,7 @@ __all__ = [
     "CONNECT_TIMEOUT",
     "ComputeError",
     "resolve_scheduler",
+    "scheduler_for",
     "describe_scheduler",
     "get_client",
     "close_clients",
@@ -99,6 +100,22 @@ def resolve_scheduler(scheduler: str | None = None) -> str | None:
     return value
 
 
+def scheduler_for(scheduler: str | None = None, *, n_jobs: int = 1) -> str:
+    """The scheduler of a run that takes both ``scheduler`` and ``n_jobs``.
+
+    A configured scheduler (the argument, else ``$PUX_SCHEDULER``) wins; otherwise
+    ``n_jobs`` local worker processes (``"local:N"``; negative counts back from all
+    cores: -1 is every core), or ``""`` (this process) for 1.
+    """
+    configured = resolve_scheduler(scheduler)
+    if configured is not None:
+        return configured
+    jobs = int(n_jobs)
+    if jobs < 0:
+        jobs = max(1, (os.cpu_count() or 1) + 1 + jobs)
+    return "" if jobs <= 1 else f"local:{jobs}"
+
+
 def describe_scheduler(scheduler: str | None = None) -> str:
     """Where :func:`map_tasks` would run now, in words (for pages and command lines)."""
     address = resolve_scheduler(scheduler)
@@ -121,8 +138,8 @@ def _connect(address: str):
     except (OSError, TimeoutError) as exc:
         raise ComputeError(
             f"No Dask scheduler answered at {address} within {CONNECT_TIMEOUT:g} s: start one with "
-            f"`dask scheduler` and workers with `dask worker {address}`, or unset {SCHEDULER_ENV} to run "
-            "in this process."
+            f"`dask scheduler` and workers with `dask worker {address}`, or leave the scheduler unset "
+            f"(no --scheduler, no {SCHEDULER_ENV}) to run in this process."
         ) from exc
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
@@ -177,6 +194,7 @@ def map_tasks(
     weights: Sequence[float] | None = None,
     label: str = "task",
     describe: Callable[[Any], str] | None = None,
+    on_result: Callable[[int, Any], None] | None = None,
 ) -> list:
     """``[fn(item, *shared) for item in items]``, here or on the cluster, in the order of ``items``.
 
@@ -204,6 +222,9 @@ def map_tasks(
         What a task is, in progress messages ("release 3 of 12 done").
     describe : callable(item) -> str, optional
         The prefix of a task's own progress messages (with ``task_progress``).
+    on_result : callable(index, result), optional
+        Told each result as its task finishes (before ``progress``), so a caller that stops
+        the work keeps what was done.
 
     Returns
     -------
@@ -231,12 +252,14 @@ def map_tasks(
                 kwargs["progress"] = stage(progress, ends[i - 1] if i else 0.0, ends[i],
                                            describe(item) if describe is not None else "")
             out.append(fn(item, *shared, **kwargs))
+            if on_result is not None:
+                on_result(i, out[-1])
             report(progress, ends[i], f"{label} {i + 1} of {len(todo)} done")
         return out
-    return _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost)
+    return _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result)
 
 
-def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost) -> list:
+def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result) -> list:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:8]
@@ -248,8 +271,9 @@ def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, co
     total, finished = math.fsum(cost) or 1.0, 0.0
     try:
         for done, future in enumerate(as_completed(futures, loop=client.loop), start=1):
-            if future.status == "error":
-                future.result()  # raises the task's exception as it was raised
+            result = future.result()  # raises the task's exception as it was raised
+            if on_result is not None:
+                on_result(index[future.key], result)
             finished += cost[index[future.key]]
             report(progress, finished / total, f"{label} {done} of {len(futures)} done")
         return client.gather(futures)

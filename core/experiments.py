@@ -1,11 +1,13 @@
 """Sweeps over a privacy parameter with repetitions, summarised as mean and spread.
 
-Each repetition gets its own seed drawn from one generator, so a sweep is reproducible
-from one ``random_state`` and repetitions are independent. ``n_jobs`` runs points in
-local worker processes through joblib (set ``backend`` to "dask" or "ray" where those are
-configured to scale out). :func:`map_seeds` maps one function over a list of seeds in
-chunks (one joblib task per chunk, so the per-task overhead is paid once per chunk), with
-progress and a stop event; the privacy auditor (:mod:`core.audit`) runs through it.
+Each repetition gets its own seed drawn from one generator, up front, so a sweep is
+reproducible from one ``random_state``, repetitions are independent, and the numbers are
+the same wherever the runs execute. Runs go through :func:`core.compute.map_tasks`: in
+this process by default, on a Dask cluster when ``scheduler`` (or ``PUX_SCHEDULER``)
+names one, or on ``n_jobs`` local worker processes. :func:`map_seeds` maps one function
+over a list of seeds in chunks (one task per chunk, so the per-task overhead is paid once
+per chunk), with progress and a stop event; the privacy auditor (:mod:`core.audit`) runs
+through it.
 :class:`Reproduction` is the one shape of a paper reproduction's result (``pux reproduce``).
 """
 from __future__ import annotations
@@ -13,21 +15,21 @@ from __future__ import annotations
 import itertools
 import numbers
 import threading
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 import pandas as pd
-from joblib import Parallel, delayed
 
+from core import compute
 from core.validation import RandomState, check_positive_int, check_random_state, draw_seeds
 
 __all__ = ["Reproduction", "map_seeds", "sweep", "summarize"]
 
 
-def _call(fn: Callable[..., Any], params: dict, seed: int) -> dict:
+def _call(job: tuple[dict, int, int], fn: Callable[..., Any]) -> dict:
+    params, _, seed = job
     out = fn(**params, random_state=seed)
     if isinstance(out, Mapping):
         return dict(out)
@@ -41,7 +43,7 @@ def sweep(
     repetitions: int = 10,
     random_state: RandomState = None,
     n_jobs: int = 1,
-    backend: str | None = None,
+    scheduler: str | None = None,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Run ``fn(**point, random_state=seed)`` for every grid point and repetition.
@@ -59,11 +61,13 @@ def sweep(
     random_state : int, Generator or None
         Seeds every run.
     n_jobs : int
-        Parallel workers (joblib); 1 runs in this process and reports progress.
-    backend : str, optional
-        joblib backend ("loky" by default; "dask" or "ray" when configured).
+        Local worker processes when no scheduler is configured (1: this process).
+    scheduler : str, optional
+        Where the runs execute (:func:`core.compute.resolve_scheduler`; default
+        ``$PUX_SCHEDULER``). ``fn`` (with the data it closes over) is sent to each worker
+        once, not once per run.
     progress : callable(fraction, message), optional
-        Called after each run when ``n_jobs == 1``.
+        Called after each run; raising from it stops the sweep.
 
     Returns
     -------
@@ -76,16 +80,8 @@ def sweep(
     points = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
     seeds = draw_seeds(rng, (len(points), reps))
     jobs = [(p, r, int(seeds[i, r])) for i, p in enumerate(points) for r in range(reps)]
-    if n_jobs == 1:
-        results = []
-        for done, (p, r, s) in enumerate(jobs, start=1):
-            results.append(_call(fn, p, s))
-            if progress is not None:
-                progress(done / len(jobs), f"run {done} of {len(jobs)}")
-    else:
-        results = Parallel(n_jobs=n_jobs, backend=backend)(
-            delayed(_call)(fn, p, s) for p, _, s in jobs
-        )
+    target = compute.scheduler_for(scheduler, n_jobs=_check_n_jobs(n_jobs))
+    results = compute.map_tasks(_call, jobs, shared=(fn,), scheduler=target, progress=progress, label="run")
     rows = [{**p, "repetition": r, "seed": s, **res} for (p, r, s), res in zip(jobs, results)]
     return pd.DataFrame(rows)
 
@@ -98,8 +94,8 @@ def _check_n_jobs(n_jobs: Any) -> int:
     return int(n_jobs)
 
 
-def _run_chunk(fn: Callable[[Any], Any], seeds: Sequence[Any]) -> list:
-    return [fn(s) for s in seeds]
+def _run_chunk(part: Sequence[Any], fn: Callable[[Any], Any]) -> list:
+    return [fn(s) for s in part]
 
 
 def map_seeds(
@@ -108,7 +104,7 @@ def map_seeds(
     *,
     chunk: int = 50,
     n_jobs: int = 1,
-    backend: str | None = None,
+    scheduler: str | None = None,
     progress: Callable[[float, str], None] | None = None,
     stop: threading.Event | None = None,
 ) -> list:
@@ -117,66 +113,64 @@ def map_seeds(
     Parameters
     ----------
     fn : callable
-        Called once per element of ``seeds``. With ``n_jobs != 1`` it must be picklable by
-        joblib (module-level functions, ``functools.partial`` of them; loky also takes
-        lambdas and closures).
+        Called once per element of ``seeds``. Off this process it is pickled with
+        cloudpickle (lambdas and closures too) and sent to each worker once.
     seeds : sequence
         Each element is passed to ``fn`` as it is: an int seed, or a tuple that carries one
         with what ``fn`` needs to know (for example which dataset to run on).
     chunk : int
-        Elements per task. One task is one joblib job, so its overhead (pickling ``fn``,
-        a round trip to a worker) is paid once per ``chunk`` calls.
+        Elements per task. A task's overhead (a round trip to a worker) is paid once per
+        ``chunk`` calls.
     n_jobs : int
-        Parallel workers (joblib; negative counts back from all cores). 1 runs in this
-        process.
-    backend : str, optional
-        joblib backend ("loky" by default; "dask" or "ray" where configured).
+        Local worker processes when no scheduler is configured (negative counts back from
+        all cores; 1 runs in this process).
+    scheduler : str, optional
+        A Dask scheduler (:func:`core.compute.resolve_scheduler`; default
+        ``$PUX_SCHEDULER``), which wins over ``n_jobs``.
     progress : callable(fraction, message), optional
         Called after every chunk, with the share of ``seeds`` done.
     stop : threading.Event, optional
-        Checked after every chunk: once set, the running chunk finishes, no further chunk
-        is waited for and the results so far are returned.
+        Checked after every chunk: once set, the chunks not finished are cancelled and the
+        results of the chunks finished before the first unfinished one are returned.
 
     Returns
     -------
     list
         ``fn(s)`` for a prefix of ``seeds``, in the order of ``seeds``: all of them unless
-        ``stop`` was set, then those of the chunks finished before it.
+        ``stop`` was set, then those of the finished chunks up to the first that was not.
     """
     size = check_positive_int(chunk, name="chunk")
-    jobs = _check_n_jobs(n_jobs)
+    target = compute.scheduler_for(scheduler, n_jobs=_check_n_jobs(n_jobs))
     seeds = list(seeds)
     total = len(seeds)
     parts = [seeds[i:i + size] for i in range(0, total, size)]
-    results: list = []
+    finished: dict[int, list] = {}
 
-    def report() -> None:
+    class _Stopped(Exception):
+        pass
+
+    def keep(index: int, result: list) -> None:
+        finished[index] = result
+
+    def told(fraction: float, message: str) -> None:
         if progress is not None:
-            progress(len(results) / total, f"{len(results)} of {total} runs done")
+            done = min(total, round(fraction * total))
+            progress(fraction, f"{done} of {total} runs done")
+        if stop is not None and stop.is_set():
+            raise _Stopped
 
-    if jobs == 1:
-        for part in parts:
-            if stop is not None and stop.is_set():
-                break
-            results.extend(_run_chunk(fn, part))
-            report()
-        return results
     if stop is not None and stop.is_set():
-        return results
-    out = Parallel(n_jobs=jobs, backend=backend, return_as="generator")(
-        delayed(_run_chunk)(fn, part) for part in parts
-    )
+        return []
     try:
-        for part_result in out:  # in submission order
-            results.extend(part_result)
-            report()
-            if stop is not None and stop.is_set():
+        out = compute.map_tasks(_run_chunk, parts, shared=(fn,), scheduler=target, progress=told,
+                                weights=[len(p) for p in parts], label="chunk", on_result=keep)
+    except _Stopped:
+        out = []
+        for i in range(len(parts)):  # the prefix of chunks finished before the first that was not
+            if i not in finished:
                 break
-    finally:
-        with warnings.catch_warnings():  # joblib warns of the chunks a stop leaves unused
-            warnings.simplefilter("ignore", UserWarning)
-            out.close()  # cancels the chunks not yet done when stopped early
-    return results
+            out.append(finished[i])
+    return [value for part in out for value in part]
 
 
 def summarize(runs: pd.DataFrame, by: Sequence[str] | str, values: Sequence[str] | str) -> pd.DataFrame:

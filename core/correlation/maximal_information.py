@@ -5,12 +5,13 @@ strength, :mod:`core.sskm.connection`); computed by minepy's approximate estimat
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
 
-from core.progress import Progress, report
+from core.compute import map_tasks, scheduler_for
+from core.progress import Progress
 from core.validation import RandomState, check_random_state
 
 __all__ = ["mic", "mic_pairs"]
@@ -58,6 +59,7 @@ def mic_pairs(
     n_jobs: int = 1,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    scheduler: str | None = None,
 ) -> np.ndarray:
     """MIC for each (i, j) column pair of ``X``, optionally on a row sample, in parallel.
 
@@ -73,23 +75,25 @@ def mic_pairs(
         Compute on at most this many rows drawn without replacement (MIC costs grow
         faster than linearly in n; the cap keeps pages interactive).
     n_jobs : int
-        Worker processes (joblib); pairs are independent.
+        Local worker processes when no scheduler is configured; pairs are independent.
     random_state : int, Generator or None
         Draws the row sample.
     progress : callable(fraction, message), optional
-        Told each pair done when ``n_jobs`` is 1 (:mod:`core.progress`).
+        Told each pair done (:mod:`core.progress`).
+    scheduler : str, optional
+        A Dask scheduler (:func:`core.compute.resolve_scheduler`; default
+        ``$PUX_SCHEDULER``), which wins over ``n_jobs``; the data go to each worker once.
     """
     X = np.asarray(X, dtype=np.float64)
     if max_rows is not None and len(X) > max_rows:
         rng = check_random_state(random_state)
         X = X[np.sort(rng.choice(len(X), size=max_rows, replace=False))]
-    if n_jobs == 1 or len(pairs) < 2:
-        out = []
-        for k, (i, j) in enumerate(pairs):
-            report(progress, k / len(pairs), f"pair {k + 1} of {len(pairs)}")
-            out.append(mic(X[:, i], X[:, j], alpha=alpha, c=c))
-        return np.array(out)
-    values = Parallel(n_jobs=n_jobs)(
-        delayed(mic)(X[:, i], X[:, j], alpha=alpha, c=c) for i, j in pairs
-    )
+    target = scheduler_for(scheduler, n_jobs=n_jobs) if len(pairs) >= 2 else ""
+    values = map_tasks(partial(_mic_pair, alpha=alpha, c=c), list(pairs), shared=(X,), scheduler=target,
+                       progress=progress, label="pair")
     return np.asarray(values, dtype=float)
+
+
+def _mic_pair(pair: tuple[int, int], X: np.ndarray, *, alpha: float, c: float) -> float:
+    i, j = pair
+    return mic(X[:, i], X[:, j], alpha=alpha, c=c)

@@ -168,6 +168,21 @@ def test_two_workers_give_the_same_result_as_one():
         b.epsilon_lower, b.epsilon_point, b.threshold, b.direction)
 
 
+def test_an_audit_on_a_cluster_gives_the_same_result(dask_cluster):
+    a = _laplace_audit().to_dict()
+    b = _laplace_audit(scheduler=dask_cluster).to_dict()
+    for d in (a, b):
+        d.pop("seconds"), d.pop("runs_per_second")
+    assert a == b
+
+
+def test_stopping_an_audit_on_a_cluster_keeps_the_finished_chunks(dask_cluster):
+    stop = threading.Event()
+    r = _laplace_audit(runs=400, chunk=20, scheduler=dask_cluster, stop=stop,
+                       progress=lambda f, m: stop.set() if f >= 0.25 else None)
+    assert r.stopped and 20 <= r.runs < 400
+
+
 def test_progress_is_reported_after_every_chunk():
     seen = []
     _laplace_audit(progress=lambda f, m: seen.append(f))

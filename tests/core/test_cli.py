@@ -108,3 +108,42 @@ def test_dashboard_passes_the_data_directory_through_the_environment(monkeypatch
     assert seen["env"]["PUX_DATA_DIR"] == str(tmp_path.resolve())
     assert (Path(seen["cwd"]) / ".streamlit" / "config.toml").is_file()
     assert cli.main(["dashboard", "--data-dir", str(tmp_path / "nope")]) == 2
+
+
+def test_dashboard_passes_the_scheduler_through_the_environment(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd, cwd=None, env=None: seen.update(env=env) or 0)
+    assert cli.main(["dashboard", "--scheduler", "tcp://10.0.0.1:8786"]) == 0
+    assert seen["env"]["PUX_SCHEDULER"] == "tcp://10.0.0.1:8786"
+
+
+def test_reproduce_with_a_scheduler_that_is_no_address(capsys, monkeypatch):
+    monkeypatch.setenv("PUX_SCHEDULER", "")
+    assert cli.main(["reproduce", "cdp-fig5", "--quick", "--scheduler", "my-cluster"]) == 2
+    err = capsys.readouterr().err
+    assert "tcp://host:8786" in err and "Traceback" not in err
+
+
+@pytest.mark.timeout(60)
+def test_reproduce_with_a_scheduler_that_does_not_answer(capsys, monkeypatch, tmp_path):
+    from core import compute
+
+    monkeypatch.setenv("PUX_SCHEDULER", "")
+    monkeypatch.setattr(compute, "CONNECT_TIMEOUT", 2.0)
+    out = tmp_path / "r.json"
+    assert cli.main(["reproduce", "cdp-fig5", "--quick", "--scheduler", "tcp://127.0.0.1:9",
+                     "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [err[0]] and "No Dask scheduler answered at tcp://127.0.0.1:9" in err[0]
+    assert not out.exists()
+
+
+@pytest.mark.timeout(300)
+def test_reproduce_on_a_cluster_writes_what_this_process_writes(tmp_path, monkeypatch, dask_cluster):
+    monkeypatch.setenv("PUX_SCHEDULER", "")
+    here, there = tmp_path / "here.json", tmp_path / "there.json"
+    assert cli.main(["reproduce", "cdp-fig5", "--quick", "--out", str(here)]) == 0
+    assert cli.main(["reproduce", "cdp-fig5", "--quick", "--scheduler", dask_cluster, "--out", str(there)]) == 0
+    a, b = json.loads(here.read_text()), json.loads(there.read_text())
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+from functools import partial
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,6 +40,29 @@ def test_sweep_parallel_equals_serial():
     a = sweep(_noisy, {"x": [0, 1]}, repetitions=2, random_state=3)
     b = sweep(_noisy, {"x": [0, 1]}, repetitions=2, random_state=3, n_jobs=2)
     assert np.allclose(a["value"], b["value"])
+
+
+def _noisy_dies_once(x, random_state, marker):
+    """Kills its worker process the first time the point x = 3 runs (a worker lost mid-sweep)."""
+    if x == 3 and not Path(marker).exists():
+        Path(marker).write_text("killed once")
+        os._exit(1)
+    return _noisy(x, random_state)
+
+
+def test_sweep_on_a_cluster_equals_this_process(dask_cluster):
+    a = sweep(_noisy, {"x": [0, 1, 2]}, repetitions=4, random_state=3)
+    b = sweep(_noisy, {"x": [0, 1, 2]}, repetitions=4, random_state=3, scheduler=dask_cluster)
+    pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.timeout(180)
+def test_a_sweep_survives_a_worker_lost_in_the_middle(dask_cluster, tmp_path):
+    grid = {"x": [0, 1, 2, 3, 4, 5]}
+    fn = partial(_noisy_dies_once, marker=str(tmp_path / "killed"))
+    there = sweep(fn, grid, repetitions=3, random_state=8, scheduler=dask_cluster)
+    assert (tmp_path / "killed").exists()
+    pd.testing.assert_frame_equal(there, sweep(_noisy, grid, repetitions=3, random_state=8))
 
 
 def test_summarize_mean_and_spread():
