@@ -12,6 +12,7 @@ import streamlit as st
 from core.data import Dataset
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import DataError
+from dashboard.cached import cluster
 from dashboard.safe import md
 
 DATASET_KEY = "pux_dataset"
@@ -181,6 +182,11 @@ def render_sidebar():
             "the same seed gives the same picture. Releases you download draw fresh noise instead, "
             "unless you tick 'reproducible (not private)'.",
         )
+        problem = cluster.prepare()
+        if problem is not None:
+            st.error(problem, icon=":material/cloud_off:")
+        elif cluster.where() is not None:
+            st.caption(cluster.where())
         with st.expander("Privacy model", icon=":material/policy:"):
             st.caption("**Neighbouring relation.** " + NEIGHBOURING_RELATION)
             st.caption("Every epsilon on the pages is the total a method's privacy ledger reports under "
