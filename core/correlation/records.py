@@ -4,19 +4,27 @@ The correlation delta_ij of two records is |Pearson(x_i, x_j)| across their attr
 1 / (1 + Mahalanobis(x_i, x_j)), set to 0 below a threshold delta0 (Eqs. 12-15 of paper
 000; docs/design.md sections 3-4). The n x n matrix is evaluated in blocks and never held
 whole, except by :func:`record_correlation` for small samples.
+
+:func:`correlated_sensitivity` runs its blocks on threads of this process, or as tasks on
+a Dask cluster (:mod:`core.compute`). Its per-record sums are accumulated in exact integer
+(fixed-point) arithmetic, so they are the same bit for bit however the blocks are split
+among threads or workers and in whatever order the parts are added.
 """
 from __future__ import annotations
 
 import itertools
 import numbers
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from core import compute
 from core.progress import Progress
 from core.threads import blas_limit
 from core.validation import DataError, check_matrix, check_positive_int
@@ -29,8 +37,14 @@ __all__ = [
 ]
 
 _MEASURES = ("pearson", "mahalanobis")
-#: Up to this many records the blocks run on one thread.
+#: Up to this many records the blocks run on one thread (in this process).
 _SMALL_N = 8192
+#: At most this many threads share the blocks in this process.
+_MAX_THREADS = 4
+#: Tasks per cluster worker thread (equal-cost stripes; a few each absorb a slow worker).
+_TASKS_PER_WORKER = 2
+#: The client holds every task's two length-n int64 vectors at once: keep them under this.
+_CLIENT_BYTES = 1 << 30
 _EPS32 = float(np.finfo(np.float32).eps)
 
 
@@ -119,6 +133,14 @@ def _whiten(X: np.ndarray) -> np.ndarray:
     return centred @ (axes[:, keep] / np.sqrt(variances[keep]))
 
 
+class _Workspace:
+    """Reusable buffers of one thread's or task's blocks: the float32 product and its mask."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.product = np.empty(rows * cols, dtype=np.float32)
+        self.mask = np.empty(rows * cols, dtype=bool)
+
+
 class _Kernel:
     """Blocked evaluation of the thresholded correlation delta_ij of all record pairs.
 
@@ -160,12 +182,24 @@ class _Kernel:
         diff = a - b
         return 1.0 / (1.0 + np.sqrt(np.einsum("ij,ij->i", diff, diff)))
 
-    def block(self, i0: int, i1: int, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pairs (i, j), i < j, of rows [i0, i1) x [j0, j1) with delta_ij >= threshold, and the values."""
-        product = self.left[i0:i1] @ self.right[j0:j1].T
+    def block(
+        self, i0: int, i1: int, j0: int, j1: int, workspace: _Workspace | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (i, j), i < j, of rows [i0, i1) x [j0, j1) with delta_ij >= threshold, and the values.
+
+        ``workspace`` (of at least this block's size) holds the product and the mask, so
+        a pass over many blocks allocates neither again: with Dask's worker default
+        ``MALLOC_TRIM_THRESHOLD_`` every fresh 4 MB buffer would be a new mmap, twice as slow.
+        """
+        if workspace is None:
+            workspace = _Workspace(i1 - i0, j1 - j0)
+        shape = (i1 - i0, j1 - j0)
+        product = workspace.product[:shape[0] * shape[1]].reshape(shape)
+        np.matmul(self.left[i0:i1], self.right[j0:j1].T, out=product)
         if self.measure == "pearson":
             np.abs(product, out=product)
-        candidates = np.flatnonzero(product >= self.cut - self.margin)
+        mask = workspace.mask[:product.size].reshape(shape)
+        candidates = np.flatnonzero(np.greater_equal(product, self.cut - self.margin, out=mask))
         rows, cols = np.divmod(candidates, j1 - j0)
         values = product.ravel()[candidates].astype(np.float64)
         if i0 == j0:
@@ -211,24 +245,92 @@ def _prepare(X: Any, measure: Any, threshold: Any, block_rows: Any) -> tuple[_Ke
     return kernel, n, check_positive_int(block_rows, name="block_rows")
 
 
+def _fixed_point_scale(n: int) -> float:
+    """2**s, the fixed-point scale of per-record sums over ``n`` records.
+
+    A record's sum is at most about n (every delta_ij <= 1), so n * 2**s < 2**63 always
+    fits an int64; s is as large as that allows (2**-s is at most 3e-11 up to 10**8 records,
+    far under the float32 rounding of the values themselves). A function of n only.
+    """
+    return float(2.0 ** (62 - int(n).bit_length()))
+
+
 def _stripe_sums(
     kernel: _Kernel, n: int, block: int, row_starts: Sequence[int],
     on_block: Callable[[], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-record sums and counts of delta_ij (i != j) over the blocks of ``row_starts``
-    (``on_block()`` is called before each block: progress, and a chance to stop)."""
-    sums = np.zeros(n)
+    """Per-record sums and counts of delta_ij (i != j) over the blocks of ``row_starts``.
+
+    The sums are fixed-point int64 (times :func:`_fixed_point_scale`): each block's
+    per-record partial sum (float64, in the block's own fixed order) is rounded to the
+    fixed-point grid and then added as an integer. Integer addition is exact, so the total
+    of any split of the blocks, added in any order, is the same bit for bit; the rounding
+    costs at most 2**-(s+1) per block and record. ``on_block()`` is called before each
+    block: progress, and a chance to stop.
+    """
+    scale = _fixed_point_scale(n)
+    sums = np.zeros(n, dtype=np.int64)
     counts = np.zeros(n, dtype=np.int64)
+    side = min(block, n)
+    workspace = _Workspace(side, side)
     for i0, i1, j0, j1 in _iter_blocks(n, block, row_starts):
         if on_block is not None:
             on_block()
-        rows, cols, values = kernel.block(i0, i1, j0, j1)
+        rows, cols, values = kernel.block(i0, i1, j0, j1, workspace)
         if len(rows):
-            sums[i0:i1] += np.bincount(rows - i0, weights=values, minlength=i1 - i0)
-            sums[j0:j1] += np.bincount(cols - j0, weights=values, minlength=j1 - j0)
+            sums[i0:i1] += _fixed(np.bincount(rows - i0, weights=values, minlength=i1 - i0), scale)
+            sums[j0:j1] += _fixed(np.bincount(cols - j0, weights=values, minlength=j1 - j0), scale)
             counts[i0:i1] += np.bincount(rows - i0, minlength=i1 - i0)
             counts[j0:j1] += np.bincount(cols - j0, minlength=j1 - j0)
     return sums, counts
+
+
+def _fixed(part: np.ndarray, scale: float) -> np.ndarray:
+    """``part`` (float64 sums >= 0, overwritten) on the fixed-point grid of ``scale``, as int64."""
+    part *= scale  # a power of two: exact
+    np.rint(part, out=part)
+    return part.astype(np.int64)
+
+
+def _stripes(n_block_rows: int, parts: int) -> list[list[int]]:
+    """Block-row indices cut into ``parts`` interleaved stripes (stripe k: rows k, k+parts, ...).
+
+    Block row r of the upper triangle has ``n_block_rows - r`` blocks, so interleaving
+    gives every stripe about the same work.
+    """
+    parts = max(1, min(parts, n_block_rows))
+    return [list(range(k, n_block_rows, parts)) for k in range(parts)]
+
+
+def _stripe_task(rows: Sequence[int], kernel: _Kernel, n: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """A cluster task: :func:`_stripe_sums` of the block rows ``rows`` (their indices).
+
+    ``kernel`` is shared (sent to each worker once); the task holds one block product
+    (block x block float32) and two length-n vectors, never n x n. One BLAS thread, as
+    in this process, so the products are computed the same way.
+    """
+    with blas_limit(1):
+        return _stripe_sums(kernel, n, block, [r * block for r in rows])
+
+
+def _in_dask_task() -> bool:
+    """True inside a task on a Dask worker (a pass there runs in that worker, not on a
+    cluster of its own)."""
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        sys.modules["distributed"].get_worker()
+    except (ValueError, AttributeError):
+        return False
+    return True
+
+
+def _cluster_parts(n: int, n_block_rows: int, scheduler: str | None) -> int:
+    """How many stripe tasks to send: about :data:`_TASKS_PER_WORKER` per worker thread,
+    fewer when the client could not hold their results (but at least one per worker)."""
+    workers = compute.default_workers(scheduler)
+    affordable = max(1, _CLIENT_BYTES // (16 * max(n, 1)))
+    return max(1, min(n_block_rows, max(workers, min(_TASKS_PER_WORKER * workers, affordable))))
 
 
 def _block_counter(n: int, block: int, progress: Progress | None) -> Callable[[], None] | None:
@@ -256,6 +358,7 @@ def correlated_sensitivity(
     threshold: float = 0.8,
     block_rows: int | None = None,
     progress: Progress | None = None,
+    scheduler: str | None = None,
 ) -> SensitivityReport:
     """Correlated (CS) and group (GS) sensitivity of a count query on the records of ``X``.
 
@@ -265,6 +368,14 @@ def correlated_sensitivity(
     The n x n matrix is never held: row blocks of ``block_rows`` are multiplied in
     float32 with BLAS (only blocks on or above the diagonal, by symmetry), and the row
     sums are accumulated.
+
+    The blocks run on up to 4 threads of this process, or, when a scheduler is
+    configured, as tasks on a Dask cluster: stripes of block rows (about two per worker),
+    the prepared rows sent to each worker once, each task holding one block and two
+    length-n vectors. The result is the same bit for bit on any machine's thread count and
+    any cluster size (sums are accumulated in exact fixed point; see :func:`_stripe_sums`),
+    as long as every machine computes float32 products the same way (same BLAS and CPU
+    kind).
 
     Parameters
     ----------
@@ -278,34 +389,47 @@ def correlated_sensitivity(
         delta0 in (0, 1]: weaker correlations are treated as none. A lower delta0 counts
         more records as correlated, so the sensitivity and the noise grow.
     block_rows : int, optional
-        Rows per block (default 1024). Memory is about block_rows^2 * 4 bytes.
+        Rows per block (default 1024). Memory is about block_rows^2 * 4 bytes per thread
+        or task.
     progress : callable(fraction, message), optional
-        Told the share of blocks done (:mod:`core.progress`); raising from it stops the pass.
+        Told the share of the work done (:mod:`core.progress`): of blocks in this process,
+        of stripe tasks on a cluster. Raising from it stops the pass (on a cluster, the
+        unfinished tasks are cancelled) and the exception propagates.
+    scheduler : str, optional
+        Where the blocks run (:func:`core.compute.resolve_scheduler`): None reads
+        ``$PUX_SCHEDULER``, ``""`` or ``"none"`` is this process, ``"local:N"`` a Dask
+        cluster of N processes on this machine, ``"tcp://host:8786"`` a running one. The
+        records are sent to the cluster's workers: use a cluster you trust with them.
+        Inside a Dask task the pass always runs in that task's worker.
 
     Returns
     -------
     SensitivityReport
         ``correlated`` (CS), ``group`` (GS) and the per-record sums and counts.
+
+    Raises
+    ------
+    core.compute.ComputeError
+        The configured cluster cannot be reached.
     """
     kernel, n, block = _prepare(X, measure, threshold, block_rows)
-    row_starts = list(range(0, n, block))
-    workers = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, 4, len(row_starts)))
-
-    on_block = _block_counter(n, block, progress)
-
-    def stripe(worker: int) -> tuple[np.ndarray, np.ndarray]:
-        # worker w takes every workers-th block row: the upper triangle's work is balanced
-        return _stripe_sums(kernel, n, block, row_starts[worker::workers], on_block)
-
-    # one BLAS thread per worker; numpy releases the GIL in the products and the passes
-    with blas_limit(1):
-        if workers == 1:
-            parts = [stripe(0)]
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                parts = list(pool.map(stripe, range(workers)))
-    sums = 1.0 + sum(part[0] for part in parts)
-    counts = 1 + sum(part[1] for part in parts)
+    n_block_rows = len(range(0, n, block))
+    address = None if _in_dask_task() else compute.resolve_scheduler(scheduler)
+    if address is None:
+        parts = _local_sums(kernel, n, block, n_block_rows, progress)
+    else:
+        stripes = _stripes(n_block_rows, _cluster_parts(n, n_block_rows, address))
+        parts = compute.map_tasks(
+            partial(_stripe_task, n=n, block=block), stripes, shared=(kernel,), scheduler=address,
+            progress=progress, weights=[sum(n_block_rows - r for r in rows) for rows in stripes],
+            label="block-row stripe",
+        )
+    fixed, counts = parts[0]
+    for part_sums, part_counts in parts[1:]:  # integers: exact in any order
+        fixed = fixed + part_sums
+        counts = counts + part_counts
+    sums = 1.0 + fixed.astype(np.float64) / _fixed_point_scale(n)
+    counts = 1 + counts
     return SensitivityReport(
         correlated=float(sums.max()),
         group=float(counts.max()),
@@ -314,6 +438,25 @@ def correlated_sensitivity(
         measure=kernel.measure,
         threshold=kernel.threshold,
     )
+
+
+def _local_sums(
+    kernel: _Kernel, n: int, block: int, n_block_rows: int, progress: Progress | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The stripes' fixed-point sums and counts, on up to :data:`_MAX_THREADS` threads here."""
+    threads = 1 if n <= _SMALL_N else max(1, min(os.cpu_count() or 1, _MAX_THREADS, n_block_rows))
+    stripes = _stripes(n_block_rows, threads)
+    on_block = _block_counter(n, block, progress)
+
+    def stripe(rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        return _stripe_sums(kernel, n, block, [r * block for r in rows], on_block)
+
+    # one BLAS thread per stripe; numpy releases the GIL in the products and the passes
+    with blas_limit(1):
+        if len(stripes) == 1:
+            return [stripe(stripes[0])]
+        with ThreadPoolExecutor(max_workers=len(stripes)) as pool:
+            return list(pool.map(stripe, stripes))
 
 
 def record_correlation(
@@ -364,13 +507,28 @@ def record_correlation(
 
 
 def data_correlation(
-    X: Any, *, measure: str = "pearson", threshold: float = 0.8, block_rows: int | None = None
+    X: Any,
+    *,
+    measure: str = "pearson",
+    threshold: float = 0.8,
+    block_rows: int | None = None,
+    scheduler: str | None = None,
 ) -> float:
     """Data correlation C(x) = sum over record pairs i < j of the thresholded delta_ij.
 
     The more the records correlate, the more one record reveals about others; paper 000's
     DC-FBFS measures each attribute's share of it (Fig. 1-2).
+
+    Parameters
+    ----------
+    X, measure, threshold, block_rows, scheduler
+        As in :func:`correlated_sensitivity` (the same pass; the same value wherever it runs).
+
+    Returns
+    -------
+    float
+        C(x) >= 0.
     """
     return correlated_sensitivity(
-        X, measure=measure, threshold=threshold, block_rows=block_rows
+        X, measure=measure, threshold=threshold, block_rows=block_rows, scheduler=scheduler
     ).data_correlation
