@@ -120,7 +120,7 @@ def run(*, quick: bool = False) -> dict:
         out[measure] = {"local_seconds": time.perf_counter() - t0, "local_rss_start_mb": start_mb,
                         "local_peak_rss_mb": _peak_rss_mb()}
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     address = cluster.scheduler_address
     try:

@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import re
+import sys
 import threading
 import uuid
 from typing import Any, Callable, Iterable, Sequence
@@ -42,6 +43,8 @@ __all__ = [
     "describe_scheduler",
     "get_client",
     "close_clients",
+    "in_dask_task",
+    "default_workers",
     "map_tasks",
 ]
 
@@ -131,7 +134,7 @@ def _connect(address: str):
 
     if address.startswith("local:"):
         cluster = LocalCluster(n_workers=int(address.split(":")[1]), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=":0", silence_logs=logging.ERROR)
         return Client(cluster, set_as_default=False)
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
@@ -152,9 +155,22 @@ def _connect(address: str):
     return client
 
 
+def in_dask_task() -> bool:
+    """True inside a task on a Dask worker: work started there runs in that worker (sending
+    it to the cluster again could wait forever for the worker it occupies)."""
+    if "distributed" not in sys.modules:
+        return False
+    try:
+        sys.modules["distributed"].get_worker()
+    except (ValueError, AttributeError):
+        return False
+    return True
+
+
 def get_client(scheduler: str | None = None):
     """The Dask client of ``scheduler`` (see :func:`resolve_scheduler`), connected once per
-    process and reused; None when the work runs in this process.
+    process and reused; None when the work runs in this process (no scheduler, or inside a
+    task on a Dask worker: see :func:`in_dask_task`).
 
     Raises
     ------
@@ -163,7 +179,7 @@ def get_client(scheduler: str | None = None):
         :data:`CONNECT_TIMEOUT` seconds.
     """
     address = resolve_scheduler(scheduler)
-    if address is None:
+    if address is None or in_dask_task():
         return None
     with _LOCK:
         client = _CLIENTS.get(address)
@@ -195,6 +211,7 @@ def map_tasks(
     label: str = "task",
     describe: Callable[[Any], str] | None = None,
     on_result: Callable[[int, Any], None] | None = None,
+    keep_results: bool = True,
 ) -> list:
     """``[fn(item, *shared) for item in items]``, here or on the cluster, in the order of ``items``.
 
@@ -224,7 +241,10 @@ def map_tasks(
         The prefix of a task's own progress messages (with ``task_progress``).
     on_result : callable(index, result), optional
         Told each result as its task finishes (before ``progress``), so a caller that stops
-        the work keeps what was done.
+        the work keeps what was done, or reduces results as they come.
+    keep_results : bool
+        False: results are only handed to ``on_result`` and then dropped (the list returned
+        holds None), so a caller that reduces them holds one at a time, not all of them.
 
     Returns
     -------
@@ -251,15 +271,18 @@ def map_tasks(
             if task_progress:
                 kwargs["progress"] = stage(progress, ends[i - 1] if i else 0.0, ends[i],
                                            describe(item) if describe is not None else "")
-            out.append(fn(item, *shared, **kwargs))
+            result = fn(item, *shared, **kwargs)
             if on_result is not None:
-                on_result(i, out[-1])
+                on_result(i, result)
+            out.append(result if keep_results else None)
             report(progress, ends[i], f"{label} {i + 1} of {len(todo)} done")
         return out
-    return _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result)
+    return _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result,
+                           keep_results)
 
 
-def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result) -> list:
+def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result,
+                    keep_results) -> list:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:8]
@@ -268,15 +291,21 @@ def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, co
     futures = [client.submit(fn, item, *scattered, key=f"pux-{label}-{run}-{i}", pure=False, **kwargs)
                for i, item in enumerate(todo)]
     index = {future.key: i for i, future in enumerate(futures)}
+    out: list = [None] * len(futures)
     total, finished = math.fsum(cost) or 1.0, 0.0
     try:
         for done, future in enumerate(as_completed(futures, loop=client.loop), start=1):
+            i = index[future.key]
             result = future.result()  # raises the task's exception as it was raised
             if on_result is not None:
-                on_result(index[future.key], result)
-            finished += cost[index[future.key]]
+                on_result(i, result)
+            if keep_results:
+                out[i] = result
+            future.release()  # the cluster may drop it now
+            del result
+            finished += cost[i]
             report(progress, finished / total, f"{label} {done} of {len(futures)} done")
-        return client.gather(futures)
+        return out
     except BaseException:
         client.cancel(futures)
         raise
@@ -286,7 +315,7 @@ def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, co
 
 def default_workers(scheduler: str | None = None) -> int:
     """How many tasks can run at once where :func:`map_tasks` runs: 1 in this process,
-    else the cluster's worker threads (to size chunks)."""
+    else the cluster's worker threads (to size the tasks of a run)."""
     client = get_client(scheduler)
     if client is None:
         return 1
@@ -298,14 +327,3 @@ def _takes_n_workers(client) -> bool:
     import inspect
 
     return "n_workers" in inspect.signature(client.scheduler_info).parameters
-
-
-def chunks(items: Sequence[Any], *, per_worker: int = 4, workers: int = 1, min_size: int = 1) -> list[list]:
-    """``items`` cut into about ``per_worker * workers`` consecutive chunks of at least
-    ``min_size`` (so each task's overhead is paid once per chunk, and a lost worker costs
-    little)."""
-    n = len(items)
-    if n == 0:
-        return []
-    size = max(min_size, math.ceil(n / max(1, per_worker * workers)))
-    return [list(items[i:i + size]) for i in range(0, n, size)]

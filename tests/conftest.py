@@ -46,7 +46,7 @@ def dask_cluster():
 
     from core import compute
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:
         yield cluster.scheduler_address
     finally:

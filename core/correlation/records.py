@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import numbers
 import os
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -43,8 +42,6 @@ _SMALL_N = 8192
 _MAX_THREADS = 4
 #: Tasks per cluster worker thread (equal-cost stripes; a few each absorb a slow worker).
 _TASKS_PER_WORKER = 2
-#: The client holds every task's two length-n int64 vectors at once: keep them under this.
-_CLIENT_BYTES = 1 << 30
 _EPS32 = float(np.finfo(np.float32).eps)
 
 
@@ -313,24 +310,11 @@ def _stripe_task(rows: Sequence[int], kernel: _Kernel, n: int, block: int) -> tu
         return _stripe_sums(kernel, n, block, [r * block for r in rows])
 
 
-def _in_dask_task() -> bool:
-    """True inside a task on a Dask worker (a pass there runs in that worker, not on a
-    cluster of its own)."""
-    if "distributed" not in sys.modules:
-        return False
-    try:
-        sys.modules["distributed"].get_worker()
-    except (ValueError, AttributeError):
-        return False
-    return True
-
-
-def _cluster_parts(n: int, n_block_rows: int, scheduler: str | None) -> int:
-    """How many stripe tasks to send: about :data:`_TASKS_PER_WORKER` per worker thread,
-    fewer when the client could not hold their results (but at least one per worker)."""
+def _cluster_parts(n_block_rows: int, scheduler: str | None) -> int:
+    """How many stripe tasks to send: about :data:`_TASKS_PER_WORKER` per worker thread
+    (the client adds each task's sums as it arrives, so it holds one at a time)."""
     workers = compute.default_workers(scheduler)
-    affordable = max(1, _CLIENT_BYTES // (16 * max(n, 1)))
-    return max(1, min(n_block_rows, max(workers, min(_TASKS_PER_WORKER * workers, affordable))))
+    return max(1, min(n_block_rows, _TASKS_PER_WORKER * workers))
 
 
 def _block_counter(n: int, block: int, progress: Progress | None) -> Callable[[], None] | None:
@@ -414,20 +398,31 @@ def correlated_sensitivity(
     """
     kernel, n, block = _prepare(X, measure, threshold, block_rows)
     n_block_rows = len(range(0, n, block))
-    address = None if _in_dask_task() else compute.resolve_scheduler(scheduler)
+    address = None if compute.in_dask_task() else compute.resolve_scheduler(scheduler)
     if address is None:
         parts = _local_sums(kernel, n, block, n_block_rows, progress)
+        fixed, counts = parts[0]
+        for part_sums, part_counts in parts[1:]:  # integers: exact in any order
+            fixed = fixed + part_sums
+            counts = counts + part_counts
     else:
-        stripes = _stripes(n_block_rows, _cluster_parts(n, n_block_rows, address))
-        parts = compute.map_tasks(
+        stripes = _stripes(n_block_rows, _cluster_parts(n_block_rows, address))
+        total: list[np.ndarray] = []
+
+        def add(index: int, part: tuple[np.ndarray, np.ndarray]) -> None:
+            # integers: exact in any order, so each stripe is added as it arrives
+            if not total:
+                total.extend(part)
+            else:
+                total[0] += part[0]
+                total[1] += part[1]
+
+        compute.map_tasks(
             partial(_stripe_task, n=n, block=block), stripes, shared=(kernel,), scheduler=address,
             progress=progress, weights=[sum(n_block_rows - r for r in rows) for rows in stripes],
-            label="block-row stripe",
+            label="block-row stripe", on_result=add, keep_results=False,
         )
-    fixed, counts = parts[0]
-    for part_sums, part_counts in parts[1:]:  # integers: exact in any order
-        fixed = fixed + part_sums
-        counts = counts + part_counts
+        fixed, counts = total
     sums = 1.0 + fixed.astype(np.float64) / _fixed_point_scale(n)
     counts = 1 + counts
     return SensitivityReport(
