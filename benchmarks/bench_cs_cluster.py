@@ -176,7 +176,8 @@ def _projection(out: dict, per_block: float, block: int) -> dict:
             f"+ {records._TASKS_PER_WORKER} tasks per worker * task_overhead_seconds "
             "+ broadcast_seconds * n / rows (the shared rows' broadcast, linear in n); "
             "per-worker memory ~ shared_bytes_per_row * n + 16 n bytes + a few block^2 "
-            "float32 buffers; the client holds tasks * 16 n bytes of results"
+            "float32 buffers; the client adds each task's 16 n bytes of sums as it arrives, so it "
+            "holds about 32 n bytes"
         ),
         "rows": {},
     }
@@ -184,14 +185,13 @@ def _projection(out: dict, per_block: float, block: int) -> dict:
         blocks = _blocks(n, block)
         row = {"blocks": blocks, "single_thread_hours": blocks * per_block / 3600.0}
         for w in PROJECT_WORKERS:
-            tasks = min(math.ceil(n / block), max(w, min(records._TASKS_PER_WORKER * w,
-                                                         records._CLIENT_BYTES // (16 * n))))
+            tasks = min(math.ceil(n / block), records._TASKS_PER_WORKER * w)
             seconds = (blocks * per_block / w + math.ceil(tasks / w) * out["task_overhead_seconds"]
                        + out["broadcast_seconds"] * n / out["rows"])
             row[f"{w}_workers"] = {
                 "seconds": seconds, "hours": seconds / 3600.0, "tasks": tasks,
                 "worker_memory_gb": (out["shared_bytes_per_row"] + 16) * n / 1e9,
-                "client_results_gb": tasks * 16 * n / 1e9,
+                "client_results_gb": 2 * 16 * n / 1e9,
             }
         table["rows"][str(n)] = row
     return table
