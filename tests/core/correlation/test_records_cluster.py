@@ -40,7 +40,8 @@ def test_cluster_result_does_not_depend_on_the_task_count(dask_cluster, X, measu
     assert _same(few, many)
 
 
-def test_the_pass_is_split_into_several_tasks_of_block_rows(dask_cluster, X, monkeypatch):
+def _spied_tasks(monkeypatch, X, scheduler) -> tuple[list, dict]:
+    """The items and keyword arguments of the one map_tasks call of a pass on the cluster."""
     calls = []
     real = compute.map_tasks
 
@@ -49,24 +50,20 @@ def test_the_pass_is_split_into_several_tasks_of_block_rows(dask_cluster, X, mon
         return real(fn, calls[-1][0], **kwargs)
 
     monkeypatch.setattr(compute, "map_tasks", spy)
-    correlated_sensitivity(X, threshold=0.5, block_rows=128, scheduler=dask_cluster)
+    correlated_sensitivity(X, threshold=0.5, block_rows=128, scheduler=scheduler)
     (stripes, kwargs), = calls
+    return stripes, kwargs
+
+
+def test_the_pass_is_split_into_several_tasks_of_block_rows(dask_cluster, X, monkeypatch):
+    stripes, kwargs = _spied_tasks(monkeypatch, X, dask_cluster)
     assert len(stripes) > 1
     assert sorted(r for rows in stripes for r in rows) == list(range(len(range(0, len(X), 128))))
     assert kwargs["scheduler"] == dask_cluster
 
 
 def test_the_records_are_sent_once_as_shared_input(dask_cluster, X, monkeypatch):
-    calls = []
-    real = compute.map_tasks
-
-    def spy(fn, items, **kwargs):
-        calls.append((list(items), kwargs))
-        return real(fn, calls[-1][0], **kwargs)
-
-    monkeypatch.setattr(compute, "map_tasks", spy)
-    correlated_sensitivity(X, threshold=0.5, block_rows=128, scheduler=dask_cluster)
-    (stripes, kwargs), = calls
+    stripes, kwargs = _spied_tasks(monkeypatch, X, dask_cluster)
     kernel, = kwargs["shared"]
     assert kernel.n == len(X)
     assert all(isinstance(r, int) for rows in stripes for r in rows)  # tasks carry indices only
