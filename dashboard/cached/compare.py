@@ -7,6 +7,8 @@ inputs, so changing the chart's axes or the table's sort never recomputes it.
 """
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from core.compare import DEFAULT_METHODS, METHODS, ComparisonResult, compare
@@ -16,7 +18,7 @@ from core.progress import Progress
 from dashboard.cached.sweeps import Sweep
 
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
-           "run_config", "report_html", "summary_csv", "runs_csv"]
+           "table_view", "run_config", "report_html", "summary_csv", "runs_csv"]
 
 #: the epsilon grid's choices (the methods that take a budget get one point each)
 EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
@@ -63,6 +65,19 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
                 out[f"{name} sd"] = s[f"{col}_std"].round(4)
     out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
     return out
+
+
+def table_view(result: ComparisonResult) -> "pd.io.formats.style.Styler":
+    """:func:`table_rows` as the page shows it: a method that takes no epsilon shows a dash
+    in the epsilon column, not "None"; epsilons as written (0.5, 1, 2), measures to 4 decimals.
+
+    The grid draws every empty cell as "None" whatever its formatting, so the dash is the
+    display of an epsilon of infinity (no budget: no differential privacy), which keeps the
+    column numeric: sorted, such methods come after every finite epsilon."""
+    rows = table_rows(result)
+    rows["epsilon"] = rows["epsilon"].astype(float).fillna(math.inf)
+    return (rows.style.format(precision=4)
+            .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=["epsilon"]))
 
 
 def method_rows(result: ComparisonResult) -> pd.DataFrame:

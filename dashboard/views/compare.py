@@ -83,7 +83,7 @@ with page_errors(stop=True):
         st.caption(f"{md(name)} did not run: {md(reason)}")
 
     st.subheader("Every measure")
-    st.dataframe(cached.table_rows(result), hide_index=True, width="stretch")
+    st.dataframe(cached.table_view(result), hide_index=True, width="stretch")
     with st.expander("What each method releases and guarantees"):
         st.dataframe(cached.method_rows(result), hide_index=True, width="stretch")
 
@@ -92,18 +92,20 @@ with page_errors(stop=True):
     config = cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
                                risk=risk)
     d1, d2, d3, d4 = st.columns(4)
+    # on_click="ignore": a click that also reran the page revoked the file it was fetching
+    # (a rerun drops the previous run's deferred downloads), so the download sometimes never came
     d1.download_button("Report (HTML)", lambda: cached.report_html(result, config, data), file_name="comparison.html",
-                       mime="text/html", icon=":material/description:", key="cmp_report",
+                       mime="text/html", icon=":material/description:", key="cmp_report", on_click="ignore",
                        help="One self-contained page (opens offline): the frontier, every measure, each method's "
                             "guarantee, the dataset's fingerprint, every parameter and seed, package versions.")
     d2.download_button("Settings (run.json)", config.to_json(), file_name="run.json", mime="application/json",
-                       icon=":material/settings:", key="cmp_config",
+                       icon=":material/settings:", key="cmp_config", on_click="ignore",
                        help="Rerun the same comparison from the command line: pux compare --config run.json "
                             "--out report.html" + (" --csv YOUR_FILE.csv" if config.dataset.startswith("csv:") else "")
                             + ". Same seed, same numbers.")
     d3.download_button("Frontier data (CSV)", lambda: cached.summary_csv(result), file_name="comparison-summary.csv",
-                       mime="text/csv", icon=":material/table:", key="cmp_summary_csv")
+                       mime="text/csv", icon=":material/table:", key="cmp_summary_csv", on_click="ignore")
     d4.download_button("Every run (CSV)", lambda: cached.runs_csv(result), file_name="comparison-runs.csv",
-                       mime="text/csv", icon=":material/table_rows:", key="cmp_runs_csv")
+                       mime="text/csv", icon=":material/table_rows:", key="cmp_runs_csv", on_click="ignore")
     st.caption("These are measurements of releases made here for comparison, not releases: no protected table "
                "leaves the app from this page. The report and the settings name the seed, so anyone can rerun them.")
