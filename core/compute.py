@@ -23,6 +23,7 @@ reference.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
@@ -262,7 +263,8 @@ def map_tasks(
     cost = [1.0] * len(todo) if weights is None else [float(w) for w in weights]
     if len(cost) != len(todo) or any(not math.isfinite(w) or w < 0 for w in cost):
         raise ValueError("weights must give one finite cost >= 0 per item.")
-    ends = [math.fsum(cost[:i + 1]) / (math.fsum(cost) or 1.0) for i in range(len(todo))]
+    running = list(itertools.accumulate(cost))
+    ends = [c / (running[-1] or 1.0) for c in running]
     client = get_client(scheduler)
     if client is None:
         out = []
