@@ -698,7 +698,7 @@ def compare(
     done = compute.map_tasks(partial(_run_repetition, epsilons=grid, repetitions=repetitions), units,
                              shared=(ctx,), scheduler=scheduler, progress=progress, task_progress=True,
                              weights=weights, label="method repetition",
-                             describe=lambda unit: f"{unit[0]}")
+                             describe=lambda unit: unit[0])
     rows, seconds = [], {}
     for out in done:
         seconds[out["method"]] = seconds.get(out["method"], 0.0) + out["seconds"]

@@ -321,11 +321,4 @@ def default_workers(scheduler: str | None = None) -> int:
     client = get_client(scheduler)
     if client is None:
         return 1
-    info = client.scheduler_info(n_workers=-1) if _takes_n_workers(client) else client.scheduler_info()
-    return max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
-
-
-def _takes_n_workers(client) -> bool:
-    import inspect
-
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    return max(1, sum(client.nthreads().values()))

@@ -399,30 +399,27 @@ def correlated_sensitivity(
     kernel, n, block = _prepare(X, measure, threshold, block_rows)
     n_block_rows = len(range(0, n, block))
     address = None if compute.in_dask_task() else compute.resolve_scheduler(scheduler)
+    total: list[np.ndarray] = []
+
+    def add(index: int, part: tuple[np.ndarray, np.ndarray]) -> None:
+        # integers: exact in any order, so each stripe is added as it arrives
+        if not total:
+            total.extend(part)
+        else:
+            total[0] += part[0]
+            total[1] += part[1]
+
     if address is None:
-        parts = _local_sums(kernel, n, block, n_block_rows, progress)
-        fixed, counts = parts[0]
-        for part_sums, part_counts in parts[1:]:  # integers: exact in any order
-            fixed = fixed + part_sums
-            counts = counts + part_counts
+        for i, part in enumerate(_local_sums(kernel, n, block, n_block_rows, progress)):
+            add(i, part)
     else:
         stripes = _stripes(n_block_rows, _cluster_parts(n_block_rows, address))
-        total: list[np.ndarray] = []
-
-        def add(index: int, part: tuple[np.ndarray, np.ndarray]) -> None:
-            # integers: exact in any order, so each stripe is added as it arrives
-            if not total:
-                total.extend(part)
-            else:
-                total[0] += part[0]
-                total[1] += part[1]
-
         compute.map_tasks(
             partial(_stripe_task, n=n, block=block), stripes, shared=(kernel,), scheduler=address,
             progress=progress, weights=[sum(n_block_rows - r for r in rows) for rows in stripes],
             label="block-row stripe", on_result=add, keep_results=False,
         )
-        fixed, counts = total
+    fixed, counts = total
     sums = 1.0 + fixed.astype(np.float64) / _fixed_point_scale(n)
     counts = 1 + counts
     return SensitivityReport(
