@@ -260,14 +260,49 @@ def theta_sweep(
     synthesizer: dict[str, Any] | None = None,
     n_synthetic: int | None = None,
     bins: int = 10,
+    exclude: Sequence[str] = (),
     random_state: RandomState = 0,
     progress: Callable[[str], None] | None = None,
+    callback: Callable[[dict], Any] | None = None,
 ) -> pd.DataFrame:
     """Table 2: for each theta, the candidate set, a model trained on it, settings A and B.
 
     Each theta uses its candidate set (NMI >= theta) as the implicit attributes (beta is
-    not applied, as in the paper's table). Returns one row per theta with the candidate
-    set and accuracy / F1 for the sensitive attribute and the label in A and B.
+    not applied, as in the paper's table).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The real table.
+    sensitive, label : str
+        The explicit privacy attribute and the class label.
+    thetas : sequence of float
+        The NMI thresholds, one training each.
+    classifier : str
+        The attacker's and the utility's classifier (the paper: XGBoost).
+    synthesizer : dict, optional
+        Keyword arguments of :class:`core.imposter.ImposterSynthesizer`.
+    n_synthetic : int, optional
+        Rows generated per model (default: as many as the real table).
+    bins : int
+        Quantile bins of numeric attributes for the NMI.
+    exclude : sequence of str
+        Attributes never taken as candidates (the page leaves the label out).
+    random_state : int, Generator or None
+        One generator: a seed per theta for the model and its evaluation.
+    progress : callable(str), optional
+        Told before each training.
+    callback : callable(dict), optional
+        Handed to every training's ``fit`` (one event per iteration).
+
+    Returns
+    -------
+    DataFrame
+        One row per theta: the candidate set (``implicit``), the seed, accuracy / F1 for
+        the sensitive attribute and the label in A, B and TSTR (``B_sensitive_accuracy``
+        ...), and the majority shares of the sensitive attribute in the real and synthetic
+        test sets (``majority_real``, ``majority_synthetic``). A theta that no attribute
+        reaches has a row with an empty candidate set and a ``note``.
     """
     from core.imposter.detection import nmi_scores
     from core.imposter.synthesizer import ImposterSynthesizer
@@ -275,6 +310,7 @@ def theta_sweep(
     rng = check_random_state(random_state)
     frame = dataset.frame
     scores = nmi_scores(frame, sensitive, bins=bins)
+    scores = scores[~scores["attribute"].isin(list(exclude))]
     rows = []
     for theta in thetas:
         implicit = list(scores.loc[scores["nmi"] >= theta, "attribute"])
@@ -285,16 +321,23 @@ def theta_sweep(
         if progress:
             progress(f"theta={theta}: training on {len(implicit)} implicit attributes")
         model = ImposterSynthesizer(**{**(synthesizer or {}), "random_state": seed})
-        model.fit(dataset, sensitive, implicit)
+        model.fit(dataset, sensitive, implicit, callback=callback)
         syn = model.sample(n_synthetic or len(frame))
         table = evaluate_settings(frame, syn, sensitive=sensitive, label=label, implicit=implicit,
                                   classifiers=[classifier], settings=["A", "B", "TSTR"],
                                   random_state=seed)
-        row: dict[str, Any] = {"theta": theta, "implicit": implicit, "seed": seed}
-        for (setting, task, metric), value in table.iloc[0].items():
-            row[f"{setting}_{task}_{metric}"] = float(value)
-        rows.append(row)
+        rows.append({"theta": theta, "implicit": implicit, "seed": seed, **_sweep_row(table)})
     return pd.DataFrame(rows)
+
+
+def _sweep_row(table: pd.DataFrame) -> dict[str, float]:
+    """A one-classifier Table 1 as flat columns (``B_sensitive_accuracy``...) and its
+    majority shares of the sensitive attribute."""
+    row = {f"{setting}_{task}_{metric}": float(value)
+           for (setting, task, metric), value in table.iloc[0].items()}
+    row.update(majority_real=float(table.attrs["majority_real"]),
+               majority_synthetic=float(table.attrs["majority_synthetic"]))
+    return row
 
 
 def lambda_sweep(
@@ -310,10 +353,14 @@ def lambda_sweep(
     n_synthetic: int | None = None,
     random_state: RandomState = 0,
     progress: Callable[[str], None] | None = None,
+    callback: Callable[[dict], Any] | None = None,
 ) -> pd.DataFrame:
     """Fig. 8: setting B accuracy / F1 of the sensitive attribute and the label per lambda.
 
-    One row per (lambda, repetition), with TSTR scores beside setting B.
+    One row per (lambda, repetition), with TSTR scores beside setting B and the majority
+    shares of the sensitive attribute (``majority_real``, ``majority_synthetic``).
+    ``callback`` is handed to every training's ``fit`` (one event per iteration);
+    ``progress`` is told before each training.
     """
     from core.imposter.synthesizer import ImposterSynthesizer
 
@@ -326,15 +373,12 @@ def lambda_sweep(
             if progress:
                 progress(f"lambda={lam}, repetition {rep + 1}/{repetitions}")
             model = ImposterSynthesizer(**{**(synthesizer or {}), "lambda_": lam, "random_state": seed})
-            model.fit(dataset, sensitive, implicit)
+            model.fit(dataset, sensitive, implicit, callback=callback)
             syn = model.sample(n_synthetic or len(frame))
             table = evaluate_settings(frame, syn, sensitive=sensitive, label=label,
                                       implicit=implicit, classifiers=[classifier],
                                       settings=["B", "TSTR"], random_state=seed)
-            row: dict[str, Any] = {"lambda": lam, "repetition": rep, "seed": seed}
-            for (setting, task, metric), value in table.iloc[0].items():
-                row[f"{setting}_{task}_{metric}"] = float(value)
-            rows.append(row)
+            rows.append({"lambda": lam, "repetition": rep, "seed": seed, **_sweep_row(table)})
     return pd.DataFrame(rows)
 
 

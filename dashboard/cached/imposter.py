@@ -27,9 +27,19 @@ from core.imposter import (
     krr_ledger,
     krr_sweep,
 )
+from core.claims import Claim
+from core.imposter import claims as _claims
+from core.imposter.evaluation import lambda_sweep as _lambda_sweep
 from core.imposter.evaluation import marginal_tv
+from core.imposter.evaluation import theta_sweep as _theta_sweep
+from core.imposter.reproduce import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
 from dashboard.cached.jobs import BackgroundJob, run_in_child
-from dashboard.cached.sweeps import Sweep
+from dashboard.cached.sweeps import FINISHED, Sweep
+
+#: the paper's numbers (the reproduction registry, the one source), for the charts
+PAPER = {"Table 1": PAPER_TABLE1, "Table 2": PAPER_TABLE2, "Fig. 7": PAPER_FIG7, "Fig. 8": PAPER_FIG8}
+#: the grids of Table 2 and Fig. 8, as the page's text boxes start
+THETAS, LAMBDAS = (0.002, 0.01, 0.02, 0.1), (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 
 def _detection(progress: Progress, *, dataset: Dataset, sensitive: str, theta: float, beta: float,
@@ -274,3 +284,148 @@ def marginal_fidelity(dataset: Dataset, synthetic: pd.DataFrame, bins: int = 10)
         while len(_TV_CACHE) > 8:
             _TV_CACHE.popitem(last=False)
     return tv
+
+
+# ------------------------------------------------------------------ the sweeps (Table 2, Fig. 8)
+def parse_grid(text: str, *, name: str, lo: float, hi: float, most: int = 8) -> tuple[float, ...]:
+    """The numbers of a grid typed as "0.002, 0.01, 0.1": sorted, without repeats.
+
+    Raises
+    ------
+    TypeError
+        When ``text`` is not a str.
+    ValueError
+        When a value is not a number, lies outside [lo, hi], or there are none or more
+        than ``most``: the rule in words.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"The {name} grid must be text, got {type(text).__name__}.")
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p]
+    values = []
+    for part in parts:
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise ValueError(f"The {name} grid takes numbers separated by commas; "
+                             f"{part[:20]!r} is not a number.") from None
+    bad = [v for v in values if not (lo <= v <= hi)]
+    if bad:
+        raise ValueError(f"Each {name} must lie in [{lo:g}, {hi:g}]; {bad[0]:g} does not.")
+    values = sorted(set(values))
+    if not values or len(values) > most:
+        raise ValueError(f"The {name} grid needs 1 to {most} values (one training each), got {len(values)}.")
+    return tuple(values)
+
+
+def sweep_epochs(n_rows: int) -> int:
+    """The sweeps' default epochs: 100 on a table of up to 5,000 rows (as the page's single
+    training: on the 3,000-row census sample a theta sweep of 4 points takes about 40 s, a
+    lambda sweep of 6 about 60 s; with 30 or 50 epochs the label is not learned yet and
+    setting-B utility sits near its majority share), 5 on a larger one (each point is a
+    training on the whole table)."""
+    return 100 if n_rows <= 5000 else 5
+
+
+def with_epochs(params: tuple[tuple[str, Any], ...], epochs: int) -> tuple[tuple[str, Any], ...]:
+    """The page's training parameters with the sweep's epochs."""
+    return tuple((k, int(epochs) if k == "epochs" else v) for k, v in params)
+
+
+def _reporter(progress: Progress, runs: int):
+    """``progress`` told per run (``told``) and, at most twice a second, per iteration
+    (``callback``, handed to each training): the fraction over all the runs."""
+    import time
+
+    state = {"run": -1, "last": 0.0, "what": ""}
+
+    def told(message: str) -> None:
+        state["run"] += 1
+        state["what"] = message
+        progress(min(state["run"], runs - 1) / runs, message)
+
+    def callback(event: dict) -> None:
+        now = time.monotonic()
+        if now - state["last"] < 0.5:
+            return
+        state["last"] = now
+        run = min(max(state["run"], 0), runs - 1)
+        share = event["iteration"] / max(event["iterations"], 1)
+        progress((run + 0.9 * share) / runs,
+                 f"{state['what']} (iteration {event['iteration']} of {event['iterations']})")
+
+    return told, callback
+
+
+def _theta_runs(progress, *, dataset: Dataset, sensitive: str, label: str, thetas: tuple[float, ...],
+                classifier: str, params: tuple, seed: int, exclude: tuple[str, ...]) -> pd.DataFrame:
+    told, callback = _reporter(progress, len(thetas))
+    return _theta_sweep(dataset, sensitive=sensitive, label=label, thetas=thetas, classifier=classifier,
+                        synthesizer=dict(params), exclude=exclude, random_state=seed, progress=told,
+                        callback=callback)
+
+
+def theta_sweep(dataset: Dataset, sensitive: str, label: str, thetas: tuple[float, ...], classifier: str,
+                params: tuple[tuple[str, Any], ...], seed: int, exclude: tuple[str, ...] = ()) -> Sweep:
+    """Table 2: :func:`core.imposter.theta_sweep` (one training per theta), as a sweep job."""
+    kwargs = dict(sensitive=sensitive, label=label, thetas=tuple(float(t) for t in thetas),
+                  classifier=classifier, params=tuple(params), seed=int(seed), exclude=tuple(exclude))
+    return Sweep(("imposter-table2", dataset.fingerprint()) + tuple(kwargs.values()), _theta_runs,
+                 dict(dataset=dataset, **kwargs), "Training IMPOSTER for each theta")
+
+
+def _lambda_runs(progress, *, dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
+                 lambdas: tuple[float, ...], classifier: str, params: tuple, seed: int) -> pd.DataFrame:
+    told, callback = _reporter(progress, len(lambdas))
+    return _lambda_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit), lambdas=lambdas,
+                         classifier=classifier, synthesizer=dict(params), random_state=seed,
+                         progress=told, callback=callback)
+
+
+def lambda_sweep(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
+                 lambdas: tuple[float, ...], classifier: str, params: tuple[tuple[str, Any], ...],
+                 seed: int) -> Sweep:
+    """Fig. 8: :func:`core.imposter.lambda_sweep` (one training per lambda), as a sweep job."""
+    kwargs = dict(sensitive=sensitive, label=label, implicit=tuple(implicit),
+                  lambdas=tuple(float(v) for v in lambdas), classifier=classifier,
+                  params=tuple((k, v) for k, v in params if k != "lambda_"), seed=int(seed))
+    return Sweep(("imposter-fig8", dataset.fingerprint()) + tuple(kwargs.values()), _lambda_runs,
+                 dict(dataset=dataset, **kwargs), "Training IMPOSTER for each lambda")
+
+
+def finished_sweep(sweep: Sweep) -> pd.DataFrame | None:
+    """The result of ``sweep`` when any session finished it before, else None (starts nothing)."""
+    return FINISHED.get(sweep.key)
+
+
+def stop_stale(jobs: dict, slot: str, key) -> None:
+    """Stop the session's job in ``slot`` when it computes other inputs than ``key`` (the
+    settings changed and nobody asked for the new ones yet)."""
+    job = jobs.get(slot)
+    if job is not None and job.key != key and job.running:
+        job.stop()
+
+
+# ------------------------------------------------------------------ the paper's claims
+def fig6_claim(scores: pd.DataFrame, theta: float, sensitive: str) -> Claim:
+    """:func:`core.imposter.claims.fig6_claim`."""
+    return _claims.fig6_claim(scores, theta=float(theta), sensitive=sensitive)
+
+
+def table1_claim(table: pd.DataFrame) -> Claim:
+    """:func:`core.imposter.claims.table1_claim`."""
+    return _claims.table1_claim(table)
+
+
+def fig7_claim(curve: pd.DataFrame, imposter: tuple[float, float]) -> Claim:
+    """:func:`core.imposter.claims.fig7_claim`."""
+    return _claims.fig7_claim(curve, imposter=imposter)
+
+
+def table2_claim(runs: pd.DataFrame) -> Claim:
+    """:func:`core.imposter.claims.table2_claim`."""
+    return _claims.table2_claim(runs)
+
+
+def fig8_claim(runs: pd.DataFrame) -> Claim:
+    """:func:`core.imposter.claims.fig8_claim`."""
+    return _claims.fig8_claim(runs)

@@ -1,5 +1,20 @@
-"""IMPOSTER page (paper 002): detect implicit-privacy attributes, train the synthesizer
-live, compare settings A / B and the kRR baseline, download the synthetic table."""
+"""IMPOSTER page (paper 002): every figure and table of section 5, live, with the paper's
+numbers beside ours and one computed sentence (a claim box) saying whether its claim holds
+on the data at hand.
+
+1. Detection (Algorithm 1): NMI bars of each attribute with s (Fig. 6) and its claim.
+2. Protection (Algorithm 2): the training curves of a live, stoppable training; then the
+   sweeps, each started by its button as a background job with progress and Stop and kept
+   for every session once finished: theta (Table 2, the paper's numbers dashed) and lambda
+   (Fig. 8, the paper's words in the claim box).
+3. Settings A and B (Table 1), with the paper's Table 1 beside ours and its claim; the
+   marginal fidelity of the synthetic table (not in the paper).
+4. kRR against IMPOSTER (Fig. 7), with the paper's two points and its claim.
+5. The synthetic table for download.
+
+Everything that computes lives in :mod:`dashboard.cached.imposter`; the charts are pure
+functions of :mod:`dashboard.charts.imposter`.
+"""
 from __future__ import annotations
 
 
@@ -11,6 +26,7 @@ from core.imposter.classifiers import CLASSIFIER_LABELS
 from dashboard.cached import imposter as cached
 from dashboard.charts import imposter as charts
 from dashboard.components.chart_data import show_chart
+from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import live_job, setup_view, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
@@ -71,7 +87,7 @@ with page_errors(stop=True):
     det = setup_view("imposter_detection", cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10,
                                                             seed, () if rewrite_label else (label,)))
 
-show_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit),
+show_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit, data=dataset.name),
            charts.nmi_data(det.scores, theta=theta, implicit=det.implicit),
            name="imposter-nmi", key="imposter_nmi_chart", width="stretch")
 st.caption(
@@ -79,6 +95,7 @@ st.caption(
     "determines the other); the dashed line is theta; red bars are the detected implicit "
     "attributes. Hover for Eq. 7 as printed in the paper (a distance: 1 = independent)."
 )
+claim_box(cached.fig6_claim(det.scores, theta, sensitive))
 tau_text = "n/a" if det.tau != det.tau else f"{det.tau:.3f}"
 m1, m2, m3 = st.columns(3)
 m1.metric("Candidates (NMI ≥ theta)", len(det.candidates))
@@ -164,7 +181,7 @@ def _draw_progress() -> None:
                 else "Starting...")
         st.progress(min(done / total, 1.0) if total else 0.0, text=text)
     history = job.history()
-    show_chart(charts.training_curves(history, n_classes=n_classes),
+    show_chart(charts.training_curves(history, n_classes=n_classes, data=dataset.name),
                charts.training_data(history, n_classes=n_classes),
                name="imposter-training", key="imposter_curves", width="stretch")
     st.caption("How to read: left, the discriminators' and the generator's adversarial losses; "
@@ -172,30 +189,114 @@ def _draw_progress() -> None:
                "s from the implicit columns of generated records (near chance = no leak left).")
 
 
+ready = False  # a finished model below: the sections after the sweeps need it
 if job is not None and job.running:
     live_job(job, stop_key="imposter_stop", draw_progress=_draw_progress)
-    st.stop()
-
-if job is None:
+elif job is None:
     st.info("Press **Train** to fit the synthesizer; the curves grow live and **Stop** keeps "
             "what was learned so far.")
-    st.stop()
-
-if job.cancelled:
+elif job.cancelled:
     st.info("The training was stopped before it started; press **Train** to queue it again.")
+else:
+    _draw_progress()
+    if job.error is not None:
+        show_error(job.error)
+    else:
+        ready = True
+        cached.remember_training(job.key, job)
+        model, synthetic = job.model, job.synthetic
+        if job.key != job_key:
+            st.info("The settings above changed since this model was trained; press **Train** to "
+                    "train with them. The results below are for the last model.")
+        state = "stopped early" if model.stopped_ else "finished"
+        st.success(f"Training {state} after {model.iterations_:,} iterations; "
+                   f"{len(synthetic):,} synthetic rows generated.")
+
+# ------------------------------------------------------------------ 2b. sweeps
+st.subheader("Sweeps: theta (Table 2) and lambda (Fig. 8)")
+st.caption("Each point of a sweep trains IMPOSTER once with the settings above (lambda, latent size, "
+           "G's V2 term) and scores one classifier in settings A and B. They run in the background "
+           "when you press their button; a finished sweep is kept for everyone with the same inputs.")
+c1, c2 = st.columns(2)
+sweep_clf = c1.selectbox("Classifier of the sweeps", CLASSIFIERS, index=CLASSIFIERS.index("xgboost"),
+                         format_func=CLASSIFIER_LABELS.get, key="imposter_sweep_clf",
+                         help="The paper uses XGBoost for Table 2 and Fig. 8.")
+sweep_epochs = int(c2.number_input(
+    "Epochs per sweep training", 1, 1000, cached.sweep_epochs(dataset.n_rows), key="imposter_sweep_epochs",
+    help="Each point of a sweep is one training. On the 3,000-row census sample, 100 epochs take about "
+    "40 s for the four thetas and 60 s for the six lambdas; with fewer the label is not learned yet."))
+sweep_params = cached.with_epochs(params, sweep_epochs)
+sweep_jobs = st.session_state.setdefault("pux_sweep_jobs", {})
+tab_theta, tab_lambda = st.tabs(["theta (Table 2)", "lambda (Fig. 8)"])
+
+
+def _sweep(slot: str, sweep, run_key: str, what: str):
+    """The finished result of ``sweep``, or None: started by its button, then kept going
+    while its inputs stay the same (a change stops the old job until asked again)."""
+    result = cached.finished_sweep(sweep)
+    if result is not None:
+        return result
+    asked = st.button(f"Run the {what} sweep", key=run_key, type="primary")
+    if asked:
+        st.session_state[f"{slot}_asked"] = sweep.key
+    if st.session_state.get(f"{slot}_asked") != sweep.key:
+        cached.stop_stale(sweep_jobs, slot, sweep.key)
+        st.caption(f"Nothing trained yet for these settings: press **Run the {what} sweep**.")
+        return None
+    with page_errors():
+        return sweep_view(slot, sweep)
+    return None
+
+
+with tab_theta:
+    theta_text = st.text_input("Thetas (comma-separated)", ", ".join(f"{t:g}" for t in cached.THETAS),
+                               key="imposter_thetas",
+                               help="Each theta takes the attributes whose NMI with s reaches it as the implicit set.")
+    with page_errors():
+        thetas = cached.parse_grid(theta_text, name="theta", lo=0.0, hi=1.0)
+        runs = _sweep("imposter_theta_sweep",
+                      cached.theta_sweep(dataset, sensitive, label, thetas, sweep_clf, sweep_params, seed,
+                                         () if rewrite_label else (label,)),
+                      "imposter_theta_run", "theta")
+        if runs is not None:
+            paper2 = cached.PAPER["Table 2"] if sweep_clf == "xgboost" else None  # the paper's is XGBoost
+            show_chart(charts.table2_chart(runs, paper=paper2, sensitive=sensitive, label=label,
+                                           classifier=CLASSIFIER_LABELS[sweep_clf], data=dataset.name),
+                       charts.table2_data(runs, paper=paper2, sensitive=sensitive, label=label),
+                       name="imposter-table2", key="imposter_table2_chart", width="stretch")
+            st.caption("How to read: solid lines are ours"
+                       + (", dashed lines with hollow markers the paper's Table 2 (Adult, XGBoost)" if paper2 else
+                          " (the paper's Table 2 is drawn beside them for XGBoost only)")
+                       + ". Top left, the attacker on s: setting B (red) should sit on the dotted majority share "
+                       "for every theta; right, the label: B should stay near A (green).")
+            claim_box(cached.table2_claim(runs))
+
+with tab_lambda:
+    lambda_text = st.text_input("Lambdas (comma-separated)", ", ".join(f"{v:g}" for v in cached.LAMBDAS),
+                                key="imposter_lambdas",
+                                help="0 is the VAE-CGAN without D2; the paper finds about 1 best.")
+    if not implicit:
+        st.info("Choose at least one attribute to protect above: the lambda sweep protects that set.")
+    else:
+        with page_errors():
+            lambdas = cached.parse_grid(lambda_text, name="lambda", lo=0.0, hi=100.0)
+            lruns = _sweep("imposter_lambda_sweep",
+                           cached.lambda_sweep(dataset, sensitive, label, tuple(implicit), lambdas, sweep_clf,
+                                               sweep_params, seed),
+                           "imposter_lambda_run", "lambda")
+            if lruns is not None:
+                show_chart(charts.fig8_chart(lruns, sensitive=sensitive, label=label,
+                                             classifier=CLASSIFIER_LABELS[sweep_clf], data=dataset.name),
+                           charts.fig8_data(lruns, sensitive=sensitive, label=label),
+                           name="imposter-fig8", key="imposter_fig8_chart", width="stretch")
+                st.caption("How to read: left, the attacker on s in setting B (solid accuracy, dashed F1): it "
+                           "should fall to the dotted majority share once lambda reaches about 1; right, the "
+                           "label: it should stay about level. The paper's Fig. 8 gives no table of values, "
+                           "so its words are in the box below.")
+                claim_box(cached.fig8_claim(lruns))
+
+if not ready:
     st.stop()
-_draw_progress()
-if job.error is not None:
-    show_error(job.error)
-    st.stop()
-cached.remember_training(job.key, job)
-model, synthetic = job.model, job.synthetic
-if job.key != job_key:
-    st.info("The settings above changed since this model was trained; press **Train** to "
-            "train with them. The results below are for the last model.")
-state = "stopped early" if model.stopped_ else "finished"
-st.success(f"Training {state} after {model.iterations_:,} iterations; "
-           f"{len(synthetic):,} synthetic rows generated.")
 
 # ------------------------------------------------------------------ 3. evaluation
 st.subheader("3 · Settings A and B (Table 1)")
@@ -209,20 +310,25 @@ with page_errors(stop=True):
     table = sweep_view("imposter_table1", cached.table1(dataset, synthetic, job.sensitive, label,
                                                         tuple(trained_implicit), tuple(classifiers), seed))
 if table is not None:
-    show_chart(charts.table1_bars(table), charts.table1_data(table), name="imposter-table1",
+    show_chart(charts.table1_bars(table, paper=cached.PAPER["Table 1"], data=dataset.name),
+               charts.table1_data(table, paper=cached.PAPER["Table 1"]), name="imposter-table1",
                key="imposter_table1_chart", width="stretch")
     st.caption(
         "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
         "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
-        "from all attributes — B and train-synthetic/test-real should stay close to A."
+        "from all attributes — B and train-synthetic/test-real should stay close to A. Hatched bars "
+        "and the rows marked (paper, Adult) are the paper's Table 1 for the same classifiers."
     )
-    st.dataframe(charts.table1_display(table).style.format("{:.3f}"), width="stretch", key="imposter_table1")
+    claim_box(cached.table1_claim(table))
+    shown = charts.table1_display(table, paper=cached.PAPER["Table 1"])
+    st.dataframe(shown.style.format("{:.3f}", na_rep="–"), width="stretch", key="imposter_table1")
     with page_errors():
         tv = cached.marginal_fidelity(dataset, synthetic)
         st.markdown("**Leak, utility and marginals side by side**")
         st.dataframe(charts.fidelity_summary(table, tv).style.format("{:.3f}"), width="stretch",
                      key="imposter_fidelity")
-        show_chart(charts.marginal_tv_bars(tv), charts.marginal_tv_data(tv), name="imposter-marginal-tv",
+        show_chart(charts.marginal_tv_bars(tv, data=dataset.name), charts.marginal_tv_data(tv),
+                   name="imposter-marginal-tv",
                    key="imposter_tv_chart", width="stretch")
         st.caption(
             "How to read: total variation (TV) between the real and the synthetic distribution, "
@@ -245,17 +351,22 @@ if curve is not None and point_table is not None:
     point, real, majority = cached.tradeoff_points(point_table)
     c1, c2 = st.columns(2)
     with c1:
-        show_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real),
-                   charts.krr_data(curve, imposter=point, real=real, majority=majority),
+        show_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real,
+                                   paper=cached.PAPER["Fig. 7"], data=dataset.name),
+                   charts.krr_data(curve, imposter=point, real=real, majority=majority,
+                                   paper=cached.PAPER["Fig. 7"]),
                    name="imposter-privacy-vs-utility", key="imposter_tradeoff", width="stretch")
     c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
-               "IMPOSTER beats kRR where its star lies above the kRR curve at the same x.")
+               "IMPOSTER beats kRR where its star lies above the kRR curve at the same x. Hollow "
+               "markers: the paper's two points on Adult (section 5.6).")
     with c2:
-        show_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label),
+        show_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label,
+                                         data=dataset.name),
                    charts.krr_data(curve, imposter=point, sensitive=job.sensitive, label=label),
                    name="imposter-krr-vs-epsilon", key="imposter_krr_eps", width="stretch")
     c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
                "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
+    claim_box(cached.fig7_claim(curve, point))
 st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns)))
 
 # ------------------------------------------------------------------ 5. download

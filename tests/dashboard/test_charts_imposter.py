@@ -172,7 +172,8 @@ def test_krr_epsilon_axis_is_log_and_reads_as_plain_numbers():
 @pytest.mark.parametrize("build, title, x_title", [
     (lambda: charts.nmi_bars(_scores(), theta=0.01),
      "Association of each attribute with the sensitive attribute (NMI, Fig. 6)", "attribute"),
-    (lambda: charts.training_curves(_history()), "IMPOSTER training", "iteration"),
+    (lambda: charts.training_curves(_history()), "IMPOSTER training: losses and D2's accuracy per iteration",
+     "iteration"),
     (lambda: charts.table1_bars(_table()),
      "Table 1: accuracy on real data (A), synthetic data (B) and train synthetic, test real", "classifier"),
     (lambda: charts.krr_vs_epsilon(_curve()), "Accuracy on kRR-perturbed data vs epsilon (Fig. 7)",
@@ -211,3 +212,106 @@ def test_marginal_tv_bars_sort_columns_and_mark_the_mean():
     assert list(fig.data[0].y) == [0.1, 0.04, 0.01]
     assert [(s.y0, s.y1) for s in fig.layout.shapes] == [(0.05, 0.05)]
     assert "two-way mean 0.120" in fig.layout.title.text
+
+
+# ---------------------------------------------------------------- the paper beside ours
+
+PAPER_T1 = {"LR": {"A_sensitive": (0.84, 0.83), "A_label": (0.83, 0.75), "B_sensitive": (0.67, 0.40),
+                   "B_label": (0.81, 0.70)},
+            "RF": {"A_sensitive": (0.5, 0.5), "A_label": (0.5, 0.5), "B_sensitive": (0.5, 0.5),
+                   "B_label": (0.5, 0.5)}}
+
+
+def test_table1_data_adds_the_papers_cells_for_the_classifiers_both_report():
+    data = charts.table1_data(_table(), paper=PAPER_T1)
+    theirs = data[data["source"] == charts.PAPER_NAME]
+    assert set(theirs["classifier"]) == {"LR"}  # RF is not in our table
+    assert sorted(theirs["accuracy"]) == [0.67, 0.81, 0.83, 0.84]
+    assert len(data[data["source"] == "ours"]) == 12
+    bars = charts.table1_bars(_table(), paper=PAPER_T1)
+    assert any(t.marker.pattern.shape == "/" for t in bars.data)
+
+
+def test_table1_display_puts_the_papers_row_below_ours():
+    disp = charts.table1_display(_table(), paper=PAPER_T1)
+    assert list(disp.index) == ["LR", "GBDT", "LR (paper, Adult)"]
+    assert disp.loc["LR (paper, Adult)", "B: synthetic · predict sex · f1"] == 0.40
+    assert np.isnan(disp.loc["LR (paper, Adult)", "train synthetic, test real · predict income · accuracy"])
+
+
+def test_tradeoff_draws_the_papers_two_points_hollow():
+    paper = {"krr_gender_accuracy": 0.6891, "krr_income_accuracy": 0.7517,
+             "imposter_gender_accuracy": 0.6726, "imposter_income_accuracy": 0.8229}
+    fig = charts.tradeoff(_curve(), imposter=None, paper=paper, data="census")
+    drawn = {t.name: (list(t.x), list(t.y), t.marker.symbol) for t in fig.data[1:]}
+    assert drawn == {"paper (Adult): kRR": ([0.6891], [0.7517], "circle-open"),
+                     "paper (Adult): IMPOSTER": ([0.6726], [0.8229], "star-open")}
+    assert fig.layout.title.text.endswith("· census")
+    data = charts.krr_data(_curve(), paper=paper)
+    assert list(data["release"].iloc[-2:]) == ["paper (Adult): kRR", "paper (Adult): IMPOSTER"]
+
+
+# ---------------------------------------------------------------- Table 2 and Fig. 8
+
+def _theta_runs():
+    return pd.DataFrame({"theta": [0.01, 0.1], "implicit": [["a", "b"], ["a"]],
+                         "A_sensitive_accuracy": [0.85, 0.80], "A_sensitive_f1": [0.83, 0.77],
+                         "A_label_accuracy": [0.71, 0.72], "A_label_f1": [0.67, 0.68],
+                         "B_sensitive_accuracy": [0.66, 0.67], "B_sensitive_f1": [0.45, 0.46],
+                         "B_label_accuracy": [0.69, 0.68], "B_label_f1": [0.60, 0.61],
+                         "majority_synthetic": [0.665, 0.668]})
+
+
+PAPER_T2 = {0.01: {"A_sensitive": (0.8455, 0.8266), "A_label": (0.8331, 0.7567),
+                   "B_sensitive": (0.6440, 0.4444), "B_label": (0.8326, 0.7298)}}
+
+
+def test_table2_data_holds_every_cell_of_our_sweep_and_the_papers():
+    data = charts.table2_data(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income")
+    ours = data[data["source"] == "ours"]
+    assert len(ours) == 2 * 2 * 2 * 2  # thetas x settings x tasks x metrics
+    b = ours[(ours["setting"] == "B: synthetic") & (ours["task"] == "predict sex") & (ours["metric"] == "accuracy")]
+    assert list(b["value"]) == [0.66, 0.67]
+    assert list(b["majority share of sex (synthetic)"]) == [0.665, 0.668]
+    theirs = data[data["source"] == charts.PAPER_NAME]
+    assert len(theirs) == 8 and set(theirs["theta"]) == {0.01}
+    assert 0.6440 in set(theirs["value"])
+
+
+def test_table2_chart_draws_ours_solid_the_paper_dashed_and_hollow_and_the_floor():
+    fig = charts.table2_chart(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income", data="census")
+    ours = [t for t in fig.data if t.name == "B: synthetic"]
+    theirs = [t for t in fig.data if t.name == "B: synthetic (paper (Adult))"]
+    assert len(ours) == 4 and len(theirs) == 4  # one per panel
+    assert list(ours[0].x) == [0.01, 0.1] and list(ours[0].y) == [0.66, 0.67]
+    assert list(theirs[0].y) == [0.6440] and theirs[0].marker.symbol == "circle-open"
+    assert theirs[0].line.dash == "dash"
+    floor = [t for t in fig.data if t.name == "majority share (no leak)"]
+    assert len(floor) == 1 and list(floor[0].y) == [0.665, 0.668]
+    assert fig.layout.xaxis3.title.text == "theta (NMI threshold, log scale)"
+    assert fig.layout.title.text.startswith("Table 2: XGBoost") and fig.layout.title.text.endswith("census")
+
+
+def _lambda_runs():
+    return pd.DataFrame({"lambda": [0.0, 0.0, 1.0], "repetition": [0, 1, 0],
+                         "B_sensitive_accuracy": [0.80, 0.78, 0.67], "B_sensitive_f1": [0.7, 0.7, 0.4],
+                         "B_label_accuracy": [0.70, 0.70, 0.69], "B_label_f1": [0.6, 0.6, 0.59],
+                         "majority_synthetic": [0.66, 0.66, 0.67]})
+
+
+def test_fig8_data_averages_repetitions_per_lambda():
+    data = charts.fig8_data(_lambda_runs(), sensitive="sex", label="income")
+    acc = data[(data["task"] == "predict sex") & (data["metric"] == "accuracy")]
+    assert list(acc["lambda"]) == [0.0, 1.0] and acc["value"].tolist() == pytest.approx([0.79, 0.67])
+    assert len(data) == 2 * 2 * 2
+
+
+def test_fig8_chart_draws_both_tasks_and_the_floor_on_named_axes():
+    fig = charts.fig8_chart(_lambda_runs(), sensitive="sex", label="income", data="census")
+    drawn = {t.name: list(t.y) for t in fig.data}
+    assert drawn["predict sex: accuracy"] == pytest.approx([0.79, 0.67])
+    assert drawn["predict income: F1 (macro)"] == pytest.approx([0.6, 0.59])
+    assert drawn["majority share (no leak)"] == [0.66, 0.67]
+    assert fig.layout.xaxis.title.text == "lambda (weight of D2)"
+    assert fig.layout.yaxis.title.text == "score in setting B"
+    assert "Fig. 8" in fig.layout.title.text and fig.layout.title.text.endswith("census")

@@ -128,7 +128,10 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     assert_every_chart_has_its_csv(at)
     assert any("finished after 8 iterations" in s.value for s in at.success)
     table = at.dataframe[0].value
-    assert list(table.index) == ["LR"]
+    assert list(table.index) == ["LR", "LR (paper, Adult)"]  # the paper's Table 1 row below ours
+    claims = _claims(at)
+    assert any("Paper 002, Table 1" in c for c in claims)
+    assert any("Paper 002, Fig. 7" in c for c in claims)
     assert any("B: synthetic" in c for c in table.columns)
     # the leak, the income accuracy and the marginal TV side by side
     fidelity = at.dataframe[1].value
@@ -250,3 +253,59 @@ def test_tradeoff_points_and_krr_note_come_from_the_tables():
     assert note.startswith("kRR's table: each record spends 1 x epsilon")
     assert note.endswith("So it is not differentially private as a whole.")
     assert cached.krr_note(["a", "b"], ["a", "b"]) == "kRR's table: each record spends 2 x epsilon on its perturbed values. "
+
+
+# ---------------------------------------------------------------- the sweeps (Table 2, Fig. 8)
+
+def _claims(at) -> list[str]:
+    """The text of every claim box (and other boxes), markdown escapes removed."""
+    return [b.value.replace("\\", "") for b in (*at.success, *at.warning, *at.info)]
+
+
+def test_the_sweep_section_waits_for_its_buttons(open_page):
+    at = _open(open_page)
+    assert_clean(at)
+    assert any(h.value.startswith("Sweeps: theta (Table 2) and lambda (Fig. 8)") for h in at.subheader)
+    assert at.button(key="imposter_theta_run") and at.button(key="imposter_lambda_run")
+    assert at.number_input(key="imposter_sweep_epochs").value == 100  # census: 3,000 rows
+    assert at.selectbox(key="imposter_sweep_clf").value == "xgboost"
+    jobs = at.session_state["pux_sweep_jobs"]
+    assert "imposter_theta_sweep" not in jobs and "imposter_lambda_sweep" not in jobs  # nothing unasked
+    assert any("Paper 002, Fig. 6" in c for c in _claims(at))
+
+
+def test_a_wrong_grid_is_named_in_one_sentence(open_page):
+    at = _open(open_page)
+    at.text_input(key="imposter_thetas").set_value("0.01, x").run()
+    assert not at.exception
+    assert any("'x' is not a number" in e.value for e in at.error)
+
+
+def _tiny_sweeps(at):
+    at.number_input(key="imposter_sweep_epochs").set_value(1).run()
+    at.selectbox(key="imposter_sweep_clf").set_value("lr").run()
+    at.text_input(key="imposter_thetas").set_value("0.01, 0.1").run()
+    at.text_input(key="imposter_lambdas").set_value("0, 1").run()
+    return at
+
+
+def test_a_tiny_theta_sweep_runs_to_its_chart_and_claim(open_page):
+    at = _tiny_sweeps(_open(open_page, _small_census()))
+    at.button(key="imposter_theta_run").click().run()
+    assert not at.exception
+    finish_sweeps(at)
+    assert_clean(at)
+    assert "imposter_table2_chart" in [c.key for c in at.get("plotly_chart")]
+    assert any("Paper 002, Table 2" in c for c in _claims(at))
+    assert "imposter_lambda_sweep" not in at.session_state["pux_sweep_jobs"]  # only the one asked for
+
+
+def test_a_tiny_lambda_sweep_runs_to_its_chart_and_claim(open_page):
+    at = _tiny_sweeps(_open(open_page, _small_census()))
+    at.button(key="imposter_lambda_run").click().run()
+    assert not at.exception
+    finish_sweeps(at)
+    assert_clean(at)
+    assert "imposter_fig8_chart" in [c.key for c in at.get("plotly_chart")]
+    assert any("Paper 002, Fig. 8" in c for c in _claims(at))
+    assert_every_chart_has_its_csv(at)

@@ -58,7 +58,10 @@ def test_table1_quick_runs_and_its_targets_agree_with_its_runs(data_dir):
         "targets: B income >= 0.80 for 4 of 5 classifiers":
             bool((b_label >= 0.80).sum() >= min(4, len(b_label) - 1)),
         "targets: TSTR income >= 0.78": bool(tstr.min() >= 0.78),
+        **{f"{name}: holds": rep.summary[name]["holds"] for name in ("claim", "fig6_claim")
+           if rep.summary[name]["holds"] is not None},
     }
+    assert rep.summary["claim"]["figure"] == "Paper 002, Table 1"
     # the attack on setting A works even in quick mode: the leak is real
     assert rep.checks["targets: A gender accuracy about 0.84"]
 
@@ -81,5 +84,7 @@ def test_fig7_compares_imposter_with_krr_at_the_same_gender_accuracy(data_dir):
     interp = np.interp(imp["gender_accuracy"], curve["sensitive_accuracy"].to_numpy()[order],
                        curve["label_accuracy"].to_numpy()[order])
     assert krr["income_accuracy_interpolated"] == pytest.approx(interp, rel=1e-12)
+    claim = rep.summary["claim"]
     assert rep.checks == {"target_imposter_income_higher":
-                          bool(imp["income_accuracy"] > max(krr["income_accuracy"], interp))}
+                          bool(imp["income_accuracy"] > max(krr["income_accuracy"], interp)),
+                          **({"claim: holds": claim["holds"]} if claim["holds"] is not None else {})}
