@@ -1,15 +1,21 @@
-"""Reproductions of paper 000: ``pux reproduce cdp-table2 | cdp-fig4 | cdp-fig5 | cdp-fig6 | cdp-fig8``.
+"""Reproductions of paper 000: ``pux reproduce cdp-fig1 | cdp-table2 | cdp-fig4 | cdp-fig5 | cdp-fig6 | cdp-fig8``.
 
 Each runs on the supplier sample (with its product columns, and without them: the paper's
 six attributes) and on Adult when the data directory holds it (45,222 rows after dropping
 missing values). ``quick`` uses fewer repetitions, a shorter epsilon grid and at most
 3,000 Adult rows.
+
+The paper's numbers and words live here as module constants (``PAPER_FIG1`` ..
+``PAPER_FIG8``, ``PAPER_TABLE1``, ``PAPER_TABLE2``): the reproductions, the claim checks
+(:mod:`core.cdp.claims`, whose verdicts each summary carries under "claim") and the pages
+read them.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from core.cdp.baselines import (
     SCHEMES,
@@ -34,6 +40,32 @@ THRESHOLD = 0.8
 #: estimator's default (7, beyond the paper)
 PAPER_METHOD = 1
 TC = 40.0
+
+# ---- the paper's numbers and words (the one source for the command line, the tests and the pages)
+#: Fig. 1 (section 6.2.1), read from the figure: no numbers are printed
+PAPER_FIG1 = ("The data correlation C(x) decreases as features are added consecutively: more features, "
+              "less correlated records (read from the figure, no numbers printed).")
+#: Fig. 2 (section 6.2.1)
+PAPER_FIG2 = ("Ranking the features by the change of C(x) when each is deleted and by random-forest "
+              "importance gives two different rankings ('Date of Establishment' changes C(x) most, "
+              "'Registered Capital' is the most important).")
+#: Fig. 3 (section 6.2.2)
+PAPER_FIG3 = ("The traversals find redundant features: the forward traversal filters out 1 removable "
+              "feature, the backward traversal 0, 1 or 2.")
+#: Table 1: features deleted at each stage, two runs on the paper's 6 supplier attributes
+PAPER_TABLE1 = {"F_fb_del": (1, 2), "F_c_del": (3, 3), "F_del": (1, 1)}
+PAPER_TABLE1_TEXT = ("DC-FBFS deletes only the features both criteria call removable: F_fb_del 1 (2 in a "
+                     "second run), F_c_del 3, F_del 1 ('Enterprise Type') of 6 features, T_c = 40.")
+#: Table 2 in words (its numbers: PAPER_TABLE2)
+PAPER_TABLE2_TEXT = ("The correlated sensitivities are all lower than the global sensitivities (CS < GS at "
+                     "every stage), so CDP-LR is more accurate than GDP-LR.")
+PAPER_FIG4 = ("Proposed above Zhang and Group overall; all three similar for epsilon < 3; "
+              "a large gap to Non-private remains (read from the figure, no numbers printed).")
+PAPER_FIG5 = ("Method 1 (Laplace on the mean gradient) usually best; 2 below 1; 1 and 5 "
+              "close; 4 above 3; 6 worst in most cases.")
+PAPER_FIG6 = "Proposed below Group (CS < GS) and below Zhang; MAE falls fast then slowly with epsilon."
+PAPER_FIG7 = "With product information the MAE is lower."
+PAPER_FIG8 = "Mahalanobis gives lower MAE than Pearson for Zhang's and the proposed scheme."
 PAPER_TABLE2 = {
     "none": {"GS": 45.86, "CS": 20.55, "GDP-LR": 0.4997, "CDP-LR": 0.5009},
     "F_fb_del": {"GS": 49.53, "CS": 43.06, "GDP-LR": 0.4895, "CDP-LR": 0.4974},
@@ -74,6 +106,40 @@ def _setup(name: str, ds: Dataset, measure: str, seed: int, progress):
         progress(f"{name}: DC-FBFS and sensitivities ({measure})")
         _SETUPS[key] = prepare_schemes(ds, threshold=THRESHOLD, measure=measure, tc=TC, random_state=seed)
     return _SETUPS[key]
+
+
+def fig1(*, data_dir=None, quick: bool = False, random_state: int = 0,
+         progress: Callable[[str], None] = print) -> Reproduction:
+    """Fig. 1: data correlation C(x) of the first k features, k = 1 .. p (Pearson and
+    Mahalanobis; features added by descending random-forest importance)."""
+    from core.cdp.claims import fig1_claim
+    from core.cdp.feature_count import correlation_by_feature_count
+
+    rows, claims = [], {}
+    for name, ds in _datasets(data_dir, quick, progress).items():
+        rm = record_matrix(ds)
+        y = ds.frame[ds.label].astype(str).to_numpy()
+        for measure in ("pearson", "mahalanobis"):
+            table = correlation_by_feature_count(rm.X, rm.names, y=y, measure=measure, threshold=THRESHOLD,
+                                                 random_state=random_state)
+            rows += _records(table.assign(dataset=name, measure=measure, rows=ds.n_rows))
+            claim = fig1_claim(table)
+            claims[f"{name}/{measure}"] = claim.to_dict()
+            progress(f"{name} / {measure}: {claim.sentence()}")
+    return Reproduction(
+        name="cdp-fig1",
+        parameters={"threshold": THRESHOLD, "order": "descending random-forest importance (100 trees)",
+                    "measures": ["pearson", "mahalanobis"]},
+        seeds={"random_state": random_state},
+        runs=rows,
+        summary={"curves": rows, "claim": claims},
+        paper={"fig1": PAPER_FIG1},
+        notes=["C(x) = sum over record pairs of the thresholded record correlation, on all rows "
+               "(quick: 3,000 Adult rows).",
+               "Pearson across one attribute is undefined: the first point is NaN (null in JSON).",
+               "The paper adds features 'consecutively' in an order it does not state; the importance "
+               "order is DC-FBFS's forward order."],
+    )
 
 
 def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
@@ -118,14 +184,21 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
                     "CDP-LR": float(np.mean(acc["CDP-LR"])), "CDP-LR_std": float(np.std(acc["CDP-LR"])),
                 })
             progress(f"{name}: stage {stage} done")
+    from core.cdp.claims import table2_claim
+
+    claims = {}
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        stages = pd.DataFrame([r for r in rows if r["dataset"] == name and "GS" in r]).drop_duplicates("stage")
+        if not stages.empty:
+            claims[name] = table2_claim(stages).to_dict()
     return Reproduction(
         name="cdp-table2",
         parameters={"threshold": THRESHOLD, "tc": TC, "epsilon": epsilon, "noise_method": PAPER_METHOD,
                     "presets": PRESETS, "test_size": 0.2, "measure": "pearson"},
         seeds={"random_state": random_state},
         runs=runs,
-        summary=rows,
-        paper={"table2_supplier": PAPER_TABLE2},
+        summary={"rows": rows, "claim": claims},
+        paper={"table2_supplier": PAPER_TABLE2, "table2": PAPER_TABLE2_TEXT},
         notes=[
             "Sensitivities are computed on the training records of an 80/20 split.",
             "The paper's accuracies near 50% come from learning rate 1e-6 (preset 'paper'): "
@@ -158,17 +231,28 @@ def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, p
     return grid, summary, runs, means
 
 
+def _part(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The rows of one "dataset/preset" (or "dataset/measure") of a summary frame."""
+    name, other = key.split("/")
+    col = "preset" if "preset" in frame.columns else "measure"
+    return frame[(frame["dataset"] == name) & (frame[col] == other)]
+
+
 def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
          progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 4: accuracy vs epsilon of Non-private, Group, Zhang and Proposed."""
     grid, summary, runs, means = _accuracy_curves(scheme_curve, "scheme", data_dir, quick,
                                                   random_state, progress, noise_method=PAPER_METHOD)
+    from core.cdp.claims import fig4_claim
+
+    frame = pd.DataFrame(summary)
     checks = {
         key: {
             "mean_accuracy_over_grid": {k: float(v) for k, v in m.items()},
             "proposed_ge_group": bool(m["Proposed"] >= m["Group"]),
             "sensitivity": setup.sensitivity,
             "columns": setup.columns,
+            "claim": fig4_claim(_part(frame, key)).to_dict(),
         }
         for key, (setup, m) in means.items()
     }
@@ -179,8 +263,7 @@ def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
         seeds={"random_state": random_state},
         runs=runs,
         summary={"curves": summary, "checks": checks},
-        paper={"fig4": "Proposed above Zhang and Group overall; all three similar for epsilon < 3; "
-                       "a large gap to Non-private remains (read from the figure, no numbers printed)."},
+        paper={"fig4": PAPER_FIG4},
         notes=["Each point is the mean of the repetitions' test accuracies (80/20 split)."],
     )
 
@@ -190,16 +273,19 @@ def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
     """Fig. 5: accuracy vs epsilon of the seven noise methods (Proposed scheme)."""
     grid, summary, runs, means = _accuracy_curves(method_curve, "method", data_dir, quick,
                                                   random_state, progress)
+    from core.cdp.claims import fig5_claim
+
     means_out = {key: {int(k): float(v) for k, v in m.items()} for key, (_, m) in means.items()}
+    frame = pd.DataFrame(summary)
+    claims = {key: fig5_claim(_part(frame, key)).to_dict() for key in means}
     return Reproduction(
         name="cdp-fig5",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "presets": PRESETS,
                     "delta": "preset delta (paper: 0.2)", "l2 (method 6)": 0.1},
         seeds={"random_state": random_state},
         runs=runs,
-        summary={"curves": summary, "mean_accuracy_over_grid": means_out},
-        paper={"fig5": "Method 1 (Laplace on the mean gradient) usually best; 2 below 1; 1 and 5 "
-                       "close; 4 above 3; 6 worst in most cases."},
+        summary={"curves": summary, "mean_accuracy_over_grid": means_out, "claim": claims},
+        paper={"fig5": PAPER_FIG5},
         notes=["Methods 1 and 3 are the same distribution (noise on the sum divided by the public N).",
                "Method 4 perturbs only N: its weights are not differentially private."],
     )
@@ -245,17 +331,22 @@ def _mae_curves(data_dir, quick: bool, random_state: int, progress, *, by_measur
 def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
          progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 6 (and Fig. 7: supplier with vs without product columns): count-query MAE vs epsilon."""
+    from core.cdp.claims import fig6_claim, fig7_claim
+
     grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
                                                          by_measure=False)
+    frame = pd.DataFrame(summary)
+    for key in checks:
+        checks[key]["claim"] = fig6_claim(frame[frame["dataset"] == key]).to_dict()
+    fig7 = fig7_claim(frame[frame["dataset"] == "supplier"], frame[frame["dataset"] == "supplier-6"])
     return Reproduction(
         name="cdp-fig6",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries,
                     "measure": "pearson", "schemes": list(PUBLISH_SCHEMES)},
         seeds={"random_state": random_state},
         runs=runs,
-        summary={"curves": summary, "checks": checks},
-        paper={"fig6": "Proposed below Group (CS < GS) and below Zhang; MAE falls fast then slowly with epsilon.",
-               "fig7": "With product information the MAE is lower."},
+        summary={"curves": summary, "checks": checks, "fig7_claim": fig7.to_dict()},
+        paper={"fig6": PAPER_FIG6, "fig7": PAPER_FIG7},
         notes=["supplier = with the 6 product columns (Fig. 7's 'with product information'); "
                "supplier-6 = the paper's 6 attributes.",
                "Each query is one release of budget epsilon."],
@@ -265,20 +356,29 @@ def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
 def fig8(*, data_dir=None, quick: bool = False, random_state: int = 0,
          progress: Callable[[str], None] = print) -> Reproduction:
     """Fig. 8: count-query MAE with Pearson vs Mahalanobis record correlation."""
+    from core.cdp.claims import fig8_claim
+
     grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
                                                          by_measure=True)
+    frame = pd.DataFrame(summary)
+    claims = {}
+    for name in dict.fromkeys(frame["dataset"]):
+        part = frame[frame["dataset"] == name]
+        named = part.assign(scheme=[s if s == "Group" else f"{s} ({m})" for s, m in zip(part["scheme"], part["measure"])])
+        claims[name] = fig8_claim(named).to_dict()
     return Reproduction(
         name="cdp-fig8",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "tc": TC, "n_queries": n_queries},
         seeds={"random_state": random_state},
         runs=runs,
-        summary={"curves": summary, "checks": checks},
-        paper={"fig8": "Mahalanobis gives lower MAE than Pearson for Zhang's and the proposed scheme."},
+        summary={"curves": summary, "checks": checks, "claim": claims},
+        paper={"fig8": PAPER_FIG8},
         notes=["Group always counts Pearson-correlated records (no similarity measure in the Group scheme)."],
     )
 
 
 REPRODUCTIONS = {
+    "cdp-fig1": fig1,
     "cdp-table2": table2,
     "cdp-fig4": fig4,
     "cdp-fig5": fig5,

@@ -13,10 +13,13 @@ import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
+from core.cdp import claims as _claims
 from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.logistic import NOISE_METHODS, PRESETS
 from core.cdp.noise_placement import PLD_METHOD
+from core.cdp.reproduce import PAPER_TABLE1, PAPER_TABLE2
 from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
 from core.cdp.sensitivity import record_matrix
 from core.cdp.sweeps import accuracy_at, accuracy_curve, dpsgd_curve
@@ -26,6 +29,13 @@ from core.progress import Progress, stage
 from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
 from dashboard.charts import number
+
+#: the claim checks of paper 000 (pure functions of core.cdp.claims; the pages draw them with
+#: dashboard.components.claims.claim_box)
+fig1_claim, fig2_claim, fig3_claim = _claims.fig1_claim, _claims.fig2_claim, _claims.fig3_claim
+table1_claim, table2_claim = _claims.table1_claim, _claims.table2_claim
+fig4_claim, fig5_claim, fig6_claim = _claims.fig4_claim, _claims.fig5_claim, _claims.fig6_claim
+fig7_claim, fig8_claim = _claims.fig7_claim, _claims.fig8_claim
 
 
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
@@ -101,14 +111,48 @@ def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> Sw
                  "Running DC-FBFS (forest importance, C(x) without each feature, traversals)", in_process=True)
 
 
+def _feature_count(progress: Progress, *, dataset: Dataset, order: tuple[str, ...], measure: str,
+                   threshold: float) -> pd.DataFrame:
+    rm = record_matrix(dataset)
+    return correlation_by_feature_count(rm.X, rm.names, order=list(order), measure=measure, threshold=threshold,
+                                        progress=progress)
+
+
+def feature_count(dataset: Dataset, order: tuple[str, ...], threshold: float, measure: str) -> Sweep:
+    """Fig. 1 of paper 000: C(x) of the first k features in ``order`` (the DC-FBFS
+    selection's importance order), k = 1 .. p, as a setup job."""
+    key = ("feature_count", dataset.fingerprint(), tuple(order), float(threshold), measure)
+    return Sweep(key, _feature_count, dict(dataset=dataset, order=tuple(order), measure=measure,
+                                           threshold=float(threshold)),
+                 "Computing C(x) of the first k features", in_process=True)
+
+
+def _paper_count(key: str) -> str:
+    first, second = PAPER_TABLE1[key]
+    return str(first) if first == second else f"{first} (a second run: {second})"
+
+
 def deleted_sets(res: DCFBFSResult) -> pd.DataFrame:
-    """Table 1 of paper 000: each deleted set of a DC-FBFS result, its size and members."""
+    """Table 1 of paper 000: each deleted set of a DC-FBFS result, its size and members,
+    and the paper's count on its six supplier attributes."""
     return pd.DataFrame([
-        {"set": "F_fb_del (traversals)", "n": len(res.F_fb_del), "features": ", ".join(res.F_fb_del) or "none"},
-        {"set": "F_c_del (DC < T_c)", "n": len(res.F_c_del), "features": ", ".join(res.F_c_del) or "none"},
-        {"set": "F_del = intersection", "n": len(res.F_del), "features": ", ".join(res.F_del) or "none"},
-        {"set": "selected F'", "n": len(res.selected), "features": ", ".join(res.selected)},
+        {"set": "F_fb_del (traversals)", "n": len(res.F_fb_del), "features": ", ".join(res.F_fb_del) or "none",
+         "paper (their supplier data)": _paper_count("F_fb_del")},
+        {"set": "F_c_del (DC < T_c)", "n": len(res.F_c_del), "features": ", ".join(res.F_c_del) or "none",
+         "paper (their supplier data)": _paper_count("F_c_del")},
+        {"set": "F_del = intersection", "n": len(res.F_del), "features": ", ".join(res.F_del) or "none",
+         "paper (their supplier data)": _paper_count("F_del")},
+        {"set": "selected F'", "n": len(res.selected), "features": ", ".join(res.selected),
+         "paper (their supplier data)": "5 of 6"},
     ])
+
+
+def paper_table2() -> pd.DataFrame:
+    """Table 2 as the paper prints it (its supplier data, 6 attributes): GS, CS and the
+    accuracies of GDP-LR and CDP-LR after each selection stage."""
+    return pd.DataFrame([{"features deleted": stage, "GS": v["GS"], "CS": v["CS"],
+                          "GDP-LR accuracy (%)": round(100 * v["GDP-LR"], 2),
+                          "CDP-LR accuracy (%)": round(100 * v["CDP-LR"], 2)} for stage, v in PAPER_TABLE2.items()])
 
 
 def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -296,6 +340,21 @@ def mae(setups: dict[str, tuple[Sweep, PublishingSetup]], *, epsilons: tuple[flo
     return Sweep(key, _mae, dict(setups=tuple((m, ready) for m, (_, ready) in setups.items()),
                                  epsilons=tuple(epsilons), repetitions=int(repetitions), budget=budget,
                                  seed=int(seed)), "Answering the queries")
+
+
+#: the legend of Fig. 7's two curves
+FIG7_NAMES = ("Proposed with the product columns", "Proposed without them")
+
+
+def fig7_curves(with_products: pd.DataFrame, without_products: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 7: the Proposed scheme's MAE curve with and without the product columns, one
+    summary (scheme named as in :data:`FIG7_NAMES`); with both measures run, the Pearson one."""
+    parts = []
+    for name, summary in zip(FIG7_NAMES, (with_products, without_products)):
+        schemes = set(summary["scheme"])
+        pick = "Proposed" if "Proposed" in schemes else "Proposed (pearson)"
+        parts.append(summary[summary["scheme"] == pick].assign(scheme=name))
+    return pd.concat(parts, ignore_index=True)
 
 
 def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_method: int,

@@ -20,6 +20,8 @@ __all__ = [
     "record_heatmap_data",
     "sensitivity_bars",
     "sensitivity_data",
+    "feature_count_curve",
+    "feature_count_data",
     "importance_dc_bars",
     "importance_dc_data",
     "traversal_curves",
@@ -93,6 +95,47 @@ def sensitivity_bars(correlated: float, group: float) -> go.Figure:
     return fig
 
 
+_CX = "data correlation C(x)"
+
+
+def _on(data_name: str | None) -> str:
+    """' on adult' for a chart title, or '' when no data is named."""
+    return f" on {data_name}" if data_name else ""
+
+
+def feature_count_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The points of :func:`feature_count_curve`, one row per number of features k: k, the
+    feature added at k, and C(x) of the first k features (empty where undefined: Pearson
+    across one feature)."""
+    return pd.DataFrame({"number of features": table["features"].to_numpy(dtype=int),
+                         "feature added": [str(n) for n in table["added feature"]],
+                         _CX: table["C(x)"].to_numpy(dtype=float)})
+
+
+def feature_count_curve(table: pd.DataFrame, *, measure: str, threshold: float,
+                        data_name: str | None = None) -> go.Figure:
+    """Fig. 1: C(x) of the first k features against k (a table of
+    :func:`core.cdp.feature_count.correlation_by_feature_count`; drawn from
+    :func:`feature_count_data`). The y axis is logarithmic when C(x) spans more than two
+    decades, as it does when few features make most records alike."""
+    data = feature_count_data(table)
+    y = data[_CX].to_numpy()
+    fig = go.Figure(go.Scatter(
+        x=data["number of features"].to_numpy(), y=y, mode="lines+markers", line=dict(color=_DC_BLUE),
+        customdata=np.asarray(data["feature added"], dtype=object),
+        hovertemplate="%{x} features (added %{customdata}): C(x) %{y:,.0f}<extra></extra>", name="C(x)"))
+    finite = y[np.isfinite(y) & (y > 0)]
+    log_y = len(finite) > 1 and finite.max() / finite.min() > 100
+    fig.update_layout(
+        height=380, showlegend=False,
+        title=f"Data correlation C(x) vs number of features{_on(data_name)} ({measure}, delta0 = {threshold:g}; Fig. 1)",
+        xaxis=dict(title="number of features (added by descending importance)", dtick=1),
+        yaxis=dict(title="C(x)" + (" (log scale)" if log_y else ""), type="log" if log_y else "linear",
+                   tickformat=",~r"),
+        **_LAYOUT)
+    return fig
+
+
 _DC = "DC (change of C(x) when deleted)"
 _IMPORTANCE = "random-forest importance"
 
@@ -106,7 +149,7 @@ def importance_dc_data(result: DCFBFSResult) -> pd.DataFrame:
                          "T_c": float(result.tc)})
 
 
-def importance_dc_bars(result: DCFBFSResult) -> go.Figure:
+def importance_dc_bars(result: DCFBFSResult, *, data_name: str | None = None) -> go.Figure:
     """Fig. 2: change of data correlation when each feature is deleted, and its importance.
 
     Two panels sharing the features (DC above, with the T_c line; importance below), so the
@@ -129,7 +172,7 @@ def importance_dc_bars(result: DCFBFSResult) -> go.Figure:
     fig.update_yaxes(title_text="DC", tickformat=",~r", row=1, col=1)
     fig.update_yaxes(title_text="importance", row=2, col=1)
     fig.update_xaxes(title_text="attribute", row=2, col=1)
-    fig.update_layout(height=560, title="DC and feature importance per attribute (Fig. 2)",
+    fig.update_layout(height=560, title=f"DC and feature importance per attribute (Fig. 2){_on(data_name)}",
                       showlegend=False, margin=dict(l=10, r=10, t=70, b=10))
     return fig
 
@@ -148,7 +191,7 @@ def traversal_data(result: DCFBFSResult) -> pd.DataFrame:
                          "best backward step (k2)": k == result.k2})
 
 
-def traversal_curves(result: DCFBFSResult) -> go.Figure:
+def traversal_curves(result: DCFBFSResult, *, data_name: str | None = None) -> go.Figure:
     """Fig. 3: accuracy of the forward and backward traversals, best positions marked
     (drawn from :func:`traversal_data`)."""
     data = traversal_data(result)
@@ -163,7 +206,8 @@ def traversal_curves(result: DCFBFSResult) -> go.Figure:
                     marker=dict(size=14, symbol="star", color=_DC_BLUE), name=f"k1 = {result.k1}")
     fig.add_scatter(x=[result.k2], y=[backward[result.k2 - 1]], mode="markers",
                     marker=dict(size=14, symbol="diamond", color=_IMPORTANCE_RED), name=f"k2 = {result.k2}")
-    fig.update_layout(height=380, title="Forward and backward traversal (Fig. 3)", xaxis_title="step k",
+    fig.update_layout(height=380, title=f"Forward and backward traversal (Fig. 3){_on(data_name)}",
+                      xaxis_title="step k",
                       yaxis_title="cross-validated accuracy", **_LAYOUT)
     return fig
 
@@ -182,7 +226,7 @@ def accuracy_data(runs: pd.DataFrame, *, epsilon: float) -> pd.DataFrame:
                          "runs": g["size"].to_numpy(dtype=int)})
 
 
-def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
+def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None = None) -> go.Figure:
     """Test accuracy of each scheme at one epsilon (mean of the runs, error bar = std).
 
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
@@ -200,8 +244,8 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float) -> go.Figure:
         data=[bar],
         # the title text is what the browser tests and the load benchmark wait for
         layout=dict(height=380, title=dict(text=f"Accuracy at epsilon = {epsilon:g}",
-                                           subtitle=dict(text="test accuracy of each scheme: mean of the "
-                                                              "runs, whisker = one standard deviation")),
+                                           subtitle=dict(text=f"test accuracy of each scheme{_on(data_name)}: "
+                                                              "mean of the runs, whisker = one standard deviation")),
                     showlegend=False, xaxis=dict(title="scheme"),
                     yaxis=dict(title="test accuracy", range=[0, 1]), **_LAYOUT),
     )

@@ -7,6 +7,7 @@ from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
 from dashboard.components.chart_data import show_chart
+from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_metric
@@ -76,7 +77,7 @@ with page_errors():
                                         preset=preset, repetitions=int(reps), seed=seed)
     left, right = st.columns([3, 2])
     with left:
-        show_chart(accuracy_bars(runs, epsilon=epsilon), accuracy_data(runs, epsilon=epsilon),
+        show_chart(accuracy_bars(runs, epsilon=epsilon, data_name=data.name), accuracy_data(runs, epsilon=epsilon),
                    name=f"cdp-lr-accuracy-at-epsilon-{epsilon:g}", key="lr_live", width="stretch")
     on_grid = any(abs(float(epsilon) - e) < 1e-9 for e in EPS_GRID)
     left.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
@@ -110,11 +111,13 @@ with page_errors():
     if summary is not None:
         show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
                                        log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
-                                       title=f"Test accuracy vs epsilon (noise method {method}, {reps} runs per point)"),
+                                       title=f"Test accuracy vs epsilon on {data.name} (noise method {method}, "
+                                             f"{reps} runs per point; Fig. 4)"),
                    curve_data(summary, dpsgd, group="scheme", value="accuracy"),
                    name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
                    "line is the slider's epsilon. A scheme above another protects as much with less accuracy loss.")
+        claim_box(cached.fig4_claim(summary))
     if with_dpsgd:
         st.caption("DP-SGD (dash-dot, beyond the paper): Poisson-sampled clipped gradients with Gaussian noise, "
                    "accounted by dp-accounting's PLD accountant, on all features. Its guarantee covers ONE record, "
@@ -129,7 +132,8 @@ with page_errors():
         if msum is not None:
             labels = {m: noise_method_label(m) for m in NOISE_METHODS}
             show_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
-                                         title="Test accuracy of each noise method on the Proposed scheme (Fig. 5)",
+                                         title=f"Test accuracy of each noise method on the Proposed scheme, "
+                                               f"{data.name} (Fig. 5)",
                                          x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
                        curve_data(msum, group="method", value="accuracy", labels=labels),
                        name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")
@@ -137,6 +141,7 @@ with page_errors():
                        "paper: Gaussian, accountant-composed, delta 1e-5); methods 0 and 4 are not "
                        "differentially private, and method 5 delivers only half the budget (its other half "
                        "noises the public N).")
+            claim_box(cached.fig5_claim(msum))
     sens = setup.sensitivity["Proposed"]
     audit_panel(
         "lr", lambda: cached.lr_audit_case(mats["Proposed"], sens, epsilon=float(epsilon),

@@ -1,12 +1,28 @@
-"""DC-FBFS page (paper 000, Algorithm 1): importance and DC bars, traversal curves, Table 1-2 sets."""
+"""DC-FBFS page (paper 000, Algorithm 1, section 6.2.1-6.2.2): Fig. 1, Fig. 2, Fig. 3, Table 1, Table 2.
+
+In the paper's order: Fig. 1 (C(x) of the first k features, added by descending
+random-forest importance, the selection's own order), Fig. 2 (DC and importance bars),
+Fig. 3 (the traversals), Table 1 (the deleted sets, the paper's counts beside ours) and
+Table 2 (GS and CS after each stage, beside the paper's table on its supplier data). Under
+each, a claim box (:func:`dashboard.components.claims.claim_box`): the paper's words, and
+whether they hold on the data at hand by the rule of :mod:`core.cdp.claims`.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard.cached import cdp as cached
-from dashboard.charts.cdp import importance_dc_bars, importance_dc_data, traversal_curves, traversal_data
+from dashboard.charts.cdp import (
+    feature_count_curve,
+    feature_count_data,
+    importance_dc_bars,
+    importance_dc_data,
+    traversal_curves,
+    traversal_data,
+)
 from dashboard.charts import number
 from dashboard.components.chart_data import show_chart
+from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view
 from dashboard.components.preamble import page_data
@@ -30,6 +46,21 @@ with page_errors():
     data = cached.limit_rows(dataset, int(max_rows), seed)
     st.caption(f"Using {data.n_rows:,} rows.")
     base = setup_view("fb_selection", cached.selection(data, float(threshold), measure, seed))
+
+    st.subheader("Data correlation vs number of features (Fig. 1)")
+    curve = setup_view("fb_fig1", cached.feature_count(data, tuple(base.order), float(threshold), measure),
+                       stop=False)
+    if curve is not None:
+        show_chart(feature_count_curve(curve, measure=measure, threshold=float(threshold), data_name=data.name),
+                   feature_count_data(curve), name="dc-fbfs-correlation-vs-features", key="fb_fig1_chart",
+                   width="stretch")
+        st.caption("C(x) of the first k features, adding them by descending random-forest importance (the "
+                   "forward traversal's order; the paper adds them 'consecutively' without naming an order). "
+                   + ("Pearson across one feature is undefined, so the curve starts at 2 features."
+                      if measure == "pearson" else ""))
+        claim_box(cached.fig1_claim(curve))
+
+    st.subheader("DC, importance and the traversals (Fig. 2, Fig. 3)")
     cx = base.data_correlation
     tc = st.slider("T_c (in units of C(x))", 0.0, float(max(base.dc.max() * 1.1, 1.0)),
                    float(min(40.0, base.dc.max())), key=f"fb_tc_{data.fingerprint()}_{measure}_{threshold}",
@@ -37,22 +68,32 @@ with page_errors():
     st.caption(f"T_c = {number(tc, decimals=1)} is {100 * tc / cx if cx else 0:.2f}% of C(x) = {number(cx, decimals=1)}. "
                "The paper uses T_c = 40.")
     res = base.with_tc(tc)
-    show_chart(importance_dc_bars(res), importance_dc_data(res), name="dc-fbfs-dc-and-importance",
+    show_chart(importance_dc_bars(res, data_name=data.name), importance_dc_data(res), name="dc-fbfs-dc-and-importance",
                key="fb_bars", width="stretch")
     st.caption("Top: how much C(x) changes when the feature is deleted (dashed line = T_c: features below "
                "it are deletion candidates); bottom: random-forest importance. The two rank features "
                "differently (Fig. 2).")
-    show_chart(traversal_curves(res), traversal_data(res), name="dc-fbfs-traversals", key="fb_curves",
-               width="stretch")
+    claim_box(cached.fig2_claim(res))
+    show_chart(traversal_curves(res, data_name=data.name), traversal_data(res), name="dc-fbfs-traversals",
+               key="fb_curves", width="stretch")
     st.caption("Forward adds features by importance, backward removes the least important; features "
                "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3).")
+    claim_box(cached.fig3_claim(res))
     st.subheader("Deleted sets (Table 1)")
     table = cached.deleted_sets(res)
     st.dataframe(table, hide_index=True, width="stretch")
+    st.caption("Table 1: n is our count at this T_c; the last column is the paper's, on its own six supplier "
+               "attributes at T_c = 40.")
+    claim_box(cached.table1_claim(res))
     st.subheader("Sensitivity after each stage (Table 2)")
     sets = cached.stage_sets(res)
     stages = setup_view("fb_stages", cached.stage_sensitivities(data, sets, float(threshold), measure))
     st.dataframe(stages, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="localized") for c in ("GS", "CS")})
-    st.caption("Deleting features makes records look more alike, so GS and CS usually grow; DC-FBFS "
-               "deletes only features whose removal barely changes C(x), keeping CS close to the full set's.")
+    st.caption("Table 2, ours: deleting features makes records look more alike, so GS and CS usually grow; "
+               "DC-FBFS deletes only features whose removal barely changes C(x), keeping CS close to the full "
+               "set's. The accuracies of Table 2 are on the CDP-LR page and in pux reproduce cdp-table2.")
+    claim_box(cached.table2_claim(stages))
+    st.dataframe(cached.paper_table2(), hide_index=True, width="stretch")
+    st.caption("Table 2 in the paper (their supplier data: 1,160 records, 6 attributes; epsilon not stated; "
+               "learning rate 1e-6, so the accuracies stay near 50%).")

@@ -1,4 +1,5 @@
-"""Publishing page (paper 000, Section 6.3): count-query MAE vs epsilon, Pearson vs Mahalanobis."""
+"""Publishing page (paper 000, Section 6.3): count-query MAE vs epsilon (Fig. 6), with and
+without the product columns (Fig. 7), Pearson vs Mahalanobis (Fig. 8), each with its claim box."""
 from __future__ import annotations
 
 import streamlit as st
@@ -6,6 +7,7 @@ import streamlit as st
 from dashboard.cached import cdp as cached
 from dashboard.charts.cdp import curve_data, curve_with_spread
 from dashboard.components.chart_data import show_chart
+from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.preamble import page_data
@@ -38,10 +40,15 @@ with page_errors():
                       horizontal=True, key="pub_budget",
                       help="Under the paper's reading each query spends epsilon, so the release of all "
                       "queries spends Q times as much; the other reading keeps the whole release at epsilon.")
-    use_products = True
-    if cached.product_columns(dataset):
-        use_products = st.toggle("Include the product columns (Fig. 7)", value=True, key="pub_products",
+    use_products, fig7_compare = True, False
+    has_products = bool(cached.product_columns(dataset))
+    if has_products:
+        p1, p2 = st.columns(2)
+        use_products = p1.toggle("Include the product columns (Fig. 7)", value=True, key="pub_products",
                                  help="The supplier sample has one 0/1 column per product line.")
+        fig7_compare = p2.toggle("Compare with and without them (Fig. 7)", value=False, key="pub_fig7",
+                                 help="Also computes the curve of the other choice (its own feature selection "
+                                      "and sensitivities), to check the paper's Fig. 7.")
     data = cached.publishing_data(dataset, use_products, seed)
     per = ("each query spends epsilon, so one release of all the queries spends "
            f"{int(n_queries)} x epsilon" if budget == "per_query"
@@ -55,14 +62,49 @@ with page_errors():
     summary = sweep_view("pub_curve", cached.mae(setups, epsilons=EPS_GRID, repetitions=int(reps),
                                                  budget=budget, seed=seed))
     x_note = "epsilon per query" if budget == "per_query" else "epsilon of the whole release"
+    st.subheader("Count-query error vs epsilon (Fig. 6; Fig. 8 with both measures)")
     if summary is not None:
+        figs = "Fig. 6 and Fig. 8" if compare == "both" else "Fig. 6"
         show_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
                                      log_x=True, x_title=f"{x_note} (log scale)",
-                                     title=f"Count-query MAE vs {x_note} (Eq. 22)", y_title="MAE (log scale)"),
+                                     title=f"Count-query MAE vs {x_note} on {data.name} (Eq. 22; {figs})",
+                                     y_title="MAE (log scale)"),
                    curve_data(summary, group="scheme", value="mae", x_name=x_note),
                    name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
         st.caption("Lower is better: lines are mean MAE, bands one standard deviation over repetitions; "
                    "the floor at large epsilon is the error feature selection itself adds.")
+        claim_box(cached.fig6_claim(summary))
+        claim_box(cached.fig8_claim(
+            summary if compare == "both" else None,
+            reason="Choose 'both' as the similarity measure above: Fig. 8 sets Pearson and Mahalanobis side by side."))
+
+    st.subheader("With and without the product columns (Fig. 7)")
+    fig7_reason = ("This table has no product columns (the supplier sample has them): Fig. 7 cannot be "
+                   "checked on it." if not has_products else
+                   "Turn on 'Compare with and without them (Fig. 7)' above: the check needs the curve of the "
+                   "other choice too.")
+    other = None
+    if fig7_compare and summary is not None:
+        other_data = cached.publishing_data(dataset, not use_products, seed)
+        m0 = measures[0]
+        other_step = cached.publishing(other_data, m0, float(threshold), 40.0, int(n_queries), seed)
+        other_ready = setup_view("pub_fig7_setup", other_step, stop=False)
+        if other_ready is not None:
+            other = sweep_view("pub_fig7_curve", cached.mae({m0: (other_step, other_ready)}, epsilons=EPS_GRID,
+                                                            repetitions=int(reps), budget=budget, seed=seed))
+    if other is not None:
+        with_p, without_p = (summary, other) if use_products else (other, summary)
+        both = cached.fig7_curves(with_p, without_p)
+        show_chart(curve_with_spread(both, group="scheme", value="mae", log_y=True, log_x=True,
+                                     x_title=f"{x_note} (log scale)", y_title="MAE (log scale)",
+                                     title=f"Proposed scheme's count-query MAE with and without the product "
+                                           f"columns, {dataset.name} (Fig. 7)"),
+                   curve_data(both, group="scheme", value="mae", x_name=x_note),
+                   name="publishing-mae-with-and-without-products", key="pub_fig7_chart", width="stretch")
+        claim_box(cached.fig7_claim(with_p, without_p))
+    else:
+        claim_box(cached.fig7_claim(None, None, reason=fig7_reason if not fig7_compare or not has_products
+                                    else "The curve without the change is still being computed."))
     st.dataframe(cached.sensitivity_rows({m: ready for m, (_, ready) in setups.items()}),
                  hide_index=True, width="stretch")
     st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes.")

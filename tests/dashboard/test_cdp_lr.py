@@ -268,3 +268,24 @@ def test_every_chart_offers_its_data_as_csv(open_page):
     assert_clean(at)
     assert {c.key for c in at.get("plotly_chart")} == {"lr_live", "lr_curve"}
     assert_every_chart_has_its_csv(at)
+
+
+def _claim(at, label: str) -> str:
+    return next(e.value for kind in ("success", "warning", "info") for e in getattr(at, kind)
+                if e.value.startswith(f"**Paper 000, {label} ·"))
+
+
+def test_fig4_curve_has_its_claim_box_with_the_papers_words(open_page):
+    at = finish_sweeps(open_page("cdp_lr", timeout=300))
+    assert_clean(at)
+    box = _claim(at, r"Fig\. 4")
+    assert "Proposed" in box and "Group" in box and "Zhang" in box and "*The paper:*" in box
+
+
+def test_fig5_toggle_draws_its_claim_box(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    at.slider(key="lr_reps").set_value(1).run()
+    at.toggle(key="lr_methods").set_value(True).run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert "method 1" in _claim(at, r"Fig\. 5")

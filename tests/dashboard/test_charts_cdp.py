@@ -252,3 +252,28 @@ def test_curve_with_baseline_draws_dpsgd_dash_dot_in_its_palette_colour():
     assert lines["DP-SGD (ordinary DP)"].line.color == COLORS["DP-SGD"]
     assert len(curve_with_baseline(summary("Proposed"), None, group="scheme", value="accuracy",
                                    title="t", y_title="acc").data) == 2
+
+
+def _fig1_table():
+    return pd.DataFrame({"features": [1, 2, 3, 4], "added feature": ["a", "b", "c", "d"],
+                         "C(x)": [np.nan, 9000.0, 400.0, 30.0]})
+
+
+def test_feature_count_curve_draws_its_table():
+    from dashboard.charts.cdp import feature_count_curve, feature_count_data
+
+    table = _fig1_table()
+    fig = feature_count_curve(table, measure="pearson", threshold=0.8, data_name="supplier")
+    data = feature_count_data(table)
+    assert list(fig.data[0].x) == data["number of features"].tolist() == [1, 2, 3, 4]
+    np.testing.assert_array_equal(np.asarray(fig.data[0].y, dtype=float), data["data correlation C(x)"].to_numpy())
+    assert data["feature added"].tolist() == ["a", "b", "c", "d"]
+
+
+def test_feature_count_curve_has_a_standalone_title_and_named_axes():
+    from dashboard.charts.cdp import feature_count_curve
+
+    fig = feature_count_curve(_fig1_table(), measure="pearson", threshold=0.8, data_name="supplier")
+    assert fig.layout.title.text == "Data correlation C(x) vs number of features on supplier (pearson, delta0 = 0.8; Fig. 1)"
+    assert fig.layout.xaxis.title.text.startswith("number of features")
+    assert fig.layout.yaxis.title.text == "C(x) (log scale)"  # 30 to 9,000: more than two decades

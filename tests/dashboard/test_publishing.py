@@ -112,3 +112,27 @@ def test_the_queried_table_is_built_outside_the_page():
     assert list(without.frame.columns) == [c for c in supplier.frame.columns if c not in products]
     assert without.label == supplier.label
     assert cached.publishing_data(supplier, True, 0, max_rows=100).n_rows == 100
+
+
+def _claim(at, label: str):
+    return next(e for kind in ("success", "warning", "info") for e in getattr(at, kind)
+                if e.value.startswith(f"**Paper 000, {label} ·"))
+
+
+def test_fig6_judged_and_fig7_fig8_say_what_to_do(open_page):
+    at = finish_sweeps(open_page("publishing", timeout=300))
+    assert_clean(at)
+    assert "Proposed" in _claim(at, r"Fig\. 6").value
+    assert "both" in _claim(at, r"Fig\. 8").value and _claim(at, r"Fig\. 8") in at.info
+    assert "Compare with and without" in _claim(at, r"Fig\. 7").value
+
+
+def test_fig7_and_fig8_are_judged_when_asked(open_page):
+    at = open_page("publishing", timeout=300)
+    at.slider(key="pub_reps").set_value(2).run()
+    at.radio(key="pub_measure").set_value("both").run()
+    at.toggle(key="pub_fig7").set_value(True).run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert _claim(at, r"Fig\. 8") not in at.info and _claim(at, r"Fig\. 7") not in at.info
+    assert any("with and without the product columns" in c.proto.spec for c in at.get("plotly_chart"))

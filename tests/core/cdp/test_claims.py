@@ -1,0 +1,155 @@
+"""Paper 000's claim checks (core.cdp.claims): one case that holds and one that does not each."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.cdp import claims as c
+from core.cdp.dc_fbfs import DCFBFSResult
+from core.cdp.reproduce import PAPER_FIG1, PAPER_FIG4, PAPER_TABLE2_TEXT
+from core.claims import Claim
+
+
+def _fig1(values):
+    return pd.DataFrame({"features": range(1, len(values) + 1), "added feature": [f"f{i}" for i in range(len(values))],
+                         "C(x)": values})
+
+
+def test_fig1_holds_when_c_falls():
+    claim = c.fig1_claim(_fig1([np.nan, 900.0, 500.0, 300.0, 100.0]))
+    assert claim.holds is True and claim.paper == PAPER_FIG1 and "900" in claim.finding
+
+
+def test_fig1_fails_when_c_rises():
+    assert c.fig1_claim(_fig1([100.0, 200.0, 300.0, 400.0])).holds is False
+
+
+def test_fig1_cannot_judge_two_points():
+    assert c.fig1_claim(_fig1([np.nan, 5.0, 3.0])).holds is None
+
+
+def test_fig1_wrong_type_is_a_type_error():
+    with pytest.raises(TypeError):
+        c.fig1_claim([1, 2, 3])
+
+
+def _result(dc, importance, *, F_fb_del=("b",), F_c_del=("b",), F_del=("b",), k1=2, k2=2):
+    names = ["a", "b", "c"]
+    return DCFBFSResult(names=names, importance=np.asarray(importance, float), dc=np.asarray(dc, float),
+                        data_correlation=100.0, correlation_without=np.zeros(3), order=names,
+                        forward_accuracy=[0.5, 0.6, 0.55], backward_accuracy=[0.55, 0.6, 0.5], k1=k1, k2=k2,
+                        F_fb_del=list(F_fb_del), F_c_del=list(F_c_del), F_del=list(F_del),
+                        selected=[n for n in names if n not in F_del], tc=40.0)
+
+
+def test_fig2_holds_when_rankings_differ():
+    assert c.fig2_claim(_result([1, 2, 3], [0.5, 0.3, 0.2])).holds is True
+
+
+def test_fig2_fails_when_rankings_agree():
+    assert c.fig2_claim(_result([3, 2, 1], [0.5, 0.3, 0.2])).holds is False
+
+
+def test_fig3_holds_with_a_redundant_feature():
+    assert c.fig3_claim(_result([1, 2, 3], [0.5, 0.3, 0.2])).holds is True
+
+
+def test_fig3_fails_without_one():
+    assert c.fig3_claim(_result([1, 2, 3], [0.5, 0.3, 0.2], F_fb_del=())).holds is False
+
+
+def test_table1_holds_when_f_del_deletes_one():
+    claim = c.table1_claim(_result([1, 2, 3], [0.5, 0.3, 0.2]))
+    assert claim.holds is True and "1/3/1" in claim.finding
+
+
+def test_table1_fails_when_nothing_is_deleted():
+    assert c.table1_claim(_result([1, 2, 3], [0.5, 0.3, 0.2], F_del=())).holds is False
+
+
+def test_table2_holds_when_cs_below_gs_everywhere():
+    stages = pd.DataFrame({"features deleted": ["none", "F_del"], "GS": [45.0, 46.0], "CS": [20.0, 21.0]})
+    claim = c.table2_claim(stages)
+    assert claim.holds is True and claim.paper == PAPER_TABLE2_TEXT
+
+
+def test_table2_fails_when_cs_equals_gs_once():
+    stages = pd.DataFrame({"features deleted": ["none", "F_del"], "GS": [45.0, 21.0], "CS": [20.0, 21.0]})
+    assert c.table2_claim(stages).holds is False
+
+
+def _acc(**means):
+    return pd.DataFrame([{"scheme": s, "epsilon": e, "accuracy_mean": m + 0.01 * e}
+                         for s, m in means.items() for e in (1.0, 5.0)])
+
+
+def test_fig4_holds_when_proposed_is_best_private():
+    claim = c.fig4_claim(_acc(**{"Non-private": 0.9, "Group": 0.6, "Zhang": 0.55, "Proposed": 0.62}))
+    assert claim.holds is True and claim.paper == PAPER_FIG4
+
+
+def test_fig4_fails_when_group_is_above():
+    assert c.fig4_claim(_acc(Group=0.7, Zhang=0.55, Proposed=0.62)).holds is False
+
+
+def test_fig4_cannot_judge_without_zhang():
+    assert c.fig4_claim(_acc(Group=0.7, Proposed=0.62)).holds is None
+
+
+def _methods(**means):
+    return pd.DataFrame([{"method": int(k[1:]), "epsilon": 1.0, "accuracy_mean": v} for k, v in means.items()])
+
+
+def test_fig5_holds_when_method_one_is_near_best():
+    assert c.fig5_claim(_methods(m1=0.70, m2=0.705, m3=0.6, m4=0.9, m6=0.5)).holds is True  # 4 is not private
+
+
+def test_fig5_fails_when_another_method_is_clearly_better():
+    assert c.fig5_claim(_methods(m1=0.60, m2=0.70, m6=0.5)).holds is False
+
+
+def _mae(**means):
+    return pd.DataFrame([{"scheme": s, "epsilon": 1.0, "mae_mean": v} for s, v in means.items()])
+
+
+def test_fig6_holds_when_proposed_is_below_group():
+    assert c.fig6_claim(_mae(Group=90.0, Zhang=1400.0, Proposed=80.0)).holds is True
+
+
+def test_fig6_fails_when_proposed_is_above_group():
+    assert c.fig6_claim(_mae(Group=70.0, Proposed=80.0)).holds is False
+
+
+def test_fig7_holds_when_products_lower_the_mae():
+    assert c.fig7_claim(_mae(Proposed=80.0), _mae(Proposed=500.0)).holds is True
+
+
+def test_fig7_fails_when_products_raise_it():
+    assert c.fig7_claim(_mae(Proposed=800.0), _mae(Proposed=500.0)).holds is False
+
+
+def test_fig7_without_the_other_curve_says_why():
+    claim = c.fig7_claim(_mae(Proposed=80.0), None, reason="Turn on the toggle.")
+    assert claim.holds is None and claim.finding == "Turn on the toggle."
+
+
+def _both(zp, zm, pp, pm):
+    return _mae(**{"Group": 100.0, "Zhang (pearson)": zp, "Zhang (mahalanobis)": zm,
+                   "Proposed (pearson)": pp, "Proposed (mahalanobis)": pm})
+
+
+def test_fig8_holds_when_mahalanobis_is_lower_for_both():
+    assert c.fig8_claim(_both(100.0, 50.0, 80.0, 40.0)).holds is True
+
+
+def test_fig8_fails_when_proposed_is_higher_with_mahalanobis():
+    assert c.fig8_claim(_both(100.0, 50.0, 80.0, 120.0)).holds is False
+
+
+def test_fig8_with_one_measure_cannot_judge():
+    assert c.fig8_claim(None, reason="Choose both.").holds is None
+
+
+def test_every_claim_is_a_claim():
+    assert isinstance(c.fig6_claim(_mae(Group=1.0, Proposed=0.5)), Claim)
