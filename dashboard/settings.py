@@ -107,7 +107,7 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
                _i("lr_reps", 1, 20), _b("lr_methods"), _b("lr_dpsgd")),
     "publishing": (_s("pub_measure"), _f("pub_threshold", 0.05, 1.0), _i("pub_queries", 20, 500),
                    _i("pub_reps", 1, 20), _s("pub_budget"), _b("pub_products"), _f("pub_epsilon", 0.0, 1e9),
-                   _s("pub_scheme")),
+                   _s("pub_scheme"), _b("pub_fig7")),
     "imposter": (_s("imposter_sensitive"), _s("imposter_label"), _f("imposter_theta", 0.0, 0.3),
                  _f("imposter_beta", 0.0, 1.0), _s("imposter_det_clf"), _s("imposter_metric"),
                  _b("imposter_rewrite_label"), _f("imposter_lambda", 0.0, 10.0),
