@@ -29,6 +29,7 @@ from core.experiments import Reproduction, summarize
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.sweeps import grid_runs
 from core.validation import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "EPSILONS", "GRIDS", "A_VALUES", "load_table"]
@@ -118,34 +119,18 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
             if quick:
                 frame = frame.sample(n=min(len(frame), 8000), random_state=0).reset_index(drop=True)
             conn = mic_connections(frame, sens, threshold=0.3, max_rows=4000, random_state=rng)
-            for rows_, cols_ in grids:
-                for rep in range(reps):
-                    seed = draw_seed(rng)
-                    seeds.append(seed)
-                    t0 = time.perf_counter()
-                    for mode in MODES:
-                        # MIC once per table: the paper's protected set; the sound mode's release
-                        # does not read it (every attribute is noised)
-                        pub = SSKMDP(epsilon=1.0, sensitive=sens, cs_threshold=0.3, rows=rows_, cols=cols_,
-                                     mode=mode, iterations=SOM_ITERATIONS, random_state=seed)
-                        pub.fit(frame, connections=conn)
-                        for eps in EPSILONS:
-                            pub.publish(epsilon=eps)
-                            mse_, rl_ = pub.release_metrics()
-                            rows.append({
-                                "dataset": name, "mode": mode, "m": m, "grid": f"{rows_}x{cols_}",
-                                "a": int(np.count_nonzero(pub.row_counts_)), "epsilon": eps,
-                                "repetition": rep, "seed": seed, "mse": mse_, "rl": rl_,
-                                "released_rows": int(len(pub.published_scaled_)),
-                                "protected": ",".join(pub.protected_),
-                                "is_dp": pub.ledger_.is_dp,
-                            })
-                    progress(f"{name} m={m} grid {rows_}x{cols_} rep {rep + 1}/{reps} "
-                             f"({time.perf_counter() - t0:.1f}s)")
+            runs = grid_runs(frame, sensitive=sens, grids=grids, epsilons=EPSILONS, repetitions=reps, modes=MODES,
+                             iterations=SOM_ITERATIONS, cs_threshold=0.3, connections=conn, random_state=rng,
+                             progress=lambda _, msg, name=name, m=m: progress(f"{name} m={m} {msg}"))
+            rows.extend({"dataset": name, "mode": r["mode"], "m": m, **r} for r in runs)
+            seeds.extend(r["seed"] for r in runs if r["mode"] == MODES[0] and r["epsilon"] == EPSILONS[0])
     return {"rows": rows, "seeds": seeds, "reps": reps, "grids": grids}
 
 
 def _fig56(metric: str, key: str, **kw) -> Reproduction:
+    from core.sskm.claims import fig5_claim, fig6_claim  # claims read PAPER from here
+
+    claim = fig5_claim if metric == "mse" else fig6_claim
     out = _sskm_sweep(**kw)
     summary = _summary(out["rows"], ["dataset", "mode", "m", "grid", "epsilon"], ["a", metric])
     by_eps = _summary(out["rows"], ["dataset", "mode", "m", "epsilon"], [metric])
@@ -164,7 +149,9 @@ def _fig56(metric: str, key: str, **kw) -> Reproduction:
                     "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3, "modes": MODES},
         seeds=out["seeds"],
         runs=out["rows"],
-        summary={"by_grid": summary, "by_epsilon": by_eps, "checks": checks},
+        summary={"by_grid": summary, "by_epsilon": by_eps, "checks": checks,
+                 "claim": {mode: claim(pd.DataFrame(summary).query("mode == @mode"), mode=mode).to_dict()
+                           for mode in MODES}},
         paper=PAPER[key],
         notes=_NOTES,
     )
@@ -245,7 +232,7 @@ def fig7(*, data_dir=None, quick=False, random_state=0,
                     "som_grid": "10x10", "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3},
         seeds=seeds,
         runs=rows,
-        summary={"by_a": summary, "checks": checks},
+        summary={"by_a": summary, "checks": checks, "claim": _fig7_claims(summary, eps)},
         paper=PAPER["sskm-fig7"],
         notes=_NOTES + [
             "MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
@@ -261,6 +248,24 @@ def fig7(*, data_dir=None, quick=False, random_state=0,
             "over every record scaled by the data's min and max.",
         ],
     )
+
+
+def _fig7_claims(summary: list[dict], epsilon: float) -> dict:
+    """The Fig. 7 claim per mode, dataset and m, on the summary's means (SSKM_DP at its mean
+    cluster count)."""
+    from core.sskm.claims import fig7_claim  # claims read PAPER from here
+
+    methods = {"MDAV": "mse_mdav_mean", "MDAV_DP": "mse_mdav_dp_mean", "IDP-KMeans": "mse_idp_kmeans_mean"}
+    out = {}
+    for mode, (sskm, clusters) in {"sound": ("mse_sskm_dp_mean", "sskm_clusters_mean"),
+                                   "paper": ("mse_sskm_dp_paper_mean", "sskm_paper_clusters_mean")}.items():
+        for (name, m), part in pd.DataFrame(summary).groupby(["dataset", "m"], sort=False):
+            long = [{"method": meth, "a": int(r["a"]), "mse_mean": float(r[col])}
+                    for _, r in part.iterrows() for meth, col in methods.items()]
+            long.append({"method": "SSKM_DP", "a": int(round(part[clusters].mean())),
+                         "mse_mean": float(part[sskm].mean())})
+            out[f"{mode} {name} m={m}"] = fig7_claim(pd.DataFrame(long), mode=mode, epsilon=epsilon).to_dict()
+    return out
 
 
 REPRODUCTIONS = {"sskm-fig5": fig5, "sskm-fig6": fig6, "sskm-fig7": fig7}

@@ -1,9 +1,13 @@
-"""Sweeps over a fitted SSKM_DP publisher: MSE and RL vs epsilon, and MSE vs the number of clusters.
+"""Sweeps of SSKM_DP: MSE and RL vs epsilon, MSE vs the number of clusters, and Fig. 5-6 over maps.
 
-Both sweeps publish on shallow copies of the fitted publisher (its SOM, MIC and bounds are
-reused; only the noise is drawn again), so the publisher passed in is never changed. Every
-release takes its own seed from one generator built from ``random_state``, so the same seed
-gives the same frame.
+:func:`epsilon_curve` and :func:`baselines_vs_clusters` publish on shallow copies of a
+fitted publisher (its SOM, MIC and bounds are reused; only the noise is drawn again), so the
+publisher passed in is never changed. :func:`grid_runs` and :func:`clusters_sweep` fit a new
+map per SOM grid and repetition (the number of clusters a of SSKM_DP is the number of
+neurons that released rows, so a is varied through the map's size): the runs of paper
+003's Fig. 5 and Fig. 6, shared by ``pux reproduce sskm-fig5`` / ``sskm-fig6`` and the page.
+Every release takes its own seed from one generator built from ``random_state``, so the
+same seed gives the same frame.
 """
 from __future__ import annotations
 
@@ -13,12 +17,17 @@ import numpy as np
 import pandas as pd
 
 from core.experiments import summarize
-from core.progress import Progress
+from core.progress import Progress, report, stage
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
+from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
 from core.validation import check_random_state, draw_seed
 
-__all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy"]
+__all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy", "grid_runs", "clusters_sweep",
+           "grid_summary", "attributes_for_m", "parse_grid"]
+
+#: the modes of :class:`core.sskm.publisher.SSKMDP`
+_MODES = ("sound", "paper")
 
 def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_state) -> SSKMDP:
     """A shallow copy of a fitted publisher with one release drawn on it.
@@ -149,3 +158,245 @@ def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions:
     if progress is not None:
         progress(1.0, "SSKM_DP releases done")
     return _summary(rows, ["method", "a"], "mse", appearance=True)
+
+
+# ---------------------------------------------------------------- Fig. 5-6: across a (map sizes) and m
+def parse_grid(text: str) -> tuple[int, int]:
+    """``"8x8"`` -> ``(8, 8)``: a SOM grid written rows x columns.
+
+    Raises
+    ------
+    TypeError
+        When ``text`` is not a str.
+    ValueError
+        When it is not two whole numbers of at least 1 joined by 'x'.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a grid must be a str like '8x8', got {type(text).__name__}.")
+    parts = text.lower().replace(" ", "").split("x")
+    if len(parts) != 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise ValueError(f"A grid is written rows x columns with whole numbers of at least 1 ('8x8'), got {text!r}.")
+    return int(parts[0]), int(parts[1])
+
+
+def _check_grids(grids) -> tuple[tuple[int, int], ...]:
+    out = []
+    for g in grids:
+        g = parse_grid(g) if isinstance(g, str) else g
+        if (not isinstance(g, tuple) or len(g) != 2
+                or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in g)):
+            raise TypeError(f"each grid must be (rows, cols) of ints or a str like '8x8', got {g!r}.")
+        if min(g) < 1:
+            raise ValueError(f"A grid needs at least 1 row and 1 column, got {g!r}.")
+        out.append((int(g[0]), int(g[1])))
+    if not out:
+        raise ValueError("Give at least one SOM grid.")
+    return tuple(out)
+
+
+def _check_count(value, name: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}.")
+    return int(value)
+
+
+def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: int, modes=("sound",),
+              iterations: int | None = None, cs_threshold: float = 0.3, connections=None,
+              random_state=None, progress: Progress | None = None) -> list[dict]:
+    """MSE and RL of SSKM_DP on one table for every SOM grid, repetition, mode and epsilon.
+
+    For each grid and repetition one seed is drawn; with it a map is fitted in each mode and
+    released at every epsilon (the releases of one fit differ only in their noise). The
+    number of clusters a of a release is the number of neurons that released rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; every column is published.
+    sensitive : str or sequence of str
+        The sensitive attribute(s), columns of ``frame``.
+    grids : sequence of (int, int) or str
+        SOM grids, rows x columns (``(8, 8)`` or ``"8x8"``), in the order of the rows.
+    epsilons : sequence of float
+        The budgets of the releases.
+    repetitions : int
+        Maps fitted per grid (each with its own seed).
+    modes : sequence of {"sound", "paper"}
+        The mechanisms; the sound one is epsilon-DP, the paper's is not.
+    iterations : int or None
+        Row draws of the SOM's training (None: the publisher's default).
+    cs_threshold : float
+        The connection-strength threshold CS_Tsh of the paper mode.
+    connections : core.sskm.connection.ConnectionResult or None
+        MIC strengths computed on ``frame`` before (the paper mode's protected set); None
+        computes them in each fit.
+    random_state : int, numpy.random.Generator or None
+        Seeds every map and its noise, in order; a Generator is drawn from and advanced.
+    progress : callable(fraction, message) or None
+        Called after each grid and repetition.
+
+    Returns
+    -------
+    list of dict
+        One per release: ``mode, grid, a, epsilon, repetition, seed, mse, rl, released_rows,
+        protected, is_dp`` (RL as a fraction; MSE on the min-max scaled attributes).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    grids = _check_grids(grids)
+    repetitions = _check_count(repetitions, "repetitions")
+    modes = tuple(modes)
+    bad = [m for m in modes if m not in _MODES]
+    if bad or not modes:
+        raise ValueError(f"modes must be some of {_MODES}, got {modes!r}.")
+    epsilons = tuple(float(e) for e in epsilons)
+    if not epsilons:
+        raise ValueError("Give at least one epsilon.")
+    rng = check_random_state(random_state)
+    rows, total, done = [], len(grids) * repetitions, 0
+    for rows_, cols_ in grids:
+        for rep in range(repetitions):
+            seed = draw_seed(rng)
+            for mode in modes:
+                # MIC once per table: the paper's protected set; the sound mode's release does
+                # not read it (every attribute is noised)
+                pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=cs_threshold, rows=rows_, cols=cols_,
+                             mode=mode, iterations=iterations, random_state=seed)
+                pub.fit(frame, connections=connections)
+                for eps in epsilons:
+                    pub.publish(epsilon=eps)
+                    mse_, rl_ = pub.release_metrics()
+                    rows.append({
+                        "mode": mode, "grid": f"{rows_}x{cols_}", "a": int(np.count_nonzero(pub.row_counts_)),
+                        "epsilon": eps, "repetition": rep, "seed": seed, "mse": mse_, "rl": rl_,
+                        "released_rows": int(len(pub.published_scaled_)),
+                        "protected": ",".join(pub.protected_), "is_dp": pub.ledger_.is_dp,
+                    })
+            done += 1
+            report(progress, done / total, f"map {rows_}x{cols_}, repetition {rep + 1} of {repetitions}")
+    return rows
+
+
+def attributes_for_m(columns, sensitive, m: int) -> list[str]:
+    """The m attributes of one panel: the sensitive ones and the first others in the order
+    of ``columns`` (so the sensitive attributes are always published), in that order.
+
+    Raises
+    ------
+    ValueError
+        When m is below the number of sensitive attributes (or 1) or above the number of columns,
+        or a sensitive attribute is not among ``columns``.
+    """
+    columns = [str(c) for c in columns]
+    sens = [sensitive] if isinstance(sensitive, str) else [str(s) for s in sensitive]
+    m = _check_count(m, "m")
+    missing = [s for s in sens if s not in columns]
+    if missing:
+        raise ValueError(f"The sensitive attribute(s) {missing} must be among the chosen attributes.")
+    if not max(len(sens), 1) <= m <= len(columns):
+        raise ValueError(f"m must be between the number of sensitive attributes ({len(sens)}) and the number of "
+                         f"chosen attributes ({len(columns)}), got {m}.")
+    others = [c for c in columns if c not in sens][: m - len(sens)]
+    keep = set(sens) | set(others)
+    return [c for c in columns if c in keep]
+
+
+def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons, repetitions: int,
+                   mode: str = "sound", iterations: int | None = None, cs_threshold: float = 0.3,
+                   mic_max_rows: int = 4000, random_state=None,
+                   progress: Progress | None = None) -> pd.DataFrame:
+    """Paper 003's Fig. 5 and Fig. 6 on one table: MSE and RL of SSKM_DP for every m, SOM
+    grid (number of clusters a), epsilon and repetition, in one mode.
+
+    The m attributes of a panel are :func:`attributes_for_m` of the table's columns. In the
+    paper mode MIC is computed once per m (on at most ``mic_max_rows`` rows); the sound mode
+    computes it on its held-out part in each fit. The runs are :func:`grid_runs`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The chosen attributes, in the user's order.
+    sensitive : str or sequence of str
+        The sensitive attribute(s), columns of ``frame``.
+    m_values : sequence of int
+        Numbers of attributes published, one panel each.
+    grids : sequence of (int, int) or str
+        SOM grids, rows x columns.
+    epsilons : sequence of float
+        The budgets.
+    repetitions : int
+        Maps fitted per m and grid.
+    mode : {"sound", "paper"}
+        The sound mechanism (epsilon-DP) or the paper's (not DP).
+    iterations : int or None
+        Row draws of each SOM's training (None: the publisher's default).
+    cs_threshold : float
+        CS_Tsh of the paper mode.
+    mic_max_rows : int
+        Row cap of the paper mode's MIC.
+    random_state : int, numpy.random.Generator or None
+        Seeds every map, MIC sample and noise draw, in order.
+    progress : callable(fraction, message) or None
+        Called after each map, the last time with 1.0.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per release: ``m, attributes`` (comma-joined) and the columns of
+        :func:`grid_runs`.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be 'sound' or 'paper', got {mode!r}.")
+    m_values = [_check_count(m, "m") for m in m_values]
+    if not m_values:
+        raise ValueError("Give at least one m.")
+    if len(set(m_values)) != len(m_values):
+        raise ValueError(f"Each m is given once, got {m_values}.")
+    grids = _check_grids(grids)
+    panels = [attributes_for_m(frame.columns, sensitive, m) for m in m_values]
+    sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)
+    rng = check_random_state(random_state)
+    rows = []
+    for i, (m, columns) in enumerate(zip(m_values, panels)):
+        table = frame[columns]
+        conn = None
+        if mode == "paper":
+            conn = mic_connections(table, sens, threshold=cs_threshold, max_rows=mic_max_rows, random_state=rng)
+        part = stage(progress, i / len(m_values), (i + 1) / len(m_values), f"m = {m}")
+        for run in grid_runs(table, sensitive=sens, grids=grids, epsilons=epsilons, repetitions=repetitions,
+                             modes=(mode,), iterations=iterations, cs_threshold=cs_threshold, connections=conn,
+                             random_state=rng, progress=part):
+            rows.append({"m": m, "attributes": ", ".join(columns), **run})
+    return pd.DataFrame(rows)
+
+
+def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 5-6's points: per m, grid and epsilon (in order of appearance) the mean, least and
+    largest a and the mean and std of MSE and RL over repetitions.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`clusters_sweep`'s runs (columns m, grid, epsilon, a, mse, rl; ``mode`` and
+        ``dataset`` are kept as groups when present).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``[dataset, mode,] m, grid, epsilon, a_mean, a_std, a_min, a_max, mse_mean, mse_std,
+        rl_mean, rl_std`` (std 0 for one repetition).
+    """
+    if not isinstance(runs, pd.DataFrame):
+        raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}.")
+    missing = {"m", "grid", "epsilon", "a", "mse", "rl"} - set(runs.columns)
+    if missing:
+        raise ValueError(f"runs lack the column(s) {sorted(missing)}.")
+    by = [c for c in ("dataset", "mode") if c in runs.columns] + ["m", "grid", "epsilon"]
+    out = _summary(runs.to_dict(orient="records"), by, ["a", "mse", "rl"], appearance=True)
+    span = runs.groupby(by, sort=False)["a"].agg(["min", "max"]).rename(columns={"min": "a_min", "max": "a_max"})
+    out = out.merge(span.reset_index(), on=by, how="left")
+    return out[by + ["a_mean", "a_std", "a_min", "a_max", "mse_mean", "mse_std", "rl_mean", "rl_std"]]

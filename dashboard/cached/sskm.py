@@ -14,15 +14,17 @@ import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
+from core.claims import Claim
 from core.data import Dataset
 from core.mechanisms import PrivacyLedger
 from core.progress import Progress, stage
 from core.release import NoiseSource
-from core.sskm import sweeps
+from core.sskm import claims, sweeps
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
+from core.sskm.reproduce import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.cached import TTL
-from dashboard.cached.sweeps import Sweep
+from dashboard.cached.sweeps import FINISHED, Sweep
 
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
@@ -175,6 +177,85 @@ def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, ep
     return Sweep(sweep_key, _baselines, dict(pub=pub, epsilon=epsilon, a_values=a_values, repetitions=repetitions,
                                              cs_threshold=cs_threshold, seed=int(seed)),
                  "Clustering with the baselines")
+
+
+# ------------------------------------------------------------------ Fig. 5-6: across a and m
+#: the SOM grids the sweep offers; a (the number of clusters) is each map's non-empty neurons
+SWEEP_GRIDS = ("3x3", "4x4", "6x6", "8x8", "10x10", "12x12", "14x14")
+#: the grids the sweep starts with
+SWEEP_DEFAULT_GRIDS = ("4x4", "6x6", "8x8", "10x10")
+#: repetitions and SOM training draws per map the sweep starts with: about 20 s in the sound
+#: mode and 35 s in the paper mode on the census sample (3,000 rows, m = 5 and 9, 4 grids), measured
+#: on the shared 2-core machine under load
+SWEEP_REPETITIONS = 5
+SWEEP_ITERATIONS = 10_000
+#: the paper's epsilons (section 6), which the sweep runs
+SWEEP_EPSILONS = tuple(float(e) for e in PAPER_EPSILONS)
+
+
+def sweep_m_options(n_columns: int, n_sensitive: int) -> list[int]:
+    """The m a user can choose: from max(2, number of sensitive attributes) to the number of
+    chosen attributes."""
+    return list(range(max(2, int(n_sensitive)), int(n_columns) + 1))
+
+
+def sweep_default_m(n_columns: int, n_sensitive: int) -> list[int]:
+    """The paper's m (5 and 10), each clipped to :func:`sweep_m_options` (all chosen if fewer)."""
+    options = sweep_m_options(n_columns, n_sensitive)
+    if not options:
+        return []
+    return sorted({min(max(m, options[0]), options[-1]) for m in PAPER_M_VALUES})
+
+
+def _clusters_sweep(progress, *, frame: pd.DataFrame, sensitive: tuple[str, ...], m_values: tuple[int, ...],
+                    grids: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int, iterations: int,
+                    mode: str, seed: int) -> pd.DataFrame:
+    """Fig. 5-6's runs, summarised per m, grid and epsilon (in a worker process)."""
+    runs = sweeps.clusters_sweep(frame, sensitive=sensitive, m_values=m_values, grids=grids, epsilons=epsilons,
+                                 repetitions=repetitions, mode=mode, iterations=iterations, random_state=seed,
+                                 progress=progress)
+    return sweeps.grid_summary(runs)
+
+
+def clusters_sweep(fingerprint: str, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
+                   m_values: tuple[int, ...], grids: tuple[str, ...], repetitions: int, iterations: int,
+                   mode: str, seed: int) -> Sweep:
+    """Paper 003's Fig. 5 and 6 on the page's table: a new map per m, grid and repetition,
+    released at the paper's epsilons in ``mode``, as a sweep job; its result is
+    :func:`core.sskm.sweeps.grid_summary` (one row per m, grid and epsilon)."""
+    columns, sensitive = tuple(columns), tuple(sensitive)
+    m_values, grids = tuple(int(m) for m in m_values), tuple(str(g) for g in grids)
+    for g in grids:
+        sweeps.parse_grid(g)  # a wrong grid is said here, before a job starts
+    for m in m_values:
+        sweeps.attributes_for_m(columns, sensitive, m)
+    key = ("sskm-clusters", fingerprint, columns, sensitive, m_values, grids, SWEEP_EPSILONS, int(repetitions),
+           int(iterations), mode, int(seed))
+    return Sweep(key, _clusters_sweep,
+                 dict(frame=table(dataset, columns), sensitive=sensitive, m_values=m_values, grids=grids,
+                      epsilons=SWEEP_EPSILONS, repetitions=int(repetitions), iterations=int(iterations), mode=mode,
+                      seed=int(seed)),
+                 "Fitting maps across a and m")
+
+
+def sweep_finished(sweep: Sweep) -> bool:
+    """Whether some session finished ``sweep`` already (the page then shows it without a click)."""
+    return FINISHED.get(sweep.key) is not None
+
+
+def fig5_claim(summary: pd.DataFrame, mode: str) -> Claim:
+    """Fig. 5's claim on a finished sweep (:func:`core.sskm.claims.fig5_claim`)."""
+    return claims.fig5_claim(summary, mode=mode)
+
+
+def fig6_claim(summary: pd.DataFrame, mode: str) -> Claim:
+    """Fig. 6's claim on a finished sweep (:func:`core.sskm.claims.fig6_claim`)."""
+    return claims.fig6_claim(summary, mode=mode)
+
+
+def fig7_claim(table: pd.DataFrame, mode: str, epsilon: float) -> Claim:
+    """Fig. 7's claim on the baselines' table (:func:`core.sskm.claims.fig7_claim`)."""
+    return claims.fig7_claim(table, mode=mode, epsilon=float(epsilon))
 
 
 def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, str]:

@@ -1,9 +1,15 @@
-"""Charts of the SSKM_DP page (paper 003): SOM grids, training curves, MIC, release metrics."""
+"""Charts of the SSKM_DP page (paper 003): SOM grids, training curves, MIC, release metrics,
+Fig. 5-6 across a and m, Fig. 7's baselines.
+
+Every builder is pure (no streamlit) and draws from its ``*_data`` frame, the CSV the page
+offers under the chart. Titles name what is drawn and, given ``dataset``, on which table.
+"""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 from dashboard.palette import color, log_ticks
@@ -21,9 +27,21 @@ __all__ = [
     "epsilon_data",
     "baselines_vs_a",
     "baselines_data",
+    "mse_vs_clusters",
+    "mse_vs_clusters_data",
+    "rl_vs_clusters",
+    "rl_vs_clusters_data",
 ]
 
 _MARGIN = dict(l=10, r=10, t=40, b=10)
+
+
+def _on(dataset: str) -> str:
+    """' on <dataset>' for a title (angle brackets shown as typed, not as plotly's tags)."""
+    if not isinstance(dataset, str):
+        raise TypeError(f"dataset must be a str, got {type(dataset).__name__}.")
+    name = dataset.replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    return f" on {name}" if name.strip() else ""
 
 
 def som_grid_data(values: np.ndarray, *, value_name: str = "") -> pd.DataFrame:
@@ -48,10 +66,12 @@ def som_grid(
     colorscale: str = "Viridis",
     hover: np.ndarray | None = None,
     cell_px: int | None = None,
+    dataset: str = "",
 ) -> go.Figure:
     """The SOM's neurons as squares or hexagons coloured by ``values`` (rows x cols).
 
-    Neurons with a NaN value (e.g. no rows won) are drawn grey.
+    Neurons with a NaN value (e.g. no rows won) are drawn grey. The axes are the map's
+    columns and rows (no ticks: a neuron's place is its hover text).
     """
     values = np.asarray(values, dtype=float)
     if values.ndim != 2:
@@ -82,10 +102,11 @@ def som_grid(
             x=x[~ok], y=y[~ok], mode="markers", text=text[~ok], hoverinfo="text", showlegend=False,
             marker=dict(symbol=symbol, size=cell, color="#d9d9d9", line=dict(width=0.5, color="white")),
         ))
-    fig.update_xaxes(visible=False, range=[-0.7, cols - 0.3 + (0.5 if hexagonal else 0)])
-    fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
-    fig.update_layout(title=title or "SOM grid", width=width, height=height, margin=_MARGIN,
-                      plot_bgcolor="white")
+    bare = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="")
+    fig.update_xaxes(title_text="map column", range=[-0.7, cols - 0.3 + (0.5 if hexagonal else 0)], **bare)
+    fig.update_yaxes(title_text="map row", scaleanchor="x", scaleratio=1, **bare)
+    fig.update_layout(title=(title or "SOM grid") + _on(dataset), width=width, height=height + 30,
+                      margin=_MARGIN, plot_bgcolor="white")
     return fig
 
 
@@ -96,7 +117,7 @@ def sfla_data(best: np.ndarray, mean: np.ndarray) -> pd.DataFrame:
                          "population mean fitness": np.asarray(mean, dtype=float)})
 
 
-def sfla_convergence(best: np.ndarray, mean: np.ndarray) -> go.Figure:
+def sfla_convergence(best: np.ndarray, mean: np.ndarray, *, dataset: str = "") -> go.Figure:
     """Best and mean frog fitness after each shuffle of the SFLA search (drawn from
     :func:`sfla_data`)."""
     data = sfla_data(best, mean)
@@ -106,7 +127,8 @@ def sfla_convergence(best: np.ndarray, mean: np.ndarray) -> go.Figure:
                              name="best frog"))
     fig.add_trace(go.Scatter(x=steps, y=data["population mean fitness"].to_numpy(), mode="lines",
                              name="population mean"))
-    fig.update_layout(title="SFLA convergence", xaxis_title="shuffle", yaxis_title="fitness (Eq. 9)",
+    fig.update_layout(title="SFLA search for the initial weights: fitness per shuffle" + _on(dataset),
+                      xaxis_title="shuffle", yaxis_title="fitness (Eq. 9)",
                       height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
     return fig
 
@@ -119,7 +141,7 @@ def som_training_data(history: dict) -> pd.DataFrame:
                          "topographic error": np.asarray(history["topographic_error"], dtype=float)})
 
 
-def som_training(history: dict) -> go.Figure:
+def som_training(history: dict, *, dataset: str = "") -> go.Figure:
     """Quantisation and topographic error of the map during training (drawn from
     :func:`som_training_data`)."""
     data = som_training_data(history)
@@ -131,7 +153,7 @@ def som_training(history: dict) -> go.Figure:
     fig.update_xaxes(title_text="rows drawn")
     fig.update_yaxes(title_text="quantisation error", secondary_y=False)
     fig.update_yaxes(title_text="topographic error", secondary_y=True, rangemode="tozero")
-    fig.update_layout(title="SOM training", height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(title="SOM training: quantisation and topographic error" + _on(dataset), height=320, margin=_MARGIN, legend=dict(orientation="h", y=-0.25))
     return fig
 
 
@@ -151,7 +173,7 @@ def mic_data(strengths: pd.DataFrame, threshold: float, protected) -> pd.DataFra
     })
 
 
-def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figure:
+def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected, *, dataset: str = "") -> go.Figure:
     """MIC between each sensitive attribute (rows) and every attribute; protected ones marked."""
     protected = set(protected)
     cols = [f"{c} *" if c in protected else c for c in strengths.columns]
@@ -162,8 +184,11 @@ def mic_heatmap(strengths: pd.DataFrame, threshold: float, protected) -> go.Figu
         text=text, texttemplate="%{text}", colorbar=dict(title="MIC"),
         hovertemplate="%{y} vs %{x}: MIC %{z:.3f}<extra></extra>",
     ))
-    fig.update_layout(title=f"Connection strength (MIC); * = protected at CS_Tsh = {threshold:.2f}",
-                      height=160 + 40 * len(strengths.index), margin=_MARGIN)
+    fig.update_xaxes(title_text="attribute (* = protected)")
+    fig.update_yaxes(title_text="sensitive attribute")
+    fig.update_layout(title=f"Connection strength (MIC) to the sensitive attributes{_on(dataset)}; "
+                            f"* = protected at CS_Tsh = {threshold:.2f}",
+                      height=200 + 40 * len(strengths.index), margin=dict(l=10, r=10, t=60, b=10))
     return fig
 
 
@@ -181,7 +206,8 @@ def epsilon_data(curve: pd.DataFrame) -> pd.DataFrame:
                          _RL_SD: 100 * curve["rl_std"].to_numpy(dtype=float)})
 
 
-def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: str = "sound") -> go.Figure:
+def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: str = "sound",
+                   dataset: str = "") -> go.Figure:
     """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std).
 
     Both y axes start at 0, so a curve that barely moves with epsilon looks flat (a zoomed
@@ -208,7 +234,7 @@ def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: s
     if current is not None:
         for col in (1, 2):
             fig.add_vline(x=current, line_dash="dot", line_color="grey", row=1, col=col)
-    fig.update_layout(title=f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon", height=360,
+    fig.update_layout(title=f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon{_on(dataset)}", height=360,
                       margin=dict(l=10, r=10, t=70, b=10), showlegend=False)
     return fig
 
@@ -225,7 +251,7 @@ def baselines_data(table: pd.DataFrame) -> pd.DataFrame:
                          _MSE: t["mse_mean"].to_numpy(dtype=float), _MSE_SD: t["mse_std"].to_numpy(dtype=float)})
 
 
-def baselines_vs_a(table: pd.DataFrame) -> go.Figure:
+def baselines_vs_a(table: pd.DataFrame, *, dataset: str = "", epsilon: float | None = None) -> go.Figure:
     """MSE vs number of clusters a for each method (SSKM_DP's a is its own cluster count;
     drawn from :func:`baselines_data`)."""
     data = baselines_data(table)
@@ -239,6 +265,93 @@ def baselines_vs_a(table: pd.DataFrame) -> go.Figure:
     ticks = dict(tickmode="array", tickvals=a_values, ticktext=[f"{a:,}" for a in a_values]) if a_values else {}
     fig.update_xaxes(type="log", title_text="number of clusters a (log scale)", **ticks)
     fig.update_yaxes(title_text="MSE (scaled attributes)", rangemode="tozero")
-    fig.update_layout(title="Information loss vs number of clusters", height=360, margin=_MARGIN,
+    at = f" at epsilon = {epsilon:g}" if epsilon is not None else ""
+    fig.update_layout(title=f"Information loss (MSE) vs number of clusters a{at}: MDAV, MDAV_DP, IDP-KMeans and "
+                            f"SSKM_DP{_on(dataset)}", height=380, margin=dict(l=10, r=10, t=60, b=10),
                       legend=dict(orientation="h", y=-0.25))
     return fig
+
+
+# ---------------------------------------------------------------- Fig. 5-6: across a and m
+_ACOL, _ALO, _AHI = "number of clusters a (mean)", "least a", "largest a"
+_WHAT = {"mse": (_MSE, _MSE_SD, 1.0, "MSE (scaled attributes)", "Information loss (MSE)", "Fig. 5"),
+         "rl": (_RL, _RL_SD, 100.0, "record linkage (%)", "Record linkage (RL, %)", "Fig. 6")}
+
+
+def _clusters_data(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
+    need = {"m", "grid", "epsilon", "a_mean", "a_min", "a_max", f"{metric}_mean", f"{metric}_std"}
+    if not isinstance(summary, pd.DataFrame):
+        raise TypeError(f"summary must be a pandas DataFrame, got {type(summary).__name__}.")
+    missing = need - set(summary.columns)
+    if missing:
+        raise ValueError(f"summary lacks the column(s) {sorted(missing)}.")
+    mean, sd, scale = _WHAT[metric][:3]
+    t = summary.sort_values(["m", "epsilon", "a_mean"], kind="stable")
+    return pd.DataFrame({"m": t["m"].to_numpy(), "epsilon": t["epsilon"].to_numpy(dtype=float),
+                         "SOM grid": t["grid"].astype(str).to_numpy(), _ACOL: t["a_mean"].to_numpy(dtype=float),
+                         _ALO: t["a_min"].to_numpy(), _AHI: t["a_max"].to_numpy(),
+                         mean: scale * t[f"{metric}_mean"].to_numpy(dtype=float),
+                         sd: scale * t[f"{metric}_std"].to_numpy(dtype=float)})
+
+
+def _clusters_chart(summary: pd.DataFrame, metric: str, *, mode: str, dataset: str) -> go.Figure:
+    data = _clusters_data(summary, metric)
+    mean, sd, _, y_title, what, fig_no = _WHAT[metric]
+    ms = list(dict.fromkeys(data["m"]))
+    epsilons = sorted(set(data["epsilon"]))
+    shades = sample_colorscale("Viridis", [0.9 * i / max(len(epsilons) - 1, 1) for i in range(len(epsilons))])
+    fig = make_subplots(rows=1, cols=max(len(ms), 1), subplot_titles=[f"m = {m} attributes" for m in ms])
+    for col, m in enumerate(ms, start=1):
+        for eps, shade in zip(epsilons, shades):
+            part = data[(data["m"] == m) & (data["epsilon"] == eps)]
+            fig.add_trace(go.Scatter(
+                x=part[_ACOL], y=part[mean], mode="lines+markers", name=f"epsilon {eps:g}",
+                legendgroup=f"{eps:g}", showlegend=col == 1, line=dict(color=shade), marker=dict(color=shade),
+                error_y=dict(type="data", array=part[sd]), customdata=part[["SOM grid", _ALO, _AHI]].to_numpy(),
+                hovertemplate=("epsilon " + f"{eps:g}" + "<br>map %{customdata[0]}: a = %{x:.0f} "
+                               "(%{customdata[1]} to %{customdata[2]})<br>%{y:.4g}<extra></extra>"),
+            ), row=1, col=col)
+        fig.update_xaxes(title_text="number of clusters a", row=1, col=col)
+        fig.update_yaxes(title_text=y_title, rangemode="tozero", row=1, col=col)
+    fig.update_layout(title=f"{fig_no}: {what} of SSKM_DP ({mode} mode) vs number of clusters a, per epsilon"
+                            f"{_on(dataset)}",
+                      height=400, margin=dict(l=10, r=10, t=80, b=10), legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def mse_vs_clusters_data(summary: pd.DataFrame) -> pd.DataFrame:
+    """The points of :func:`mse_vs_clusters`, one row per m, epsilon and SOM grid (sorted by m,
+    epsilon and a): the grid, its mean, least and largest number of clusters a, and the mean
+    and standard deviation of the MSE.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`core.sskm.sweeps.grid_summary` of a sweep.
+    """
+    return _clusters_data(summary, "mse")
+
+
+def mse_vs_clusters(summary: pd.DataFrame, *, mode: str = "sound", dataset: str = "") -> go.Figure:
+    """Paper 003's Fig. 5: SSKM_DP's MSE vs the number of clusters a, one line per epsilon, one
+    panel per m (bars = 1 std over repetitions; drawn from :func:`mse_vs_clusters_data`)."""
+    return _clusters_chart(summary, "mse", mode=mode, dataset=dataset)
+
+
+def rl_vs_clusters_data(summary: pd.DataFrame) -> pd.DataFrame:
+    """The points of :func:`rl_vs_clusters`, one row per m, epsilon and SOM grid (sorted by m,
+    epsilon and a): the grid, its mean, least and largest a, and the mean and standard
+    deviation of the record linkage in percent.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`core.sskm.sweeps.grid_summary` of a sweep (RL as a fraction).
+    """
+    return _clusters_data(summary, "rl")
+
+
+def rl_vs_clusters(summary: pd.DataFrame, *, mode: str = "sound", dataset: str = "") -> go.Figure:
+    """Paper 003's Fig. 6: SSKM_DP's record linkage (%) vs the number of clusters a, one line
+    per epsilon, one panel per m (drawn from :func:`rl_vs_clusters_data`)."""
+    return _clusters_chart(summary, "rl", mode=mode, dataset=dataset)

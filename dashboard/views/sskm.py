@@ -1,4 +1,12 @@
-"""SSKM_DP page (paper 003): SOM clusters, MIC-protected attributes, Laplace centres."""
+"""SSKM_DP page (paper 003): SOM clusters, MIC-protected attributes, Laplace centres.
+
+Tabs: the SOM grid, its training, the MIC connections, the release (MSE and RL vs epsilon),
+"Fig. 5-6: across a and m" (the paper's Fig. 5 and 6: a sweep, started by a button, that fits
+a map per SOM grid, m and repetition and releases it at epsilon 0.05, 0.1, 1 and 5 in the
+page's mode; MSE and RL vs the number of clusters a with the paper's claims judged beside
+them) and "Baselines (Fig. 7)" (MDAV, MDAV_DP and IDP-KMeans vs a, with Fig. 7's claim).
+Every claim box says in which mode it was judged: the sound mode is DP, the paper's is not.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,6 +15,7 @@ from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
 from dashboard.components.chart_data import show_chart
+from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
@@ -106,8 +115,8 @@ else:
 guarantee_box(result["ledger_obj"])
 
 som = pub.som_
-tab_map, tab_train, tab_mic, tab_release, tab_base = st.tabs(
-    ["SOM grid", "Training", "Connections", "Release", "Baselines"]
+tab_map, tab_train, tab_mic, tab_release, tab_sweep, tab_base = st.tabs(
+    ["SOM grid", "Training", "Connections", "Release", "Fig. 5-6: across a and m", "Baselines (Fig. 7)"]
 )
 
 with tab_map:
@@ -127,7 +136,8 @@ with tab_map:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
         values, cbar, label = cached.sensitive_share(pub, target)
         caption = f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron."
-    show_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}"),
+    show_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}",
+                              dataset=dataset.name),
                charts.som_grid_data(values, value_name=cbar or view), name=f"sskm-grid-{view.lower()}",
                key="sskm_grid_chart")
     st.caption(caption)
@@ -139,20 +149,20 @@ with tab_train:
     m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
     m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {rows * cols}")
     if som.sfla_ is not None:
-        show_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness),
+        show_chart(charts.sfla_convergence(som.sfla_.best_fitness, som.sfla_.mean_fitness, dataset=dataset.name),
                    charts.sfla_data(som.sfla_.best_fitness, som.sfla_.mean_fitness), name="sskm-sfla-convergence",
                    key="sskm_sfla")
         st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")
     else:
         st.caption("The SFLA search runs only with initial weights 'sfla'.")
-    show_chart(charts.som_training(som.history_), charts.som_training_data(som.history_), name="sskm-som-training",
+    show_chart(charts.som_training(som.history_, dataset=dataset.name), charts.som_training_data(som.history_), name="sskm-som-training",
                key="sskm_training")
     st.caption("Quantisation error (mean distance to the winning neuron) and topographic error (share of rows whose "
                "two best neurons are not neighbours) on a probe sample while training; lower is better.")
 
 with tab_mic:
     conn = pub.connections_.with_threshold(float(cs_threshold))
-    show_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected),
+    show_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected, dataset=dataset.name),
                charts.mic_data(conn.strengths, conn.threshold, conn.protected), name="sskm-mic", key="sskm_mic")
     st.caption("MIC between each sensitive attribute (rows) and each attribute; starred columns are protected. "
                f"Computed on {conn.rows_used:,} rows.")
@@ -167,7 +177,7 @@ with tab_release:
               else f"none (nominal {result['nominal_epsilon']:g})")
     curve = sweep_view("sskm_eps_curve", cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed))
     if curve is not None:
-        show_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode), charts.epsilon_data(curve),
+        show_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode, dataset=dataset.name), charts.epsilon_data(curve),
                    name=f"sskm-{mode}-mse-and-linkage-vs-epsilon", key="sskm_eps_curve")
         st.caption("Mean over 3 noise draws (bars: one standard deviation); MSE on min-max scaled attributes. "
                    "More budget means less noise: MSE falls and linkage risk rises. Both axes start at 0, so a "
@@ -184,6 +194,60 @@ with tab_release:
     with st.expander("Privacy ledger and noise per cluster"):
         st.dataframe(result["noise"], height=200)
         st.dataframe(result["ledger"], height=200)
+
+with tab_sweep:
+    st.caption(
+        "The paper's Fig. 5 (MSE) and Fig. 6 (record linkage) of SSKM_DP: for each number of attributes m, "
+        "SOM grid and repetition a new map is fitted (SFLA start) and released at epsilon 0.05, 0.1, 1 and 5 "
+        f"in the {mode} mode. SSKM_DP does not take a number of clusters: a is the number of neurons that "
+        "released rows, so the grid sets it. A panel's m attributes are the sensitive ones and the first "
+        "others of the attributes chosen above, in their order; bounds come from the data (sound: the "
+        "held-out part)."
+    )
+    w1, w2, w3, w4 = st.columns(4)
+    m_options = cached.sweep_m_options(len(columns), len(sensitive))
+    kept = st.session_state.get("sskm_sweep_m")
+    if kept is not None and any(m not in m_options for m in kept):  # m the chosen attributes no longer allow
+        st.session_state["sskm_sweep_m"] = [m for m in kept if m in m_options]
+    m_values = w1.multiselect("Numbers of attributes m", m_options,
+                              default=None if kept is not None else cached.sweep_default_m(len(columns), len(sensitive)),
+                              key="sskm_sweep_m",
+                              help="The paper uses m = 5 and 10; here at most the number of chosen attributes.")
+    grids = w2.multiselect("SOM grids", list(cached.SWEEP_GRIDS), default=list(cached.SWEEP_DEFAULT_GRIDS),
+                           key="sskm_sweep_grids", help="Larger maps give more clusters a.")
+    reps = w3.number_input("Repetitions", min_value=1, max_value=20, value=cached.SWEEP_REPETITIONS,
+                           key="sskm_sweep_reps", help="Maps fitted per m and grid (the paper: 20).")
+    sweep_iterations = w4.number_input("Training draws per map", min_value=1000, max_value=100_000,
+                                       value=cached.SWEEP_ITERATIONS, step=1000, key="sskm_sweep_iterations")
+    if not m_values or not grids:
+        st.caption("Pick at least one m and one SOM grid.")
+    else:
+        with page_errors():
+            order = sorted(grids, key=lambda g: [int(v) for v in g.split("x")])
+            sweep = cached.clusters_sweep(fp, dataset, tuple(columns), tuple(sensitive), tuple(sorted(m_values)),
+                                          tuple(order), int(reps), int(sweep_iterations), mode, seed)
+            if st.button("Run the sweep", key="sskm_sweep_run", type="primary", icon=":material/play_arrow:"):
+                st.session_state["sskm_sweep_asked"] = sweep.key
+            if st.session_state.get("sskm_sweep_asked") == sweep.key or cached.sweep_finished(sweep):
+                summary = sweep_view("sskm_clusters", sweep)
+                if summary is not None:
+                    show_chart(charts.mse_vs_clusters(summary, mode=mode, dataset=dataset.name),
+                               charts.mse_vs_clusters_data(summary), name=f"sskm-fig5-{mode}-mse-vs-a",
+                               key="sskm_fig5")
+                    claim_box(cached.fig5_claim(summary, mode))
+                    show_chart(charts.rl_vs_clusters(summary, mode=mode, dataset=dataset.name),
+                               charts.rl_vs_clusters_data(summary), name=f"sskm-fig6-{mode}-rl-vs-a",
+                               key="sskm_fig6")
+                    claim_box(cached.fig6_claim(summary, mode))
+                    st.caption(f"Mean over {int(reps)} maps per point (bars: one standard deviation); a is the "
+                               "mean number of clusters of a grid at that epsilon (hover: its least and largest).")
+                    with st.expander("The sweep's table"):
+                        st.dataframe(summary, height=240)
+            else:
+                fits = len(m_values) * len(grids) * int(reps)
+                st.caption(f"{fits} maps to fit ({len(m_values)} m x {len(grids)} grids x {int(reps)} "
+                           "repetitions), each released at 4 epsilons. Press the button: it runs in the "
+                           "background with its time left, and is kept once finished.")
 
 with tab_base:
     big = len(pub.table_.X) > 20_000
@@ -203,8 +267,9 @@ with tab_base:
             show_error(exc)
             table = None
         if table is not None:
-            show_chart(charts.baselines_vs_a(table), charts.baselines_data(table), name="sskm-baselines-vs-a",
-                       key="sskm_baselines")
+            show_chart(charts.baselines_vs_a(table, dataset=dataset.name, epsilon=float(epsilon)),
+                       charts.baselines_data(table), name="sskm-baselines-vs-a", key="sskm_baselines")
+            claim_box(cached.fig7_claim(table, mode, float(epsilon)))
             st.caption(f"MSE at the same total epsilon = {epsilon:g} vs the number of clusters a (k = n / a for "
                        "MDAV); SSKM_DP's point sits at its own cluster count, which the map sets. Mean of 3 noise "
                        "draws. Guarantees: IDP-KMeans is epsilon-DP (uniform initial centres, noisy counts); "

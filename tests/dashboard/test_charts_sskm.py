@@ -91,7 +91,7 @@ def test_mic_heatmap_draws_the_strengths_and_stars_protected_columns():
     assert list(heat.x) == ["age", "relationship *", "sex"] and list(heat.y) == ["sex"]
     np.testing.assert_array_equal(heat.z, strengths.to_numpy())
     assert heat.text.tolist() == [["0.10", "0.60", ""]]
-    assert fig.layout.title.text == "Connection strength (MIC); * = protected at CS_Tsh = 0.30"
+    assert fig.layout.title.text == "Connection strength (MIC) to the sensitive attributes; * = protected at CS_Tsh = 0.30"
 
 
 # ---------------------------------------------------------------- epsilon curves
@@ -162,13 +162,29 @@ def test_baselines_a_axis_is_log_with_a_tick_at_each_a():
 
 
 @pytest.mark.parametrize("build, title, x_title, y_title", [
-    (lambda: charts.sfla_convergence(np.ones(2), np.ones(2)), "SFLA convergence", "shuffle", "fitness (Eq. 9)"),
-    (lambda: charts.som_training({"step": [0], "quantization_error": [1.0], "topographic_error": [0.3]}),
-     "SOM training", "rows drawn", "quantisation error"),
-    (lambda: charts.baselines_vs_a(_baselines()), "Information loss vs number of clusters",
-     "number of clusters a (log scale)", "MSE (scaled attributes)"),
-    (lambda: charts.epsilon_curves(_curve()), "SSKM_DP (sound mode): MSE and record linkage vs epsilon",
+    (lambda: charts.sfla_convergence(np.ones(2), np.ones(2), dataset="census"),
+     "SFLA search for the initial weights: fitness per shuffle on census", "shuffle", "fitness (Eq. 9)"),
+    (lambda: charts.som_training({"step": [0], "quantization_error": [1.0], "topographic_error": [0.3]},
+                                 dataset="census"),
+     "SOM training: quantisation and topographic error on census", "rows drawn", "quantisation error"),
+    (lambda: charts.baselines_vs_a(_baselines(), dataset="census", epsilon=1.0),
+     "Information loss (MSE) vs number of clusters a at epsilon = 1: MDAV, MDAV_DP, IDP-KMeans and SSKM_DP "
+     "on census", "number of clusters a (log scale)", "MSE (scaled attributes)"),
+    (lambda: charts.epsilon_curves(_curve(), dataset="census"),
+     "SSKM_DP (sound mode): MSE and record linkage vs epsilon on census",
      "epsilon (log scale)", "MSE (scaled attributes)"),
+    (lambda: charts.som_grid(np.ones((2, 2)), title="SOM grid (2 x 2): Hit map", dataset="census"),
+     "SOM grid (2 x 2): Hit map on census", "map column", "map row"),
+    (lambda: charts.mic_heatmap(pd.DataFrame([[1.0, 0.2]], index=["sex"], columns=["sex", "age"]), 0.3, ["sex"],
+                                dataset="census"),
+     "Connection strength (MIC) to the sensitive attributes on census; * = protected at CS_Tsh = 0.30",
+     "attribute (* = protected)", "sensitive attribute"),
+    (lambda: charts.mse_vs_clusters(_clusters(), mode="paper", dataset="census"),
+     "Fig. 5: Information loss (MSE) of SSKM_DP (paper mode) vs number of clusters a, per epsilon on census",
+     "number of clusters a", "MSE (scaled attributes)"),
+    (lambda: charts.rl_vs_clusters(_clusters(), dataset="census"),
+     "Fig. 6: Record linkage (RL, %) of SSKM_DP (sound mode) vs number of clusters a, per epsilon on census",
+     "number of clusters a", "record linkage (%)"),
 ])
 def test_every_chart_has_its_title_and_axis_titles(build, title, x_title, y_title):
     fig = build()
@@ -178,3 +194,61 @@ def test_every_chart_has_its_title_and_axis_titles(build, title, x_title, y_titl
 
 def test_som_grid_has_a_default_title():
     assert charts.som_grid(np.ones((2, 2))).layout.title.text == "SOM grid"
+
+
+def test_a_dataset_name_in_a_title_shows_its_angle_brackets_as_typed():
+    fig = charts.sfla_convergence(np.ones(2), np.ones(2), dataset="<b>mine</b>")
+    assert fig.layout.title.text.endswith(" on &lt;b&gt;mine&lt;/b&gt;")
+
+
+# ---------------------------------------------------------------- Fig. 5-6: across a and m
+
+def _clusters():
+    """grid_summary of a sweep: two m, two epsilons, two maps each (rows out of order in a)."""
+    rows = []
+    for m in (5, 9):
+        for eps in (0.1, 5.0):
+            for grid, a in (("8x8", 60.0), ("4x4", 15.0)):
+                rows.append({"m": m, "grid": grid, "epsilon": eps, "a_mean": a, "a_std": 1.0, "a_min": int(a) - 1,
+                             "a_max": int(a) + 1, "mse_mean": m / 100 + a / 1000 + 1 / eps / 100,
+                             "mse_std": 0.001, "rl_mean": a / 10_000 * eps, "rl_std": 0.0001})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("build, data, metric, scale", [
+    (charts.mse_vs_clusters, charts.mse_vs_clusters_data, "mse", 1.0),
+    (charts.rl_vs_clusters, charts.rl_vs_clusters_data, "rl", 100.0),
+])
+def test_fig56_draws_its_table_one_line_per_epsilon_one_panel_per_m(build, data, metric, scale):
+    table = _clusters()
+    frame = data(table)
+    assert len(frame) == len(table)
+    fig = build(table)
+    assert len(fig.data) == 4  # 2 m x 2 epsilons
+    drawn = pd.concat([pd.DataFrame({"x": list(t.x), "y": list(t.y), "err": list(t.error_y.array),
+                                     "epsilon": float(t.name.split()[1]), "axis": t.xaxis}) for t in fig.data])
+    assert sorted(drawn["axis"].unique()) == ["x", "x2"]  # one panel per m
+    expected = frame.rename(columns={"number of clusters a (mean)": "x"})
+    y_col = [c for c in frame.columns if c.startswith("mean ")][0]
+    sd_col = [c for c in frame.columns if c.startswith("standard deviation")][0]
+    np.testing.assert_allclose(drawn["x"], expected["x"])
+    np.testing.assert_allclose(drawn["y"], frame[y_col])
+    np.testing.assert_allclose(drawn["err"], frame[sd_col])
+    np.testing.assert_allclose(drawn["epsilon"], frame["epsilon"])
+    # the frame is the table, sorted by m, epsilon and a, in the drawn units
+    ordered = table.sort_values(["m", "epsilon", "a_mean"], kind="stable")
+    np.testing.assert_allclose(frame[y_col], scale * ordered[f"{metric}_mean"])
+    assert list(frame["SOM grid"]) == list(ordered["grid"])
+
+
+def test_fig56_legend_names_each_epsilon_once():
+    fig = charts.mse_vs_clusters(_clusters())
+    assert [t.name for t in fig.data if t.showlegend] == ["epsilon 0.1", "epsilon 5"]
+    assert [a.text for a in fig.layout.annotations] == ["m = 5 attributes", "m = 9 attributes"]
+
+
+def test_fig56_data_refuses_a_table_without_its_columns():
+    with pytest.raises(ValueError, match="rl_mean"):
+        charts.rl_vs_clusters_data(_clusters().drop(columns=["rl_mean"]))
+    with pytest.raises(TypeError):
+        charts.mse_vs_clusters_data([1, 2])

@@ -255,3 +255,28 @@ def test_map_views_are_built_from_the_fitted_publisher():
     assert quality["clusters"] == int(np.count_nonzero(~np.isnan(hits)))
     assert quality["quantization_error"] >= 0 and 0 <= quality["topographic_error"] <= 1
     assert cached.u_matrix(pub)[1] == "mean distance"
+
+
+def test_fig56_tab_waits_for_its_button_then_draws_both_figures_with_claims(sskm_page):
+    """A tiny sweep (one m, two maps, one repetition) runs to its charts and the paper's claims."""
+    at = sskm_page
+    assert at.multiselect(key="sskm_sweep_m").value == [5, 9]  # the paper's 5 and 10; census has 9 chosen
+    assert at.multiselect(key="sskm_sweep_grids").value == ["4x4", "6x6", "8x8", "10x10"]
+    assert at.button(key="sskm_sweep_run")
+    before = len(_charts(at))
+    at.multiselect(key="sskm_sweep_m").set_value([2]).run()
+    at.multiselect(key="sskm_sweep_grids").set_value(["4x4", "3x3"]).run()
+    at.number_input(key="sskm_sweep_reps").set_value(1).run()
+    at.number_input(key="sskm_sweep_iterations").set_value(1000).run()
+    assert len(_charts(at)) == before  # nothing runs until the button is pressed
+    at.button(key="sskm_sweep_run").click().run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert_every_chart_has_its_csv(at)  # the two new charts too: titles, named axes, data
+    titles = [c.proto.spec for c in _charts(at)]
+    assert any("Fig. 5: Information loss (MSE) of SSKM_DP (sound mode)" in t for t in titles)
+    assert any("Fig. 6: Record linkage" in t for t in titles)
+    boxes = [b.value.replace("\\", "") for kind in ("success", "warning", "info") for b in getattr(at, kind)]
+    for fig in ("Fig. 5", "Fig. 6"):
+        box = next(b for b in boxes if f"Paper 003, {fig}" in b)
+        assert "Sound mode (epsilon-DP)" in box and "*The paper:*" in box

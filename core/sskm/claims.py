@@ -1,0 +1,271 @@
+"""Paper 003's claims of Fig. 5, 6 and 7, judged on our numbers (:class:`core.claims.Claim`).
+
+Each function states its rule in the finding, with the numbers that decide it, and says in
+which mode it was judged: the sound mode is epsilon-DP, the paper's mode is not. A claim of
+two parts holds when both do, does not hold when either fails, and cannot be judged when
+neither fails but one cannot be decided (one map size only, one epsilon only).
+
+Rules:
+
+- **Fig. 5** (:func:`fig5_claim`): for every m, the MSE averaged over the maps falls at every
+  step of epsilon; and for every m and epsilon the range of the MSE over a (the maps) is
+  within ``tolerance`` (20 %) of its mean over a.
+- **Fig. 6** (:func:`fig6_claim`): at epsilon <= 0.1 the range of RL over every m and a is at
+  most ``flat_share`` (a quarter) of its range at the largest epsilon (where the paper says
+  it moves); and at the largest epsilon RL rises at every step of a (maps ordered by their
+  mean a), for every m.
+- **Fig. 7** (:func:`fig7_claim`): SSKM_DP's mean MSE is below MDAV's, MDAV_DP's and
+  IDP-KMeans's at every a; and each baseline's MSE falls at every step of a.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from core.claims import Claim
+from core.sskm.reproduce import PAPER
+
+__all__ = ["fig5_claim", "fig6_claim", "fig7_claim", "BASELINES", "MODE_WORDS"]
+
+#: the baselines of Fig. 7, as the sweeps name them
+BASELINES = ("MDAV", "MDAV_DP", "IDP-KMeans")
+#: how a finding names the mode it was judged in
+MODE_WORDS = {"sound": "Sound mode (epsilon-DP)", "paper": "Paper mode (not DP)"}
+
+
+def _check_table(table, columns: set[str], name: str = "table") -> pd.DataFrame:
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}.")
+    missing = columns - set(table.columns)
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {sorted(missing)}.")
+    return table
+
+
+def _mode(mode) -> str:
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a str, got {type(mode).__name__}.")
+    if mode not in MODE_WORDS:
+        raise ValueError(f"mode must be 'sound' or 'paper', got {mode!r}.")
+    return mode
+
+
+def _share(value, name: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
+    if not 0 < float(value) < 10:
+        raise ValueError(f"{name} must be a positive share (0.2 = 20 %), got {value}.")
+    return float(value)
+
+
+def _both(first: bool | None, second: bool | None) -> bool | None:
+    """Two parts of one claim: False if either fails, None if either is undecided, else True."""
+    if first is False or second is False:
+        return False
+    if first is None or second is None:
+        return None
+    return True
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}"
+
+
+def _eps(x: float) -> str:
+    return f"{x:g}"
+
+
+def _by_a(part: pd.DataFrame) -> pd.DataFrame:
+    """One row per map (grid) of one m and epsilon, ordered by mean a."""
+    return part.sort_values(["a_mean", "grid"], kind="stable")
+
+
+def fig5_claim(table: pd.DataFrame, *, mode: str, tolerance: float = 0.2) -> Claim:
+    """Fig. 5: SSKM_DP's MSE decreases as epsilon grows (each m) and changes little with a.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per m, map (grid) and epsilon: ``m, grid, epsilon, a_mean, mse_mean``
+        (:func:`core.sskm.sweeps.grid_summary`).
+    mode : {"sound", "paper"}
+        The mode the runs were made in (named in the finding).
+    tolerance : float
+        "Changes little with a": the range over a within this share of the mean over a.
+
+    Returns
+    -------
+    Claim
+    """
+    table = _check_table(table, {"m", "grid", "epsilon", "a_mean", "mse_mean"})
+    mode, tolerance = _mode(mode), _share(tolerance, "tolerance")
+    words = MODE_WORDS[mode]
+    paper = PAPER["sskm-fig5"]
+    if table.empty:
+        return Claim("Paper 003, Fig. 5", paper, None, f"{words}: no runs to judge.")
+    # part 1: falls with epsilon, per m (MSE averaged over the maps)
+    falls, steps = None, []
+    epsilons = sorted(table["epsilon"].unique())
+    if len(epsilons) >= 2:
+        falls = True
+        for m, part in table.groupby("m", sort=True):
+            means = part.groupby("epsilon")["mse_mean"].mean().reindex(epsilons)
+            ok = bool(np.all(np.diff(means.to_numpy()) < 0))
+            falls = falls and ok
+            steps.append(f"m = {m}: {' -> '.join(_g(v) for v in means)}" + ("" if ok else " (not falling)"))
+    # part 2: flat in a, per m and epsilon
+    flat, worst, cells = None, None, 0
+    for (m, eps), part in table.groupby(["m", "epsilon"], sort=True):
+        if part["grid"].nunique() < 2:
+            continue
+        cells += 1
+        values = part["mse_mean"].to_numpy(dtype=float)
+        mean = float(values.mean())
+        spread = float(values.max() - values.min()) / mean if mean > 0 else 0.0
+        if worst is None or spread > worst[0]:
+            lo, hi = _by_a(part).iloc[[0, -1]]["a_mean"]
+            worst = (spread, m, eps, float(values.min()), float(values.max()), lo, hi)
+    if cells:
+        flat = bool(worst[0] <= tolerance)
+    first = (f"MSE by epsilon {', '.join(_eps(e) for e in epsilons)}, averaged over the maps: "
+             + "; ".join(steps) if steps else "one epsilon only: whether MSE falls as epsilon grows cannot be judged")
+    if flat is None:
+        second = "one map size only: whether MSE changes with a cannot be judged"
+    else:
+        spread, m, eps, lo, hi, a_lo, a_hi = worst
+        second = (f"the largest range over a (a = {a_lo:.0f} to {a_hi:.0f}) is {100 * spread:.0f} % of the mean "
+                  f"(m = {m}, epsilon {_eps(eps)}: {_g(lo)} to {_g(hi)}); the rule allows {100 * tolerance:.0f} %")
+    rule = ("rule: MSE falls at every step of epsilon for every m, and its range over a stays within "
+            f"{100 * tolerance:.0f} % of its mean for every m and epsilon")
+    return Claim("Paper 003, Fig. 5", paper, _both(falls, flat), f"{words}, {rule}. {_cap(first)}; {second}.")
+
+
+def fig6_claim(table: pd.DataFrame, *, mode: str, flat_share: float = 0.25, low_epsilon: float = 0.1) -> Claim:
+    """Fig. 6: at small epsilon RL hardly changes with m and a; at the largest epsilon RL rises with a.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per m, map (grid) and epsilon: ``m, grid, epsilon, a_mean, rl_mean`` (RL
+        as a fraction; :func:`core.sskm.sweeps.grid_summary`).
+    mode : {"sound", "paper"}
+        The mode the runs were made in (named in the finding).
+    flat_share : float
+        "Hardly changes": RL's range over m and a at each epsilon <= ``low_epsilon`` is at
+        most this share of its range at the largest epsilon.
+    low_epsilon : float
+        The epsilons judged "small" (the paper: 0.05 and 0.1).
+
+    Returns
+    -------
+    Claim
+    """
+    table = _check_table(table, {"m", "grid", "epsilon", "a_mean", "rl_mean"})
+    mode, flat_share = _mode(mode), _share(flat_share, "flat_share")
+    if not isinstance(low_epsilon, (int, float)) or isinstance(low_epsilon, bool):
+        raise TypeError(f"low_epsilon must be a number, got {type(low_epsilon).__name__}.")
+    words = MODE_WORDS[mode]
+    paper = PAPER["sskm-fig6"]
+    if table.empty:
+        return Claim("Paper 003, Fig. 6", paper, None, f"{words}: no runs to judge.")
+    top = float(table["epsilon"].max())
+    lows = sorted(e for e in table["epsilon"].unique() if e <= low_epsilon and e < top)
+    cells = table.groupby(["m", "grid"]).ngroups
+
+    def _range(eps: float) -> float:
+        v = 100 * table.loc[table["epsilon"] == eps, "rl_mean"].to_numpy(dtype=float)
+        return float(v.max() - v.min())
+
+    # part 1: flat at small epsilon, relative to the largest epsilon
+    if not lows or cells < 2:
+        flat = None
+        first = ("no epsilon at or below " + _eps(low_epsilon) + " below the largest" if not lows
+                 else "one m and one map only") + ": whether RL stays flat at small epsilon cannot be judged"
+    else:
+        ref = _range(top)
+        ranges = {e: _range(e) for e in lows}
+        flat = bool(all(r <= flat_share * ref for r in ranges.values())) if ref > 0 else \
+            bool(all(r == 0 for r in ranges.values()))
+        first = (f"RL's range over m and a is {', '.join(f'{r:.3g} percentage points at epsilon {_eps(e)}' for e, r in ranges.items())}"
+                 f" against {ref:.3g} at epsilon {_eps(top)} (the rule allows {100 * flat_share:.0f} % of it)")
+    # part 2: rises with a at the largest epsilon, per m
+    rises, parts = None, []
+    for m, part in table[table["epsilon"] == top].groupby("m", sort=True):
+        if part["grid"].nunique() < 2:
+            continue
+        ordered = _by_a(part)
+        values = 100 * ordered["rl_mean"].to_numpy(dtype=float)
+        ok = bool(np.all(np.diff(values) > 0))
+        rises = ok if rises is None else (rises and ok)
+        parts.append(f"m = {m}: {' -> '.join(f'{v:.3g} %' for v in values)} (a = "
+                     f"{' -> '.join(f'{a:.0f}' for a in ordered['a_mean'])})" + ("" if ok else ", not rising"))
+    second = (f"at epsilon {_eps(top)} RL by a: " + "; ".join(parts) if parts
+              else "one map size only: whether RL rises with a cannot be judged")
+    rule = (f"rule: at epsilon <= {_eps(low_epsilon)} RL's range over m and a is at most "
+            f"{100 * flat_share:.0f} % of its range at the largest epsilon, and at the largest epsilon RL rises at "
+            "every step of a for every m")
+    return Claim("Paper 003, Fig. 6", paper, _both(flat, rises), f"{words}, {rule}. {_cap(first)}; {second}.")
+
+
+def fig7_claim(table: pd.DataFrame, *, mode: str, epsilon: float) -> Claim:
+    """Fig. 7: SSKM_DP's MSE is below MDAV, MDAV_DP and IDP-KMeans at every a, and the
+    baselines' MSE falls as a grows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``method, a, mse_mean`` (:func:`core.sskm.sweeps.baselines_vs_clusters`): the
+        baselines per a and SSKM_DP at its own cluster count(s), whose mean MSE is compared.
+    mode : {"sound", "paper"}
+        SSKM_DP's mode (named in the finding).
+    epsilon : float
+        The budget of the runs (the paper's: 1), named in the finding.
+
+    Returns
+    -------
+    Claim
+    """
+    table = _check_table(table, {"method", "a", "mse_mean"})
+    mode = _mode(mode)
+    if not isinstance(epsilon, (int, float)) or isinstance(epsilon, bool):
+        raise TypeError(f"epsilon must be a number, got {type(epsilon).__name__}.")
+    words = f"{MODE_WORDS[mode]} at epsilon = {_eps(float(epsilon))}"
+    paper = PAPER["sskm-fig7"]
+    ours = table.loc[table["method"] == "SSKM_DP", "mse_mean"].to_numpy(dtype=float)
+    base = table[table["method"].isin(BASELINES)]
+    if not len(ours) or base.empty:
+        return Claim("Paper 003, Fig. 7", paper, None,
+                     f"{words}: SSKM_DP and at least one baseline are needed to judge (none "
+                     f"{'for SSKM_DP' if not len(ours) else 'for the baselines'}).")
+    sskm = float(ours.mean())
+    a_values = sorted(base["a"].unique())
+    # part 1: below every baseline at every a
+    misses = []
+    for a in a_values:
+        at = base[base["a"] == a]
+        lower = [f"{r.method} {_g(r.mse_mean)}" for r in at.itertuples() if not r.mse_mean > sskm]
+        if lower:
+            misses.append(f"a = {a}: {', '.join(lower)}")
+    below = not misses
+    first = (f"SSKM_DP's MSE {_g(sskm)} is below all {len(base['method'].unique())} baselines at every a "
+             f"({', '.join(str(a) for a in a_values)})" if below
+             else f"SSKM_DP's MSE {_g(sskm)} is not below every baseline: " + "; ".join(misses))
+    # part 2: the baselines fall as a grows
+    if len(a_values) < 2:
+        falls, second = None, "one a only: whether the baselines fall as a grows cannot be judged"
+    else:
+        trends = []
+        falls = True
+        for method, part in base.groupby("method", sort=False):
+            values = part.sort_values("a")["mse_mean"].to_numpy(dtype=float)
+            ok = bool(np.all(np.diff(values) < 0))
+            falls = falls and ok
+            trends.append(f"{method} {' -> '.join(_g(v) for v in values)}" + ("" if ok else " (not falling)"))
+        second = "baselines by a: " + "; ".join(trends)
+    rule = ("rule: SSKM_DP's mean MSE below MDAV's, MDAV_DP's and IDP-KMeans's at every a, and each "
+            "baseline's MSE falling at every step of a")
+    return Claim("Paper 003, Fig. 7", paper, _both(below, falls), f"{words}, {rule}. {_cap(first)}; {second}.")
