@@ -118,7 +118,9 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
              _s("sskm_topology"), _s("sskm_init"), _i("sskm_iterations", 1000, 200_000),
              _f("sskm_sigma", 0.5, 10.0), _i("sskm_mic_rows", 200, 50_000), _s("sskm_mode"),
              _f("sskm_epsilon", 0.0, 1e9), _f("sskm_cs", 0.0, 1.0), _s("sskm_view"), _s("sskm_component"),
-             _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list")),
+             _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list"),
+             Setting("sskm_sweep_m", "int-list"), _l("sskm_sweep_grids"), _i("sskm_sweep_reps", 1, 20),
+             _i("sskm_sweep_iterations", 1000, 100_000)),
     "compare": (_l("cmp_methods"), _l("cmp_sensitive"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
                 _i("cmp_rows", 200, 50_000), _i("cmp_epochs", 1, 200), _s("cmp_risk")),
 }
