@@ -11,6 +11,7 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 import streamlit as st  # noqa: E402
 
 from dashboard import settings  # noqa: E402
+from dashboard.components.present import apply_style, exit_button  # noqa: E402
 from dashboard.state import render_sidebar  # noqa: E402
 
 def _page_icon():
@@ -28,8 +29,9 @@ st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon()
                    initial_sidebar_state="auto")
 
 PAGES = {
-    "Data": [
+    "Start": [
         st.Page("views/data.py", title="Data", icon=":material/table:", default=True),
+        st.Page("views/tour.py", title="Tour", icon=":material/school:"),
     ],
     "Paper 000 · CDP-LR": [
         st.Page("views/correlations.py", title="Correlations", icon=":material/hub:"),
@@ -52,6 +54,8 @@ page = st.navigation(PAGES)
 settings.restore(page.url_path)  # kept settings, or on a first visit the link's
 show_dataset_in_sidebar = render_sidebar()
 show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
+exit_button()  # presenting: the way back, above the page
+apply_style()
 try:
     page.run()
 finally:  # also after a page's st.stop(), where any further element would stop too:

@@ -41,7 +41,7 @@ from core.data import Dataset
 from core.export import guard_formulas
 from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
 
-__all__ = ["build_report", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
+__all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
 
 #: Distributions whose versions the report lists (absent ones are said to be absent).
 PACKAGES = ("numpy", "pandas", "scikit-learn", "torch", "plotly", "streamlit", "privacy-utility-explorer")
@@ -288,6 +288,12 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         + "</p>",
         f"<pre>{_e(config.to_json())}</pre>",
     ]
+    return html_document(title, body)
+
+
+def html_document(title: str, body: Iterable[str], *, css: str = "") -> str:
+    """A complete offline HTML page: ``title`` (escaped here), the report's inline style
+    (and ``css``), and the already-escaped ``body`` parts one per line."""
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+            f"<title>{_e(title)}</title>\n<style>{_CSS}{css}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")

@@ -121,6 +121,7 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
              _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list"),
              Setting("sskm_sweep_m", "int-list"), _l("sskm_sweep_grids"), _i("sskm_sweep_reps", 1, 20),
              _i("sskm_sweep_iterations", 1000, 100_000)),
+    "tour": (_i("tour_step", 0, 99), _b("tour_large")),
     "compare": (_l("cmp_methods"), _l("cmp_sensitive"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
                 _i("cmp_rows", 200, 50_000), _i("cmp_epochs", 1, 200), _s("cmp_risk")),
 }

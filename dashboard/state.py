@@ -13,6 +13,7 @@ from core.data import Dataset
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import DataError
 from dashboard.cached import cluster
+from dashboard.components.present import present_toggle
 from dashboard.safe import md
 
 DATASET_KEY = "pux_dataset"
@@ -182,6 +183,7 @@ def render_sidebar():
             "the same seed gives the same picture. Releases you download draw fresh noise instead, "
             "unless you tick 'reproducible (not private)'.",
         )
+        present_toggle()
         problem = cluster.prepare()
         if problem is not None:
             st.error(problem, icon=":material/cloud_off:")

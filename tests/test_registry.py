@@ -92,7 +92,7 @@ METHODS: dict[str, Method] = {
                    audit_cases=("sskm_sound_case", "sskm_paper_case")),
 }
 #: pages that show no paper's method
-SHARED_VIEWS = ("data", "compare")  # the data page, and the page that compares every method
+SHARED_VIEWS = ("data", "tour", "compare")  # the data page, the guided tour, the page that compares every method
 
 REPRODUCTION_KWARGS = {"data_dir", "quick", "random_state", "progress"}
 

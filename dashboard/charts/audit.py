@@ -58,7 +58,7 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
     fig.update_layout(
         height=190, title="Privacy audit: claimed vs measured epsilon",
         xaxis=dict(title="epsilon (privacy loss)", range=[0, top]),
-        yaxis=dict(showticklabels=False), showlegend=True,
+        yaxis=dict(visible=False), showlegend=True,  # one band: no y quantity
         legend=dict(orientation="h", y=-0.6), shapes=shapes, annotations=notes,
         margin=dict(l=10, r=10, t=50, b=10),
     )

@@ -14,6 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from core.export import to_csv_bytes
+from dashboard.charts.present import for_projector
+from dashboard.components.present import is_presenting
 
 __all__ = ["show_chart", "chart_csv", "csv_key", "CSV_LABEL"]
 
@@ -61,6 +63,8 @@ def show_chart(chart: Any, data: ChartData, *, name: str, key: str | None = None
         Passed on to ``st.plotly_chart`` / ``st.altair_chart`` (``width``, ...).
     """
     key = key or f"chart_{file_stem(name)}"
+    if _is_plotly(chart) and is_presenting():
+        chart = for_projector(chart)
     if _is_plotly(chart):
         st.plotly_chart(chart, key=key, **kwargs)
     else:

@@ -5,7 +5,7 @@ import pytest
 
 from tests.dashboard.conftest import assert_clean
 
-PAGES = ["data", "correlations", "dc_fbfs", "cdp_lr", "publishing", "imposter", "sskm", "compare"]
+PAGES = ["data", "tour", "correlations", "dc_fbfs", "cdp_lr", "publishing", "imposter", "sskm", "compare"]
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -20,6 +20,40 @@ def assert_every_chart_has_its_csv(at) -> None:
     buttons = {b.key: b for b in at.download_button if b.label == CSV_LABEL}
     assert sorted(buttons) == sorted(csv_key(c.key) for c in charts)
     assert all(b.proto.type == "tertiary" for b in buttons.values())
+    assert_charts_stand_alone(at)
+
+
+def chart_problems(spec: dict) -> list[str]:
+    """What a downloaded plotly chart (its JSON spec) lacks to be read on its own: a title,
+    and a named x and y quantity on some visible axis of each direction it draws."""
+    layout = spec.get("layout", {})
+    title = layout.get("title", {})
+    text = title.get("text") if isinstance(title, dict) else title
+    out = [] if text and str(text).strip() else ["no title"]
+    for side in ("x", "y"):
+        axes = {k: v for k, v in layout.items() if k.startswith(f"{side}axis") and isinstance(v, dict)}
+        shown = {k: v for k, v in axes.items() if v.get("visible", True) is not False}
+        uses = any(t.get("type", "scatter") not in ("pie", "table", "indicator", "sankey") for t in spec.get("data", []))
+        if not uses or (axes and not shown):
+            continue
+        named = [v for v in shown.values() if (v.get("title") or {}).get("text")]
+        if not named:
+            out.append(f"no {side} axis title")
+    return out
+
+
+def assert_charts_stand_alone(at) -> None:
+    """Every plotly chart on an AppTest page has a title and named axes (downloaded as a
+    PNG or CSV, it still says what it shows)."""
+    import json
+
+    bad = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        problems = chart_problems(spec)
+        if problems:
+            bad[chart.key] = problems
+    assert not bad, bad
 
 
 def _read(data: bytes) -> pd.DataFrame:

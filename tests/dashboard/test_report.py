@@ -81,6 +81,12 @@ def test_user_strings_are_escaped(setup):
 
 def test_self_contained_plotly_once_and_no_network(setup):
     _, _, _, html = setup
+    assert_offline_html(html)
+
+
+def assert_offline_html(html: str) -> None:
+    """One complete HTML page that loads nothing: plotly.js inlined once, no src/href, no
+    remote style, no address outside the scripts."""
     assert html.count("plotly.js v") == 1  # the library's banner: embedded once
     assert html.count("Plotly.newPlot(") >= 1
     tags = re.findall(r"<(?:script|link|img|iframe|source|object|embed)\b[^>]*>", html, flags=re.I)

@@ -16,6 +16,7 @@ MOVES = {
     "imposter": ("imposter_beta", 0.5),
     "sskm": ("sskm_rows", 5),
     "compare": ("cmp_reps", 2),
+    "tour": ("tour_large", True),
 }
 
 
