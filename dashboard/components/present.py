@@ -16,11 +16,12 @@ PRESENT_KEY = "present"
 #: the query parameter that opens a page presenting
 PRESENT_PARAM = "present"
 
-#: widgets hidden while presenting (their element containers), except the ones kept
+#: widgets hidden while presenting (their element containers), except the ones kept;
+#: links to pages stay (the Tour's "Open the full page")
 _CONTROLS = ", ".join(f'[data-testid="{t}"]' for t in (
     "stSlider", "stSelectbox", "stRadio", "stMultiSelect", "stNumberInput", "stCheckbox", "stTextInput",
     "stButton", "stDownloadButton", "stFileUploader", "stDataEditor", "stSegmentedControl",
-    "stButtonGroup", "stPageLink", "stColorPicker", "stDateInput", "stTextArea",
+    "stButtonGroup", "stColorPicker", "stDateInput", "stTextArea",
 ))
 _KEEP = ':not([class*="st-key-tour_"]):not(.st-key-present_exit)'
 

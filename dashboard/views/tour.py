@@ -32,9 +32,10 @@ st.title("Tour")
 if not is_presenting():
     st.caption("A short guided story per paper and one for the comparison, on the built-in samples. "
                "Each step's first visit computes it (a few seconds); after that it shows at once.")
-large = st.toggle("Large text", key="tour_large", help="Larger type for a projector; the sidebar's "
-                  "'Present' switch also hides the controls and the sidebar.")
-apply_style(large_text=large)
+if not is_presenting():  # presenting has large text already
+    large = st.toggle("Large text", key="tour_large", help="Larger type for a projector; the sidebar's "
+                      "'Present' switch also hides the controls and the sidebar.")
+    apply_style(large_text=large)
 
 back, pick, ahead = st.columns([1, 4, 1], vertical_alignment="bottom")
 back.button("Back", key="tour_back", on_click=_move, args=(-1,), disabled=st.session_state[STEP_KEY] == 0,
