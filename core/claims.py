@@ -12,8 +12,11 @@ command line and the tests read the same object.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
-__all__ = ["Claim", "VERDICTS"]
+import pandas as pd
+
+__all__ = ["Claim", "VERDICTS", "check_table"]
 
 #: the words that open a claim's sentence, by ``holds``
 VERDICTS = {True: "Holds here", False: "Does not hold here", None: "Cannot be judged here"}
@@ -63,3 +66,14 @@ class Claim:
         """JSON-ready: figure, paper, holds, verdict, finding."""
         return {"figure": self.figure, "paper": self.paper, "holds": self.holds,
                 "verdict": self.verdict, "finding": self.finding}
+
+
+def check_table(table, columns: Iterable[str], *, name: str = "table") -> pd.DataFrame:
+    """``table`` when it is a DataFrame holding every one of ``columns`` (what a claim reads);
+    TypeError for another type, ValueError naming the missing columns."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}.")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {missing}.")
+    return table

@@ -49,7 +49,7 @@ from core.cdp.reproduce import (
     PAPER_TABLE1_TEXT,
     PAPER_TABLE2_TEXT,
 )
-from core.claims import Claim
+from core.claims import Claim, check_table
 
 __all__ = [
     "fig1_claim", "fig2_claim", "fig3_claim", "table1_claim", "table2_claim",
@@ -70,12 +70,7 @@ _F = "Paper 000, "
 
 
 def _frame(table, name: str, columns: tuple[str, ...]) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}.")
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(f"{name} needs the columns {list(columns)}; missing {missing}.")
-    return table
+    return check_table(table, columns, name=name)
 
 
 def _result(result) -> DCFBFSResult:

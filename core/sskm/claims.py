@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.claims import Claim
+from core.claims import Claim, check_table
 from core.sskm.reproduce import PAPER
 
 __all__ = ["fig5_claim", "fig6_claim", "fig7_claim", "BASELINES", "MODE_WORDS"]
@@ -34,12 +34,7 @@ MODE_WORDS = {"sound": "Sound mode (epsilon-DP)", "paper": "Paper mode (not DP)"
 
 
 def _check_table(table, columns: set[str], name: str = "table") -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(table).__name__}.")
-    missing = columns - set(table.columns)
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {sorted(missing)}.")
-    return table
+    return check_table(table, sorted(columns), name=name)
 
 
 def _mode(mode) -> str:

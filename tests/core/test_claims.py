@@ -38,3 +38,16 @@ def test_an_empty_finding_is_refused():
 def test_texts_must_be_strings():
     with pytest.raises(TypeError, match="paper"):
         Claim("f", None, True, "x")
+
+
+def test_check_table_names_the_missing_columns():
+    import pandas as pd
+
+    from core.claims import check_table
+
+    frame = pd.DataFrame({"epsilon": [1.0]})
+    assert check_table(frame, ["epsilon"]) is frame
+    with pytest.raises(ValueError, match=r"summary lacks the column\(s\) \['mse_mean'\]"):
+        check_table(frame, ["epsilon", "mse_mean"], name="summary")
+    with pytest.raises(TypeError, match="DataFrame"):
+        check_table([1], ["epsilon"])
