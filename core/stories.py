@@ -66,7 +66,7 @@ class CDPStory:
     guarantee: str
 
 
-def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repetitions: int = 3,
+def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repetitions: int = 10,
               audit_runs: int = 500, audit_epsilon: float = 1.0, random_state: RandomState = 0,
               progress: Progress | None = None) -> CDPStory:
     """Correlated records, CS against GS, Fig. 4 and the audit, on the supplier sample.

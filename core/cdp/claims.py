@@ -18,7 +18,10 @@ The rules:
   intersection, holds at least one feature and keeps at least one.
 - **Table 2** (CS < GS at every stage): CS is strictly below GS at every stage computed.
 - **Fig. 4** (Proposed at least as accurate as Group and Zhang): its mean test accuracy
-  over the epsilon grid is >= theirs.
+  over the epsilon grid is >= theirs. When the summary has the spread of the runs
+  (``accuracy_std``, ``accuracy_n``), a gap smaller than twice its standard error is too
+  close to call with that many runs: the claim then cannot be judged (unless Proposed is
+  clearly below the other scheme).
 - **Fig. 5** (method 1 best or near-best): its mean accuracy over the grid is within
   0.01 of the best of the paper's differentially private methods 1, 2, 3, 5, 6 (method 4
   noises only N: its weights are not private, so it is left out; 0 adds no noise; 7 is
@@ -169,19 +172,42 @@ def _means(summary: pd.DataFrame, group: str, value: str) -> dict:
     return {k: float(v) for k, v in t.groupby(group, sort=False)[f"{value}_mean"].mean().items()}
 
 
+def _grid_mean_se(summary: pd.DataFrame, group: str, value: str) -> dict | None:
+    """Standard error of each group's mean over the grid (the points' own standard errors
+    combined), or None when the summary has no spread."""
+    std, n = f"{value}_std", f"{value}_n"
+    if std not in summary.columns or n not in summary.columns:
+        return None
+    t = summary.assign(_v=summary[std].astype(float) ** 2 / summary[n].clip(lower=1).astype(float))
+    return {k: float(np.sqrt(g["_v"].sum()) / len(g)) for k, g in t.groupby(group, sort=False)}
+
+
 def fig4_claim(summary: pd.DataFrame) -> Claim:
     """Fig. 4: Proposed at least as accurate as Group and Zhang, on average over the grid
-    (``summary``: scheme, epsilon, accuracy_mean)."""
+    (``summary``: scheme, epsilon, accuracy_mean, and optionally accuracy_std and
+    accuracy_n: then a gap within two standard errors is too close to call)."""
     m = _means(summary, "scheme", "accuracy")
     label = _F + "Fig. 4"
     need = [s for s in ("Proposed", "Group", "Zhang") if s not in m]
     if need:
         return Claim(label, PAPER_FIG4, None, f"The curves lack {', '.join(need)}.")
-    holds = bool(m["Proposed"] >= m["Group"] and m["Proposed"] >= m["Zhang"])
+    se = _grid_mean_se(summary, "scheme", "accuracy")
+    verdicts, close = [], []
+    for other in ("Group", "Zhang"):
+        gap = m["Proposed"] - m[other]
+        band = 2 * float(np.hypot(se["Proposed"], se[other])) if se else 0.0
+        verdicts.append(True if gap >= band else (False if gap < -band else None))
+        if verdicts[-1] is None or (se and abs(gap) < band):
+            close.append(f"{other} (gap {gap:+.3f}, two standard errors {band:.3f})")
+    holds = False if False in verdicts else (None if None in verdicts else True)
+    if se is None:
+        holds = bool(m["Proposed"] >= m["Group"] and m["Proposed"] >= m["Zhang"])
     extra = f", Non-private {m['Non-private']:.3f}" if "Non-private" in m else ""
+    tie = f"; too close to call against {' and '.join(close)}" if close and holds is None else ""
     return Claim(label, PAPER_FIG4, holds,
                  f"mean test accuracy over the epsilon grid: Proposed {m['Proposed']:.3f}, Group "
-                 f"{m['Group']:.3f}, Zhang {m['Zhang']:.3f}{extra} (the rule: Proposed >= Group and >= Zhang).")
+                 f"{m['Group']:.3f}, Zhang {m['Zhang']:.3f}{extra}{tie} (the rule: Proposed >= Group and >= Zhang, "
+                 "by more than two standard errors of the runs' spread when it is known).")
 
 
 def fig5_claim(summary: pd.DataFrame) -> Claim:

@@ -93,6 +93,20 @@ def test_fig4_fails_when_group_is_above():
     assert c.fig4_claim(_acc(Group=0.7, Zhang=0.55, Proposed=0.62)).holds is False
 
 
+def _acc_spread(std, n=3, **means):
+    return _acc(**means).assign(accuracy_std=std, accuracy_n=n)
+
+
+def test_fig4_gap_within_the_runs_spread_cannot_be_judged():
+    claim = c.fig4_claim(_acc_spread(0.1, Group=0.60, Zhang=0.61, Proposed=0.605))
+    assert claim.holds is None and "too close to call" in claim.finding
+
+
+def test_fig4_clear_gaps_are_judged_despite_the_spread():
+    assert c.fig4_claim(_acc_spread(0.01, Group=0.5, Zhang=0.5, Proposed=0.6)).holds is True
+    assert c.fig4_claim(_acc_spread(0.01, Group=0.7, Zhang=0.5, Proposed=0.6)).holds is False
+
+
 def test_fig4_cannot_judge_without_zhang():
     assert c.fig4_claim(_acc(Group=0.7, Proposed=0.62)).holds is None
 
