@@ -6,9 +6,10 @@ schemes and methods come from :mod:`dashboard.palette`.
 """
 from __future__ import annotations
 
+import html
 import math
 
-__all__ = ["number"]
+__all__ = ["number", "plotly_text"]
 
 
 def number(value: float, *, decimals: int = 2) -> str:
@@ -25,3 +26,10 @@ def number(value: float, *, decimals: int = 2) -> str:
     if text in ("0", "-0") and v != 0:  # tiny values keep their significant digits
         return f"{v:.{decimals}g}"
     return text
+
+
+def plotly_text(value: object) -> str:
+    """``value`` (a dataset or column name a user chose) as text plotly shows as typed:
+    plotly reads a few HTML tags in titles and labels (a link among them), so &, < and >
+    are escaped and line breaks become spaces."""
+    return html.escape(str(value), quote=False).replace("\n", " ")

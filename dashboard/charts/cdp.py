@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.cdp.dc_fbfs import DCFBFSResult
-from dashboard.charts import number
+from dashboard.charts import number, plotly_text
 from dashboard.palette import color, colors, log_ticks
 
 __all__ = [
@@ -100,7 +100,7 @@ _CX = "data correlation C(x)"
 
 def _on(data_name: str | None) -> str:
     """' on adult' for a chart title, or '' when no data is named."""
-    return f" on {data_name}" if data_name else ""
+    return f" on {plotly_text(data_name)}" if data_name else ""
 
 
 def feature_count_data(table: pd.DataFrame) -> pd.DataFrame:

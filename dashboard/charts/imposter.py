@@ -1,14 +1,13 @@
 """Charts of the IMPOSTER page (paper 002): pure functions, results in, plotly figures out."""
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.charts import plotly_text
 from dashboard.palette import color, log_ticks
 
 __all__ = ["nmi_bars", "nmi_data", "training_curves", "training_data", "table1_bars", "table1_data",
@@ -27,7 +26,7 @@ def _on(title: str, data: str | None) -> str:
     reads a few HTML tags in titles)."""
     if not data:
         return title
-    return f"{title} · {html.escape(str(data))}"
+    return f"{title} · {plotly_text(data)}"
 
 
 _NMI, _PRINTED = "NMI with the sensitive attribute", "Eq. 7 as printed"

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from dashboard.charts import plotly_text
 from dashboard.palette import color, log_ticks
 
 __all__ = [
@@ -40,7 +41,7 @@ def _on(dataset: str) -> str:
     """' on <dataset>' for a title (angle brackets shown as typed, not as plotly's tags)."""
     if not isinstance(dataset, str):
         raise TypeError(f"dataset must be a str, got {type(dataset).__name__}.")
-    name = dataset.replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    name = plotly_text(dataset)
     return f" on {name}" if name.strip() else ""
 
 

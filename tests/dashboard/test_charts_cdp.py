@@ -277,3 +277,9 @@ def test_feature_count_curve_has_a_standalone_title_and_named_axes():
     assert fig.layout.title.text == "Data correlation C(x) vs number of features on supplier (pearson, delta0 = 0.8; Fig. 1)"
     assert fig.layout.xaxis.title.text.startswith("number of features")
     assert fig.layout.yaxis.title.text == "C(x) (log scale)"  # 30 to 9,000: more than two decades
+
+
+def test_a_dataset_name_in_a_title_shows_as_typed():
+    from dashboard.charts import cdp
+
+    assert cdp._on('<a href="http://x">y</a>.csv') == ' on &lt;a href="http://x"&gt;y&lt;/a&gt;.csv'
