@@ -17,7 +17,7 @@ def test_imposter_trains_and_shows_results(page):
     epochs.fill("3")
     epochs.press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Training finished after").wait_for(timeout=240_000)
     page.get_by_text("3 · Settings A and B (Table 1)").wait_for(timeout=240_000)
     page.get_by_role("button", name="Prepare a release for download").click(timeout=300_000)
@@ -34,7 +34,7 @@ def test_imposter_stop_button_stops_training(page):
     epochs.fill("1000")
     epochs.press("Enter")
     wait_idle(page)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Training: iteration").wait_for(timeout=60_000)
     page.locator(".st-key-imposter_stop button").click()  # ours, not the header's Stop
     page.get_by_text("Training stopped early after").wait_for(timeout=120_000)
