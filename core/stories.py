@@ -332,15 +332,17 @@ class CompareStory:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: int = 20,
+def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: int = 15, max_rows: int = 2000,
                   random_state: RandomState = 0, progress: Progress | None = None) -> CompareStory:
     """:func:`core.compare.compare` on the census sample with :data:`COMPARE_METHODS`, one
-    repetition, a short epsilon grid and a short IMPOSTER training.
+    repetition, a short epsilon grid, a short IMPOSTER training and a row sample.
 
     Parameters
     ----------
     epsilons : tuple of float
     imposter_epochs : int
+    max_rows : int
+        Rows sampled (seeded) from the census sample's 3,000.
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
     """
@@ -348,12 +350,13 @@ def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: 
     from core.data import load_sample
 
     data = load_sample("census")
-    result = compare(data, methods=COMPARE_METHODS, epsilons=epsilons, repetitions=1,
+    result = compare(data, methods=COMPARE_METHODS, epsilons=epsilons, repetitions=1, max_rows=max_rows,
                      imposter_epochs=imposter_epochs, random_state=random_state, progress=progress)
     summary = result.summary()
     return CompareStory(summary=summary, front=result.pareto_front(), takeaway=result.takeaway(),
                         dp={m: bool(METHODS[m].dp) for m in COMPARE_METHODS}, epsilons=tuple(epsilons),
-                        label=str(data.label), sensitive=str(data.sensitive[0]))
+                        label=str(data.label), sensitive=str(data.sensitive[0]),
+                        extra={"rows": min(int(max_rows), data.n_rows)})
 
 
 #: story key -> (function, what it is about)

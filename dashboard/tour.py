@@ -231,8 +231,9 @@ def _compare(s) -> StepView:
     return StepView(fig, s.summary[cols].copy(), "tour-compare-frontier", facts=[
         s.takeaway,
         "Differentially private: " + ", ".join(dp) + ". Not differentially private: " + ", ".join(not_dp) + ".",
-        f"Epsilons {', '.join(f'{e:g}' for e in s.epsilons)}, one release each: the full Compare page "
-        "repeats each release and adds the distance to the closest record and membership inference.",
+        f"A seeded sample of {s.extra.get('rows', 0):,} rows (a quarter held out), epsilons "
+        f"{', '.join(f'{e:g}' for e in s.epsilons)}, one release each: the full Compare page repeats each "
+        "release and adds the distance to the closest record and membership inference.",
     ])
 
 

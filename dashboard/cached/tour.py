@@ -1,13 +1,16 @@
 """The Tour's stories, computed once per server and shared read-only by every session.
 
-A story (:data:`core.stories.STORIES`) takes a few seconds on the built-in samples; the
-first visitor of a step computes its story (the page shows a progress bar), every later
-visit of any session gets it at once. The Tour's numbers do not depend on the session: it
+A story (:data:`core.stories.STORIES`) takes a few seconds on the built-in samples. The
+Tour page starts :func:`prefetch` on its first visit, so the later stories are ready while
+a presenter reads the first steps; a step whose story is not ready computes it (or follows
+the computation under way) with a progress bar, and every later visit of any session gets
+it at once. The Tour's numbers do not depend on the session: it
 always runs with :data:`TOUR_SEED` (display measurements of seeded runs, never a release).
 """
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from core.progress import Progress
@@ -16,11 +19,15 @@ from dashboard.cached import TTL
 from dashboard.cached.sweeps import FinishedResults
 from dashboard.tour import STEPS, StepView, TourStep
 
-__all__ = ["TOUR_SEED", "story", "story_ready", "step_view", "all_views", "export_html"]
+__all__ = ["TOUR_SEED", "story", "story_ready", "step_view", "all_views", "export_html", "prefetch"]
 
 TOUR_SEED = 0
 _RESULTS = FinishedResults(max_entries=len(STORIES), ttl=TTL)
 _LOCKS = {key: threading.Lock() for key in STORIES}
+#: the latest progress of each story being computed, for a session that waits on it
+_PROGRESS: dict[str, tuple[float, str]] = {}
+_PREFETCH = {"started": -float("inf")}
+_PREFETCH_LOCK = threading.Lock()
 
 
 def story_ready(key: str) -> bool:
@@ -38,13 +45,48 @@ def story(key: str, progress: Progress | None = None) -> Any:
     done = _RESULTS.get(key)
     if done is not None:
         return done
-    with _LOCKS[key]:
+    lock = _LOCKS[key]
+    while not lock.acquire(timeout=0.25):  # another session or the prefetch computes it: follow its progress
+        if progress is not None and key in _PROGRESS:
+            progress(*_PROGRESS[key])
+    try:
         done = _RESULTS.get(key)
         if done is None:
+            def report(fraction: float, message: str) -> None:
+                _PROGRESS[key] = (float(fraction), str(message))
+                if progress is not None:
+                    progress(fraction, message)
+
             fn, _ = STORIES[key]
-            done = fn(random_state=TOUR_SEED, progress=progress)
+            done = fn(random_state=TOUR_SEED, progress=report)
             _RESULTS.put(key, done)
+    finally:
+        _PROGRESS.pop(key, None)
+        lock.release()
     return done
+
+
+def prefetch() -> None:
+    """Compute every story not yet computed, in the order of the steps, in one background
+    thread of the server (once per cache lifetime): a presenter reading the first steps
+    finds the later ones ready. Each story is the same for everyone (seed 0, built-in
+    samples), so the thread belongs to no session; a session that reaches a story first
+    computes it itself and the thread skips it."""
+    now = time.monotonic()
+    with _PREFETCH_LOCK:
+        if now - _PREFETCH["started"] < TTL:
+            return
+        _PREFETCH["started"] = now
+
+    def work() -> None:
+        for key in dict.fromkeys(s.story for s in STEPS if s.story is not None):
+            try:
+                story(key)
+            except Exception:  # noqa: BLE001 - the step that needs it computes it again and shows the error
+                _PREFETCH["started"] = -float("inf")
+                return
+
+    threading.Thread(target=work, name="tour-prefetch", daemon=True).start()
 
 
 def step_view(step: TourStep, progress: Progress | None = None) -> StepView:

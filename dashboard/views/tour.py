@@ -45,6 +45,7 @@ pick.selectbox("Step", range(N), key=STEP_KEY, label_visibility="collapsed",
 ahead.button("Next", key="tour_next", on_click=_move, args=(1,), disabled=st.session_state[STEP_KEY] == N - 1,
              icon=":material/arrow_forward:", type="primary", width="stretch")
 
+cached.prefetch()  # the later stories compute while the first steps are read
 step = STEPS[st.session_state[STEP_KEY]]
 st.caption(f"{step.chapter} · step {st.session_state[STEP_KEY] + 1} of {N}")
 st.header(step.title)
