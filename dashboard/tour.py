@@ -10,7 +10,6 @@ export (:mod:`dashboard.tour_report`) show the same steps.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -96,10 +95,6 @@ def _titled(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figu
     if height is not None:
         fig.update_layout(height=height)
     return fig
-
-
-def _num(value: float, digits: int = 3) -> str:
-    return f"{value:.{digits}g}" if math.isfinite(value) else "infinite"
 
 
 def _audit_view(result: AuditResult, title: str) -> tuple[go.Figure, pd.DataFrame]:
