@@ -23,24 +23,12 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from core.claims import Claim
+from core.claims import Claim, check_table
 from core.imposter.reproduce import PAPER_CLAIMS
 
 __all__ = ["fig6_claim", "table1_claim", "fig7_claim", "table2_claim", "fig8_claim"]
 
 _PAPER = "Paper 002"
-
-
-def _frame(value, name: str) -> pd.DataFrame:
-    if not isinstance(value, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(value).__name__}.")
-    return value
-
-
-def _columns(frame: pd.DataFrame, name: str, columns: Sequence) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} must have the columns {list(columns)}; it lacks {missing}.")
 
 
 def _tolerance(value, name: str) -> float:
@@ -74,8 +62,7 @@ def fig6_claim(scores: pd.DataFrame, *, theta: float, sensitive: str = "s") -> C
     Claim
         Holds when at least one attribute reaches theta; cannot be judged without attributes.
     """
-    scores = _frame(scores, "scores")
-    _columns(scores, "scores", ["attribute", "nmi"])
+    scores = check_table(scores, ["attribute", "nmi"], name="scores")
     theta = _tolerance(theta, "theta")
     paper = PAPER_CLAIMS["Fig. 6"]
     nmi = scores.dropna(subset=["nmi"]).sort_values("nmi", ascending=False, kind="stable")
@@ -108,7 +95,7 @@ def table1_claim(table: pd.DataFrame, *, tolerance: float = 0.03, utility_drop: 
     Claim
         Cannot be judged when the table lacks setting A or B, or the majority share.
     """
-    table = _frame(table, "table")
+    table = check_table(table, [], name="table")
     tolerance = _tolerance(tolerance, "tolerance")
     utility_drop = _tolerance(utility_drop, "utility_drop")
     paper = PAPER_CLAIMS["Table 1"]
@@ -151,8 +138,7 @@ def fig7_claim(curve: pd.DataFrame, *, imposter: tuple[float, float]) -> Claim:
         when the nearest budget leaks at least as much and is less useful (kRR is beaten
         on both), and cannot be judged otherwise.
     """
-    curve = _frame(curve, "curve")
-    _columns(curve, "curve", ["epsilon", "sensitive_accuracy", "label_accuracy"])
+    curve = check_table(curve, ["epsilon", "sensitive_accuracy", "label_accuracy"], name="curve")
     if not isinstance(imposter, (tuple, list)) or len(imposter) != 2:
         raise TypeError("imposter must be a pair (accuracy on s, accuracy on the label).")
     s_imp, l_imp = (float(v) for v in imposter)
@@ -187,8 +173,7 @@ def fig7_claim(curve: pd.DataFrame, *, imposter: tuple[float, float]) -> Claim:
 
 # ---------------------------------------------------------------------------- Table 2
 def _sweep_runs(runs: pd.DataFrame, key: str, columns: Sequence[str]) -> pd.DataFrame:
-    runs = _frame(runs, "runs")
-    _columns(runs, "runs", [key, *columns])
+    runs = check_table(runs, [key, *columns], name="runs")
     done = runs.dropna(subset=list(columns))
     return done.groupby(key, as_index=False)[list(columns)].mean().sort_values(key)
 
@@ -211,8 +196,7 @@ def table2_claim(runs: pd.DataFrame, *, tolerance: float = 0.03) -> Claim:
     Claim
         Cannot be judged with fewer than two thetas that trained a model.
     """
-    runs = _frame(runs, "runs")
-    _columns(runs, "runs", ["theta", "implicit"])
+    runs = check_table(runs, ["theta", "implicit"], name="runs")
     tolerance = _tolerance(tolerance, "tolerance")
     paper = PAPER_CLAIMS["Table 2"]
     fig = f"{_PAPER}, Table 2"

@@ -21,7 +21,7 @@ from core.progress import Progress, report, stage
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
-from core.validation import check_random_state, draw_seed
+from core.validation import check_positive_int, check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy", "grid_runs", "clusters_sweep",
            "grid_summary", "attributes_for_m", "parse_grid"]
@@ -194,14 +194,6 @@ def _check_grids(grids) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _check_count(value, name: str) -> int:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}.")
-    return int(value)
-
-
 def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: int, modes=("sound",),
               iterations: int | None = None, cs_threshold: float = 0.3, connections=None,
               random_state=None, progress: Progress | None = None) -> list[dict]:
@@ -246,7 +238,7 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     grids = _check_grids(grids)
-    repetitions = _check_count(repetitions, "repetitions")
+    repetitions = check_positive_int(repetitions, name="repetitions")
     modes = tuple(modes)
     bad = [m for m in modes if m not in _MODES]
     if bad or not modes:
@@ -291,7 +283,7 @@ def attributes_for_m(columns, sensitive, m: int) -> list[str]:
     """
     columns = [str(c) for c in columns]
     sens = [sensitive] if isinstance(sensitive, str) else [str(s) for s in sensitive]
-    m = _check_count(m, "m")
+    m = check_positive_int(m, name="m")
     missing = [s for s in sens if s not in columns]
     if missing:
         raise ValueError(f"The sensitive attribute(s) {missing} must be among the chosen attributes.")
@@ -351,7 +343,7 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     if mode not in _MODES:
         raise ValueError(f"mode must be 'sound' or 'paper', got {mode!r}.")
-    m_values = [_check_count(m, "m") for m in m_values]
+    m_values = [check_positive_int(m, name="m") for m in m_values]
     if not m_values:
         raise ValueError("Give at least one m.")
     if len(set(m_values)) != len(m_values):

@@ -34,7 +34,7 @@ from core.imposter.evaluation import marginal_tv
 from core.imposter.evaluation import theta_sweep as _theta_sweep
 from core.imposter.reproduce import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
 from dashboard.cached.jobs import BackgroundJob, run_in_child
-from dashboard.cached.sweeps import FINISHED, Sweep
+from dashboard.cached.sweeps import Sweep
 
 #: the paper's numbers (the reproduction registry, the one source), for the charts
 PAPER = {"Table 1": PAPER_TABLE1, "Table 2": PAPER_TABLE2, "Fig. 7": PAPER_FIG7, "Fig. 8": PAPER_FIG8}
@@ -390,19 +390,6 @@ def lambda_sweep(dataset: Dataset, sensitive: str, label: str, implicit: tuple[s
                   params=tuple((k, v) for k, v in params if k != "lambda_"), seed=int(seed))
     return Sweep(("imposter-fig8", dataset.fingerprint()) + tuple(kwargs.values()), _lambda_runs,
                  dict(dataset=dataset, **kwargs), "Training IMPOSTER for each lambda")
-
-
-def finished_sweep(sweep: Sweep) -> pd.DataFrame | None:
-    """The result of ``sweep`` when any session finished it before, else None (starts nothing)."""
-    return FINISHED.get(sweep.key)
-
-
-def stop_stale(jobs: dict, slot: str, key) -> None:
-    """Stop the session's job in ``slot`` when it computes other inputs than ``key`` (the
-    settings changed and nobody asked for the new ones yet)."""
-    job = jobs.get(slot)
-    if job is not None and job.key != key and job.running:
-        job.stop()
 
 
 # ------------------------------------------------------------------ the paper's claims

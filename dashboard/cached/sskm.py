@@ -24,7 +24,7 @@ from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
 from core.sskm.reproduce import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.cached import TTL
-from dashboard.cached.sweeps import FINISHED, Sweep
+from dashboard.cached.sweeps import Sweep
 
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
@@ -236,11 +236,6 @@ def clusters_sweep(fingerprint: str, dataset: Dataset, columns: tuple[str, ...],
                       epsilons=SWEEP_EPSILONS, repetitions=int(repetitions), iterations=int(iterations), mode=mode,
                       seed=int(seed)),
                  "Fitting maps across a and m")
-
-
-def sweep_finished(sweep: Sweep) -> bool:
-    """Whether some session finished ``sweep`` already (the page then shows it without a click)."""
-    return FINISHED.get(sweep.key) is not None
 
 
 def fig5_claim(summary: pd.DataFrame, mode: str) -> Claim:

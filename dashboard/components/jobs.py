@@ -46,6 +46,31 @@ def sweep_view(slot: str, sweep: Any):
     return _job_view(slot, sweep, results=None, pool=None, wait=0.0)
 
 
+def sweep_on_request(slot: str, sweep: Any, *, button: str, key: str, waiting: str, icon: str | None = None):
+    """A sweep that runs only when asked (trainings nobody wants are never started).
+
+    Its finished result (this or any session's) is returned at once. Otherwise a button
+    (``button``, widget key ``key``) starts it, and from then on its progress, time left and
+    Stop show here (:func:`sweep_view`) until it ends. Settings changed after the button
+    was pressed need it again: this session's job for the old inputs is stopped, and
+    ``waiting`` (markdown of our own) says what a press would run. Returns the result or None.
+    """
+    from dashboard.cached.sweeps import FINISHED
+
+    done = FINISHED.get(sweep.key)
+    if done is not None:
+        return done
+    if st.button(button, key=key, type="primary", icon=icon):
+        st.session_state[f"{slot}_asked"] = sweep.key
+    if st.session_state.get(f"{slot}_asked") != sweep.key:
+        old = st.session_state.get("pux_sweep_jobs", {}).get(slot)
+        if old is not None and old.key != sweep.key and old.running:
+            old.stop()
+        st.caption(waiting)
+        return None
+    return sweep_view(slot, sweep)
+
+
 def setup_view(slot: str, sweep: Any, *, wait: float | None = None, stop: bool = True):
     """The result of a setup step that the rest of the page needs (feature selection, a
     fitted map, detection), computed once per input by a job of this session.

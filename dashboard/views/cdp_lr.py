@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cached import cdp as cached
+from dashboard.charts import plotly_text
 from dashboard.charts.cdp import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
 from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
@@ -111,7 +112,7 @@ with page_errors():
     if summary is not None:
         show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
                                        log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
-                                       title=f"Test accuracy vs epsilon on {data.name} (noise method {method}, "
+                                       title=f"Test accuracy vs epsilon on {plotly_text(data.name)} (noise method {method}, "
                                              f"{reps} runs per point; Fig. 4)"),
                    curve_data(summary, dpsgd, group="scheme", value="accuracy"),
                    name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
@@ -133,7 +134,7 @@ with page_errors():
             labels = {m: noise_method_label(m) for m in NOISE_METHODS}
             show_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
                                          title=f"Test accuracy of each noise method on the Proposed scheme, "
-                                               f"{data.name} (Fig. 5)",
+                                               f"{plotly_text(data.name)} (Fig. 5)",
                                          x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
                        curve_data(msum, group="method", value="accuracy", labels=labels),
                        name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")

@@ -28,7 +28,7 @@ from dashboard.charts import imposter as charts
 from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import live_job, setup_view, sweep_view
+from dashboard.components.jobs import live_job, setup_view, sweep_on_request, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
@@ -226,26 +226,13 @@ sweep_epochs = int(c2.number_input(
     help="Each point of a sweep is one training. On the 3,000-row census sample, 100 epochs take about "
     "40 s for the four thetas and 60 s for the six lambdas; with fewer the label is not learned yet."))
 sweep_params = cached.with_epochs(params, sweep_epochs)
-sweep_jobs = st.session_state.setdefault("pux_sweep_jobs", {})
 tab_theta, tab_lambda = st.tabs(["theta (Table 2)", "lambda (Fig. 8)"])
 
 
 def _sweep(slot: str, sweep, run_key: str, what: str):
-    """The finished result of ``sweep``, or None: started by its button, then kept going
-    while its inputs stay the same (a change stops the old job until asked again)."""
-    result = cached.finished_sweep(sweep)
-    if result is not None:
-        return result
-    asked = st.button(f"Run the {what} sweep", key=run_key, type="primary")
-    if asked:
-        st.session_state[f"{slot}_asked"] = sweep.key
-    if st.session_state.get(f"{slot}_asked") != sweep.key:
-        cached.stop_stale(sweep_jobs, slot, sweep.key)
-        st.caption(f"Nothing trained yet for these settings: press **Run the {what} sweep**.")
-        return None
-    with page_errors():
-        return sweep_view(slot, sweep)
-    return None
+    """The finished result of ``sweep``, or None: started by its button."""
+    return sweep_on_request(slot, sweep, button=f"Run the {what} sweep", key=run_key,
+                            waiting=f"Nothing trained yet for these settings: press **Run the {what} sweep**.")
 
 
 with tab_theta:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cached import cdp as cached
+from dashboard.charts import plotly_text
 from dashboard.charts.cdp import curve_data, curve_with_spread
 from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
@@ -67,7 +68,7 @@ with page_errors():
         figs = "Fig. 6 and Fig. 8" if compare == "both" else "Fig. 6"
         show_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
                                      log_x=True, x_title=f"{x_note} (log scale)",
-                                     title=f"Count-query MAE vs {x_note} on {data.name} (Eq. 22; {figs})",
+                                     title=f"Count-query MAE vs {x_note} on {plotly_text(data.name)} (Eq. 22; {figs})",
                                      y_title="MAE (log scale)"),
                    curve_data(summary, group="scheme", value="mae", x_name=x_note),
                    name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
@@ -98,7 +99,7 @@ with page_errors():
         show_chart(curve_with_spread(both, group="scheme", value="mae", log_y=True, log_x=True,
                                      x_title=f"{x_note} (log scale)", y_title="MAE (log scale)",
                                      title=f"Proposed scheme's count-query MAE with and without the product "
-                                           f"columns, {dataset.name} (Fig. 7)"),
+                                           f"columns, {plotly_text(dataset.name)} (Fig. 7)"),
                    curve_data(both, group="scheme", value="mae", x_name=x_note),
                    name="publishing-mae-with-and-without-products", key="pub_fig7_chart", width="stretch")
         claim_box(cached.fig7_claim(with_p, without_p))

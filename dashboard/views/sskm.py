@@ -17,7 +17,7 @@ from dashboard.charts import sskm as charts
 from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
-from dashboard.components.jobs import setup_view, sweep_view
+from dashboard.components.jobs import setup_view, sweep_on_request, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
@@ -226,28 +226,25 @@ with tab_sweep:
             order = sorted(grids, key=lambda g: [int(v) for v in g.split("x")])
             sweep = cached.clusters_sweep(fp, dataset, tuple(columns), tuple(sensitive), tuple(sorted(m_values)),
                                           tuple(order), int(reps), int(sweep_iterations), mode, seed)
-            if st.button("Run the sweep", key="sskm_sweep_run", type="primary", icon=":material/play_arrow:"):
-                st.session_state["sskm_sweep_asked"] = sweep.key
-            if st.session_state.get("sskm_sweep_asked") == sweep.key or cached.sweep_finished(sweep):
-                summary = sweep_view("sskm_clusters", sweep)
-                if summary is not None:
-                    show_chart(charts.mse_vs_clusters(summary, mode=mode, dataset=dataset.name),
-                               charts.mse_vs_clusters_data(summary), name=f"sskm-fig5-{mode}-mse-vs-a",
-                               key="sskm_fig5")
-                    claim_box(cached.fig5_claim(summary, mode))
-                    show_chart(charts.rl_vs_clusters(summary, mode=mode, dataset=dataset.name),
-                               charts.rl_vs_clusters_data(summary), name=f"sskm-fig6-{mode}-rl-vs-a",
-                               key="sskm_fig6")
-                    claim_box(cached.fig6_claim(summary, mode))
-                    st.caption(f"Mean over {int(reps)} maps per point (bars: one standard deviation); a is the "
-                               "mean number of clusters of a grid at that epsilon (hover: its least and largest).")
-                    with st.expander("The sweep's table"):
-                        st.dataframe(summary, height=240)
-            else:
-                fits = len(m_values) * len(grids) * int(reps)
-                st.caption(f"{fits} maps to fit ({len(m_values)} m x {len(grids)} grids x {int(reps)} "
-                           "repetitions), each released at 4 epsilons. Press the button: it runs in the "
-                           "background with its time left, and is kept once finished.")
+            fits = len(m_values) * len(grids) * int(reps)
+            summary = sweep_on_request(
+                "sskm_clusters", sweep, button="Run the sweep", key="sskm_sweep_run", icon=":material/play_arrow:",
+                waiting=f"{fits} maps to fit ({len(m_values)} m x {len(grids)} grids x {int(reps)} repetitions), "
+                        "each released at 4 epsilons. Press the button: it runs in the background with its "
+                        "time left, and is kept once finished.")
+            if summary is not None:
+                show_chart(charts.mse_vs_clusters(summary, mode=mode, dataset=dataset.name),
+                           charts.mse_vs_clusters_data(summary), name=f"sskm-fig5-{mode}-mse-vs-a",
+                           key="sskm_fig5")
+                claim_box(cached.fig5_claim(summary, mode))
+                show_chart(charts.rl_vs_clusters(summary, mode=mode, dataset=dataset.name),
+                           charts.rl_vs_clusters_data(summary), name=f"sskm-fig6-{mode}-rl-vs-a",
+                           key="sskm_fig6")
+                claim_box(cached.fig6_claim(summary, mode))
+                st.caption(f"Mean over {int(reps)} maps per point (bars: one standard deviation); a is the "
+                           "mean number of clusters of a grid at that epsilon (hover: its least and largest).")
+                with st.expander("The sweep's table"):
+                    st.dataframe(summary, height=240)
 
 with tab_base:
     big = len(pub.table_.X) > 20_000
