@@ -54,8 +54,8 @@ page = st.navigation(PAGES)
 settings.restore(page.url_path)  # kept settings, or on a first visit the link's
 show_dataset_in_sidebar = render_sidebar()
 show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
+apply_style()  # before anything it hides is drawn
 exit_button()  # presenting: the way back, above the page
-apply_style()
 try:
     page.run()
 finally:  # also after a page's st.stop(), where any further element would stop too:

@@ -51,6 +51,7 @@ def test_presenting_hides_the_sidebar_and_controls_but_keeps_next(browser, app_u
     pg.goto(f"{app_url}/tour?present=true")
     pg.locator('[data-testid="stHeading"] h2').first.wait_for()
     pg.locator(".st-key-present_exit button").wait_for()
+    pg.locator('section[data-testid="stSidebar"]').wait_for(state="hidden", timeout=30_000)  # a loaded runner draws late
     assert not pg.locator('section[data-testid="stSidebar"]').is_visible()
     assert not pg.locator(".st-key-tour_large").is_visible()  # large text already
     assert not pg.locator('[data-testid="stDownloadButton"]').first.is_visible()  # controls hidden
