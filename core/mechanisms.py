@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from core.sampler import GridNoise, gaussian_on_grid, laplace_on_grid
 from core.validation import (
     RandomState,
     check_delta,
@@ -25,6 +26,7 @@ from core.validation import (
 __all__ = [
     "laplace",
     "laplace_scale",
+    "laplace_noise",
     "gaussian",
     "gaussian_sigma",
     "krr",
@@ -60,31 +62,61 @@ def laplace(
     sensitivity: float,
     epsilon: float,
     random_state: RandomState = None,
+    grid: float | None = None,
+    on_grid: bool = False,
 ) -> float | np.ndarray:
-    """Add Laplace noise of scale ``sensitivity / epsilon`` (epsilon-DP).
+    """The Laplace mechanism, exactly: ``value`` on a grid plus discrete Laplace noise (epsilon-DP).
+
+    The noise comes from :func:`core.sampler.laplace_on_grid` (integer arithmetic, no
+    floating-point draws: Mironov 2012's attack finds no holes), at a scale of at least
+    ``sensitivity / epsilon``; the output lies exactly on the grid. Use
+    :func:`laplace_noise` to also get the :class:`~core.sampler.GridNoise` for a ledger.
 
     Parameters
     ----------
     value : float or array_like
         The exact answer(s); each entry gets independent noise.
     sensitivity : float
-        L1 sensitivity of the answer: how far it can move when one record (or one
-        correlated group, under correlated DP) changes.
+        L1 sensitivity of the whole answer: how far it can move when one record (or one
+        correlated group, under correlated DP) is replaced.
     epsilon : float
         Privacy budget spent by this release; smaller means more noise.
     random_state : int, Generator or None
-        Source of the noise.
+        Source of the noise: a seed for what a page shows, fresh entropy for a release.
+    grid : float or None
+        Output spacing; None chooses a power of two with at least 1,024 steps per
+        sensitivity (:func:`core.sampler.grid_for`).
+    on_grid : bool
+        The values are already multiples of ``grid`` (counts on the grid 1): no rounding.
 
     Returns
     -------
     float or ndarray
         The noisy answer, a float for a scalar input.
     """
+    noisy, _ = laplace_noise(value, sensitivity=sensitivity, epsilon=epsilon,
+                             random_state=random_state, grid=grid, on_grid=on_grid)
+    return noisy
+
+
+def laplace_noise(
+    value: Any,
+    *,
+    sensitivity: float,
+    epsilon: float,
+    random_state: RandomState = None,
+    grid: float | None = None,
+    on_grid: bool = False,
+) -> tuple[float | np.ndarray, GridNoise | None]:
+    """:func:`laplace` that also returns the noise's description (None when sensitivity is 0)."""
     arr = _as_float_array(value)
-    scale = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
-    rng = check_random_state(random_state)
-    noisy = arr + rng.laplace(0.0, scale, size=arr.shape) if scale > 0 else arr.copy()
-    return _same_kind(value, noisy)
+    sens = check_sensitivity(sensitivity)
+    eps = check_epsilon(epsilon)
+    if sens == 0:
+        return _same_kind(value, arr.copy()), None
+    noisy, noise = laplace_on_grid(arr, sensitivity=sens, epsilon=eps, grid=grid, on_grid=on_grid,
+                                   random_state=check_random_state(random_state))
+    return _same_kind(value, noisy), noise
 
 
 def _analytic_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
@@ -154,13 +186,18 @@ def gaussian(
         Source of the noise.
     calibration : {"classic", "analytic"}
         See :func:`gaussian_sigma`.
+
+    The noise is the exact discrete Gaussian on a grid (:func:`core.sampler.gaussian_on_grid`,
+    sigma enlarged for the rounding of the answer to the grid), not numpy's float normal.
     """
     arr = _as_float_array(value)
     sigma = gaussian_sigma(
         sensitivity=sensitivity, epsilon=epsilon, delta=delta, calibration=calibration
     )
-    rng = check_random_state(random_state)
-    noisy = arr + rng.normal(0.0, sigma, size=arr.shape) if sigma > 0 else arr.copy()
+    if sigma == 0:
+        return _same_kind(value, arr.copy())
+    noisy, _ = gaussian_on_grid(arr, sigma=sigma, l2_sensitivity=float(sensitivity),
+                                random_state=check_random_state(random_state))
     return _same_kind(value, noisy)
 
 
@@ -241,6 +278,7 @@ class LedgerEntry:
     epsilon: float
     delta: float = 0.0
     parallel_group: str | None = None
+    noise: str = ""
 
 
 @dataclass
@@ -271,6 +309,7 @@ class PrivacyLedger:
     entries: list[LedgerEntry] = field(default_factory=list)
     not_dp_reasons: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    floating_point: list[str] = field(default_factory=list)
 
     def spend(
         self,
@@ -279,11 +318,17 @@ class PrivacyLedger:
         *,
         label: str,
         parallel_group: str | None = None,
+        noise: str | GridNoise | None = None,
     ) -> LedgerEntry:
-        """Record a release that costs (epsilon, delta)."""
+        """Record a release that costs (epsilon, delta).
+
+        ``noise`` says how it was drawn (a :class:`~core.sampler.GridNoise` or a sentence):
+        the sampler, its grid and its scale, shown with the entry.
+        """
         eps = check_epsilon(epsilon)
         dlt = 0.0 if delta == 0 else check_delta(delta)
-        entry = LedgerEntry(str(label), eps, dlt, parallel_group)
+        text = noise.describe() if isinstance(noise, GridNoise) else (noise or "")
+        entry = LedgerEntry(str(label), eps, dlt, parallel_group, str(text))
         self.entries.append(entry)
         return entry
 
@@ -293,6 +338,17 @@ class PrivacyLedger:
             raise ValueError("give the reason a release is not differentially private, in words.")
         if reason not in self.not_dp_reasons:
             self.not_dp_reasons.append(reason)
+
+    def note_floating_point(self, text: str) -> None:
+        """Record noise drawn with floating-point arithmetic (no exact sampler exists for it).
+
+        Such noise can leak more than its epsilon through the bits of its output (Mironov
+        2012); :meth:`describe` says so beside the guarantee.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("say which noise uses floating-point sampling, in words.")
+        if text not in self.floating_point:
+            self.floating_point.append(text)
 
     def assume(self, text: str) -> None:
         """Record something the guarantee takes as public or does not cover."""
@@ -342,9 +398,11 @@ class PrivacyLedger:
         for e in other.entries:
             group = None if e.parallel_group is None else tag + e.parallel_group
             self.entries.append(LedgerEntry(tag + e.label if prefix else e.label, e.epsilon,
-                                            e.delta, group))
+                                            e.delta, group, e.noise))
         for r in other.not_dp_reasons:
             self.mark_not_dp(r)
+        for f in other.floating_point:
+            self.note_floating_point(f)
         for a in other.assumptions:
             self.assume(a)
 
@@ -356,18 +414,23 @@ class PrivacyLedger:
             return "Not differentially private" + named + ": " + " ".join(self.not_dp_reasons)
         if not self.entries:
             return "Nothing released yet: epsilon = 0."
+        caveat = ""
+        if self.floating_point:
+            caveat = (" Part of the noise uses floating-point sampling ("
+                      + "; ".join(self.floating_point)
+                      + "), which can leak more than this epsilon through the low bits of its output.")
         if dlt > 0:
             return (f"({eps:.4g}, {dlt:.2g})-differentially private under the project's "
-                    "neighbouring relation (one record replaced by any other).")
+                    "neighbouring relation (one record replaced by any other)." + caveat)
         return (f"{eps:.4g}-differentially private under the project's neighbouring relation "
-                "(one record replaced by any other).")
+                "(one record replaced by any other)." + caveat)
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def to_frame(self) -> pd.DataFrame:
-        """The entries as a table (label, epsilon, delta, parallel_group)."""
+        """The entries as a table (label, epsilon, delta, parallel_group, noise)."""
         return pd.DataFrame(
-            [(e.label, e.epsilon, e.delta, e.parallel_group) for e in self.entries],
-            columns=["label", "epsilon", "delta", "parallel_group"],
+            [(e.label, e.epsilon, e.delta, e.parallel_group, e.noise) for e in self.entries],
+            columns=["label", "epsilon", "delta", "parallel_group", "noise"],
         )

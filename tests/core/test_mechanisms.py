@@ -262,7 +262,7 @@ def test_ledger_parallel_composition_takes_the_max():
     led.spend(0.2, label="count")
     assert led.total() == pytest.approx((1.2, 0.0))
     assert len(led) == 4
-    assert list(led.to_frame().columns) == ["label", "epsilon", "delta", "parallel_group"]
+    assert list(led.to_frame().columns) == ["label", "epsilon", "delta", "parallel_group", "noise"]
 
 
 def test_ledger_rejects_bad_spend():
