@@ -38,6 +38,7 @@ def _row(name: str, before, after, note: str = "") -> dict:
         if res is None:
             return None
         return {"claimed": res.claimed_epsilon, "lower_bound": round(res.epsilon_lower, 3),
+                "ceiling": round(res.ceiling, 3), "saturated": res.saturated,
                 "violation": res.violation, "runs_per_side": res.runs,
                 "runs_per_second": round(res.runs_per_second)}
     return {"mechanism": name, "before": part(before), "after": part(after), "note": note}

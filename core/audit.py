@@ -17,8 +17,9 @@ IEEE S&P 2021):
    front from one generator (so one ``random_state`` fixes the audit bit for bit, however
    many workers run it). A ``statistic`` reduces each output to one number.
 2. The runs are split in halves. On the first half the threshold tests are tried
-   ("statistic > t" and "statistic < t", each pointing to D1 and to D0, with t at 100
-   quantiles of that half's statistics) and the one whose empirical epsilon is largest is
+   ("statistic >= t" and its complement "statistic < t", each pointing to D1 and to D0,
+   with t at 100 quantiles of that half's statistics, observed values at full precision)
+   and the one whose empirical epsilon is largest is
    chosen. The empirical epsilon of a test here is its Clopper-Pearson lower bound on that
    half: a raw ratio of rates would favour thresholds in the tails, where a handful of runs
    give an infinite ratio.
@@ -28,6 +29,18 @@ IEEE S&P 2021):
    ``confidence``). Put into the inequality above they give ``epsilon_lower``, a lower
    bound on the mechanism's true epsilon that holds with probability ``confidence``. The
    same half's plain rates give a point estimate.
+
+Statistics are kept at full precision (float64, never rounded): two outputs that differ
+in their last bit are two outputs, and a test may tell them apart, exactly as an attacker
+would (Mironov 2012). Thresholds are observed values, not midpoints (a midpoint may round
+onto a neighbour), so even adjacent doubles are separable. ``audit(..., grid=g)`` also counts the runs whose output has a
+value off the declared grid (:func:`off_grid_share`): an exact sampler's outputs lie on it.
+
+The bound cannot exceed the **ceiling** (:func:`audit_ceiling`): the bound of a test that
+tells every evaluation run apart, which depends only on the runs, the confidence and delta.
+With 1,000 runs per side at 95% it is 4.9; with 200, 3.3; with 5,000, 6.5. A bound that
+reaches the ceiling means the audit saturated: more runs could show more (a mechanism with
+an output possible on one dataset only has no finite epsilon at all).
 
 A lower bound above the claimed epsilon is evidence of a bug (noise too small, a wrong
 sensitivity, a leak outside the noise). A lower bound below the claim proves nothing: the
@@ -73,6 +86,12 @@ __all__ = [
     "flip_value",
     "replace_pair",
     "replace_record",
+    "new_category_pair",
+    "out_of_range_pair",
+    "hub_record_pair",
+    "held_out_pair",
+    "audit_ceiling",
+    "off_grid_share",
 ]
 
 #: fewest runs per side an audit reports on (with fewer, no bound says anything)
@@ -430,6 +449,427 @@ def replace_pair(
     return NeighbouringPair(data, d1, default if description is None else description)
 
 
+# --------------------------------------------------------------------------- pipeline pairs
+#
+# The pairs above move the value a noise step adds noise to. The builders below move a step
+# *before* the noise: what a release reads from the rows to build its domain, its bounds,
+# its sensitivity or its split. Each keeps what the user declared public (the schema a
+# mechanism is given is the same for both datasets: it is not part of the pair) and moves
+# what a careless pipeline would read from the data.
+
+#: the name a new category gets when no declared category is missing from the data
+NEW_CATEGORY = "(audit: new category)"
+
+
+def _check_frame(frame: Any, name: str = "frame") -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}.")
+    if len(frame) == 0:
+        raise ValueError(f"{name} has no records.")
+    return frame
+
+
+def _check_column(frame: pd.DataFrame, column: Any) -> str:
+    if not isinstance(column, str):
+        raise TypeError(f"column must be a str, got {type(column).__name__}.")
+    if column not in frame.columns:
+        raise ValueError(f"column {column!r} is not in the frame; it has {list(frame.columns)}.")
+    if not isinstance(frame.columns.get_loc(column), int):
+        raise ValueError(f"column {column!r} appears more than once in the frame.")
+    return column
+
+
+def _check_factor(factor: Any) -> float:
+    if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
+        raise TypeError(f"factor must be a number, got {type(factor).__name__}.")
+    if not (math.isfinite(factor) and factor > 0):
+        raise ValueError(f"factor must be a positive finite number (widths of the observed range), got {factor}.")
+    return float(factor)
+
+
+def _declared_spec(schema: Any, column: str) -> Any:
+    """The schema's entry for ``column`` when it is public (declared, built-in, estimated)."""
+    if schema is None:
+        return None
+    from core.data.schema import PublicSchema
+
+    if not isinstance(schema, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema or None, got {type(schema).__name__}.")
+    if column not in schema:
+        return None
+    spec = schema[column]
+    return spec if spec.public else None
+
+
+def _new_category(col: pd.Series, spec: Any) -> tuple[Any, str]:
+    """A value the column does not hold, and where it comes from (for the description)."""
+    present = {str(v) for v in col.dropna().unique()}
+    if spec is not None and spec.kind == "categorical":
+        from core.data.schema import OTHER
+
+        for c in spec.categories:
+            if str(c) not in present and c != OTHER:
+                return c, "a declared category that the data does not hold"
+    if _is_numeric(col):
+        top = col.max()
+        value = (top.item() if isinstance(top, np.generic) else top) + 1 if col.notna().any() else 0
+        return value, "a code above every code in the data"
+    value, k = NEW_CATEGORY, 1
+    while value in present:
+        k += 1
+        value = f"{NEW_CATEGORY[:-1]} {k})"
+    return value, "a category outside the data and outside any declared list"
+
+
+def new_category_pair(frame: pd.DataFrame, column: str, *, index: int = 0, schema: Any = None) -> NeighbouringPair:
+    """``frame`` and a copy whose record ``index`` brings a category ``frame`` does not have.
+
+    A release that reads its category list from the rows (an encoder fitted on the data,
+    a histogram over the values seen) shows the new category on ``d1`` and never on ``d0``:
+    an output possible on one dataset and impossible on the other, so no epsilon holds. A
+    release that takes the list from a public schema maps the value to its declared
+    category (or to "(other)") and pays for the one record that moved.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The private table (``d0``); it is not modified.
+    column : str
+        The categorical attribute whose list is attacked.
+    index : int
+        Position of the record replaced, 0 to n - 1; its other attributes stay as they are.
+    schema : PublicSchema, optional
+        What the user declared public. The declared list is the same for both datasets (the
+        mechanism receives it, not the pair); when it names a category the data does not
+        hold, the record brings that one (a valid record the declared domain allows).
+        Otherwise, and for an entry read from the data, the record brings a value outside
+        every list, :data:`NEW_CATEGORY` (a numeric code column gets max + 1).
+
+    Returns
+    -------
+    NeighbouringPair
+        ``d0 = frame``, ``d1`` with the one value changed; both have n records.
+    """
+    frame = _check_frame(frame)
+    column = _check_column(frame, column)
+    i = _check_index(index, len(frame))
+    value, why = _new_category(frame[column], _declared_spec(schema, column))
+    d1 = flip_value(frame, i, column, value)
+    return NeighbouringPair(frame, d1, f"record {i}'s {column!r} set to {value!r}, {why} "
+                                       "(a new category on one side only)")
+
+
+def _far_value(col: pd.Series, factor: float) -> Any:
+    values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        raise ValueError(f"column {col.name!r} has no finite numbers to go beyond.")
+    lo, hi = float(values.min()), float(values.max())
+    width = hi - lo if hi > lo else max(abs(hi), 1.0)
+    value = hi + factor * width
+    if pd.api.types.is_integer_dtype(col.dtype):
+        return int(math.ceil(value))
+    return value
+
+
+def out_of_range_pair(frame: pd.DataFrame, column: str, *, factor: float = 10, index: int = 0) -> NeighbouringPair:
+    """``frame`` and a copy whose record ``index`` has ``column`` far above the observed range.
+
+    The new value is ``max + factor * (max - min)`` of the column in ``frame`` (``factor``
+    times the magnitude when every value is equal). A release that reads its bounds, its
+    clipping range, its scaler or its sensitivity from the rows stretches them on ``d1``
+    only; one that clips to public bounds sees a record at its declared upper bound.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The private table (``d0``); it is not modified.
+    column : str
+        A numeric attribute.
+    factor : float
+        How far beyond the maximum, in widths of the observed range (> 0).
+    index : int
+        Position of the record replaced, 0 to n - 1; its other attributes stay as they are.
+
+    Returns
+    -------
+    NeighbouringPair
+    """
+    frame = _check_frame(frame)
+    column = _check_column(frame, column)
+    f = _check_factor(factor)
+    i = _check_index(index, len(frame))
+    col = frame[column]
+    if not _is_numeric(col):
+        raise ValueError(f"column {column!r} is not numeric; to attack a category list use new_category_pair.")
+    value = _far_value(col, f)
+    d1 = flip_value(frame, i, column, value)
+    return NeighbouringPair(frame, d1, f"record {i}'s {column!r} set to {value:.6g}, {f:g} widths of the "
+                                       f"observed range above its maximum {float(col.max()):.6g}")
+
+
+def held_out_pair(frame: pd.DataFrame, holdout_index: Any, *, index: int | None = None,
+                  columns: Sequence[str] | None = None, factor: float = 10,
+                  schema: Any = None) -> NeighbouringPair:
+    """A pair whose replaced record lies in the part of the table a mechanism holds out.
+
+    A held-out part (rows that train a map, set bounds or choose features, and are then
+    left out of what the release publishes) is still private data: every step it shapes
+    must be paid for or public. Here record ``index`` of the held-out part is replaced by
+    one that is far beyond the observed range on every numeric column and brings a new
+    category on every other one (as :func:`out_of_range_pair` and
+    :func:`new_category_pair`), so whatever the held-out rows set un-noised moves.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The private table (``d0``); it is not modified.
+    holdout_index : array_like of int
+        Positions (0 to n - 1) of the held-out records, as the mechanism is given them
+        (for example ``SSKMDP.fit(frame, holdout_index=...)``); both datasets keep the same
+        split, so the record stays held out.
+    index : int, optional
+        The position replaced; it must be one of ``holdout_index``. Default: the first.
+    columns : sequence of str, optional
+        The attributes changed; default every column (the schema's identifiers excepted).
+    factor : float
+        How far beyond the maximum numbers go, in widths of the observed range.
+    schema : PublicSchema, optional
+        As in :func:`new_category_pair` (a declared category absent from the data is the
+        new one).
+
+    Returns
+    -------
+    NeighbouringPair
+    """
+    frame = _check_frame(frame)
+    f = _check_factor(factor)
+    if isinstance(holdout_index, (str, bytes)) or not hasattr(holdout_index, "__len__"):
+        raise TypeError("holdout_index must be a sequence or array of row positions.")
+    hold = np.asarray(holdout_index)
+    if hold.size == 0:
+        raise ValueError("holdout_index is empty: the mechanism holds nothing out.")
+    if not np.issubdtype(hold.dtype, np.integer):
+        raise TypeError(f"holdout_index must hold integer row positions, got dtype {hold.dtype}.")
+    hold = np.unique(hold.ravel())
+    if hold[0] < 0 or hold[-1] >= len(frame):
+        raise ValueError(f"holdout_index must hold row positions in 0..{len(frame) - 1}.")
+    i = int(hold[0]) if index is None else _check_index(index, len(frame))
+    if i not in set(hold.tolist()):
+        raise ValueError(f"record {i} is not held out: index must be one of holdout_index.")
+    if columns is None:
+        skip = set(schema.identifiers) if schema is not None and hasattr(schema, "identifiers") else set()
+        columns = [c for c in frame.columns if c not in skip]
+    elif isinstance(columns, str) or not isinstance(columns, Sequence):
+        raise TypeError("columns must be a sequence of column names.")
+    columns = [_check_column(frame, c) for c in columns]
+    if not columns:
+        raise ValueError("columns is empty: nothing to change in the held-out record.")
+    d1, changed = frame, []
+    for c in columns:
+        col = frame[c]
+        if _is_numeric(col) and not _declared_categorical(schema, c):
+            value = _far_value(col, f)
+        else:
+            value = _new_category(col, _declared_spec(schema, c))[0]
+        d1 = flip_value(d1, i, c, value)
+        changed.append(c)
+    shown = ", ".join(repr(c) for c in changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    return NeighbouringPair(frame, d1, f"held-out record {i} (one of {len(hold)} held out) replaced by one far "
+                                       f"out of range or with a new category on {shown}")
+
+
+def _declared_categorical(schema: Any, column: str) -> bool:
+    spec = _declared_spec(schema, column)
+    return spec is not None and spec.kind == "categorical"
+
+
+def _hub_profiles(Z: np.ndarray, measure: str) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """Rows in the space where the record correlation is a dot product or a distance, and the
+    map that puts a new row in that space (the whitening uses ``Z``'s covariance)."""
+    if measure == "pearson":
+        def to_space(R: np.ndarray) -> np.ndarray:
+            rows = R - R.mean(axis=1, keepdims=True)
+            norm = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+            ok = norm > 1e-12 * max(1.0, float(np.abs(R).max(initial=0.0)))
+            rows[ok] /= norm[ok, None]
+            rows[~ok] = 0.0
+            return rows
+    else:
+        mean = Z.mean(axis=0)
+        cov = np.atleast_2d(np.cov(Z - mean, rowvar=False)) if len(Z) > 1 else np.zeros((Z.shape[1],) * 2)
+        var, axes = np.linalg.eigh(cov)
+        keep = var > max(var.max(initial=0.0), 0.0) * 1e-10
+        W = axes[:, keep] / np.sqrt(var[keep]) if keep.any() else np.zeros((Z.shape[1], 0))
+
+        def to_space(R: np.ndarray) -> np.ndarray:
+            return (R - mean) @ W
+    return to_space(Z), to_space
+
+
+def _hub_delta(P: np.ndarray, C: np.ndarray, measure: str) -> np.ndarray:
+    """Unthresholded record correlation of each candidate (rows of ``C``) with each record."""
+    if measure == "pearson":
+        return np.abs(C @ P.T)
+    d2 = (C ** 2).sum(1)[:, None] + (P ** 2).sum(1)[None, :] - 2.0 * C @ P.T
+    return 1.0 / (1.0 + np.sqrt(np.maximum(d2, 0.0)))
+
+
+def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pearson", threshold: float = 0.8,
+                    max_group_size: int | None = None, features: Callable[[Any], Any] | None = None,
+                    seeds: int = 32) -> NeighbouringPair:
+    """A pair whose replaced record becomes a hub: correlated with many records, moving CS.
+
+    Paper 000's correlated sensitivity CS = max_i sum_j delta_ij
+    (:func:`core.correlation.records.correlated_sensitivity`) is read from the records. A
+    release that computes it from the rows and calibrates its noise to it has a noise scale
+    that one record can move: here record ``index`` is replaced by the profile that is
+    correlated (above ``threshold``) with as many records as possible -- the mean of a
+    record's nearest records, or a copy of a record -- so CS (and GS) grow on ``d1``. A
+    release whose CS comes from a declared bound on the group size keeps its scale.
+
+    Parameters
+    ----------
+    data : ndarray, DataFrame or tuple (X, y)
+        The records (as in :func:`replace_record`). A DataFrame's numeric columns form the
+        profile; its other columns, and ``y``, take the values of the record the hub was
+        grown from.
+    index : int, optional
+        Position replaced; default the record with the smallest correlated sum (its leaving
+        lowers CS the least).
+    measure, threshold
+        The record correlation of :func:`~core.correlation.records.correlated_sensitivity`
+        (``"pearson"`` or ``"mahalanobis"``, delta0 in (0, 1]); use the mechanism's own.
+    max_group_size : int, optional
+        A declared bound on the correlated group size (itself included). It is public, so
+        both datasets keep it: the hub is correlated with at most this many records, and a
+        table that already breaks the bound is refused.
+    features : callable, optional
+        ``features(dataset) -> 2-D array``: the matrix the mechanism computes CS on
+        (default: the numbers of ``data`` as they are). CS is measured on it for both
+        datasets.
+    seeds : int
+        How many of the most correlated records the search grows hubs from (more: slower,
+        sometimes a larger CS).
+
+    Returns
+    -------
+    NeighbouringPair
+        Its description gives CS and GS on both datasets.
+
+    Raises
+    ------
+    ValueError
+        No replacement raises CS (for example a threshold no two records reach), or the
+        table breaks the declared ``max_group_size``.
+    """
+    from core.correlation.records import _check_measure, _check_threshold, correlated_sensitivity
+
+    measure = _check_measure(measure)
+    thr = _check_threshold(threshold)
+    n_seeds = check_positive_int(seeds, name="seeds")
+    if max_group_size is not None:
+        max_group_size = check_positive_int(max_group_size, name="max_group_size")
+    n = _n_records(data)
+    if n < 3:
+        raise ValueError("a hub needs at least 3 records.")
+    X = data[0] if isinstance(data, tuple) else data
+    if isinstance(X, pd.DataFrame):
+        numeric = [c for c in X.columns if _is_numeric(X[c])]
+        if not numeric:
+            raise ValueError("the frame has no numeric column to correlate records on.")
+        raw = X[numeric].to_numpy(dtype=float)
+    else:
+        raw = np.asarray(X, dtype=float)
+        if raw.ndim != 2:
+            raise ValueError("a hub needs a 2-D array of records (one row per record).")
+    if features is not None and not callable(features):
+        raise TypeError(f"features must be callable, got {type(features).__name__}.")
+    measure_of = (lambda d: np.asarray(features(d), dtype=float)) if features is not None else \
+        (lambda d: _raw_numbers(d))
+
+    def report(d: Any):
+        return correlated_sensitivity(measure_of(d), measure=measure, threshold=thr, scheduler="")
+
+    r0 = report(data)
+    if max_group_size is not None and r0.group > max_group_size:
+        raise ValueError(f"the table already has a record correlated with {int(r0.group)} records, more than "
+                         f"the declared bound {max_group_size}: the declaration does not hold for this table.")
+    fixed_i = None if index is None else _check_index(index, n)
+    # hubs grown from the records with the largest correlated sums
+    P, to_space = _hub_profiles(raw, measure)
+    order = np.argsort(-r0.per_record, kind="stable")
+    grown = [h for h in order if h != fixed_i][:n_seeds]
+    delta = _hub_delta(P, P[grown], measure)
+    candidates: list[tuple[np.ndarray, int]] = []
+    for row, h in zip(delta, grown):
+        candidates.append((raw[h], int(h)))
+        sign = np.sign(P @ P[h]) if measure == "pearson" else np.ones(n)
+        for level in (thr, thr ** 2, thr ** 3):
+            near = (row >= level) & (sign >= 0)
+            if fixed_i is not None:
+                near[fixed_i] = False
+            if near.sum() > 1:
+                candidates.append((raw[near].mean(axis=0), int(h)))
+    C = np.array([c for c, _ in candidates])
+    scores = _hub_delta(P, to_space(C), measure)
+    if fixed_i is None:
+        # per hub, the record replaced: the least correlated sum, then the least like the hub
+        places = [int(np.lexsort((row, r0.per_record))[0]) for row in scores]
+    else:
+        places = [fixed_i] * len(C)
+    for k, i in enumerate(places):
+        scores[k, i] = 0.0  # the replaced record is gone
+    counts = (scores >= thr).sum(axis=1) + 1
+    sums = np.where(scores >= thr, scores, 0.0).sum(axis=1) + 1.0
+    ok = np.ones(len(C), bool) if max_group_size is None else counts <= max_group_size
+    if not ok.any():
+        raise ValueError("no hub stays within the declared max_group_size.")
+    best = None
+    for k in np.argsort(-np.where(ok, sums, -np.inf), kind="stable")[:4]:
+        if not ok[k]:
+            break
+        record = _hub_record(data, C[k], candidates[k][1])
+        d1 = replace_record(data, places[k], record)
+        r1 = report(d1)
+        if max_group_size is not None and r1.group > max_group_size:
+            continue
+        if best is None or r1.correlated > best[1].correlated:
+            best = (d1, r1, candidates[k][1], places[k])
+    if best is None or best[1].correlated <= r0.correlated + 1e-9:
+        raise ValueError("no replacement of one record raises the correlated sensitivity CS = "
+                         f"{r0.correlated:.4g} ({measure}, delta0 = {thr:g}).")
+    d1, r1, h, i = best
+    return NeighbouringPair(data, d1, f"record {i} replaced by a hub grown from record {h} ({measure}, delta0 = "
+                                      f"{thr:g}): CS {r0.correlated:.4g} -> {r1.correlated:.4g}, GS "
+                                      f"{int(r0.group)} -> {int(r1.group)}")
+
+
+def _raw_numbers(data: Any) -> np.ndarray:
+    X = data[0] if isinstance(data, tuple) else data
+    if isinstance(X, pd.DataFrame):
+        return X[[c for c in X.columns if _is_numeric(X[c])]].to_numpy(dtype=float)
+    return np.asarray(X, dtype=float)
+
+
+def _hub_record(data: Any, profile: np.ndarray, source: int) -> Any:
+    """The hub as a record of ``data``: the profile on the numbers, the source's other values."""
+    X = data[0] if isinstance(data, tuple) else data
+    if isinstance(X, pd.DataFrame):
+        rec = {c: X[c].iloc[source] for c in X.columns}
+        numeric = [c for c in X.columns if _is_numeric(X[c])]
+        for c, v in zip(numeric, profile):
+            rec[c] = int(round(v)) if pd.api.types.is_integer_dtype(X[c].dtype) else float(v)
+        x = rec
+    else:
+        x = np.asarray(profile, dtype=np.result_type(np.asarray(X).dtype, float))
+    if isinstance(data, tuple):
+        y = data[1]
+        label = y.iloc[source] if isinstance(y, pd.Series) else y[source]
+        return (x, label.item() if isinstance(label, np.generic) else label)
+    return x
+
+
 # --------------------------------------------------------------------------- result
 
 
@@ -455,8 +895,8 @@ class AuditResult:
     threshold : float
         The chosen test's threshold on the statistic.
     direction : str
-        The chosen test in words, e.g. "statistic > 0.53 on D1": the test says the run
-        came from D1 when the statistic is above 0.53.
+        The chosen test in words, e.g. "statistic >= 0.53 on D1": the test says the run
+        came from D1 when the statistic is at least 0.53 (the threshold at full precision).
     confidence : float
         Joint confidence of the two Clopper-Pearson bounds.
     violation : bool
@@ -467,6 +907,13 @@ class AuditResult:
         The pair's description.
     stopped : bool
         True when a stop event ended the audit early; the bounds come from the runs done.
+    ceiling : float
+        The largest lower bound an audit with these runs, confidence and delta could show
+        (every evaluation run told apart; :func:`audit_ceiling`). NaN when not computed.
+    grid : float or None
+        The declared output grid checked (``audit(..., grid=g)``), else None.
+    off_grid : int or None
+        Runs (both sides) whose output had a value off ``grid``; None when no grid was given.
     """
 
     claimed_epsilon: float
@@ -481,6 +928,25 @@ class AuditResult:
     seconds: float
     description: str
     stopped: bool = False
+    ceiling: float = math.nan
+    grid: float | None = None
+    off_grid: int | None = None
+
+    @property
+    def saturated(self) -> bool:
+        """The bound reached the ceiling: every run was told apart; more runs could show more."""
+        return math.isfinite(self.ceiling) and self.epsilon_lower >= self.ceiling - 1e-9
+
+    @property
+    def ceiling_text(self) -> str:
+        """'with 1,000 runs this audit cannot show more than 4.9' (and saturation, if so)."""
+        if not math.isfinite(self.ceiling):
+            return ""
+        text = f"with {self.runs:,} runs per side this audit cannot show more than {_fmt(self.ceiling)}"
+        if self.saturated:
+            text += (" and its bound reaches that ceiling: the audit saturates (every run was told apart; "
+                     "more runs could show more)")
+        return text
 
     @property
     def runs_per_second(self) -> float:
@@ -494,6 +960,22 @@ class AuditResult:
         delta = f", delta = {self.claimed_delta:.2g}" if self.claimed_delta > 0 else ""
         early = " (stopped early)" if self.stopped else ""
         where = f"{self.runs} runs per side{early}, {self.description}"
+        return self._claim_sentence(conf, delta, where) + self._extra_sentences()
+
+    def _extra_sentences(self) -> str:
+        out = ""
+        if self.ceiling_text:
+            text = self.ceiling_text
+            out += " " + text[0].upper() + text[1:] + "."
+        if self.grid is not None and self.off_grid is not None:
+            if self.off_grid:
+                out += (f" {self.off_grid:,} of {2 * self.runs:,} outputs lie off the declared grid "
+                        f"{self.grid:g}: the noise is not drawn on the grid the ledger states.")
+            else:
+                out += f" Every output lies on the declared grid {self.grid:g}."
+        return out
+
+    def _claim_sentence(self, conf: str, delta: str, where: str) -> str:
         if math.isinf(self.claimed_epsilon):
             return (
                 f"No claim to check: the mechanism claims no epsilon; the {conf} lower bound "
@@ -512,9 +994,12 @@ class AuditResult:
         )
 
     def to_dict(self) -> dict:
-        """All fields plus ``verdict`` and ``runs_per_second``, as plain Python values."""
+        """All fields plus ``verdict``, ``runs_per_second``, ``saturated`` and
+        ``ceiling_text``, as plain Python values."""
         out = asdict(self)
         out["runs_per_second"] = self.runs_per_second
+        out["saturated"] = self.saturated
+        out["ceiling_text"] = self.ceiling_text
         out["verdict"] = self.verdict
         return out
 
@@ -522,9 +1007,100 @@ class AuditResult:
 # --------------------------------------------------------------------------- audit
 
 
-def _one_run(mechanism: Callable, statistic: Callable | None, datasets: tuple, job: tuple) -> float:
+def _grid_values(output: Any) -> np.ndarray:
+    try:
+        values = np.asarray(output, dtype=float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "grid= checks the mechanism's outputs: they must be numbers or arrays of numbers, "
+            f"got {type(output).__name__}."
+        ) from exc
+    return values
+
+
+def _off_grid(values: np.ndarray, grid: float) -> np.ndarray:
+    """True where a finite value is not an exact multiple of ``grid`` (no tolerance)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        k = np.round(values / grid)
+        return np.isfinite(values) & (k * grid != values)
+
+
+def off_grid_share(outputs: Any, grid: float) -> float:
+    """The share of the numbers in ``outputs`` that are not exact multiples of ``grid``.
+
+    An exact sampler (:mod:`core.sampler`) puts every output on its grid, ``k * grid`` with
+    an integer ``k`` (a power-of-two grid makes that product exact); a floating-point draw,
+    or a step after the sampler that rescales or averages, leaves values between the grid
+    points, and those low bits can betray the data (Mironov 2012). The comparison is exact:
+    a value is on the grid when ``round(v / grid) * grid == v``; non-finite values count as
+    on it (they are not noise).
+
+    Parameters
+    ----------
+    outputs : number or array_like of numbers
+        One or more outputs of a mechanism, any shape.
+    grid : float
+        The declared spacing, > 0.
+
+    Returns
+    -------
+    float
+        Between 0 (all on the grid) and 1; 0 for an empty input.
+    """
+    g = _check_grid(grid)
+    values = _grid_values(outputs)
+    if values.size == 0:
+        return 0.0
+    return float(_off_grid(values, g).mean())
+
+
+def _check_grid(grid: Any) -> float:
+    if isinstance(grid, bool) or not isinstance(grid, numbers.Real):
+        raise TypeError(f"grid must be a number, got {type(grid).__name__}.")
+    if not (math.isfinite(grid) and grid > 0):
+        raise ValueError(f"grid must be a positive finite spacing, got {grid}.")
+    return float(grid)
+
+
+def audit_ceiling(runs: int, *, confidence: float = 0.95, delta: float = 0.0) -> float:
+    """The largest lower bound an audit with ``runs`` runs per side could ever show.
+
+    It is the bound of a test that tells every run of the evaluation half apart (no false
+    positive, no false negative): ``ln((1 - delta - u) / u)`` with ``u`` the one-sided
+    Clopper-Pearson upper bound on a rate with 0 errors in ``runs - runs // 2`` runs, at
+    level ``1 - (1 - confidence) / 2``, that is ``u = 1 - ((1 - confidence) / 2) ** (1 / m)``.
+    With 1,000 runs at 95% it is 4.9: a mechanism that leaks everything shows 4.9 and no
+    more. A bound at the ceiling means the audit saturated, not that the true epsilon is
+    the ceiling.
+
+    Parameters
+    ----------
+    runs : int
+        Runs per side, at least 20 (half choose the test, half measure it).
+    confidence : float
+        As in :func:`audit`.
+    delta : float
+        The claimed delta (0 for pure DP), as in :func:`audit`.
+    """
+    n_runs = check_positive_int(runs, name="runs", minimum=MIN_RUNS)
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"confidence must be a number, got {type(confidence).__name__}.")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}.")
+    if isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta == 0:
+        dlt = 0.0
+    else:
+        dlt = check_delta(delta, name="delta")
+    m = n_runs - n_runs // 2
+    u = float(_cp_upper(m, (1.0 - float(confidence)) / 2.0)[0])
+    return float(_eps_from_rates(np.array([u]), np.array([u]), dlt)[0])
+
+
+def _one_run(mechanism: Callable, statistic: Callable | None, datasets: tuple, job: tuple,
+             grid: float | None = None) -> float | tuple[float, int]:
     side, seed = job
     output = mechanism(datasets[side], random_state=seed)
+    off = None if grid is None else int(bool(_off_grid(_grid_values(output), grid).any()))
     try:
         value = float(output) if statistic is None else float(statistic(output))
     except (TypeError, ValueError) as exc:
@@ -535,7 +1111,7 @@ def _one_run(mechanism: Callable, statistic: Callable | None, datasets: tuple, j
         ) from exc
     if math.isnan(value):
         raise ValueError("the statistic returned NaN; it must be a number for every output.")
-    return value
+    return value if off is None else (value, off)
 
 
 def _cp_upper(n: int, alpha: float) -> np.ndarray:
@@ -563,8 +1139,11 @@ def _eps_from_rates(fp: np.ndarray, fn: np.ndarray, delta: float) -> np.ndarray:
 #: the evaluation half; 100 quantiles reach the 0.5% tails of each side.
 THRESHOLD_GRID = 100
 
-# the four tests: (operator, side the test points to when the statistic passes)
-_TESTS = ((">", 1), (">", 0), ("<", 1), ("<", 0))
+# the tests: (operator, side the test points to when the statistic passes). The thresholds
+# are observed values and ">= v" splits just below v, whatever the gap to the next value
+# (even one ulp); "< v" is its complement, the same test pointing to the other side. (Adding
+# "> v" as well would double the candidates and overfit the selection half in the tails.)
+_TESTS = ((">=", 1), (">=", 0))
 
 
 def _error_counts(s0: np.ndarray, s1: np.ndarray, thresholds: np.ndarray, op: str, says: int):
@@ -573,7 +1152,11 @@ def _error_counts(s0: np.ndarray, s1: np.ndarray, thresholds: np.ndarray, op: st
         srt = np.sort(s)
         if op == ">":
             return len(s) - np.searchsorted(srt, thresholds, side="right")
-        return np.searchsorted(srt, thresholds, side="left")
+        if op == ">=":
+            return len(s) - np.searchsorted(srt, thresholds, side="left")
+        if op == "<":
+            return np.searchsorted(srt, thresholds, side="left")
+        return np.searchsorted(srt, thresholds, side="right")  # "<="
 
     p0, p1 = passing(s0), passing(s1)
     if says == 1:
@@ -584,12 +1167,11 @@ def _error_counts(s0: np.ndarray, s1: np.ndarray, thresholds: np.ndarray, op: st
 def _choose_test(s0: np.ndarray, s1: np.ndarray, delta: float, alpha: float):
     """The threshold test with the largest Clopper-Pearson epsilon on the selection half."""
     pooled = np.sort(np.concatenate([s0, s1]))
-    values = np.unique(pooled)
-    # a threshold halfway below each distinct value (-inf below the smallest) ...
-    mids = np.concatenate([[-math.inf], values[:-1] + np.diff(values) / 2.0])
-    # ... at THRESHOLD_GRID quantiles of the pooled statistics only
+    # thresholds are observed values themselves (never midpoints, which may round onto a
+    # neighbour), at THRESHOLD_GRID quantiles of the pooled statistics (positions, not
+    # values, are rounded); ">= smallest" is the test that always passes
     at = np.unique(np.round(np.linspace(0, len(pooled) - 1, THRESHOLD_GRID)).astype(np.int64))
-    thresholds = np.unique(mids[np.searchsorted(values, pooled[at])])
+    thresholds = np.unique(pooled[at])
     n0, n1 = len(s0), len(s1)
     ub0, ub1 = _cp_upper(n0, alpha / 2.0), _cp_upper(n1, alpha / 2.0)
     best = None
@@ -648,17 +1230,18 @@ def _check_audit_args(
 
 
 def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, n_jobs, scheduler,
-                    progress, stop) -> np.ndarray:
+                    progress, stop, grid=None) -> np.ndarray | tuple[np.ndarray, int]:
     """Run the mechanism ``n_runs`` times on each dataset of ``pair`` (fewer when stopped).
 
     Every run's seed is drawn up front from ``random_state``. Returns the statistics, shape
-    (runs per side done, 2): column 0 on ``pair.d0``, column 1 on ``pair.d1``.
+    (runs per side done, 2): column 0 on ``pair.d0``, column 1 on ``pair.d1``; with a
+    ``grid``, also the number of runs whose output had a value off it.
     """
     rng = check_random_state(random_state)
     seeds = draw_seeds(rng, (2, n_runs))
     # interleaved, so that any prefix (a stopped audit) has as many runs on each side
     jobs = [(side, int(seeds[side, r])) for r in range(n_runs) for side in (0, 1)]
-    fn = partial(_one_run, mechanism, statistic, (pair.d0, pair.d1))
+    fn = partial(_one_run, mechanism, statistic, (pair.d0, pair.d1), grid=grid)
     values = map_seeds(fn, jobs, chunk=2 * chunk, n_jobs=n_jobs, scheduler=scheduler,
                        progress=progress, stop=stop)
     done = len(values) // 2
@@ -667,7 +1250,11 @@ def _run_both_sides(mechanism, statistic, pair, *, n_runs, chunk, random_state, 
             f"only {done} runs per side were done before the stop; an audit needs at least "
             f"{MIN_RUNS} per side."
         )
-    return np.asarray(values[: 2 * done], dtype=float).reshape(done, 2)
+    values = values[: 2 * done]
+    if grid is not None:
+        off = sum(int(v[1]) for v in values)
+        return np.asarray([v[0] for v in values], dtype=np.float64).reshape(done, 2), off
+    return np.asarray(values, dtype=np.float64).reshape(done, 2)
 
 
 def _measure(stats: np.ndarray, delta: float, confidence: float) -> tuple[float, str, int, float, float]:
@@ -678,7 +1265,7 @@ def _measure(stats: np.ndarray, delta: float, confidence: float) -> tuple[float,
     upper bounds give the lower bound on epsilon. Returns ``(threshold, op, says,
     epsilon_lower, epsilon_point)``.
     """
-    s0, s1 = stats[:, 0], stats[:, 1]
+    s0, s1 = np.asarray(stats[:, 0], dtype=np.float64), np.asarray(stats[:, 1], dtype=np.float64)
     half = len(stats) // 2
     alpha = 1.0 - confidence
     threshold, op, says = _choose_test(s0[:half], s1[:half], delta, alpha)
@@ -707,6 +1294,7 @@ def audit(
     progress: Callable[[float, str], None] | None = None,
     stop: threading.Event | None = None,
     scheduler: str | None = None,
+    grid: float | None = None,
 ) -> AuditResult:
     """Measure a lower bound on a mechanism's epsilon and check it against the claim.
 
@@ -726,8 +1314,10 @@ def audit(
         ``statistic(output) -> float``, the number the tests threshold. Default
         ``float(output)`` (scalar outputs).
     runs : int
-        Runs per side (``2 * runs`` mechanism calls), at least 20. The bound grows with the
-        runs: with 1000 per side it rarely exceeds about 2 even for no privacy at all.
+        Runs per side (``2 * runs`` mechanism calls), at least 20. The bound can never
+        exceed :func:`audit_ceiling` of the runs (returned as ``ceiling``): with 1,000 per
+        side at 95%, 4.9, even for a mechanism with no privacy at all; a bound at the
+        ceiling means more runs could show more.
     confidence : float
         Probability, strictly between 0 and 1, with which ``epsilon_lower`` is a valid
         lower bound (shared between the FP and FN bounds by Bonferroni).
@@ -750,6 +1340,12 @@ def audit(
     scheduler : str, optional
         A Dask scheduler to run the chunks on (:func:`core.compute.resolve_scheduler`;
         default ``$PUX_SCHEDULER``, else this process or ``n_jobs`` local workers).
+    grid : float, optional
+        The grid the mechanism's ledger says its outputs lie on (> 0). Each run's whole
+        output (a number or an array of numbers) is checked, exactly, for values that are
+        not multiples of it (:func:`off_grid_share`); ``off_grid`` counts those runs. An
+        exact sampler gives 0; floating-point noise or a step after the noise that leaves
+        the grid gives many.
 
     Returns
     -------
@@ -758,8 +1354,9 @@ def audit(
     Raises
     ------
     TypeError
-        ``mechanism`` or ``statistic`` not callable, ``pair`` not a NeighbouringPair, or
-        an output the statistic cannot turn into a number.
+        ``mechanism`` or ``statistic`` not callable, ``pair`` not a NeighbouringPair, an
+        output the statistic cannot turn into a number, or (with ``grid``) an output that
+        is not numbers.
     ValueError
         Fewer than 20 runs per side (asked for, or done before a stop), a bad epsilon,
         delta or confidence.
@@ -768,13 +1365,18 @@ def audit(
     eps_claim, delta, n_runs, conf, size = _check_audit_args(
         mechanism, statistic, pair, claimed_epsilon, claimed_delta, runs, confidence, chunk, stop
     )
+    g = None if grid is None else _check_grid(grid)
     stats = _run_both_sides(mechanism, statistic, pair, n_runs=n_runs, chunk=size,
                             random_state=random_state, n_jobs=n_jobs, scheduler=scheduler,
-                            progress=progress, stop=stop)
+                            progress=progress, stop=stop, grid=g)
+    off = None
+    if g is not None:
+        stats, off = stats
     threshold, op, says, lower, point = _measure(stats, delta, conf)
     return AuditResult(
         claimed_epsilon=eps_claim, claimed_delta=delta, epsilon_lower=lower, epsilon_point=point,
-        runs=len(stats), threshold=threshold, direction=f"statistic {op} {threshold:.4g} on D{says}",
+        runs=len(stats), threshold=threshold, direction=f"statistic {op} {threshold!r} on D{says}",
         confidence=conf, violation=bool((not math.isinf(eps_claim)) and lower > eps_claim + 1e-12),
         seconds=time.perf_counter() - start, description=pair.description, stopped=len(stats) < n_runs,
+        ceiling=audit_ceiling(len(stats), confidence=conf, delta=delta), grid=g, off_grid=off,
     )

@@ -4,6 +4,11 @@ One scenario per mechanism that claims epsilon, used both by the tests (an audit
 modest run count finds no violation, and a mutant with too little noise is flagged) and by
 the dashboard's "Privacy audit" panels, so the app audits exactly what CI audits.
 
+A release is more than its noise step: :func:`pipeline_cases` builds one case per step
+before the noise that a careless pipeline reads from the rows (a category list, a range, a
+held-out part; :mod:`core.audit`'s pipeline pairs), :func:`run_cases` runs several cases and
+:func:`worst_result` picks the worst, which the audit panel shows.
+
 Under paper 000's correlated relation a record moves with its correlated records (at most
 CS of them, docs/design.md section 2.1). The CDP-LR and count-query scenarios therefore
 change ``k = floor(CS)`` records together (at least one), the largest group the claim
@@ -24,11 +29,15 @@ from core.validation import RandomState, check_epsilon, check_positive_int
 
 __all__ = [
     "AuditCase",
+    "as_cases",
     "cdp_lr_case",
     "count_query_case",
     "dpsgd_case",
     "krr_case",
+    "pipeline_cases",
     "run_case",
+    "run_cases",
+    "worst_result",
     "sskm_paper_case",
     "sskm_sound_case",
 ]
@@ -48,6 +57,9 @@ class AuditCase:
         What the mechanism's ledger reports for the output the statistic reads.
     note : str
         One sentence on the pair and what it tests, for the page.
+    grid : float or None
+        The output grid the mechanism's ledger states; the audit then also counts outputs
+        off it (:func:`core.audit.off_grid_share`). None: not checked.
     """
 
     name: str
@@ -57,6 +69,7 @@ class AuditCase:
     claimed_epsilon: float
     claimed_delta: float
     note: str
+    grid: float | None = None
 
 
 def run_case(case: AuditCase, *, runs: int = 1000, random_state: RandomState = None,
@@ -64,7 +77,121 @@ def run_case(case: AuditCase, *, runs: int = 1000, random_state: RandomState = N
     """:func:`core.audit.audit` on a scenario."""
     return audit(case.mechanism, case.pair, claimed_epsilon=case.claimed_epsilon,
                  claimed_delta=case.claimed_delta, statistic=case.statistic, runs=runs,
-                 random_state=random_state, n_jobs=n_jobs, progress=progress, stop=stop)
+                 random_state=random_state, n_jobs=n_jobs, progress=progress, stop=stop,
+                 grid=case.grid)
+
+
+def _excess(result: AuditResult) -> tuple[bool, float]:
+    claim = 0.0 if math.isinf(result.claimed_epsilon) else result.claimed_epsilon
+    return bool(result.violation), float(result.epsilon_lower - claim)
+
+
+def worst_result(results: Sequence[AuditResult]) -> int:
+    """Position of the worst of several audits of one release: a violation before none, then
+    the largest lower bound minus its claim (minus 0 where nothing is claimed); the first
+    on ties."""
+    if len(results) == 0:
+        raise ValueError("no audit results to choose from.")
+    keys = [_excess(r) for r in results]
+    return max(range(len(keys)), key=lambda k: (keys[k], -k))
+
+
+def as_cases(cases: Any) -> list[AuditCase]:
+    """``cases`` as a non-empty list of :class:`AuditCase` (one case, or a sequence of them)."""
+    if isinstance(cases, AuditCase):
+        return [cases]
+    if isinstance(cases, (str, bytes)) or not isinstance(cases, Sequence):
+        raise TypeError(f"cases must be an AuditCase or a sequence of them, got {type(cases).__name__}.")
+    out = list(cases)
+    if not out:
+        raise ValueError("cases is empty: give at least one audit case.")
+    for c in out:
+        if not isinstance(c, AuditCase):
+            raise TypeError(f"cases must hold AuditCase objects, got {type(c).__name__}.")
+    return out
+
+
+def run_cases(cases: AuditCase | Sequence[AuditCase], *, runs: int = 1000, random_state: RandomState = None,
+              n_jobs: int = 1, progress=None, stop=None) -> list[AuditResult]:
+    """:func:`run_case` on each case, one after the other, each with its own seed drawn from
+    ``random_state``. ``progress`` sees the share of all the cases' runs done; a stop ends
+    the running case and skips the rest (the results done so far are returned).
+    """
+    from core.validation import check_random_state, draw_seeds
+
+    todo = as_cases(cases)
+    seeds = draw_seeds(check_random_state(random_state), len(todo))
+    results: list[AuditResult] = []
+    for k, (case, seed) in enumerate(zip(todo, seeds)):
+        if stop is not None and stop.is_set() and results:
+            break
+
+        def part(fraction: float, message: str, k: int = k, name: str = case.name) -> None:
+            if progress is not None:
+                progress((k + fraction) / len(todo), f"{name} ({k + 1} of {len(todo)}): {message}")
+
+        try:
+            results.append(run_case(case, runs=runs, random_state=int(seed), n_jobs=n_jobs,
+                                    progress=part, stop=stop))
+        except ValueError:
+            if stop is not None and stop.is_set() and results:
+                break  # stopped before this case had enough runs: keep the ones done
+            raise
+    return results
+
+
+def pipeline_cases(name: str, mechanism: Callable[[Any, int], Any], frame: Any, *, claimed_epsilon: float,
+                   claimed_delta: float = 0.0, statistic: Callable[[Any], float] | None = None,
+                   categorical: Sequence[str] = (), numeric: Sequence[str] = (), holdout_index: Any = None,
+                   schema: Any = None, index: int = 0, factor: float = 10, grid: float | None = None,
+                   note: str = "") -> list[AuditCase]:
+    """The pipeline pairs of a release that takes a table: one case per data-dependent step.
+
+    One :func:`core.audit.new_category_pair` per column of ``categorical``, one
+    :func:`core.audit.out_of_range_pair` per column of ``numeric``, and, with
+    ``holdout_index``, one :func:`core.audit.held_out_pair`. Run them with
+    :func:`run_cases` and show the worst (:func:`worst_result`); the audit panel does both.
+
+    Parameters
+    ----------
+    name : str
+        The release, for the page ("SSKM_DP (sound)").
+    mechanism : callable(frame, random_state) -> output
+        The whole release, run on each dataset (its schema, if any, bound inside: the
+        declared lists are the same for both datasets).
+    frame : DataFrame
+        The private table.
+    claimed_epsilon, claimed_delta, statistic, grid
+        As in :class:`AuditCase`.
+    categorical, numeric : sequence of str
+        The columns whose category list / range the release might read.
+    holdout_index : array_like of int, optional
+        Rows the release holds out (then a pair moves one of them).
+    schema : PublicSchema, optional
+        What is declared public (a declared category absent from the data is the new one).
+    index, factor
+        The record replaced and how far out of range (see the builders).
+    note : str
+        A sentence added to each case's note.
+    """
+    from core.audit import held_out_pair, new_category_pair, out_of_range_pair
+
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}.")
+    for what, cols in (("categorical", categorical), ("numeric", numeric)):
+        if isinstance(cols, str) or not isinstance(cols, Sequence):
+            raise TypeError(f"{what} must be a sequence of column names.")
+    eps = claimed_epsilon if isinstance(claimed_epsilon, float) and math.isinf(claimed_epsilon) \
+        else check_epsilon(claimed_epsilon, name="claimed_epsilon")
+    pairs = [new_category_pair(frame, c, index=index, schema=schema) for c in categorical]
+    pairs += [out_of_range_pair(frame, c, factor=factor, index=index) for c in numeric]
+    if holdout_index is not None:
+        pairs.append(held_out_pair(frame, holdout_index, factor=factor, schema=schema))
+    if not pairs:
+        raise ValueError("no pipeline pair to build: name categorical or numeric columns, or a holdout_index.")
+    tail = f" {note}" if note else ""
+    return [AuditCase(name, mechanism, pair, statistic, eps, float(claimed_delta),
+                      f"{name}: {pair.description}.{tail}", grid) for pair in pairs]
 
 
 def _group_size(sensitivity: float, n: int) -> int:
@@ -257,14 +384,15 @@ def krr_case(categories: Sequence[Any], *, epsilon: float) -> AuditCase:
 # ---------------------------------------------------------------------- SSKM_DP
 def _llr_statistic(mu0: np.ndarray, mu1: np.ndarray) -> Callable[[np.ndarray], float]:
     """Log-likelihood ratio of two Laplace vectors with one scale (up to 1 / scale): the most
-    powerful test. Rounded to 1e-6: at the ratio's atoms the raw float sums differ in their
-    last bits between the datasets (textbook Laplace sampling, Mironov 2012)."""
+    powerful test. Kept at full precision: a statistic is a function of the output, so it
+    cannot make two datasets more distinguishable than the output does; rounding it would
+    only hide low bits that do differ (floating-point noise, Mironov 2012)."""
     mu0, mu1 = np.asarray(mu0, dtype=float), np.asarray(mu1, dtype=float)
     return partial(_llr, mu0=mu0, mu1=mu1)
 
 
 def _llr(y: np.ndarray, *, mu0: np.ndarray, mu1: np.ndarray) -> float:
-    return round(float(np.sum(np.abs(y - mu0) - np.abs(y - mu1))), 6)
+    return float(np.sum(np.abs(y - mu0) - np.abs(y - mu1)))
 
 
 def _sskm_aggregates(side: int, random_state: int, *, pubs: tuple, epsilon: float) -> np.ndarray:
@@ -279,49 +407,159 @@ def _sskm_params(pub: Any) -> dict:
     return {p: getattr(pub, p) for p in names}
 
 
-def sskm_sound_case(pub: Any, frame: Any, *, epsilon: float) -> AuditCase:
-    """The sound SSKM_DP fitted on ``frame``: one published record moves to another neuron.
+class _SSKMRelease:
+    """The sound SSKM_DP's whole release on a dataset, as an audit mechanism (picklable).
 
-    The record of the published part with the largest scaled values is replaced by the one
-    with the largest values among the records of another neuron, so counts and sums move
-    far (near the sensitivity 2(m + 1)). The held-out part, which alone trains the map, is
-    the same in both datasets (a held-out record is outside the guarantee by design), so
-    the second publisher is fitted once with the same held-out rows and seed. The mechanism
-    is the release's DP vector (noisy counts and sums), from which every emitted row is
-    computed; the statistic is its log-likelihood ratio.
+    Each dataset is scaled once (the schema's scaling is a deterministic function of the
+    records, so computing it once per dataset is the same as computing it per run); every
+    run then draws the noisy map and the noisy counts and sums afresh from its seed.
+    ``output="aggregates"`` returns the release's noisy vector, else the published frame.
     """
+
+    def __init__(self, params: dict, connections: Any, epsilon: float, reference: Any = None,
+                 output: str = "frame") -> None:
+        self.params, self.connections, self.epsilon = params, connections, epsilon
+        self.reference, self.output = reference, output
+        self._fitted: dict = {}
+
+    def fitted(self, data: Any) -> Any:
+        from core.sskm.publisher import SSKMDP
+
+        pub = self._fitted.get(id(data))
+        if pub is None:
+            pub = SSKMDP(**self.params).fit(data, connections=self.connections, reference=self.reference)
+            self._fitted[id(data)] = pub
+        return pub
+
+    def __call__(self, data: Any, random_state: int) -> Any:
+        import copy
+
+        mine = copy.copy(self.fitted(data))
+        if self.output == "aggregates":
+            counts, sums = mine.release_aggregates(epsilon=self.epsilon, random_state=random_state)
+            return np.concatenate([counts, sums.ravel()])
+        return mine.publish(epsilon=self.epsilon, random_state=random_state)
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_fitted"] = {}  # ids mean nothing in another process
+        return state
+
+
+def _sskm_check_sound(pub: Any) -> None:
     from core.sskm.publisher import SSKMDP
 
     if not isinstance(pub, SSKMDP) or getattr(pub, "mode_", None) != "sound":
         raise ValueError("the sound SSKM_DP audit needs a publisher fitted with mode='sound'.")
     if not isinstance(pub.random_state, (int, np.integer)):
         raise ValueError("the sound SSKM_DP audit needs a publisher seeded with an int (to refit the same map).")
+
+
+def sskm_sound_case(pub: Any, frame: Any, *, epsilon: float) -> AuditCase:
+    """The sound SSKM_DP fitted on ``frame``: one record moves to another neuron.
+
+    The record with the largest scaled values is replaced by the one with the largest
+    values among the records of another neuron (under the fitted map), so counts and sums
+    move far (near the sensitivity 2(m + 1)). Both datasets are scaled with the same public
+    schema; every run draws the noisy map (or uses the public reference map) and the
+    release's noisy counts and sums, the mechanism's output. The statistic is the
+    log-likelihood ratio of the released vector under the fitted map's assignment (exact
+    with a reference map; a valid, weaker test when each run draws its own noisy map). The
+    steps before the noise are audited by :func:`sskm_sound_pipeline_cases`.
+    """
+    _sskm_check_sound(pub)
     eps = check_epsilon(epsilon)
-    published = np.asarray(pub.published_index_)
-    X = pub.table_.X[published]
-    labels = np.asarray(pub.labels_)
+    X = pub.table_.X
+    labels = np.asarray(pub.som_.predict(X))
     r = int(np.argmax(X.sum(axis=1)))
     other = np.flatnonzero(labels != labels[r])
     if len(other) == 0:
-        raise ValueError("every published record sits in one neuron: the audit needs two; use a larger map.")
+        raise ValueError("every record sits in one neuron: the audit needs two; use a larger map.")
     s = int(other[np.argmax(X[other].sum(axis=1))])
-    row_r, row_s = int(published[r]), int(published[s])
     d1 = frame.copy()
-    d1.iloc[row_r] = frame.iloc[row_s].to_numpy()
-    # both sides fitted with the same explicit held-out rows and seed: the same map
+    d1.iloc[r] = frame.iloc[s].to_numpy()
     params = _sskm_params(pub)
-    pub = SSKMDP(**params).fit(frame, holdout_index=pub.holdout_index_)
-    pub1 = SSKMDP(**params).fit(d1, holdout_index=pub.holdout_index_)
-    mu0 = np.concatenate([pub._counts, pub._sums.ravel()])
-    mu1 = np.concatenate([pub1._counts, pub1._sums.ravel()])
-    pair = NeighbouringPair(0, 1, f"published record {row_r} replaced by a copy of record {row_s} "
-                                  "(another neuron, the largest values)")
+    reference = getattr(pub, "reference_frame_", None)
+    run = _SSKMRelease(params, pub.connections_, eps, reference, output="aggregates")
+    p0, p1 = run.fitted(frame), run.fitted(d1)
+    mu0 = np.concatenate([p0._counts, p0._sums.ravel()])
+    mu1 = np.concatenate([p1._counts, p1._sums.ravel()])
+    pair = NeighbouringPair(frame, d1, f"record {r} replaced by a copy of record {s} "
+                                       "(another neuron, the largest values)")
     moved = float(np.abs(mu0 - mu1).sum())
-    note = (f"SSKM_DP (sound): one published record moves to another neuron; the released counts and sums "
-            f"move by {moved:.3g} in L1 (the noise is calibrated to {2 * (X.shape[1] + 1)}). Statistic: the "
+    note = (f"SSKM_DP (sound): one record moves to another neuron; the released counts and sums move by "
+            f"{moved:.3g} in L1 (the noise is calibrated to {2 * (X.shape[1] + 1)}). Statistic: the "
             "log-likelihood ratio of the released vector.")
-    return AuditCase("SSKM_DP (sound)", partial(_sskm_aggregates, pubs=(pub, pub1), epsilon=eps), pair,
-                     _llr_statistic(mu0, mu1), eps, 0.0, note)
+    return AuditCase("SSKM_DP (sound)", run, pair, _llr_statistic(mu0, mu1), eps, 0.0, note)
+
+
+def _sskm_outside(out: Any, *, seen: dict) -> float:
+    """How many released cells lie outside what ``d0`` holds: a category it does not have, a
+    number beyond its observed range (full precision)."""
+    total = 0.0
+    for col, allowed in seen.items():
+        if col not in out.columns:
+            continue
+        values = out[col]
+        if isinstance(allowed, tuple):
+            v = pd_to_numeric(values)
+            total += float(np.sum((v > allowed[1]) | (v < allowed[0])))
+        else:
+            total += float(sum(str(v) not in allowed for v in values))
+    return total
+
+
+def pd_to_numeric(values: Any) -> np.ndarray:
+    import pandas as pd
+
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+
+
+def sskm_sound_pipeline_cases(pub: Any, frame: Any, *, epsilon: float, index: int = 0,
+                              columns: Sequence[str] | None = None) -> list[AuditCase]:
+    """The sound SSKM_DP's steps before the noise: one case per data-dependent step.
+
+    :func:`pipeline_cases` with the whole release (scaling, noisy map, noisy counts and
+    sums) as the mechanism: record ``index`` brings a category outside the declared list
+    (each categorical column), a value ten ranges above the maximum (each numeric column),
+    and one record changed on every column at once (what the old held-out part read). The
+    statistic counts released cells outside what ``d0`` holds (a new category, a number
+    beyond ``d0``'s range): a release that read its categories or bounds from the rows shows
+    them on one side only; with a public schema both sides are clipped alike. ``columns``
+    limits the one-column pairs to those columns (default every published column; each case
+    costs 2 x runs releases; ``()`` keeps only the pair that changes every column at once).
+    """
+    _sskm_check_sound(pub)
+    eps = check_epsilon(epsilon)
+    table = pub.table_
+    cols = list(table.columns)
+    frame = frame[cols] if all(c in frame.columns for c in cols) else frame
+    categorical = [c for c in cols if c in table.categories]
+    numeric = [c for c in cols if c not in table.categories]
+    seen = {}
+    for c in cols:
+        if c in table.categories:
+            seen[c] = frozenset(str(v) for v in frame[c].dropna().unique())
+        else:
+            v = pd_to_numeric(frame[c])
+            seen[c] = (float(np.nanmin(v)), float(np.nanmax(v)))
+    run = _SSKMRelease(_sskm_params(pub), pub.connections_, eps, getattr(pub, "reference_frame_", None))
+    if columns is not None:
+        categorical = [c for c in categorical if c in columns]
+        numeric = [c for c in numeric if c in columns]
+    cases = []
+    if categorical or numeric:
+        cases = pipeline_cases("SSKM_DP (sound)", run, frame, claimed_epsilon=eps,
+                               statistic=partial(_sskm_outside, seen=seen), categorical=categorical,
+                               numeric=numeric, schema=pub.schema, index=index,
+                               note="Statistic: released cells outside what the first dataset holds.")
+    from core.audit import held_out_pair
+
+    whole = held_out_pair(frame, [index], index=index, schema=pub.schema)
+    cases.append(AuditCase("SSKM_DP (sound)", run, whole, partial(_sskm_outside, seen=seen), eps, 0.0,
+                           f"SSKM_DP (sound): record {index} changed on every column (out of range, new "
+                           "categories): what the old held-out part read without noise."))
+    return cases
 
 
 def _sskm_paper_run(data: Any, random_state: int, *, params: dict) -> float:

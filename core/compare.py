@@ -30,8 +30,26 @@ measured the same way:
   rows), its AUC and advantage. Measures that do not apply to a kind of release are NaN.
 - **Formal privacy.** The release's ledger: ``ledger_epsilon`` and ``ledger_delta`` (its
   :meth:`~core.mechanisms.PrivacyLedger.total`: infinite for a release that is not DP),
-  the ``nominal_epsilon`` it names, ``is_dp`` and the ``guarantee`` sentence
-  (:meth:`~core.mechanisms.PrivacyLedger.describe`).
+  the ``nominal_epsilon`` it names, ``is_dp``, the ``guarantee`` sentence
+  (:meth:`~core.mechanisms.PrivacyLedger.describe`: "Not differentially private ...: <reason>"
+  for a release that is not DP) and its ``caveats`` (what the guarantee takes as public or
+  does not cover).
+
+Every measure above is **evaluated on your private data** (the training part and the
+holdout): the measures are shown, never released.
+
+**The public schema** (:class:`core.data.schema.PublicSchema`, default
+:func:`core.data.schema.schema_for` of the dataset) is the only source of category lists,
+bounds and encoders (docs/design.md section 2.1): the tables of IDP-KMeans, SSKM_DP, MDAV
+and MDAV_DP are :class:`core.sskm.publisher.ScaledTable` of the schema, kRR's domain and
+bins come from it, and CDP-LR's features are the CDP-LR page's DP reading
+(:class:`SchemaEncoder`: one-hot codes over each declared category list plus OTHER,
+numbers scaled by their declared bounds).
+Identifier columns are dropped before the split. CDP-LR's sensitivity is the schema's
+declared correlated-group bound (1, ordinary DP for one record, when none is declared).
+Every release's ledger is charged with the schema entries it used
+(:meth:`~core.data.schema.PublicSchema.charge`): an entry "read from data" makes the
+release not differentially private, with the reason.
 
 Seeds (docs/design.md section 1): one int seed (``random_state`` or, for a Generator or
 None, one seed drawn from it) gives three draws in a fixed order (the row sample, the
@@ -64,9 +82,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from core import attacks, compute
-from core.cdp.baselines import model_matrix
+from core.cdp.dp_reading import schema_labels, schema_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.data import Dataset
+from core.data.schema import OTHER, PublicSchema, schema_for
 from core.imposter.detection import DetectionResult, detect_implicit
 from core.imposter.evaluation import marginal_tv, score_task
 from core.imposter.krr_baseline import krr_ledger, krr_perturb
@@ -104,6 +123,10 @@ __all__ = [
     "MEASURES",
     "LOW_RISK",
     "DEFAULT_METHODS",
+    "SchemaEncoder",
+    "PRIVATE_MEASURES_NOTE",
+    "NOT_DP_BADGE",
+    "privacy_label",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
@@ -123,7 +146,14 @@ MEASURES = ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_a
 #: attacker at most 2 points better than guessing (attribute inference), at most 2 points of
 #: copying above an independent release (DCR), a membership AUC at most 0.52.
 LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02}
-_FORMAL = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee")
+_FORMAL = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee",
+           "caveats")
+#: What a table's DP column says for a release that is not differentially private.
+NOT_DP_BADGE = "NOT DP"
+#: Said wherever the measures are shown: they read the private rows and are not released.
+PRIVATE_MEASURES_NOTE = ("Utility, fidelity, MSE and the attacks are evaluated on your private data (the "
+                         "training part and the held-out records), not released: they describe the releases, "
+                         "and the guarantee of a release does not cover them.")
 _WORDS = {
     "utility": "accuracy", "tv_one_way": "one-way marginal TV", "tv_two_way": "two-way marginal TV",
     "mse": "MSE", "ai_advantage": "attribute-inference advantage", "dcr_risk": "DCR risk",
@@ -155,7 +185,12 @@ class _Context:
     holdout: pd.DataFrame
     imposter_epochs: int | None
     base_seed: int
+    schema: PublicSchema | None = None
     cache: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.schema is None:
+            self.schema = schema_for(self.train)
 
     def cached(self, key: str, make: Callable[[], Any]) -> Any:
         if key not in self.cache:
@@ -176,19 +211,115 @@ class _Context:
             random_state=display_seed(self.base_seed, "dcr")))
 
     def scaled_train(self) -> ScaledTable:
-        return self.cached("scaled", lambda: ScaledTable(self.train.frame))
+        """The training part scaled by the schema (the MSE measure's units)."""
+        return self.cached("scaled", lambda: _schema_table(self.train.frame, self.schema))
+
+    def model_columns(self) -> list[str]:
+        """The model's features: the schema's features among the training part's columns."""
+        return [c for c in self.train.features if c in set(self.schema.features)]
+
+    def encoder(self) -> "SchemaEncoder":
+        """The model matrix's encoder (:func:`_model_encoder`: from the schema, never the rows)."""
+        return self.cached("encoder", lambda: _model_encoder(self.schema, self.model_columns(),
+                                                             self.train.label, self.train.frame))
 
     def model_data(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(X_train, y_train, X_holdout, y_holdout): :func:`core.cdp.baselines.model_matrix`
-        of both parts together (scaling reads both), the label as class codes 0, 1, ..."""
+        """(X_train, y_train, X_holdout, y_holdout): :meth:`encoder`'s matrices of each part
+        (record by record), the label as 0 / 1 over the schema's two label categories."""
         return self.cached("model", self._model_data)
 
     def _model_data(self):
-        both = replace(self.train, frame=pd.concat([self.train.frame, self.holdout], ignore_index=True))
-        X = model_matrix(both, list(self.train.features))
-        y = np.unique(both.frame[self.train.label].astype(str).to_numpy(), return_inverse=True)[1]
-        n = self.train.n_rows
-        return X[:n], y[:n], X[n:], y[n:]
+        enc = self.encoder()
+        return (enc.transform(self.train.frame), enc.labels(self.train.frame),
+                enc.transform(self.holdout), enc.labels(self.holdout))
+
+
+def _schema_table(frame: pd.DataFrame, schema: PublicSchema) -> ScaledTable:
+    """The [0, 1]-scaled table of ``frame`` with bounds and category lists from ``schema`` only."""
+    return ScaledTable(frame, schema=schema)
+
+
+class SchemaEncoder:
+    """The model matrix of CDP-LR and the logistic reference: paper 000's DP reading.
+
+    The same encoding as the CDP-LR page's DP reading (:func:`core.cdp.dp_reading.schema_matrix`
+    and :func:`~core.cdp.dp_reading.schema_labels`), built from the schema alone: each record
+    is encoded on its own (:meth:`PublicSchema.conform`), a number clipped to its declared
+    bounds and scaled to [-1, 1] by them, a category one-hot over its declared list plus
+    OTHER (a category outside the list is OTHER). The label is 1 for the schema's second
+    label category. Nothing is fitted on the rows, so one replaced record changes one row of
+    X and nothing else: no category it brings, no value out of range moves the encoding of
+    the other records.
+
+    Parameters
+    ----------
+    schema : PublicSchema
+    features : sequence of str
+        The feature columns (schema features: not the label, not identifiers).
+    label : str
+        The label column; its schema entry must be categorical with two categories.
+    """
+
+    def __init__(self, schema: PublicSchema, features: Sequence[str], label: str) -> None:
+        if not isinstance(schema, PublicSchema):
+            raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
+        spec = schema[label]
+        if spec.kind != "categorical" or len(spec.categories) != 2:
+            raise DataError(f"CDP-LR is a binary classifier: the schema must declare the label '{label}' "
+                            "as categorical with two categories.")
+        ids = [c for c in features if schema[c].kind == "identifier"]
+        if ids:
+            raise DataError(f"'{ids[0]}' is an identifier in the schema and is never a feature.")
+        self.schema = schema
+        self.features = list(features)
+        self.label = label
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
+        """The model matrix of ``frame``, record by record."""
+        return schema_matrix(frame, self.schema, self.features).X
+
+    @property
+    def names(self) -> list[str]:
+        """The matrix's column names."""
+        empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in self.features})
+        return schema_matrix(empty, self.schema, self.features).names
+
+    def labels(self, frame: pd.DataFrame) -> np.ndarray:
+        """1 where the label is the schema's second category, else 0."""
+        return schema_labels(frame, self.schema, self.label)
+
+
+def _model_encoder(schema: PublicSchema, features: Sequence[str], label: str,
+                   train: pd.DataFrame) -> SchemaEncoder:
+    """The model matrix's encoder: from the schema only (``train`` is not read; the argument
+    lets a test put back an encoder fitted on the rows, the leak this replaced)."""
+    return SchemaEncoder(schema, features, label)
+
+
+def _like_training(ctx: "_Context", table: pd.DataFrame, *, aligned: bool = False) -> pd.DataFrame:
+    """A released table with the training part's column types (post-processing, no cost).
+
+    A column the table holds as numbers but the schema lists as categories (0/1 flags) comes
+    back from a schema-coded release as categories, OTHER included; it is turned back into
+    numbers, OTHER becoming a missing value, so that every measure reads it as it reads the
+    holdout. Rows whose label is OTHER say nothing about a real class: a table whose rows do
+    not align with the training records (``aligned`` False) leaves them out."""
+    out = table.copy()
+    for col in out.columns:
+        numeric = col in ctx.train.frame.columns and pd.api.types.is_numeric_dtype(ctx.train.frame[col])
+        if numeric and not pd.api.types.is_numeric_dtype(out[col]):
+            out[col] = pd.to_numeric(out[col].where(out[col].astype(str) != OTHER), errors="coerce")
+    label = ctx.train.label
+    if not aligned and label in out.columns:
+        unknown = out[label].isna() | (out[label].astype(str) == OTHER)
+        if unknown.any():
+            out = out[~unknown].reset_index(drop=True)
+    return out
+
+
+def _charge(ctx: "_Context", ledger: PrivacyLedger, columns: Sequence[str]) -> PrivacyLedger:
+    """What using the schema's entries of ``columns`` means for ``ledger`` (returned)."""
+    return ctx.schema.charge(ledger, [c for c in columns if c in ctx.schema])
 
 
 @dataclass(frozen=True)
@@ -265,9 +396,12 @@ def _needs_label(ctx: _Context) -> str | None:
 def _needs_binary_label(ctx: _Context) -> str | None:
     reason = _needs_label(ctx)
     if reason is None:
-        k = ctx.train.frame[ctx.train.label].nunique(dropna=True)
-        if k != 2:
-            reason = f"CDP-LR is a binary classifier, and the label '{ctx.train.label}' has {k} classes."
+        spec = ctx.schema[ctx.train.label]
+        if spec.kind != "categorical":
+            reason = f"CDP-LR is a binary classifier, and the schema declares the label '{spec.name}' numeric."
+        elif len(spec.categories) != 2:
+            reason = (f"CDP-LR is a binary classifier, and the schema lists {len(spec.categories)} categories "
+                      f"for the label '{spec.name}'.")
     return reason
 
 
@@ -297,13 +431,16 @@ def _generator_sample(ctx: _Context, syn: ImposterSynthesizer, epsilon: float | 
 
 def _krr(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
     columns = ctx.detection().implicit
-    table = krr_perturb(ctx.train, columns=columns, epsilon=epsilon, random_state=seed)
-    return Release(krr_ledger(columns, epsilon, table_columns=list(table.columns)), table=table, aligned=True)
+    table = krr_perturb(ctx.train, columns=columns, epsilon=epsilon, schema=ctx.schema, random_state=seed)
+    ledger = krr_ledger(columns, epsilon, table_columns=list(table.columns), schema=ctx.schema)
+    ledger.mark_not_dp("The perturbed columns were chosen by implicit-attribute detection on the training "
+                       "records themselves.")
+    return Release(ledger, table=_like_training(ctx, table, aligned=True), aligned=True)
 
 
 def _sskm_fit(mode: str) -> Callable[..., SSKMDP]:
     def fit(ctx: _Context, seed: int, progress: Progress | None) -> SSKMDP:
-        pub = SSKMDP(mode=mode, sensitive=ctx.train.sensitive, random_state=seed)
+        pub = SSKMDP(mode=mode, sensitive=ctx.train.sensitive, schema=ctx.schema, random_state=seed)
         return pub.fit(ctx.train.frame, progress=progress)
 
     return fit
@@ -311,18 +448,20 @@ def _sskm_fit(mode: str) -> Callable[..., SSKMDP]:
 
 def _sskm_release(ctx: _Context, pub: SSKMDP, epsilon: float | None, seed: int) -> Release:
     mine = release_copy(pub, epsilon=epsilon, cs_threshold=pub.cs_threshold, random_state=seed)
-    table = mine.table_.decode(mine.published_scaled_)
+    table = _like_training(ctx, mine.table_.decode(mine.published_scaled_), aligned=mine.mode_ == "paper")
     return Release(mine.ledger_, table=table, aligned=mine.mode_ == "paper")
 
 
 def _micro_columns(ctx: _Context) -> list[str]:
-    return [c for c in ctx.train.numeric if c != ctx.train.label]
+    """The columns MDAV groups: numeric in the schema, not the label."""
+    numeric = set(ctx.schema.numeric)
+    return [c for c in ctx.train.frame.columns if c in numeric and c != ctx.train.label]
 
 
 def _mdav_groups(ctx: _Context, seed: int, progress: Progress | None) -> tuple[ScaledTable, np.ndarray]:
     """The numeric columns (min-max scaled) and their MDAV groups: deterministic, once per comparison."""
     def make() -> tuple[ScaledTable, np.ndarray]:
-        table = ScaledTable(ctx.train.frame[_micro_columns(ctx)])
+        table = _schema_table(ctx.train.frame[_micro_columns(ctx)], ctx.schema)
         return table, mdav(table.X, MICRO_K)
 
     return ctx.cached("mdav", make)
@@ -347,43 +486,48 @@ def _exact_columns_note(ctx: _Context, ledger: PrivacyLedger) -> PrivacyLedger:
 def _mdav(ctx: _Context, fitted: tuple, epsilon: float | None, seed: int) -> Release:
     table, groups = fitted
     res = mdav_release(table.X, MICRO_K, labels=groups)
-    return Release(_exact_columns_note(ctx, res.ledger), table=_micro_table(ctx, table, res.published),
+    return Release(_exact_columns_note(ctx, table.charge(res.ledger)), table=_micro_table(ctx, table, res.published),
                    aligned=True)
 
 
 def _mdav_dp(ctx: _Context, fitted: tuple, epsilon: float | None, seed: int) -> Release:
     table, groups = fitted
     res = mdav_dp(table.X, MICRO_K, epsilon, labels=groups, random_state=seed)
-    return Release(_exact_columns_note(ctx, res.ledger), table=_micro_table(ctx, table, res.published),
+    return Release(_exact_columns_note(ctx, table.charge(res.ledger)), table=_micro_table(ctx, table, res.published),
                    aligned=True)
 
 
 def _idp_fit(ctx: _Context, seed: int, progress: Progress | None) -> ScaledTable:
-    """Every column scaled to [0, 1] on the holdout's bounds (public, never released)."""
-    return ScaledTable(ctx.train.frame, reference=ctx.holdout[list(ctx.train.frame.columns)])
+    """Every column scaled to [0, 1] by the schema's bounds and category lists (categoricals
+    as codes over the declared list plus OTHER): nothing read from the rows."""
+    return _schema_table(ctx.train.frame, ctx.schema)
 
 
 def _idp_kmeans(ctx: _Context, table: ScaledTable, epsilon: float | None, seed: int) -> Release:
     clusters = max(1, min(MAX_CLUSTERS, len(table.X) // MICRO_K))
     res = idp_kmeans(table.X, n_clusters=clusters, epsilon=epsilon, random_state=seed)
-    ledger = res.ledger
-    ledger.assume("Numeric bounds are the minima and maxima of the held-out real records (public, never "
-                  "released); the category lists are public; categorical columns are clustered as codes.")
-    return Release(ledger, table=table.decode(res.published))
+    return Release(table.charge(res.ledger), table=_like_training(ctx, table.decode(res.published)))
 
 
 # ---- model releases
 def _cdp_lr(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
+    """Paper 000's DP reading: features and scaling from the schema (:class:`SchemaEncoder`),
+    the sensitivity from the schema's declared correlated-group bound (1 when none)."""
     X, y, _, _ = ctx.model_data()
-    model = CDPLogisticRegression(epsilon=epsilon, sensitivity=1.0, random_state=seed).fit(X, y)
-    return Release(model.ledger_, model=model)
+    group = ctx.schema.max_group_size
+    model = CDPLogisticRegression(epsilon=epsilon, sensitivity=float(group or 1),
+                                  random_state=seed).fit(X, y)
+    ledger = _charge(ctx, model.ledger_, [*ctx.model_columns(), ctx.train.label])
+    if group is not None:  # without a bound the model's ledger says it covers one record
+        ctx.schema.charge(ledger, [], group_size=True)
+    return Release(ledger, model=model)
 
 
 def _logistic(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
     X, y, _, _ = ctx.model_data()
     model = LogisticRegression(max_iter=1000).fit(X, y)
     ledger = _not_dp("Ordinary logistic regression is trained on the raw records without noise.")
-    return Release(ledger, model=model)
+    return Release(_charge(ctx, ledger, [*ctx.model_columns(), ctx.train.label]), model=model)
 
 
 def _registry() -> dict[str, Method]:
@@ -400,11 +544,13 @@ def _registry() -> dict[str, Method]:
                _generator_sample, fit=_generator_fit(0.0), requires=_needs_sensitive, seed_key="generator"),
         Method("kRR", "table", True, False,
                "k-ary randomized response on the implicit attributes of the first sensitive attribute "
-               "(epsilon per value, local DP); the other columns are exact, so the table is not DP.",
+               "(epsilon per value, local DP, over each column's public domain from the schema); the "
+               "columns are chosen on the records and the other columns are exact, so the table is not DP.",
                _krr, requires=_needs_implicit),
         Method("SSKM_DP (sound)", "table", True, True,
-               "SSKM_DP sound mode: a map fitted on a held-out fifth of the training part, noisy counts "
-               "and sums of every neuron, rows emitted at the noisy centres; epsilon-DP.",
+               "SSKM_DP sound mode: scaling from the public schema, a map fitted through noisy per-neuron "
+               "counts and sums (part of epsilon), noisy counts and sums of every neuron, rows emitted at "
+               "the noisy centres; epsilon-DP.",
                _sskm_release, fit=_sskm_fit("sound"), requires=_needs_sensitive),
         Method("SSKM_DP (paper)", "table", True, False,
                "SSKM_DP as published: each record replaced by its cluster centre, Laplace noise on the "
@@ -420,12 +566,14 @@ def _registry() -> dict[str, Method]:
                "raw records).",
                _mdav_dp, fit=_mdav_groups, requires=_needs_numeric),
         Method("IDP-KMeans", "table", True, True,
-               f"DP k-means on every column (categoricals as codes; at most {MAX_CLUSTERS} clusters), "
-               "released as rows at the noisy centres; epsilon-DP given public bounds.",
+               f"DP k-means on every column (bounds and category lists from the public schema, "
+               f"categoricals as codes; at most {MAX_CLUSTERS} clusters), released as rows at the noisy "
+               "centres; epsilon-DP.",
                _idp_kmeans, fit=_idp_fit),
         Method("CDP-LR", "model", True, True,
-               "CDP-LR at its defaults (noise method 'auto') with sensitivity 1: ordinary DP for one "
-               "record, the relation every other method is held to.",
+               "CDP-LR's DP reading at its defaults (noise method 'auto'): one-hot features and scaling "
+               "from the public schema, sensitivity from the schema's declared correlated-group bound "
+               "(1 when none: ordinary DP for one record, the relation every other method is held to).",
                _cdp_lr, requires=_needs_binary_label),
         Method("Logistic regression (non-private)", "model", False, False,
                "Ordinary logistic regression on the same features: the model reference, not DP.",
@@ -494,7 +642,8 @@ def _formal(ledger: PrivacyLedger) -> dict[str, Any]:
     eps, dlt = ledger.total()
     nom_eps, nom_dlt = ledger.nominal()
     return {"ledger_epsilon": eps, "ledger_delta": dlt, "nominal_epsilon": nom_eps,
-            "nominal_delta": nom_dlt, "is_dp": bool(ledger.is_dp), "guarantee": ledger.describe()}
+            "nominal_delta": nom_dlt, "is_dp": bool(ledger.is_dp), "guarantee": ledger.describe(),
+            "caveats": " ".join(ledger.assumptions)}
 
 
 # ---------------------------------------------------------------------------- the run
@@ -642,6 +791,7 @@ def compare(
     random_state: RandomState = None,
     progress: Progress | None = None,
     scheduler: str | None = None,
+    schema: PublicSchema | None = None,
 ) -> "ComparisonResult":
     """Release the dataset with every method and measure every release the same way.
 
@@ -674,6 +824,13 @@ def compare(
     scheduler : str, optional
         Where the (method, repetition) tasks run (:func:`core.compute.resolve_scheduler`:
         default ``$PUX_SCHEDULER``, else this process); the numbers are the same anywhere.
+    schema : PublicSchema, optional
+        The public facts every method may use without reading the rows (default
+        :func:`core.data.schema.schema_for` of the dataset: the shipped schema of a built-in
+        dataset, else a draft read from the data, which makes every release that uses it
+        not DP). It must list every column of the dataset; the dataset's label and
+        sensitive columns are the roles. Identifier columns are dropped before the split.
+        Recorded in ``parameters["schema"]``.
 
     Returns
     -------
@@ -682,13 +839,16 @@ def compare(
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
     names = _check_names(methods)
+    schema = _check_schema(schema, dataset)
+    source = dataset
+    dataset = _without_identifiers(dataset, schema)
     grid = _check_epsilons(epsilons)
     repetitions = check_positive_int(repetitions, name="repetitions")
     share = _check_options(test_size, max_rows, imposter_epochs, progress)
     seed = _seed_of(random_state)
     rng = np.random.default_rng(seed)
     train, holdout = _split(dataset, test_size=share, max_rows=max_rows, rng=rng)
-    ctx = _Context(train, holdout, imposter_epochs, draw_seed(rng))
+    ctx = _Context(train, holdout, imposter_epochs, draw_seed(rng), schema)
     skipped: dict[str, str] = {}
     todo = _runnable(ctx, names, skipped)
     report(progress, 0.0, "Preparing the split, the DCR reference and the shared steps")
@@ -707,8 +867,34 @@ def compare(
         rows.extend(out["rows"])
     rows = [r for r in rows if r["method"] not in skipped]
     report(progress, 1.0, "Comparison done")
-    parameters = _parameters(dataset, names, grid, repetitions, seed, share, max_rows, imposter_epochs)
+    parameters = _parameters(source, names, grid, repetitions, seed, share, max_rows, imposter_epochs)
+    parameters["schema"] = schema.to_dict()
+    parameters["identifiers_dropped"] = list(schema.identifiers)
     return ComparisonResult(_runs_frame(rows, train.sensitive), skipped, parameters, seconds)
+
+
+def _check_schema(schema: Any, dataset: Dataset) -> PublicSchema:
+    """The comparison's schema: given or :func:`schema_for`, with the dataset's roles."""
+    if schema is None:
+        schema = schema_for(dataset)
+    if not isinstance(schema, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema or None, got {type(schema).__name__}.")
+    for col in dataset.frame.columns:
+        if col not in schema:
+            raise DataError(f"The table's column '{col}' is not in the public schema: add it (with its "
+                            "bounds or categories) or leave the column out.")
+        if schema[col].kind == "numeric" and col not in dataset.numeric:
+            raise DataError(f"The schema says '{col}' is numeric, but the table holds text in it.")
+    kept = tuple(c for c in schema.columns if c.name in set(dataset.frame.columns))
+    return replace(schema, columns=kept).with_roles(label=dataset.label, sensitive=dataset.sensitive)
+
+
+def _without_identifiers(dataset: Dataset, schema: PublicSchema) -> Dataset:
+    """The dataset without the schema's identifier columns (never a feature, never published)."""
+    ids = set(schema.identifiers)
+    if not ids:
+        return dataset
+    return dataset.subset([c for c in dataset.frame.columns if c not in ids])
 
 
 def _parameters(dataset: Dataset, names, grid, repetitions, seed, share, max_rows, epochs) -> dict[str, Any]:
@@ -740,14 +926,14 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     """Mean, standard deviation and count of every measure per (method, epsilon).
 
     Methods keep their order in ``runs``, epsilons increase (NaN, no epsilon, first); the
-    standard deviation of a single run is 0 (no spread measured). ``kind``, ``is_dp`` and
-    ``guarantee`` come from the group's first run.
+    standard deviation of a single run is 0 (no spread measured). ``kind``, ``is_dp``,
+    ``guarantee`` and ``caveats`` come from the group's first run.
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}.")
     values = _measure_columns(runs)
     if runs.empty:
-        return pd.DataFrame(columns=["method", "kind", "epsilon", "is_dp", "guarantee",
+        return pd.DataFrame(columns=["method", "kind", "epsilon", "is_dp", "guarantee", "caveats",
                                      *(f"{v}_{s}" for v in values for s in ("mean", "std", "n"))])
     order = {m: i for i, m in enumerate(dict.fromkeys(runs["method"]))}
     groups = runs.groupby(["method", "epsilon"], dropna=False, sort=False)
@@ -755,7 +941,7 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     stats.columns = [f"{v}_{'n' if s == 'count' else s}" for v, s in stats.columns]
     for v in values:
         stats.loc[stats[f"{v}_n"] == 1, f"{v}_std"] = 0.0
-    first = groups[["kind", "is_dp", "guarantee"]].first()
+    first = groups[[c for c in ("kind", "is_dp", "guarantee", "caveats") if c in runs.columns]].first()
     out = first.join(stats).reset_index()
     out["_order"] = out["method"].map(order)
     out = out.sort_values(["_order", "epsilon"], na_position="first", kind="stable")
@@ -801,9 +987,28 @@ def pareto_front(summary: pd.DataFrame, *, utility: str = "utility",
     return data[~dominated].sort_values([r_col, u_col], ascending=[True, False], kind="stable")
 
 
+def privacy_label(is_dp: bool, ledger_epsilon: float, ledger_delta: float, epsilon: float) -> str:
+    """What a table cell says about a release's privacy: its guarantee, or that it has none.
+
+    A DP release: "epsilon = 1" (with its delta). A release that is not DP: "not
+    differentially private", and the epsilon it was asked for is called nominal, never
+    presented as a guarantee.
+    """
+    if is_dp and math.isfinite(ledger_epsilon):
+        return f"epsilon = {ledger_epsilon:.3g}" + (f", delta = {ledger_delta:.2g}" if ledger_delta else "")
+    nominal = "" if pd.isna(epsilon) else f" (epsilon {float(epsilon):g} is nominal)"
+    return "not differentially private" + nominal
+
+
 def _point(row: pd.Series) -> str:
+    """A point in words; a release that is not DP names its epsilon as nominal."""
     eps = row.get("epsilon", math.nan)
-    return row["method"] + ("" if pd.isna(eps) else f" at epsilon {float(eps):g}")
+    if pd.isna(eps):
+        return row["method"]
+    dp = row.get("is_dp", None)
+    if dp is not None and not pd.isna(dp) and not bool(dp):
+        return f"{row['method']} at nominal epsilon {float(eps):g} (not differentially private)"
+    return f"{row['method']} at epsilon {float(eps):g}"
 
 
 def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai_advantage",
@@ -876,12 +1081,14 @@ class ComparisonResult:
     runs : DataFrame
         One row per (method, epsilon or NaN, repetition): ``method, kind, epsilon,
         repetition, seed``, the measures (:data:`MEASURES` and ``ai_advantage_<s>``), then
-        ``ledger_epsilon, ledger_delta, nominal_epsilon, nominal_delta, is_dp, guarantee``.
+        ``ledger_epsilon, ledger_delta, nominal_epsilon, nominal_delta, is_dp, guarantee,
+        caveats``. The measures are evaluated on the private rows (:data:`PRIVATE_MEASURES_NOTE`).
     skipped : dict of str to str
         Method -> why it did not run (in words).
     parameters : dict
         Dataset fingerprint, methods, epsilons, repetitions, seed, test_size, max_rows,
-        imposter_epochs and the fixed choices: ``compare`` with them gives the same runs.
+        imposter_epochs, the public ``schema`` (its JSON object) and the fixed choices:
+        ``compare`` with them gives the same runs.
     seconds : dict of str to float
         Wall time per method (not part of ``runs``: it varies between runs).
     """
@@ -894,6 +1101,12 @@ class ComparisonResult:
     def summary(self) -> pd.DataFrame:
         """Mean, std and n of every measure per method and epsilon (:func:`summarize_runs`)."""
         return summarize_runs(self.runs)
+
+    @property
+    def schema(self) -> PublicSchema | None:
+        """The public schema the comparison used (None for a result saved without one)."""
+        data = self.parameters.get("schema")
+        return None if data is None else PublicSchema.from_dict(data)
 
     def pareto_front(self, *, utility: str = "utility", risk: str = "ai_advantage") -> pd.DataFrame:
         """:func:`pareto_front` of :meth:`summary`."""
@@ -910,7 +1123,8 @@ class ComparisonResult:
         return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: parameters, method descriptions, runs, summary, skipped, seconds."""
+        """JSON-ready: parameters (the public schema included), method descriptions, runs,
+        summary, skipped, seconds, and the note that the measures read the private rows."""
         names = self.parameters.get("methods", [])
         return {
             "parameters": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.parameters.items()},
@@ -920,4 +1134,5 @@ class ComparisonResult:
             "summary": _records(self.summary()),
             "skipped": dict(self.skipped),
             "seconds": {k: float(v) for k, v in self.seconds.items()},
+            "measures_note": PRIVATE_MEASURES_NOTE,
         }

@@ -9,6 +9,12 @@ settings" button downloads; ``pux compare --config run.json --out report.html`` 
 and the same config and seed give the same numbers (docs/design.md section 1: every seed of
 a comparison derives from the one int seed).
 
+The config carries the comparison's **public schema** (``schema``: an inline JSON object,
+:meth:`core.data.schema.PublicSchema.to_dict`, or the path of a ``.json`` file holding
+one, relative to the config file's folder; null means the dataset's shipped schema, or a
+draft read from the data for an upload, which makes every release that uses it not DP).
+Every encoder, bound and category list of the comparison comes from it.
+
 When the config records the dataset's ``fingerprint`` (:meth:`core.data.Dataset.fingerprint`
 of the table with its roles), :func:`load_dataset` refuses data that differs from the data it
 was saved from, in one sentence.
@@ -31,6 +37,7 @@ from typing import Any
 
 from core.compare import MEASURES, METHODS, ComparisonResult, compare
 from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
+from core.data.schema import PublicSchema, schema_for
 from core.data.samples import SAMPLES
 from core.progress import Progress
 from core.validation import DataError
@@ -43,6 +50,7 @@ __all__ = [
     "run_config",
     "compare_dataset",
     "config_from_result",
+    "load_schema",
 ]
 
 #: The ``format`` field of every config file this module writes and reads.
@@ -130,6 +138,24 @@ def _check_optional_str(value: Any, *, name: str) -> str | None:
     return value
 
 
+def _check_schema(value: Any) -> dict | str | None:
+    if value is None:
+        return None
+    if isinstance(value, PublicSchema):
+        return value.to_dict()
+    if isinstance(value, str):
+        if not value.strip().lower().endswith(".json"):
+            raise ValueError(f"schema must be a JSON object or the path of a .json file, got {value!r}.")
+        return value
+    if not isinstance(value, dict):
+        raise TypeError(f"schema must be a JSON object, a path to a .json file or null, got {type(value).__name__}.")
+    try:
+        PublicSchema.from_dict(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the config's schema is not valid: {exc}") from None
+    return value
+
+
 def _check_axis(value: Any, *, name: str, sensitive: tuple[str, ...]) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a measure name, got {type(value).__name__}.")
@@ -175,6 +201,12 @@ class CompareConfig:
     fingerprint : str or None
         :meth:`core.data.Dataset.fingerprint` of the data (with its roles) the config was
         saved from; when set, :func:`load_dataset` checks that the data matches.
+    schema : dict, str or None
+        The public schema: a JSON object (:meth:`PublicSchema.to_dict`; a PublicSchema is
+        turned into one), the path of a ``.json`` file (relative paths are read from the
+        config file's folder, else the working directory), or None for the dataset's
+        shipped schema (a draft read from the data for an upload: not DP until confirmed).
+        It is the only source of bounds, category lists and encoders (:func:`load_schema`).
 
     Raises
     ------
@@ -195,6 +227,7 @@ class CompareConfig:
     utility: str = "utility"
     risk: str = "ai_advantage"
     fingerprint: str | None = None
+    schema: dict | str | None = None
 
     def __post_init__(self) -> None:
         sensitive = _check_names(self.sensitive, name="sensitive", allow_empty=True)
@@ -215,6 +248,7 @@ class CompareConfig:
             "utility": _check_axis(self.utility, name="utility", sensitive=sensitive),
             "risk": _check_axis(self.risk, name="risk", sensitive=sensitive),
             "fingerprint": _check_optional_str(self.fingerprint, name="fingerprint"),
+            "schema": _check_schema(self.schema),
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)
@@ -234,6 +268,14 @@ class CompareConfig:
             value = getattr(self, f.name)
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompareConfig):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(self.to_json())
 
     def to_json(self) -> str:
         """Indented JSON, the same text for the same config (what "save settings" downloads)."""
@@ -287,7 +329,9 @@ class CompareConfig:
             raise ValueError(f"there is no config file at {p}; check the path.") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"the config file {p} cannot be read ({type(exc).__name__}).") from None
-        return cls.from_json(text)
+        config = cls.from_json(text)
+        object.__setattr__(config, "_folder", p.resolve().parent)  # where a relative schema path lives
+        return config
 
     # ---------------------------------------------------------------- helpers
     @property
@@ -339,18 +383,52 @@ def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = 
     return dataset
 
 
-def compare_dataset(config: CompareConfig, dataset: Dataset, *,
-                    progress: Progress | None = None) -> ComparisonResult:
-    """:func:`core.compare.compare` of a loaded dataset with the config's settings.
+def load_schema(config: CompareConfig, dataset: Dataset) -> PublicSchema:
+    """The config's public schema: inline, read from its ``.json`` path, or (None) the
+    dataset's :func:`core.data.schema.schema_for`.
 
-    The page calls this with the dataset it holds in memory; :func:`run_config` with the one
-    :func:`load_dataset` reads. ``random_state`` is ``config.seed``.
+    Raises
+    ------
+    ValueError
+        A schema file that is missing, unreadable or not a valid schema, in one sentence.
     """
     if not isinstance(config, CompareConfig):
         raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
+    if config.schema is None:
+        return schema_for(dataset)
+    if isinstance(config.schema, dict):
+        return PublicSchema.from_dict(config.schema)
+    path = Path(config.schema).expanduser()
+    if not path.is_absolute():
+        path = getattr(config, "_folder", Path.cwd()) / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"there is no schema file at {path}; check the config's schema path.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"the schema file {path} cannot be read ({type(exc).__name__}).") from None
+    try:
+        return PublicSchema.from_json(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the schema file {path} is not a valid schema: {exc}") from None
+
+
+def compare_dataset(config: CompareConfig, dataset: Dataset, *,
+                    progress: Progress | None = None, schema: PublicSchema | None = None) -> ComparisonResult:
+    """:func:`core.compare.compare` of a loaded dataset with the config's settings.
+
+    The page calls this with the dataset it holds in memory; :func:`run_config` with the one
+    :func:`load_dataset` reads. ``random_state`` is ``config.seed``; the schema is
+    ``schema`` when given, else :func:`load_schema` of the config.
+    """
+    if not isinstance(config, CompareConfig):
+        raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
+    if schema is None:
+        schema = load_schema(config, dataset)
     return compare(dataset, methods=list(config.methods), epsilons=list(config.epsilons),
                    repetitions=config.repetitions, test_size=config.test_size, max_rows=config.max_rows,
-                   imposter_epochs=config.imposter_epochs, random_state=config.seed, progress=progress)
+                   imposter_epochs=config.imposter_epochs, random_state=config.seed, progress=progress,
+                   schema=schema)
 
 
 def run_config(config: CompareConfig, *, data_dir: str | os.PathLike | None = None,
@@ -366,8 +444,8 @@ def config_from_result(result: ComparisonResult, *, dataset: str | None = None, 
     Parameters
     ----------
     result : ComparisonResult
-        Its ``parameters`` give the roles, methods, epsilons, repetitions, seed, options
-        and the fingerprint.
+        Its ``parameters`` give the roles, methods, epsilons, repetitions, seed, options,
+        the fingerprint and the public schema (inline).
     dataset : str, optional
         The config's dataset field. Default: the result's dataset name when it is a sample
         or a public dataset; an uploaded CSV must be named here (``"csv:<file name>"``),
@@ -388,4 +466,4 @@ def config_from_result(result: ComparisonResult, *, dataset: str | None = None, 
                          seed=p["seed"], label=p["label"], sensitive=tuple(p["sensitive"]),
                          repetitions=p["repetitions"], max_rows=p["max_rows"], test_size=p["test_size"],
                          imposter_epochs=p["imposter_epochs"], utility=utility, risk=risk,
-                         fingerprint=p["fingerprint"])
+                         fingerprint=p["fingerprint"], schema=p.get("schema"))

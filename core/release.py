@@ -11,6 +11,13 @@ subtract"):
   :class:`NoiseSource` draws it from fresh operating-system entropy, unless the user asks
   for a reproducible release, which is then labelled "not private" in the file and on the
   page (anyone who knows the seed can regenerate and subtract the noise).
+
+A released file says what it is (docs/design.md section 2.1): :func:`release_header`
+(the ``#`` lines of :func:`release_csv`) and :func:`release_metadata` (a JSON object)
+carry ``is_dp`` and, for a release that is not differentially private, the reason in
+words; :func:`release_file_name` puts ``NOT-DP`` in the name of such a file (and
+``NOT_PRIVATE`` in the name of a reproducible one), so the label survives a rename of
+nothing but the folder.
 """
 from __future__ import annotations
 
@@ -28,7 +35,13 @@ from core.export import guard_formulas
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import check_positive_int
 
-__all__ = ["NoiseSource", "display_seed", "release_header", "release_csv", "read_release"]
+__all__ = ["NoiseSource", "display_seed", "release_header", "release_csv", "read_release",
+           "release_file_name", "release_metadata", "NOT_DP_TAG", "NOT_PRIVATE_TAG"]
+
+#: In the file name of every release that is not differentially private.
+NOT_DP_TAG = "NOT-DP"
+#: In the file name of every reproducible release (its noise can be regenerated).
+NOT_PRIVATE_TAG = "NOT_PRIVATE"
 
 
 def _key_int(key: Any) -> int:
@@ -117,7 +130,10 @@ def release_header(*, method: str, ledger: PrivacyLedger, noise: NoiseSource | N
         f"pux release: {method}",
         f"created: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
         f"privacy: {guarantee}",
+        f"is_dp: {'true' if ledger.is_dp else 'false'}",
     ]
+    if not ledger.is_dp:
+        lines.append("not differentially private: " + " ".join(ledger.not_dp_reasons))
     lines += [f"not covered: {a}" for a in ledger.assumptions]
     if noise is not None:
         lines.append(f"noise: {noise.describe()}")
@@ -128,6 +144,77 @@ def release_header(*, method: str, ledger: PrivacyLedger, noise: NoiseSource | N
         lines.append(f"session total so far: {total}")
     lines.append(f"relation: {NEIGHBOURING_RELATION}")
     return lines
+
+
+def release_metadata(*, method: str, ledger: PrivacyLedger, noise: NoiseSource | None,
+                     session_total: tuple[float, float] | None = None) -> dict[str, Any]:
+    """What a released file is, as a JSON-ready object (the same facts as :func:`release_header`).
+
+    ``is_dp`` is False for a release that is not differentially private, with
+    ``not_dp_reason`` in words and ``epsilon`` None (the epsilon it names is only
+    ``nominal_epsilon``, no guarantee); a reproducible release of a DP mechanism keeps
+    ``is_dp`` True but has ``private`` False.
+    """
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
+    eps, dlt = ledger.total()
+    nom_eps, nom_dlt = ledger.nominal()
+    out: dict[str, Any] = {
+        "method": str(method),
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "is_dp": bool(ledger.is_dp),
+        "not_dp_reason": None if ledger.is_dp else " ".join(ledger.not_dp_reasons),
+        "guarantee": ledger.describe(),
+        "epsilon": eps if ledger.is_dp else None,
+        "delta": dlt if ledger.is_dp else None,
+        "nominal_epsilon": nom_eps,
+        "nominal_delta": nom_dlt,
+        "not_covered": list(ledger.assumptions),
+        "floating_point": list(ledger.floating_point),
+        "private": noise is None or noise.private,
+        "noise": None if noise is None else noise.describe(),
+        "relation": NEIGHBOURING_RELATION,
+    }
+    if session_total is not None:
+        s_eps, s_dlt = session_total
+        out["session_total"] = None if math.isinf(s_eps) else {"epsilon": s_eps, "delta": s_dlt}
+    return out
+
+
+def release_file_name(file_name: str, *, ledger: PrivacyLedger, noise: NoiseSource | None = None,
+                      number: int | None = None) -> str:
+    """The name of a released file: ``file_name`` with the release number and its labels.
+
+    ``stem_release3.csv`` for a DP release; ``NOT-DP`` is added when the ledger is not
+    differentially private (``stem_release3_NOT-DP.csv``), ``NOT_PRIVATE`` when the noise
+    is reproducible.
+
+    Parameters
+    ----------
+    file_name : str
+        The page's name for the file ("sskm_dp_release.csv").
+    ledger : PrivacyLedger
+        The release's ledger.
+    noise : NoiseSource, optional
+        Where the noise came from.
+    number : int, optional
+        The release's number in the session.
+    """
+    if not isinstance(file_name, str) or not file_name:
+        raise TypeError("file_name must be a non-empty str.")
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
+    stem, dot, ext = file_name.rpartition(".")
+    if not dot:
+        stem, ext = file_name, ""
+    parts = [stem]
+    if number is not None:
+        parts.append(f"release{int(number)}")
+    if not ledger.is_dp:
+        parts.append(NOT_DP_TAG)
+    if noise is not None and not noise.private:
+        parts.append(NOT_PRIVATE_TAG)
+    return "_".join(parts) + (f".{ext}" if ext else "")
 
 
 def release_csv(frame: pd.DataFrame, *, method: str, ledger: PrivacyLedger,

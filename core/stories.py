@@ -288,16 +288,22 @@ def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
 
     progress = _progress(progress)
     rng = check_random_state(random_state)
-    frame = load_sample("census").frame[list(SSKM_COLUMNS)]
+    from core.data.schema import schema_for
+
+    census = load_sample("census")
+    schema = schema_for(census)  # the sound mode's public bounds and categories
+    frame = census.frame[list(SSKM_COLUMNS)]
     sensitive = "sex"
     runs = clusters_sweep(frame, sensitive=sensitive, m_values=(len(SSKM_COLUMNS),), grids=grids,
                           epsilons=epsilons, repetitions=repetitions, mode="sound", iterations=10_000,
-                          random_state=draw_seed(rng), progress=stage(progress, 0.0, 0.4, "Fig. 5: maps and releases"))
+                          random_state=draw_seed(rng), progress=stage(progress, 0.0, 0.4, "Fig. 5: maps and releases"),
+                          schema=schema)
     table = grid_summary(runs)
     audits, guarantees = {}, {}
     for i, mode in enumerate(("sound", "paper")):
         progress(0.4 + 0.3 * i, f"Auditing the {mode} mode")
         pub = SSKMDP(epsilon=audit_epsilon, sensitive=(sensitive,), cs_threshold=0.3, rows=6, cols=6, mode=mode,
+                     schema=schema if mode == "sound" else None,
                      iterations=10_000, random_state=draw_seed(rng)).fit(frame)
         pub.publish(epsilon=audit_epsilon)
         guarantees[mode] = pub.ledger_.describe()

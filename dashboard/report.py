@@ -9,14 +9,21 @@ the config and the CSV files are embedded as ``data:`` download links. Its secti
 2. the takeaway sentence (:meth:`core.compare.ComparisonResult.takeaway`);
 3. the frontier (:func:`dashboard.charts.compare.frontier_chart` with the Pareto front) on
    the config's axes, and for models their accuracy against the membership-inference AUC;
-4. the table of every measure per method and epsilon (mean ± sd over repetitions, n);
-5. per method: its description, whether it is DP, the ledger's guarantee sentence (per
-   epsilon when it differs), its wall time; the skipped methods with their reasons;
+4. the table of every measure per method and epsilon (mean ± sd over repetitions, n), with
+   the epsilon each release was asked for ("epsilon (setting)"), a "NOT DP" badge and the
+   guarantee in words (:func:`core.compare.privacy_label`: a release that is not DP never
+   shows its nominal epsilon as a guarantee), and the note that the measures are evaluated
+   on the private data, not released;
+5. per method: its description, whether it is DP (a "not differentially private" badge
+   where not), the ledger's sentence (per epsilon when it differs) with its caveats, its
+   wall time; the skipped methods with their reasons;
 6. the dataset: name, fingerprint, rows and columns (when the Dataset is given), label,
    sensitive attributes;
-7. every parameter and seed (``result.parameters``);
-8. package versions;
-9. the config as JSON, and how to rerun it: ``pux compare --config run.json --out report.html``.
+7. the public schema the comparison used: each column's kind, bounds or categories and
+   where they came from (an entry "read from data" makes the releases that use it not DP);
+8. every parameter and seed (``result.parameters``, the schema apart);
+9. package versions;
+10. the config as JSON, and how to rerun it: ``pux compare --config run.json --out report.html``.
 
 Every string a user supplied (dataset, file and column names) is HTML-escaped; no
 streamlit import here (the command line builds the same report).
@@ -35,7 +42,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from core.compare import METHODS, ComparisonResult
+from core.compare import METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label
 from core.compare_config import CompareConfig
 from core.data import Dataset
 from core.export import guard_formulas
@@ -58,6 +65,9 @@ th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: left; vertic
 th { background: #f5f5f5; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .scroll { overflow-x: auto; } pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 code { background: #f3f3f3; padding: 0 0.2em; }
+.notdp { color: #fff; background: #b00020; padding: 0.05em 0.4em; border-radius: 3px; font-weight: bold;
+         font-size: 0.85em; white-space: nowrap; }
+.dp { color: #fff; background: #2e7d32; padding: 0.05em 0.4em; border-radius: 3px; font-size: 0.85em; }
 """
 
 
@@ -155,44 +165,86 @@ def _mean_sd(mean: Any, sd: Any) -> str:
     return f"{_number(float(mean))} ± {_number(float(sd))}"
 
 
+#: The nominal epsilon and delta are left out of the table: the guarantee column and the
+#: ledger epsilon (infinite for a release that is not DP) say what a release delivers.
+_FORMAL_MEASURES = ("nominal_epsilon", "nominal_delta")
+
+
 def _summary_table(summary: pd.DataFrame) -> str:
-    measures = _measure_columns(summary)
-    header = ["method", "epsilon", "DP", "n", *measures]
+    measures = [m for m in _measure_columns(summary) if m not in _FORMAL_MEASURES]
+    header = ["method", "epsilon (setting)", "DP", "guarantee", "n", *measures]
     rows = []
     for _, r in summary.iterrows():
         n = max((int(r[f"{m}_n"]) for m in measures if pd.notna(r.get(f"{m}_n"))), default=0)
-        cells = [r["method"], _number(float(r["epsilon"])), "yes" if bool(r["is_dp"]) else "no", str(n)]
+        dp = bool(r["is_dp"])
+        guarantee = privacy_label(dp, float(r.get("ledger_epsilon_mean", math.inf)),
+                                  float(r.get("ledger_delta_mean", 0.0) or 0.0), r["epsilon"])
+        cells = [r["method"], _number(float(r["epsilon"])), "yes" if dp else NOT_DP_BADGE, guarantee, str(n)]
         for m in measures:
             mean, sd = r[f"{m}_mean"], r[f"{m}_std"]
             cells.append(_mean_sd(mean, sd))
         rows.append(cells)
-    return _table(header, rows, numeric=range(1, len(header)))
+    return _table(header, rows, numeric=[1, *range(4, len(header))])
 
 
-def _guarantees(runs: pd.DataFrame, name: str) -> list[tuple[str, str]]:
-    """(epsilon words, guarantee sentence) per distinct sentence of a method's runs."""
+def _guarantees(runs: pd.DataFrame, name: str) -> list[tuple[str, str, bool, str]]:
+    """(epsilon words, guarantee sentence, is DP, caveats) per distinct sentence of a method's runs."""
     mine = runs[runs["method"] == name]
-    seen: dict[str, list[str]] = {}
+    seen: dict[str, list] = {}
     for _, r in mine.iterrows():
         eps = "" if pd.isna(r["epsilon"]) else f"epsilon {float(r['epsilon']):g}"
-        seen.setdefault(str(r["guarantee"]), [])
-        if eps and eps not in seen[str(r["guarantee"])]:
-            seen[str(r["guarantee"])].append(eps)
-    return [(", ".join(e), g) for g, e in seen.items()]
+        caveats = r.get("caveats", "")
+        caveats = caveats if isinstance(caveats, str) else ""
+        entry = seen.setdefault(str(r["guarantee"]), [[], bool(r["is_dp"]), caveats])
+        if eps and eps not in entry[0]:
+            entry[0].append(eps)
+    return [(", ".join(e), g, dp, c) for g, (e, dp, c) in seen.items()]
+
+
+def _badge(is_dp: bool) -> str:
+    return '<span class="dp">DP</span>' if is_dp else '<span class="notdp">not differentially private</span>'
 
 
 def _method_section(result: ComparisonResult, name: str) -> str:
     method = METHODS[name]
-    parts = [f"<h3>{_e(name)}</h3>",
+    ran = result.runs[result.runs["method"] == name]
+    dp = bool(ran["is_dp"].all()) if len(ran) else method.dp
+    parts = [f"<h3>{_e(name)} {_badge(dp)}</h3>",
              f"<p>{_e(method.description)}</p>",
              f"<p>Releases {'a table' if method.kind == 'table' else 'a model'}; "
-             f"differentially private: <b>{'yes' if method.dp else 'no'}</b>"
+             f"differentially private: <b>{'yes' if dp else 'no'}</b>"
              + (f"; wall time {result.seconds[name]:.1f} s" if name in result.seconds else "") + ".</p>"]
     if name in result.skipped:
         parts.append(f"<p><b>Skipped:</b> {_e(result.skipped[name])}</p>")
-    for eps, sentence in _guarantees(result.runs, name):
-        parts.append(f"<p><b>Guarantee{(' (' + _e(eps) + ')') if eps else ''}:</b> {_e(sentence)}</p>")
+    for eps, sentence, is_dp, caveats in _guarantees(result.runs, name):
+        parts.append(f"<p><b>Guarantee{(' (' + _e(eps) + ')') if eps else ''}:</b> "
+                     + ("" if is_dp else _badge(False) + " ") + f"{_e(sentence)}</p>")
+        if caveats:
+            parts.append(f'<p class="note">Not covered or taken as public: {_e(caveats)}</p>')
     return "\n".join(parts)
+
+
+def _schema_section(result: ComparisonResult) -> str:
+    """The public schema the comparison used, one row per column (every string escaped)."""
+    schema = result.schema
+    if schema is None:
+        return "<p>No public schema was recorded with this result.</p>"
+    rows = []
+    for c in schema.columns:
+        if c.kind == "numeric":
+            what = f"{c.lower:g} to {c.upper:g}" + (" (whole numbers)" if c.integer else "")
+        elif c.kind == "categorical":
+            cats = [str(v) for v in c.categories]
+            what = ", ".join(cats[:12]) + (f" and {len(cats) - 12} more" if len(cats) > 12 else "")
+        else:
+            what = "never used nor published"
+        role = "label" if c.name == schema.label else ("sensitive" if c.name in schema.sensitive else "")
+        rows.append((c.name, c.kind, role, what, c.source, c.note))
+    group = ("none declared: CDP-LR's guarantee covers one record" if schema.max_group_size is None
+             else f"{schema.max_group_size} records ({schema.max_group_source})")
+    return (f"<p>{_e(schema.describe())} Bounds, category lists and encoders of every method come from "
+            f"it, never from the records. Correlated group bound: {_e(group)}.</p>"
+            + _table(("column", "kind", "role", "bounds or categories", "source", "note"), rows))
 
 
 def _dataset_items(result: ComparisonResult, config: CompareConfig, dataset: Dataset | None) -> dict[str, Any]:
@@ -268,6 +320,9 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
         "<h2>Frontier</h2>", *figures,
         "<h2>Every measure</h2>",
+        f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
+        "asked for; the guarantee column says what it delivers (a release marked "
+        f"{_e(NOT_DP_BADGE)} has none, whatever epsilon it names).</p>",
         '<p class="note">Mean ± standard deviation over the repetitions (n); empty cells do not apply '
         "to that kind of release. " + _download(summary_csv(result), filename="compare_summary.csv",
                                                mime="text/csv", words="Summary as CSV") + " · "
@@ -277,7 +332,8 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "<h2>Methods, ledgers and guarantees</h2>",
         *(_method_section(result, n) for n in names if n in METHODS),
         "<h2>Dataset</h2>", _pairs(_dataset_items(result, config, dataset)),
-        "<h2>Parameters and seed</h2>", _pairs(dict(result.parameters)),
+        "<h2>Public schema</h2>", _schema_section(result),
+        "<h2>Parameters and seed</h2>", _pairs({k: v for k, v in result.parameters.items() if k != "schema"}),
         "<h2>Package versions</h2>", _pairs(package_versions()),
         "<h2>Config: rerun this comparison</h2>",
         "<p>Save the config below as <code>run.json</code> and run "

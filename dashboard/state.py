@@ -45,6 +45,139 @@ def current_dataset(default: str = "supplier") -> Dataset:
     return sample_dataset(default)
 
 
+#: the reviewed public schemas of this session, by :func:`schema_key` of their table (a
+#: draft is made once per table and kept, an estimate drawn once and kept)
+SCHEMAS_KEY = "pux_schemas"
+#: bumped by :func:`set_schema`, so widgets that show a schema (the Data page's editor) start
+#: afresh from the new one
+SCHEMA_VERSION_KEY = "pux_schema_version"
+_MAX_SCHEMAS = 8
+_DATA_KEYS: dict[str, str] = {}
+
+
+def schema_key(dataset: Dataset) -> str:
+    """A key for ``dataset``'s table that ignores its roles (name, columns and values).
+
+    Changing the label or the sensitive columns keeps the reviewed schema; another table
+    (another upload, another sample) gets its own. Hashed once per dataset object's
+    fingerprint (a Dataset is immutable).
+    """
+    import hashlib
+
+    import pandas as pd
+
+    fp = dataset.fingerprint()
+    key = _DATA_KEYS.get(fp)
+    if key is None:
+        h = hashlib.sha1()
+        h.update(pd.util.hash_pandas_object(dataset.frame, index=False).values.tobytes())
+        h.update(repr((dataset.name, list(dataset.frame.columns))).encode())
+        key = h.hexdigest()[:16]
+        if len(_DATA_KEYS) > 256:
+            _DATA_KEYS.clear()
+        _DATA_KEYS[fp] = key
+    return key
+
+
+def _schemas() -> dict:
+    store = st.session_state.get(SCHEMAS_KEY)
+    if not isinstance(store, dict):
+        store = st.session_state[SCHEMAS_KEY] = {}
+    return store
+
+
+def _fit_roles(schema: "PublicSchema", dataset: Dataset) -> "PublicSchema":
+    """``schema`` with ``dataset``'s label and sensitive columns; a column drafted as an
+    identifier that now has a role is drafted again as a feature (read from data)."""
+    from core.data.schema import draft_schema
+
+    if schema.label == dataset.label and tuple(schema.sensitive) == tuple(dataset.sensitive):
+        return schema
+    roles = {dataset.label, *dataset.sensitive} - {None}
+    clash = [c for c in roles if c in schema and schema[c].kind == "identifier"]
+    for col in clash:
+        schema = schema.replace_column(draft_schema(dataset.subset([col]))[col])
+    return schema.with_roles(label=dataset.label, sensitive=dataset.sensitive)
+
+
+def current_schema(dataset: Dataset | None = None) -> "PublicSchema":
+    """The public schema of ``dataset`` (default :func:`current_dataset`).
+
+    The one the user reviewed on the Data page for this table, else the shipped schema of a
+    built-in dataset or a draft read from the data (:func:`core.data.schema.schema_for`,
+    made once per table and kept in the session), always with the dataset's roles. Every
+    page builds its encoders, bounds and queries from it, never from the rows; a draft's
+    entries say "read from data", so releases built on them say they are not DP.
+    """
+    from core.data.schema import PublicSchema, schema_for
+
+    ds = current_dataset() if dataset is None else dataset
+    store = _schemas()
+    key = schema_key(ds)
+    kept = store.get(key)
+    if not isinstance(kept, PublicSchema) or kept.names != list(ds.frame.columns):
+        derived = _from_chosen(ds, store)
+        if derived is not None:  # rows or columns of the reviewed table: its entries hold
+            return _fit_roles(derived, ds)
+        kept = schema_for(ds)
+        _remember(store, key, kept)
+    return _fit_roles(kept, ds)
+
+
+def _from_chosen(ds: Dataset, store: dict) -> "PublicSchema | None":
+    """The reviewed schema of the chosen table restricted to ``ds``'s columns, when ``ds`` is
+    derived from it (same name, a subset of its columns: fewer rows, a column subset).
+
+    Entries say what is public about a column, whatever rows a page keeps, so a page that
+    works on part of the chosen table uses the schema the user reviewed for it. Not stored:
+    a later change on the Data page shows at once.
+    """
+    from dataclasses import replace
+
+    chosen = st.session_state.get(DATASET_KEY)
+    if (not isinstance(chosen, Dataset) or chosen is ds or chosen.name != ds.name
+            or ds.n_rows > chosen.n_rows):
+        return None
+    parent = store.get(schema_key(chosen))
+    cols = list(ds.frame.columns)
+    if parent is None or not set(cols) <= set(parent.names):
+        return None
+    return replace(parent, columns=tuple(parent[c] for c in cols), label=None, sensitive=())
+
+
+def _remember(store: dict, key: str, schema: "PublicSchema") -> None:
+    store.pop(key, None)
+    store[key] = schema
+    while len(store) > _MAX_SCHEMAS:  # the oldest table's schema goes first
+        store.pop(next(iter(store)))
+
+
+def set_schema(schema: "PublicSchema", dataset: Dataset | None = None) -> None:
+    """Keep ``schema`` (reviewed on the Data page) for ``dataset`` (default the current one).
+
+    Raises
+    ------
+    TypeError
+        ``schema`` is not a PublicSchema.
+    ValueError
+        Its columns are not the table's.
+    """
+    from core.data.schema import PublicSchema
+
+    if not isinstance(schema, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
+    ds = current_dataset() if dataset is None else dataset
+    if schema.names != list(ds.frame.columns):
+        raise ValueError("The schema's columns are not the table's: it describes another table.")
+    _remember(_schemas(), schema_key(ds), schema)
+    st.session_state[SCHEMA_VERSION_KEY] = schema_version() + 1
+
+
+def schema_version() -> int:
+    """How many times this session's schemas were set (widgets key on it)."""
+    return int(st.session_state.get(SCHEMA_VERSION_KEY, 0))
+
+
 def user_chose_dataset() -> bool:
     """True once the user picked a dataset on the Data page."""
     return isinstance(st.session_state.get(DATASET_KEY), Dataset)

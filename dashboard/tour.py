@@ -10,6 +10,7 @@ export (:mod:`dashboard.tour_report`) show the same steps.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -99,7 +100,8 @@ def _titled(fig: go.Figure, title: str, *, height: int | None = None) -> go.Figu
 
 def _audit_view(result: AuditResult, title: str) -> tuple[go.Figure, pd.DataFrame]:
     kw = dict(claimed=result.claimed_epsilon, lower=result.epsilon_lower, point=result.epsilon_point,
-              confidence=result.confidence)
+              confidence=result.confidence, ceiling=result.ceiling if math.isfinite(result.ceiling) else None,
+              runs=result.runs)
     fig = _titled(audit_charts.audit_interval(**kw), title, height=260)
     return fig, audit_charts.audit_data(**kw)
 

@@ -8,6 +8,8 @@ import pytest
 
 from core import cli
 from core.compare_config import CompareConfig, run_config
+from core.data import load_sample
+from core.data.schema import schema_for
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare.json"
 
@@ -30,6 +32,10 @@ def test_example_report_and_json_match_a_direct_run(tmp_path, capsys):
     assert data["parameters"]["fingerprint"] == config.fingerprint
     assert set(data["parameters"]["methods"]) == set(config.methods) and not data["skipped"]
     assert config.fingerprint in html
+    # the census schema the example carries is what ran, and the result says so
+    assert config.schema == schema_for(load_sample("census")).to_dict()
+    assert data["parameters"]["schema"] == config.schema
+    assert "evaluated on your private data" in data["measures_note"]
 
 
 def _one_line_error(capsys) -> str:
@@ -86,3 +92,13 @@ def test_public_dataset_without_data_exits_1(tmp_path, capsys, monkeypatch):
     assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html"),
                      "--data-dir", str(tmp_path)]) == 1
     assert "adult.data" in _one_line_error(capsys)
+
+
+def test_missing_schema_file_exits_1(tmp_path, capsys):
+    data = json.loads(EXAMPLE.read_text())
+    data["schema"] = "schemas/none.json"
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    assert cli.main(["compare", "--config", str(path), "--out", str(tmp_path / "r.html")]) == 1
+    line = _one_line_error(capsys)
+    assert "no schema file" in line and str(tmp_path / "schemas" / "none.json") in line

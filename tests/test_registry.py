@@ -55,9 +55,12 @@ def _sskm_frame() -> pd.DataFrame:
 
 
 def _fit_sskm() -> Any:
+    from core.data.schema import ColumnSchema, PublicSchema
     from core.sskm import SSKMDP
 
-    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), rows=2, cols=2, init="random", iterations=1000,
+    schema = PublicSchema((ColumnSchema("age", "numeric", lower=0, upper=100), ColumnSchema("hours", "numeric", lower=0,
+                           upper=100), ColumnSchema("sex", "categorical", categories=(0.0, 1.0))), sensitive=("sex",))
+    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), rows=2, cols=2, init="random", iterations=1000, schema=schema,
                  random_state=0).fit(_sskm_frame())
     pub.publish(random_state=0)  # the ledger is the release's
     return pub

@@ -51,6 +51,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from core.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
 from core.cdp.logistic import BinaryLinearOutputs
 from core.mechanisms import PrivacyLedger
+from core.sampler import gaussian_on_grid
 from core.validation import (
     DataError,
     RandomState,
@@ -63,6 +64,8 @@ from core.validation import (
 __all__ = ["DPSGDLogisticRegression", "dpsgd_calibration", "dpsgd_epsilon", "dpsgd_steps", "DPSGD_NOTE",
            "DEFAULT_BATCH"]
 
+#: Poisson sampling compares a uniform integer below this with floor(q * this).
+_SAMPLING_DENOMINATOR = 2**53
 #: Expected batch size of the default sampling rate (``q = DEFAULT_BATCH / N``, at most 1).
 DEFAULT_BATCH = 512
 #: What DP-SGD's guarantee covers, written to every ledger.
@@ -263,9 +266,16 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
         d = X.shape[1]
         w = np.zeros(d)
         expected = q * n  # public: the divisor never reads which records were sampled
+        # Poisson sampling with integers only: P(join) = floor(q 2^53) / 2^53, exactly, at most
+        # q (a smaller rate only helps the accounting), and no float draw near the comparison.
+        cut = int(q * _SAMPLING_DENOMINATOR)  # q * 2^53 is exact (a power of two), int() floors
+        # one replaced record moves the clipped sum by 2 clip (full batch) or, under the
+        # add/remove accounting of q < 1, by clip
+        l2_shift = 2.0 * clip if q == 1.0 else clip
+        noise_text = None
         for _ in range(steps):
-            batch = np.flatnonzero(rng.random(n) < q)
-            noise = rng.normal(0.0, sigma * clip, size=d)
+            batch = (np.arange(n) if cut >= _SAMPLING_DENOMINATOR else
+                     np.flatnonzero(rng.integers(0, _SAMPLING_DENOMINATOR, size=n, dtype=np.int64) < cut))
             if len(batch):
                 Xb = X[batch]
                 r = expit(Xb @ w) - yb[batch]
@@ -275,11 +285,16 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
                 g = Xb.T @ (r * factor)
             else:
                 g = np.zeros(d)
-            w -= lr * (g + noise) / expected
+            # exact discrete Gaussian on a grid (core.sampler), sigma * clip at least
+            noisy, grid_noise = gaussian_on_grid(g, sigma=sigma * clip, l2_sensitivity=l2_shift, coordinates=d,
+                                                 random_state=rng)
+            noise_text = grid_noise
+            w -= lr * noisy / expected
         self.ledger_ = PrivacyLedger()
         how = ("full batch, PLD accounting, replace-one" if q == 1.0 else
                "Poisson sampling, PLD accounting (add/remove) + group privacy of size 2 for replace-one")
-        self.ledger_.spend(spent_eps, spent_dlt, label=f"DP-SGD: {steps} steps at rate {q:.4g} ({how})")
+        self.ledger_.spend(spent_eps, spent_dlt, label=f"DP-SGD: {steps} steps at rate {q:.4g} ({how})",
+                           noise=noise_text)
         self.ledger_.assume(DPSGD_NOTE)
         self._set_weights(w)
         return self

@@ -63,6 +63,10 @@ NOISE_METHOD_MEANING = {m: p.meaning for m, p in NOISE_PLACEMENTS.items()}
 #: The noise methods whose weights are differentially private.
 DP_METHODS = frozenset(m for m, p in NOISE_PLACEMENTS.items() if p.is_dp)
 
+#: Where a numeric ``sensitivity`` came from (the schema's sources): only "read from data"
+#: breaks the guarantee.
+SENSITIVITY_SOURCES = ("declared", "built-in", "private estimate", "read from data")
+
 #: The default noise method: "auto", resolved by :func:`auto_noise_method` from public
 #: quantities to method 7 (Gaussian on the mean gradient, PLD accounting; not in the paper)
 #: or, where the budget per correlated group is too small for a Gaussian, the paper's Laplace
@@ -265,9 +269,10 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         and the ledger say which.
     sensitivity : {"correlated", "group"} or float
         "correlated" uses CS (Eq. 16), "group" uses GS (every correlated record counted as
-        one more record), both computed from the record matrix in :meth:`fit`; a float is a
-        sensitivity computed beforehand (so that a slider can refit without recomputing
-        it). It multiplies every noise scale.
+        one more record), both computed from the record matrix in :meth:`fit` (paper 000's
+        reading: not differentially private, the ledger says so); a float is a bound on how
+        many records move with one (1 for ordinary DP; a declared group size), whose origin
+        ``sensitivity_source`` states. It multiplies every noise scale.
     threshold : float
         delta0 of the record correlation when ``sensitivity`` is a string.
     measure : {"pearson", "mahalanobis"}
@@ -295,8 +300,23 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         objective; larger l2 means less noise and more bias).
     fit_intercept : bool
         Learn a bias (a constant feature, clipped and noised like the others).
+    sensitivity_source : {"declared", "built-in", "private estimate", "read from data"}
+        Where a numeric ``sensitivity`` came from. "read from data" (CS or GS computed on
+        the records, as paper 000 does) makes the fit not differentially private: one record
+        can move the noise scale. The others are public bounds: the ledger says the
+        guarantee covers a correlated group of that many records (one record when 1).
+        A string ``sensitivity`` is always read from the data.
     random_state : int, Generator or None
-        Source of all noise.
+        Source of all noise (the exact sampler of :mod:`core.sampler`; method 6's gamma
+        radius is floating point and the ledger says so).
+
+    Notes
+    -----
+    Nothing in :meth:`fit` reads a range from ``X``: each record's gradient term is clipped
+    by its own norm, and the schedule reads only N, epsilon, the sensitivity and the clip.
+    Encoding and scaling ``X`` without reading the rows (from a public schema:
+    :func:`core.cdp.dp_reading.schema_matrix`) is the caller's job; a scaler fitted on the
+    rows makes the whole release depend on every record outside the noise.
 
     Attributes
     ----------
@@ -328,11 +348,13 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         delta: float = 1e-5,
         l2: float = 0.1,
         fit_intercept: bool = True,
+        sensitivity_source: str = "declared",
         random_state: RandomState = None,
     ) -> None:
         self.epsilon = epsilon
         self.noise_method = noise_method
         self.sensitivity = sensitivity
+        self.sensitivity_source = sensitivity_source
         self.threshold = threshold
         self.measure = measure
         self.epochs = epochs
@@ -451,27 +473,59 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         self._set_weights(w)
         return self
 
+    def _sensitivity_from_records(self) -> bool:
+        """True when the sensitivity was read from the records (computed in :meth:`fit`, or a
+        number whose ``sensitivity_source`` says so)."""
+        if isinstance(self.sensitivity, str):
+            return True
+        src = self.sensitivity_source
+        if not isinstance(src, str):
+            raise TypeError(f"sensitivity_source must be a str, got {type(src).__name__}.")
+        if src not in SENSITIVITY_SOURCES:
+            raise ValueError(f"sensitivity_source must be one of {SENSITIVITY_SOURCES}: where the number came "
+                             f"from (only a public bound keeps the guarantee); got {src!r}.")
+        return src == "read from data"
+
     def _new_ledger(self, placement: NoisePlacement) -> PrivacyLedger:
-        """An empty ledger that already says what the fit's guarantee is and assumes."""
+        """An empty ledger that already says what the fit's guarantee is and covers.
+
+        A sensitivity read from the records (a string ``sensitivity``, or
+        ``sensitivity_source="read from data"``) marks the fit not DP: one record can move
+        it, and with it the noise (docs/design.md section 2.1). A public one is stated as
+        what the guarantee covers: one record (sensitivity 1) or a correlated group of that
+        many records."""
         ledger = PrivacyLedger()
         if not placement.is_dp:
             ledger.mark_not_dp(placement.not_dp_reason)
+        s = self.sensitivity_
+        if self._sensitivity_from_records():
+            what = "group sensitivity GS" if self.sensitivity == "group" else "correlated sensitivity CS"
+            ledger.mark_not_dp(f"The {what} ({s:.4g}) is computed from your records, so one record can move "
+                               "the noise scale.")
+        if not placement.is_dp:
             return ledger
-        source = "computed from the raw records, as paper 000 does" if isinstance(
-            self.sensitivity, str) else "given, and taken as public"
-        ledger.assume(f"The correlated sensitivity ({self.sensitivity_:.4g}, the number of records that "
-                      f"move with one) is {source}; the guarantee holds when it bounds the correlation.")
+        if not ledger.not_dp_reasons:
+            if s <= 1.0:
+                ledger.assume(f"The noise covers one record (sensitivity {s:.4g}), not a correlated group.")
+            else:
+                ledger.assume(f"The noise covers a correlated group of up to {s:.4g} records (a "
+                              f"{self.sensitivity_source} bound, not read from the records).")
         for text in placement.assumptions:
             ledger.assume(text)
+        if placement.floating_point:
+            ledger.note_floating_point(placement.floating_point)
         return ledger
 
-    def _spend(self, placement: NoisePlacement, epsilon: float, scales: NoiseScales, label: str) -> None:
-        """Write one release of ``placement`` (its share of ``epsilon``) to the ledger.
+    def _spend(self, placement: NoisePlacement, epsilon: float, scales: NoiseScales, label: str,
+               noise: Any = None) -> None:
+        """Write one release of ``placement`` (its share of ``epsilon``) to the ledger, with
+        how its noise was drawn (``noise``: a GridNoise or a sentence).
 
         An accountant method writes nothing per release: :meth:`_fit_gradient` records its
         whole training once, with the accountant's composed (epsilon, delta)."""
         if placement.ledger_label and not placement.accountant:
-            self.ledger_.spend(epsilon * placement.spent_share, scales.delta, label=label + placement.ledger_label)
+            self.ledger_.spend(epsilon * placement.spent_share, scales.delta, label=label + placement.ledger_label,
+                               noise=noise)
 
     @staticmethod
     def _row_norms(Xd: Any, order: int) -> np.ndarray:
@@ -501,8 +555,8 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
             for t in range(calibration.epochs):
                 s = np.clip(expit(Xd @ w) - yb, -cap, cap)
                 g = XT @ s  # clipped summed gradient dw
-                mean = placement.step(g, n, rng, scales)
-                self._spend(placement, eps_e, scales, f"epoch {t + 1}: ")
+                mean, noise = placement.step(g, n, rng, scales)
+                self._spend(placement, eps_e, scales, f"epoch {t + 1}: ", noise)
                 if mom:  # heavy ball: a combination of released noisy gradients only
                     velocity = mom * velocity + mean
                     w -= lr * velocity
@@ -511,7 +565,7 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         if placement.accountant:  # one entry: the ledger only adds, the accountant composes
             self.ledger_.spend(scales.epsilon, scales.delta,
                                label=f"{calibration.epochs} epochs, {placement.accountant.upper()} composition: "
-                                     + placement.ledger_label)
+                                     + placement.ledger_label, noise=noise)
         return w
 
     def _clip_caps(self, Xd, order: int, clip: float) -> np.ndarray:
@@ -548,10 +602,12 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         # Chaudhuri et al. (2011), Alg. 1: density ~ exp(-eps ||b|| / s) with L2 sensitivity s
         scales = placement.scales(replace(calibration, l2=l2))
         eps = calibration.epsilon
+        # No exact sampler exists for a gamma radius: the ledger says this noise is floating point.
         radius = rng.gamma(shape=d, scale=scales.weights / eps)
         direction = rng.normal(size=d)
         direction /= np.linalg.norm(direction)
-        self._spend(placement, eps, scales, "")
+        self._spend(placement, eps, scales, "", "floating-point gamma radius and normal direction "
+                                                 f"(density ~ exp(-epsilon ||b|| / {scales.weights:.4g}))")
         return w + radius * direction
 
     # ------------------------------------------------------------------ predict

@@ -1,5 +1,11 @@
 """Table 3 of paper 000 as data: where each CDP-LR noise method puts its noise.
 
+Every draw goes through the project's exact sampler (:mod:`core.sampler`: discrete Laplace
+and discrete Gaussian on a power-of-two grid, integer arithmetic), never a floating-point
+``rng.laplace`` or ``rng.normal``; each ledger entry says which sampler, grid and scale.
+Method 6's gamma-distributed radius has no exact sampler: it stays floating point and its
+ledger says so (:meth:`core.mechanisms.PrivacyLedger.note_floating_point`).
+
 One :class:`NoisePlacement` per method 0..6 of the paper (and method 7, beyond the paper)
 says what the method is called, whether the weights it trains are differentially private,
 what it writes to the ledger, how large its noise is and how one gradient step draws it. :class:`core.cdp.logistic.CDPLogisticRegression`
@@ -24,6 +30,7 @@ import numpy as np
 
 from core.accounting import pld_calibrate, pld_epsilon
 from core.mechanisms import gaussian_sigma, laplace_scale
+from core.sampler import GridNoise, gaussian_on_grid, laplace_on_grid
 from core.validation import check_delta
 
 __all__ = ["NoisePlacement", "Calibration", "NoiseScales", "NOISE_PLACEMENTS", "PLD_METHOD",
@@ -59,7 +66,12 @@ class NoiseScales:
     (``n``), Gaussian sigma on the mean gradient, the delta each epoch spends (the whole
     training's for an accountant method), the L2 sensitivity of the final weights (output
     perturbation), and, for an accountant method only, the whole training's ``epsilon`` as
-    the accountant composes it."""
+    the accountant composes it.
+
+    The exact sampler (:mod:`core.sampler`) is given the sensitivity and the epsilon that
+    each scale is the ratio of (``sum_sensitivity`` / ``sum_epsilon``, ``n_sensitivity`` /
+    ``n_epsilon``), and the L2 sensitivity of the mean gradient that ``sigma`` is calibrated
+    to (``mean_l2``): it rounds the scale up on its grid, never down."""
 
     sum: float = 0.0
     n: float = 0.0
@@ -67,10 +79,17 @@ class NoiseScales:
     delta: float = 0.0
     weights: float = 0.0
     epsilon: float = 0.0
+    sum_sensitivity: float = 0.0
+    sum_epsilon: float = 0.0
+    n_sensitivity: float = 0.0
+    n_epsilon: float = 0.0
+    mean_l2: float = 0.0
 
 
-#: One gradient step's noisy mean gradient from the clipped summed gradient ``g``.
-Step = Callable[[np.ndarray, int, np.random.Generator, NoiseScales], np.ndarray]
+#: One gradient step: ``step(g, n, rng, scales) -> (noisy mean gradient, noise)`` from the
+#: clipped summed gradient ``g``; ``noise`` says how the noise was drawn (a
+#: :class:`~core.sampler.GridNoise`, a sentence, or None for no noise), for the ledger.
+Step = Callable[[np.ndarray, int, np.random.Generator, NoiseScales], "tuple[np.ndarray, GridNoise | str | None]"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +127,9 @@ class NoisePlacement:
         (``scales.epsilon``, ``scales.delta``), since the ledger itself only adds.
     in_paper : bool
         False for a method that paper 000 does not have.
+    floating_point : str
+        Non-empty for a method whose noise has no exact sampler (method 6): what the ledger's
+        :meth:`~core.mechanisms.PrivacyLedger.note_floating_point` records.
     """
 
     name: str
@@ -122,6 +144,7 @@ class NoisePlacement:
     clip_order: int = 1
     accountant: str = ""
     in_paper: bool = True
+    floating_point: str = ""
 
 
 # ---------------------------------------------------------------- noise scales
@@ -129,8 +152,16 @@ def _no_scales(c: Calibration) -> NoiseScales:
     return NoiseScales()
 
 
+def _laplace(sensitivity: float, epsilon: float) -> tuple[float, float, float]:
+    """(scale, sensitivity, the epsilon the sampler is given): the epsilon is read back from the
+    scale, so that the sampler draws exactly the scale :func:`laplace_scale` calibrated."""
+    scale = laplace_scale(sensitivity=sensitivity, epsilon=epsilon)
+    return scale, sensitivity, sensitivity / scale
+
+
 def _laplace_sum_scales(c: Calibration) -> NoiseScales:
-    return NoiseScales(sum=laplace_scale(sensitivity=c.sum_sensitivity, epsilon=c.epoch_epsilon))
+    scale, sens, eps = _laplace(c.sum_sensitivity, c.epoch_epsilon)
+    return NoiseScales(sum=scale, sum_sensitivity=sens, sum_epsilon=eps)
 
 
 def _gaussian_mean_scales(c: Calibration) -> NoiseScales:
@@ -138,7 +169,7 @@ def _gaussian_mean_scales(c: Calibration) -> NoiseScales:
     d_e = check_delta(c.delta) / c.epochs
     calib = "classic" if eps_e < 1 else "analytic"
     sigma = gaussian_sigma(sensitivity=c.sum_sensitivity / c.n, epsilon=eps_e, delta=d_e, calibration=calib)
-    return NoiseScales(sigma=sigma, delta=d_e)
+    return NoiseScales(sigma=sigma, delta=d_e, mean_l2=c.sum_sensitivity / c.n)
 
 
 # ---------------------------------------------------------------- method 7: PLD accounting
@@ -199,17 +230,20 @@ def _pld_gaussian_scales(c: Calibration) -> NoiseScales:
     dlt = check_delta(c.delta)
     z, spent = pld_gaussian_calibration(float(c.epsilon), float(dlt), int(c.epochs))
     unit = c.sum_sensitivity / 2.0  # CS * clip: replacing the group moves the sum by 2 units
-    return NoiseScales(sigma=z * unit / c.n, delta=dlt, epsilon=spent)
+    return NoiseScales(sigma=z * unit / c.n, delta=dlt, epsilon=spent, mean_l2=c.sum_sensitivity / c.n)
 
 
 def _laplace_n_scales(c: Calibration) -> NoiseScales:
-    return NoiseScales(n=laplace_scale(sensitivity=c.cs, epsilon=c.epoch_epsilon))  # the paper's scale on N
+    scale, sens, eps = _laplace(c.cs, c.epoch_epsilon)  # the paper's scale on N
+    return NoiseScales(n=scale, n_sensitivity=sens, n_epsilon=eps)
 
 
 def _laplace_sum_and_n_scales(c: Calibration) -> NoiseScales:
     eps_e = c.epoch_epsilon
-    return NoiseScales(sum=laplace_scale(sensitivity=c.sum_sensitivity, epsilon=eps_e / 2),
-                       n=laplace_scale(sensitivity=c.cs, epsilon=eps_e / 2))
+    s_scale, s_sens, s_eps = _laplace(c.sum_sensitivity, eps_e / 2)
+    n_scale, n_sens, n_eps = _laplace(c.cs, eps_e / 2)
+    return NoiseScales(sum=s_scale, n=n_scale, sum_sensitivity=s_sens, sum_epsilon=s_eps,
+                       n_sensitivity=n_sens, n_epsilon=n_eps)
 
 
 def _output_scales(c: Calibration) -> NoiseScales:
@@ -218,28 +252,47 @@ def _output_scales(c: Calibration) -> NoiseScales:
 
 
 # ---------------------------------------------------------------- steps
-def _exact_mean(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales) -> np.ndarray:
-    return g / n
+# Every draw goes through the exact sampler (core.sampler: integer arithmetic, outputs on a
+# power-of-two grid), never numpy's floating-point rng.laplace / rng.normal. One replaced
+# record (and its correlated group) moves every coordinate of the summed gradient, so the
+# grid's rounding slack is paid for d coordinates (``coordinates=len(g)``).
+def _exact_mean(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales):
+    return g / n, None
 
 
-def _laplace_on_sum(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales) -> np.ndarray:
+def _noisy_sum(g: np.ndarray, rng: np.random.Generator, scales: NoiseScales) -> tuple[np.ndarray, GridNoise]:
+    """The summed gradient plus exact discrete Laplace noise of scale >= sum_sensitivity / sum_epsilon."""
+    return laplace_on_grid(g, sensitivity=scales.sum_sensitivity, epsilon=scales.sum_epsilon,
+                           coordinates=len(g), random_state=rng)
+
+
+def _noisy_n(n: int, rng: np.random.Generator, scales: NoiseScales) -> tuple[float, GridNoise]:
+    """N plus exact discrete Laplace noise on the integers (N is a count: grid 1, no rounding)."""
+    noisy, noise = laplace_on_grid(np.array([float(n)]), sensitivity=scales.n_sensitivity,
+                                   epsilon=scales.n_epsilon, grid=1.0, on_grid=True, random_state=rng)
+    return max(1.0, float(noisy[0])), noise
+
+
+def _laplace_on_sum(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales):
     # methods 1 and 3 (see _laplace_on_gradient)
-    return (g + rng.laplace(0.0, scales.sum, size=len(g))) / n
+    noisy, noise = _noisy_sum(g, rng, scales)
+    return noisy / n, noise
 
 
-def _gaussian_on_mean(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales) -> np.ndarray:
-    return g / n + rng.normal(0.0, scales.sigma, size=len(g))
+def _gaussian_on_mean(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales):
+    return gaussian_on_grid(g / n, sigma=scales.sigma, l2_sensitivity=scales.mean_l2, coordinates=len(g),
+                            random_state=rng)
 
 
-def _laplace_on_n(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales) -> np.ndarray:
-    n_noisy = max(1.0, n + rng.laplace(0.0, scales.n))
-    return g / n_noisy
+def _laplace_on_n(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales):
+    n_noisy, noise = _noisy_n(n, rng, scales)
+    return g / n_noisy, noise
 
 
-def _laplace_on_sum_and_n(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales) -> np.ndarray:
-    g_noisy = g + rng.laplace(0.0, scales.sum, size=len(g))
-    n_noisy = max(1.0, n + rng.laplace(0.0, scales.n))
-    return g_noisy / n_noisy
+def _laplace_on_sum_and_n(g: np.ndarray, n: int, rng: np.random.Generator, scales: NoiseScales):
+    g_noisy, noise = _noisy_sum(g, rng, scales)
+    n_noisy, n_noise = _noisy_n(n, rng, scales)
+    return g_noisy / n_noisy, f"{noise.describe()}; on the public N: {n_noise.describe()}"
 
 
 def _laplace_on_gradient(name: str, ledger_label: str, meaning: str) -> NoisePlacement:
@@ -283,6 +336,8 @@ NOISE_PLACEMENTS: dict[int, NoisePlacement] = {
     6: NoisePlacement(
         name="Laplace-type noise on the final weights (output perturbation)", is_dp=True,
         ledger_label="final weights (output perturbation)", scales=_output_scales, step=None, clip_order=2,
+        floating_point=("method 6's output perturbation: a gamma-distributed radius and a normal "
+                        "direction, drawn in floating point (no exact sampler exists for them)"),
         meaning="epsilon-DP for the weights: the L2-regularised optimum gets noise scaled to 2 * CS * clip / (N * l2) (Chaudhuri et al. 2011).",
     ),
     # Beyond the paper. Full batch on purpose: amplification by (Poisson) subsampling is

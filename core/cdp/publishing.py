@@ -1,8 +1,20 @@
 """Count-query publishing under correlated DP (Section 6.3 of paper 000, Fig. 6-8).
 
 Random conjunctive range queries over the original attributes are answered on the
-feature-selected data (conditions on removed attributes are dropped) with Laplace noise
-of scale sensitivity / epsilon; the error is Eq. 22 (:func:`core.metrics.count_query_mae`).
+feature-selected data (conditions on removed attributes are dropped) with exact discrete
+Laplace noise (:mod:`core.sampler`, counts on the integer grid) of scale at least
+sensitivity / epsilon; the error is Eq. 22 (:func:`core.metrics.count_query_mae`).
+
+What the queries and the sensitivity read. The queries are drawn from the public schema
+(:func:`schema_range_queries`: ranges from the declared bounds, categories from the declared
+lists, records coded over the schema's domain), never from the values: a query whose range
+ends at a value only one record has would reveal that record (``query_source="values"``,
+the paper's reading of "random queries", is kept for the audit's mutant and marks the release
+not DP). The faithful schemes (Group, Zhang, Proposed) compute GS / CS and choose their
+attributes on the records, as the paper does: their releases are **not differentially
+private** and the ledger says why. :data:`DP_SCHEME` is the DP reading: every schema
+attribute, and the sensitivity the schema's declared bound on the correlated group size (one
+record without one; :mod:`core.cdp.dp_reading`).
 
 Budget: under the project's neighbouring relation one record (with its correlated ones)
 moves every count by at most the sensitivity, so Q answered queries compose sequentially.
@@ -20,32 +32,57 @@ import pandas as pd
 
 from core.cdp.baselines import epsilon_runs
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.dp_reading import GroupBound, LOG_SCALE_RATIO, charge_reading, group_bound, reading_columns
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, ordinal_codes
+from core.data.schema import PublicSchema, schema_for
 from core.experiments import summarize
-from core.mechanisms import PrivacyLedger, laplace
+from core.mechanisms import PrivacyLedger, laplace_noise
 from core.metrics import count_query_mae
 from core.progress import Progress, report, stage
 from core.validation import DataError, RandomState, check_positive_int, check_random_state
 
 __all__ = [
     "PUBLISH_SCHEMES",
+    "DP_SCHEME",
+    "ALL_PUBLISH_SCHEMES",
+    "QUERY_SOURCES",
+    "NOT_DP_REASONS",
     "Query",
     "random_range_queries",
+    "schema_range_queries",
+    "schema_coded",
     "answer_counts",
     "query_matches",
     "PublishingSetup",
     "prepare_publishing",
     "BUDGETS",
     "CountRelease",
+    "dp_count_release",
     "noisy_counts",
     "release_counts",
     "publish_mae",
     "mae_curve",
 ]
 
+#: Paper 000's publishing schemes (faithful: sensitivity and attributes from the records).
 PUBLISH_SCHEMES = ("Group", "Zhang", "Proposed")
+#: The DP reading beside them: every schema attribute, the declared group bound.
+DP_SCHEME = "DP reading"
+ALL_PUBLISH_SCHEMES = PUBLISH_SCHEMES + (DP_SCHEME,)
+#: Where the query ranges come from: the public schema, or (the audit's mutant, not DP) the values.
+QUERY_SOURCES = ("schema", "values")
+#: Why each faithful scheme is not differentially private.
+NOT_DP_REASONS = {
+    "Group": "The group sensitivity GS is computed from your records.",
+    "Zhang": "The correlated sensitivity CS is computed from your records, and the attributes are chosen "
+             "by random-forest importance on them.",
+    "Proposed": "The correlated sensitivity CS is computed from your records, and the attributes are chosen "
+                "by DC-FBFS on them.",
+}
+#: The reason a release whose queries were drawn from the values is not DP.
+VALUES_REASON = "The query ranges are drawn from your records' values."
 #: How epsilon is read: per query (the paper; total Q x epsilon) or for all Q queries together.
 BUDGETS = ("per_query", "total")
 
@@ -71,6 +108,75 @@ def _coded(dataset: Dataset) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def schema_coded(dataset: Dataset | pd.DataFrame, schema: PublicSchema,
+                 columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """The records as the queries see them, from the schema alone: numbers conformed to their
+    declared bounds, categories as codes over ``ColumnSchema.domain`` (record by record)."""
+    frame = dataset.frame if isinstance(dataset, Dataset) else dataset
+    cols = reading_columns(schema, schema.label, None) if columns is None else list(columns)
+    conformed = schema.conform(frame, cols)
+    out = {}
+    for c in cols:
+        if schema[c].kind == "numeric":
+            out[c] = conformed[c].to_numpy(dtype=float)
+        else:
+            out[c] = schema.codes(conformed, c).astype(float)
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _public_value(spec, u: np.ndarray) -> np.ndarray:
+    """Points of a numeric column's declared range from uniforms ``u`` in [0, 1): uniform on
+    the range, or on the log1p scale for a wide one (the rule of
+    :func:`core.cdp.dp_reading.schema_matrix`); whole numbers for an integer column."""
+    lo, hi = float(spec.lower), float(spec.upper)
+    if lo >= 0 and (hi + 1.0) / (lo + 1.0) >= LOG_SCALE_RATIO:
+        v = np.expm1(np.log1p(lo) + u * (np.log1p(hi) - np.log1p(lo)))
+    else:
+        v = lo + u * (hi - lo)
+    v = np.clip(v, lo, hi)
+    return np.round(v) if spec.integer else v
+
+
+def schema_range_queries(
+    schema: PublicSchema,
+    columns: Sequence[str] | None = None,
+    *,
+    n_queries: int = 200,
+    max_conditions: int = 3,
+    random_state: RandomState = None,
+) -> list[Query]:
+    """Random conjunctive range queries drawn from the public schema, never from the records.
+
+    Each query picks 1..``max_conditions`` attributes of ``columns`` (default every schema
+    feature) and, for each, a range: two points of a numeric column's declared range
+    (log-uniform for a range of three orders of magnitude or more), or two codes of a
+    categorical column's domain (:func:`schema_coded`'s coding). The same schema and seed
+    give the same queries on any table.
+    """
+    n_queries = check_positive_int(n_queries, name="n_queries")
+    max_conditions = check_positive_int(max_conditions, name="max_conditions")
+    if not isinstance(schema, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
+    rng = check_random_state(random_state)
+    cols = reading_columns(schema, schema.label, None) if columns is None else list(columns)
+    if not cols:
+        raise DataError("The schema has no attributes to query.")
+    out = []
+    for _ in range(n_queries):
+        k = int(rng.integers(1, min(max_conditions, len(cols)) + 1))
+        chosen = rng.choice(len(cols), size=k, replace=False)
+        conds = []
+        for j in sorted(chosen):
+            spec = schema[cols[j]]
+            if spec.kind == "numeric":
+                a, b = np.sort(_public_value(spec, rng.random(2)))
+            else:
+                a, b = np.sort(rng.integers(0, len(spec.domain), size=2)).astype(float)
+            conds.append((cols[j], float(a), float(b)))
+        out.append(Query(tuple(conds)))
+    return out
+
+
 def random_range_queries(
     dataset: Dataset,
     *,
@@ -78,10 +184,13 @@ def random_range_queries(
     max_conditions: int = 3,
     random_state: RandomState = None,
 ) -> list[Query]:
-    """Random conjunctive range queries over the attributes of ``dataset``.
+    """Random conjunctive range queries over the attributes of ``dataset``, from its values.
 
     Each query picks 1..``max_conditions`` attributes and, for each, a range between two
     values drawn from the attribute's observed values (so ranges follow the data).
+    Not differentially private: a value only one record has can become a query's end, and
+    the release shows it. Kept as the audit's mutant; releases use
+    :func:`schema_range_queries`.
     """
     n_queries = check_positive_int(n_queries, name="n_queries")
     max_conditions = check_positive_int(max_conditions, name="max_conditions")
@@ -120,15 +229,23 @@ def answer_counts(coded: pd.DataFrame, queries: Sequence[Query], columns: Iterab
     return np.array([_mask(arrays, len(coded), q, keep).sum() for q in queries], dtype=float)
 
 
-def query_matches(dataset: Dataset, query: Query, columns: Iterable[str]) -> np.ndarray:
-    """Which records satisfy ``query`` once conditions outside ``columns`` are dropped."""
-    coded = _coded(dataset)
+def query_matches(dataset: Dataset, query: Query, columns: Iterable[str],
+                  schema: PublicSchema | None = None) -> np.ndarray:
+    """Which records satisfy ``query`` once conditions outside ``columns`` are dropped.
+
+    ``schema``: the records are coded as :func:`schema_coded` does (the queries of
+    :func:`schema_range_queries`); without it, as the values' sorted categories
+    (:func:`random_range_queries`)."""
+    coded = _coded(dataset) if schema is None else schema_coded(dataset, schema)
     return _mask({c: coded[c].to_numpy() for c in coded.columns}, len(coded), query, set(columns))
 
 
 @dataclass
 class PublishingSetup:
-    """Queries, exact answers and sensitivities of each publishing scheme on one dataset."""
+    """Queries, exact answers and sensitivities of each publishing scheme on one dataset.
+
+    ``schema`` and ``bound`` are the DP reading's public facts; ``query_source`` says where
+    the query ranges came from ("schema", or "values": not DP)."""
 
     queries: list[Query]
     columns: dict[str, list[str]]
@@ -138,11 +255,25 @@ class PublishingSetup:
     selection: DCFBFSResult
     measure: str
     threshold: float
+    schema: PublicSchema | None = None
+    bound: GroupBound | None = None
+    query_source: str = "schema"
+    label: str | None = None
+
+    def covers(self, scheme: str) -> str:
+        """What ``scheme``'s sensitivity is, for a table."""
+        if scheme == DP_SCHEME:
+            b = self.bound
+            return (f"{b.value:g} (declared group bound, {b.source})" if b.covers_group
+                    else "1 (one record: no group bound declared)")
+        return f"{self.sensitivity[scheme]:.4g} ({'GS' if scheme == 'Group' else 'CS'} read from the records)"
 
 
 def prepare_publishing(
     dataset: Dataset,
     *,
+    schema: PublicSchema | None = None,
+    query_source: str = "schema",
     measure: str = "pearson",
     threshold: float = 0.8,
     tc: float = 40.0,
@@ -154,13 +285,29 @@ def prepare_publishing(
     """Select features (DC-FBFS; needs the dataset's label), draw queries, compute answers.
 
     Group publishes every attribute with GS; Zhang the importance-selected attributes with
-    CS; Proposed the DC-FBFS attributes with CS. ``measure`` sets the record correlation
-    of CS (GS always counts Pearson-correlated records: the Group scheme involves no
-    similarity measure beyond deciding who is correlated). ``progress`` (:mod:`core.progress`)
-    is told each step.
+    CS; Proposed the DC-FBFS attributes with CS (all three read from the records: not DP).
+    The DP reading publishes every schema attribute with the schema's declared group bound.
+    ``measure`` sets the record correlation of CS (GS always counts Pearson-correlated
+    records: the Group scheme involves no similarity measure beyond deciding who is
+    correlated). ``progress`` (:mod:`core.progress`) is told each step.
+
+    Parameters
+    ----------
+    schema : PublicSchema, optional
+        Bounds, categories and the group bound; default
+        :func:`core.data.schema.schema_for` (a draft read from the data for an upload, which
+        the DP reading's ledger marks not DP).
+    query_source : {"schema", "values"}
+        "schema" (default): the query ranges come from the schema. "values": from the
+        records' values (the paper's reading, kept as the audit's mutant; not DP).
     """
     if dataset.label is None:
         raise DataError("Choose a label column: DC-FBFS selects attributes for a classifier.")
+    if query_source not in QUERY_SOURCES:
+        raise ValueError(f"query_source must be one of {QUERY_SOURCES}, got {query_source!r}.")
+    schema = schema_for(dataset) if schema is None else schema
+    if not isinstance(schema, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
     rng = check_random_state(random_state)
     rm = record_matrix(dataset)
     y = dataset.frame[dataset.label].astype(str).to_numpy()
@@ -169,6 +316,7 @@ def prepare_publishing(
         progress=stage(progress, 0.0, 0.85, "Feature selection"),
     )
     columns = {"Group": list(rm.names), "Zhang": sel.importance_selected, "Proposed": sel.selected}
+    public_cols = reading_columns(schema, dataset.label, None)
 
     def sens(scheme: str, meas: str, kind: str, step: int) -> float:
         pos = [rm.names.index(c) for c in columns[scheme]]
@@ -182,14 +330,22 @@ def prepare_publishing(
         "Zhang": sens("Zhang", measure, "CS", 1),
         "Proposed": sens("Proposed", measure, "CS", 2),
     }
+    bound = group_bound(schema)
+    columns[DP_SCHEME] = public_cols
+    sensitivity[DP_SCHEME] = bound.value
     report(progress, 0.97, "Answering the queries")
-    queries = random_range_queries(dataset, n_queries=n_queries, random_state=rng)
-    coded = _coded(dataset)
+    if query_source == "schema":
+        queries = schema_range_queries(schema, public_cols, n_queries=n_queries, random_state=rng)
+        coded = schema_coded(dataset, schema, public_cols)
+    else:  # the mutant: ranges between observed values (coded as the data's sorted categories)
+        queries = random_range_queries(dataset, n_queries=n_queries, random_state=rng)
+        coded = _coded(dataset)
     true_original = answer_counts(coded, queries, coded.columns)
     true_reduced = {s: answer_counts(coded, queries, cols) for s, cols in columns.items()}
     report(progress, 1.0, "Queries answered")
     return PublishingSetup(
-        queries, columns, sensitivity, true_original, true_reduced, sel, measure, threshold
+        queries, columns, sensitivity, true_original, true_reduced, sel, measure, threshold,
+        schema=schema, bound=bound, query_source=query_source, label=dataset.label,
     )
 
 
@@ -210,13 +366,20 @@ class CountRelease:
     scheme: str
     epsilon_per_query: float
     ledger: PrivacyLedger
+    queries: list | None = None
 
 
 def noisy_counts(true: np.ndarray, *, sensitivity: float, epsilon_per_query: float,
-                 random_state: RandomState = None) -> np.ndarray:
-    """Laplace answers of scale ``sensitivity / epsilon_per_query`` (each query epsilon-DP)."""
-    return np.asarray(laplace(np.asarray(true, dtype=float), sensitivity=sensitivity,
-                              epsilon=epsilon_per_query, random_state=random_state))
+                 random_state: RandomState = None, with_noise: bool = False):
+    """Exact discrete Laplace answers on the integers, scale at least
+    ``sensitivity / epsilon_per_query`` (each query epsilon-DP; :mod:`core.sampler`).
+
+    With ``with_noise`` also returns the :class:`~core.sampler.GridNoise` for the ledger.
+    """
+    noisy, noise = laplace_noise(np.asarray(true, dtype=float), sensitivity=sensitivity,
+                                 epsilon=epsilon_per_query, random_state=random_state, grid=1.0, on_grid=True)
+    noisy = np.asarray(noisy)
+    return (noisy, noise) if with_noise else noisy
 
 
 def _per_query(epsilon: float, n_queries: int, budget: str) -> float:
@@ -229,12 +392,16 @@ def release_counts(
     setup: PublishingSetup, scheme: str, *, epsilon: float, budget: str = "per_query",
     random_state: RandomState = None,
 ) -> CountRelease:
-    """Answer every query of ``setup`` under ``scheme`` with Laplace noise.
+    """Answer every query of ``setup`` under ``scheme`` with exact discrete Laplace noise.
+
+    The ledger has one spend per query; a faithful scheme's (and any release whose queries
+    came from the values) is marked not DP with its reasons; the DP reading's carries the
+    schema's charges and what its group bound covers.
 
     Parameters
     ----------
     setup : PublishingSetup
-    scheme : {"Group", "Zhang", "Proposed"}
+    scheme : {"Group", "Zhang", "Proposed", "DP reading"}
     epsilon : float
         The budget, read as ``budget`` says.
     budget : {"per_query", "total"}
@@ -247,15 +414,20 @@ def release_counts(
         raise ValueError(f"scheme must be one of {tuple(setup.sensitivity)}, got {scheme!r}.")
     true = setup.true_reduced[scheme]
     eps_q = _per_query(epsilon, len(true), budget)
-    noisy = noisy_counts(true, sensitivity=setup.sensitivity[scheme], epsilon_per_query=eps_q,
-                         random_state=random_state)
+    noisy, noise = noisy_counts(true, sensitivity=setup.sensitivity[scheme], epsilon_per_query=eps_q,
+                                random_state=random_state, with_noise=True)
     ledger = PrivacyLedger()
     for i in range(len(true)):
-        ledger.spend(eps_q, label=f"count query {i + 1}")
-    kind = "GS" if scheme == "Group" else "CS"
-    ledger.assume(f"The sensitivity ({kind} = {setup.sensitivity[scheme]:.4g}) and the feature selection "
-                  "are computed from the raw records, as paper 000 does.")
-    return CountRelease(np.asarray(noisy), scheme, eps_q, ledger)
+        ledger.spend(eps_q, label=f"count query {i + 1}", noise=noise)
+    if setup.query_source != "schema":
+        ledger.mark_not_dp(VALUES_REASON)
+    if scheme == DP_SCHEME:
+        charge_reading(ledger, setup.schema, setup.columns[scheme], setup.bound)
+        if setup.bound.covers_group:
+            ledger.assume(setup.bound.sentence)
+    else:
+        ledger.mark_not_dp(NOT_DP_REASONS[scheme])
+    return CountRelease(np.asarray(noisy), scheme, eps_q, ledger, setup.queries)
 
 
 def publish_mae(
@@ -293,3 +465,43 @@ def mae_curve(
     runs = epsilon_runs(one, schemes, "scheme", "mae", epsilons=epsilons, repetitions=repetitions,
                         random_state=random_state, progress=progress, sort=False)
     return summarize(runs, ["scheme", "epsilon"], "mae"), runs
+
+
+def dp_count_release(
+    dataset: Dataset, schema: PublicSchema | None = None, *, epsilon: float, n_queries: int = 200,
+    budget: str = "per_query", query_source: str = "schema", random_state: RandomState = None,
+) -> CountRelease:
+    """The DP reading of count publishing on its own (no feature selection, nothing read
+    from the records but the noisy counts): queries from the schema, every schema attribute,
+    sensitivity the declared group bound (1 without one).
+
+    ``query_source="values"`` draws the ranges from the records' values instead (the paper's
+    reading, the audit's mutant): the ledger is then marked not DP. The release holds its
+    ``queries`` (they are published with the answers).
+    """
+    if query_source not in QUERY_SOURCES:
+        raise ValueError(f"query_source must be one of {QUERY_SOURCES}, got {query_source!r}.")
+    schema = schema_for(dataset) if schema is None else schema
+    rng = check_random_state(random_state)
+    cols = reading_columns(schema, dataset.label, None)
+    if query_source == "schema":
+        queries = schema_range_queries(schema, cols, n_queries=n_queries, random_state=rng)
+        coded = schema_coded(dataset, schema, cols)
+    else:
+        queries = random_range_queries(dataset.subset([*cols, *([dataset.label] if dataset.label else [])]),
+                                       n_queries=n_queries, random_state=rng)
+        coded = _coded(dataset)
+    true = answer_counts(coded, queries, cols)
+    bound = group_bound(schema)
+    eps_q = _per_query(epsilon, len(true), budget)
+    noisy, noise = noisy_counts(true, sensitivity=bound.value, epsilon_per_query=eps_q, random_state=rng,
+                                with_noise=True)
+    ledger = PrivacyLedger()
+    for i in range(len(true)):
+        ledger.spend(eps_q, label=f"count query {i + 1}", noise=noise)
+    if query_source != "schema":
+        ledger.mark_not_dp(VALUES_REASON)
+    charge_reading(ledger, schema, cols, bound)
+    if bound.covers_group:
+        ledger.assume(bound.sentence)
+    return CountRelease(np.asarray(noisy), DP_SCHEME, eps_q, ledger, queries)

@@ -30,7 +30,7 @@ def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repet
     """The noise seeds of the runs at one epsilon: one per repetition, shared by the schemes.
 
     The viewer's seed is mixed with epsilon, method and preset, so two epsilons never share
-    noise draws (docs/design.md section 2.3). Epsilon is rounded to 1e-9 so
+    noise draws (docs/design.md section 2.6). Epsilon is rounded to 1e-9 so
     0.30000000000000004 and 0.3 get the same seeds.
     """
     rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
@@ -108,7 +108,9 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
     """DP-SGD (ordinary DP, beyond the paper) over the epsilon grid, summarised like
     :func:`accuracy_curve` with the scheme :data:`DPSGD_SCHEME`.
 
-    Trained on the Non-private scheme's matrices (all features) with
+    Trained on the DP reading's matrices (every schema feature, scaled by the declared bounds:
+    nothing read from the records; the Non-private scheme's standardised ones when a setup has
+    no DP reading) with
     :class:`core.cdp.dpsgd.DPSGDLogisticRegression` at its defaults: sensitivity 1, so the
     guarantee covers one record, not paper 000's correlated group (not comparable with the
     schemes at equal epsilon when CS > 1). Its seeds mix the viewer's seed with "DP-SGD" and
@@ -116,7 +118,9 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
     """
     from core.cdp.dpsgd import DPSGDLogisticRegression
 
-    Xtr, Xte, ytr, yte = mats["Non-private"]
+    from core.cdp.baselines import DP_SCHEME
+
+    Xtr, Xte, ytr, yte = mats[DP_SCHEME] if DP_SCHEME in mats else mats["Non-private"]
     rows = []
     total = len(epsilons) * repetitions
     done = 0

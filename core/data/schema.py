@@ -46,6 +46,7 @@ __all__ = [
     "draft_schema",
     "schema_for",
     "BUILT_IN_SCHEMAS",
+    "TABLE_COLUMNS",
 ]
 
 #: What a column is: a number with bounds, a category from a list, or an identifier
@@ -56,6 +57,8 @@ SOURCES = ("declared", "built-in", "private estimate", "read from data")
 #: The category that every value outside a declared list (and a missing one) becomes.
 OTHER = "(other)"
 SCHEMA_VERSION = 1
+#: The columns of :meth:`PublicSchema.to_frame`, the table the Data page edits.
+TABLE_COLUMNS = ("column", "kind", "lower", "upper", "categories", "source", "note")
 
 
 def _check_str(value: Any, name: str) -> str:
@@ -477,12 +480,24 @@ class PublicSchema:
             raise ValueError(f"unknown key(s) {extra} in the schema; allowed: {sorted(allowed)}.")
         if not isinstance(data.get("columns"), list):
             raise ValueError("a schema needs 'columns', a list of column entries.")
+        if data.get("label") is not None and not isinstance(data.get("label"), str):
+            raise ValueError("the schema's 'label' must be a column name or null.")
+        sensitive = data.get("sensitive", [])
+        if not isinstance(sensitive, list) or not all(isinstance(c, str) for c in sensitive):
+            raise ValueError("the schema's 'sensitive' must be a list of column names.")
         estimate = None
         if data.get("estimate"):
             est = data["estimate"]
+            entries = est.get("entries", []) if isinstance(est, Mapping) else None
+            if (not isinstance(est, Mapping) or isinstance(est.get("epsilon"), bool)
+                    or not isinstance(est.get("epsilon"), numbers.Real)
+                    or not isinstance(est.get("delta", 0.0), numbers.Real)
+                    or not isinstance(entries, list)):
+                raise ValueError("the schema's 'estimate' must be an object with a number "
+                                 "'epsilon', an optional number 'delta' and a list 'entries'.")
             estimate = PrivacyLedger()
             estimate.spend(float(est["epsilon"]), float(est.get("delta", 0.0)),
-                           label="public schema estimate (" + "; ".join(est.get("entries", [])) + ")")
+                           label="public schema estimate (" + "; ".join(map(str, entries)) + ")")
         return cls(
             columns=tuple(ColumnSchema.from_dict(c) for c in data["columns"]),
             label=data.get("label"),
@@ -501,6 +516,69 @@ class PublicSchema:
             raise ValueError(f"the schema is not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc}).") from None
         return cls.from_dict(data)
 
+    # ------------------------------------------------------------------ a table to edit
+    def to_frame(self) -> pd.DataFrame:
+        """One row per column, for review and editing: column, kind, lower, upper,
+        categories (joined by ", "), source, note."""
+        rows = []
+        for c in self.columns:
+            rows.append({
+                "column": c.name,
+                "kind": c.kind,
+                "lower": c.lower if c.kind == "numeric" else None,
+                "upper": c.upper if c.kind == "numeric" else None,
+                "categories": ", ".join(str(v) for v in c.categories) if c.kind == "categorical" else "",
+                "source": c.source,
+                "note": c.note,
+            })
+        frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+        frame["lower"] = frame["lower"].astype(float)
+        frame["upper"] = frame["upper"].astype(float)
+        return frame
+
+    def with_edits(self, frame: pd.DataFrame) -> "PublicSchema":
+        """A copy with the entries the user changed in :meth:`to_frame`'s table, declared.
+
+        A row whose kind, bounds or categories differ from this schema's becomes a new
+        entry with source "declared" (the user typed it and vouches that it is public
+        knowledge); unchanged rows keep their entry and source. Categories are split on
+        commas; a text that names an existing category keeps that category's value (so 0/1
+        flags stay numbers). Rows are matched by the "column" cell, which cannot change.
+
+        Raises
+        ------
+        TypeError
+            ``frame`` is not a DataFrame.
+        ValueError
+            A row names no column of the schema, or an edited entry breaks a rule (bounds
+            not ordered, no categories...), in one sentence naming the column.
+        """
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a DataFrame, got {type(frame).__name__}.")
+        missing = [c for c in ("column", "kind", "lower", "upper", "categories") if c not in frame.columns]
+        if missing:
+            raise ValueError(f"the schema table needs the column(s) {missing}.")
+        current = self.to_frame().set_index("column")
+        changed: dict[str, ColumnSchema] = {}
+        for _, row in frame.iterrows():
+            name = row["column"]
+            if name not in self:
+                raise ValueError(f"the schema table lists {name!r}, which is not a column of the table.")
+            old = current.loc[name]
+            kind = self[name].kind
+            if _same_cell(row["kind"], kind) and (
+                (kind == "numeric" and _same_cell(row["lower"], old["lower"])
+                 and _same_cell(row["upper"], old["upper"]))
+                or (kind == "categorical" and _same_cell(row["categories"] or "", old["categories"] or ""))
+                or kind == "identifier"
+            ):
+                continue  # nothing that matters for its kind changed
+            changed[name] = _edited_entry(self[name], row)
+        if not changed:
+            return self
+        cols = tuple(changed.get(c.name, c) for c in self.columns)
+        return replace(self, columns=cols)
+
     def describe(self) -> str:
         """One sentence: how much of the schema is public."""
         read = self.read_from_data()
@@ -509,6 +587,63 @@ class PublicSchema:
         return (f"{len(read)} of {len(self.columns)} columns have bounds or categories read from your "
                 "data: releases that use them are not differentially private until you confirm "
                 "them or let the app estimate them with part of epsilon.")
+
+
+def _same_cell(a: Any, b: Any) -> bool:
+    """Two table cells hold the same thing (missing equals missing, numbers compared as floats)."""
+    if _missing(a) and _missing(b):
+        return True
+    if _missing(a) or _missing(b):
+        return False
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+        return float(a) == float(b)
+    return str(a).strip() == str(b).strip()
+
+
+def _parse_categories(text: Any, old: tuple | None) -> tuple:
+    if _missing(text) or not str(text).strip():
+        return ()
+    known = {str(c): c for c in (old or ())}
+    numeric_list = bool(old) and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in old)
+    out = []
+    for token in (t.strip() for t in str(text).split(",")):
+        if not token:
+            continue
+        if token in known:
+            out.append(known[token])
+        elif numeric_list:
+            try:
+                value = float(token)
+            except ValueError:
+                out.append(token)
+            else:
+                out.append(int(value) if value.is_integer() else value)
+        else:
+            out.append(token)
+    return tuple(out)
+
+
+def _edited_entry(old: ColumnSchema, row: Mapping[str, Any]) -> ColumnSchema:
+    """The entry a user's edited table row describes (source "declared")."""
+    kind = str(row["kind"]).strip() if not _missing(row["kind"]) else ""
+    note = "edited by the user on the Data page"
+    try:
+        if kind == "numeric":
+            lo, hi = row["lower"], row["upper"]
+            if _missing(lo) or _missing(hi):
+                raise ValueError(f"numeric column '{old.name}' needs a lower and an upper bound.")
+            return ColumnSchema(old.name, "numeric", lower=float(lo), upper=float(hi),
+                                integer=old.integer if old.kind == "numeric" else False,
+                                source="declared", note=note)
+        if kind == "categorical":
+            cats = _parse_categories(row["categories"], old.categories)
+            if not cats:
+                raise ValueError(f"categorical column '{old.name}' needs its list of categories "
+                                 "(separated by commas).")
+            return ColumnSchema(old.name, "categorical", categories=cats, source="declared", note=note)
+        return ColumnSchema(old.name, kind, source="declared", note=note)
+    except TypeError as exc:
+        raise ValueError(f"the entry of '{old.name}' is not valid: {exc}") from None
 
 
 def _missing(value: Any) -> bool:

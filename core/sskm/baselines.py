@@ -26,7 +26,11 @@ given public ``bounds``).
   (counts, sums) vector of all clusters calibrated to replacement (L1 sensitivity 2(m + 1)
   in [0, 1] units), the budget split evenly over iterations; the release is the final noisy
   centres, each emitting round(max(noisy count, 0)) rows, shuffled (no per-record
-  assignment is published).
+  assignment is published). The noise is exact discrete Laplace (:mod:`core.sampler`).
+
+Both DP baselines take a :class:`core.sskm.publisher.ScaledTable` in place of the matrix:
+built with a public schema its bounds and categories are public; built from the data, the
+ledger says the release is not differentially private.
 """
 from __future__ import annotations
 
@@ -35,9 +39,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.mechanisms import PrivacyLedger
+from core.sampler import laplace_on_grid
 from core.metrics import mse as _mse
 from core.metrics import record_linkage as _record_linkage
-from core.sskm.publisher import cluster_release_metrics, noise_generator
+from core.sskm.publisher import ScaledTable, cluster_release_metrics, noise_generator
 from core.validation import RandomState, check_epsilon, check_matrix, check_positive_int, check_random_state
 
 __all__ = ["BaselineResult", "mdav", "mdav_dp", "mdav_release", "idp_kmeans", "microaggregate",
@@ -114,6 +119,20 @@ def _bounds(X: np.ndarray, bounds, *, default: str) -> tuple[np.ndarray, np.ndar
     if not np.all(np.isfinite(b)) or np.any(b[:, 0] > b[:, 1]):
         raise ValueError("bounds must be finite with lo <= hi in every column.")
     return b[:, 0].copy(), b[:, 1].copy(), "user"
+
+
+def _table_input(X, bounds) -> tuple[ScaledTable | None, np.ndarray, object]:
+    """(table, matrix, bounds) from a ScaledTable or a plain matrix.
+
+    A :class:`core.sskm.publisher.ScaledTable` is already in [0, 1] with its bounds and
+    categories from a public schema (or read from the data: its :meth:`ScaledTable.charge`
+    then marks the ledger not DP); ``bounds`` must then be None.
+    """
+    if isinstance(X, ScaledTable):
+        if bounds is not None:
+            raise ValueError("a ScaledTable carries its own bounds (from its schema); do not pass bounds.")
+        return X, X.X, np.column_stack([np.zeros(X.X.shape[1]), np.ones(X.X.shape[1])])
+    return None, check_matrix(X), bounds
 
 
 def group_size(n: int, *, k: int | None = None, n_clusters: int | None = None) -> int:
@@ -282,8 +301,9 @@ def mdav_dp(
 
     Parameters
     ----------
-    X : array_like of shape (n, m)
-        Records (scaled).
+    X : array_like of shape (n, m) or ScaledTable
+        Records (scaled); a ScaledTable brings its public (schema) or data-read bounds,
+        and its reasons go into the ledger.
     k, n_clusters : int
         Group size, or the number of groups a (k = n // a).
     epsilon : float
@@ -300,7 +320,7 @@ def mdav_dp(
     random_state : int, Generator or None
         Source of the noise (mixed with epsilon: no draw is reused across epsilons).
     """
-    X = check_matrix(X)
+    table, X, bounds = _table_input(X, bounds)
     eps = check_epsilon(epsilon)
     n, m = X.shape
     k = group_size(n, k=k, n_clusters=n_clusters)
@@ -309,13 +329,20 @@ def mdav_dp(
     centers, _ = microaggregate(X, labels)
     lo, hi, source = _bounds(X, bounds, default="data")
     scale = (hi - lo) * m / (k * eps)
-    noisy = centers + rng.laplace(0.0, np.broadcast_to(scale[None, :], centers.shape))
+    noisy = centers.copy()
+    noise_note = "no noise (every range is 0)"
+    for j in np.flatnonzero(hi > lo):  # the exact sampler, one column (one range) at a time
+        noisy[:, j], grid_noise = laplace_on_grid(centers[:, j], sensitivity=float(hi[j] - lo[j]) * m / k,
+                                                  epsilon=eps, coordinates=1, random_state=rng)
+        noise_note = grid_noise
     ledger = PrivacyLedger()
     for g in range(len(centers)):
         ledger.spend(eps, label=f"MDAV group {g}: Laplace of scale range x {m} / ({k} x {eps:g}) on its "
-                                "centroid", parallel_group="mdav_dp groups")
+                                "centroid", parallel_group="mdav_dp groups", noise=noise_note)
     ledger.mark_not_dp(MDAV_DP_NOT_DP_REASON)
-    if source == "data":
+    if table is not None:
+        table.charge(ledger)
+    elif source == "data":
         ledger.assume("Attribute ranges (noise scale and clipping) are the data's minima and maxima.")
     else:
         ledger.assume("Attribute ranges (noise scale and clipping) given by the user are public.")
@@ -434,12 +461,22 @@ def _noisy_lloyd(
         counts = np.bincount(labels, minlength=a).astype(float)
         sums = np.zeros((a, m))
         np.add.at(sums, labels, U)
-        noisy_counts = counts + noise.laplace(0.0, scale, size=a)
-        noisy_sums = sums + noise.laplace(0.0, scale, size=sums.shape)
+        # exact discrete Laplace: counts get epsilon_t / (m + 1), sums epsilon_t m / (m + 1), so
+        # every coordinate has scale about 2(m + 1) / epsilon_t (:func:`idp_kmeans_scale`)
+        eps_c = 2.0 / scale
+        eps_s = 2.0 * m / scale
+        noisy_counts, g_c = laplace_on_grid(counts, sensitivity=2.0, epsilon=eps_c, grid=1.0, on_grid=True,
+                                            coordinates=2, random_state=noise)
+        noisy_sums, g_s = laplace_on_grid(sums, sensitivity=2.0 * m, epsilon=eps_s, coordinates=2 * m,
+                                          random_state=noise)
         centres = np.clip(noisy_sums / np.maximum(noisy_counts, 1.0)[:, None], 0.0, 1.0)
-        ledger.spend(eps_t, label=(
-            f"iteration {it}: noisy counts and sums of all {a} clusters, one vector with L1 "
-            f"sensitivity 2(m + 1) = {2 * (m + 1)} under replacement, Laplace scale {scale:.4g}"))
+        ledger.spend(eps_c, label=(
+            f"iteration {it}: noisy counts of all {a} clusters, L1 sensitivity 2 under replacement, "
+            f"Laplace scale about {scale:.4g}"), noise=g_c)
+        ledger.spend(eps_s, label=(
+            f"iteration {it}: noisy sums of all {a} clusters, L1 sensitivity 2m = {2 * m} under replacement "
+            f"(one vector with the counts: a replaced record leaves one cluster and joins another), "
+            f"Laplace scale about {scale:.4g}"), noise=g_s)
     return labels, centres, noisy_counts, noisy_sums
 
 
@@ -458,8 +495,12 @@ def idp_kmeans(
 
     Parameters
     ----------
-    X : array_like of shape (n, m)
-        Records, within the public ``bounds`` (values outside are clipped).
+    X : array_like of shape (n, m) or ScaledTable
+        Records, within the public ``bounds`` (values outside are clipped). Pass a
+        :class:`core.sskm.publisher.ScaledTable` built with a public schema
+        (``ScaledTable(frame, schema=schema)``) so that bounds and category lists are public;
+        a table whose scaling was read from the data marks the ledger not DP. The release is
+        then in the table's [0, 1] units (decode it with ``table.decode``).
     n_clusters : int
         a, the number of clusters (or give ``k`` and a = n // k).
     epsilon : float
@@ -488,7 +529,7 @@ def idp_kmeans(
         ``row_counts``, ``labels`` = each record's cluster in the last iteration (not
         released; for :meth:`BaselineResult.metrics`).
     """
-    X = check_matrix(X)
+    table, X, bounds = _table_input(X, bounds)
     n, m = X.shape
     a = _cluster_count(n, n_clusters=n_clusters, k=k)
     eps = check_epsilon(epsilon)
@@ -503,9 +544,11 @@ def idp_kmeans(
     labels, centres, noisy_counts, noisy_sums = _noisy_lloyd(
         U, centres, eps / iterations, iterations=iterations, noise=noise, ledger=ledger
     )
-    if source == "unit":
-        ledger.assume("Attributes are taken to lie in [0, 1] (public bounds: the caller scaled them); "
-                      "values outside are clipped.")
+    if table is not None:  # bounds and categories from the table: a schema, or the data (then not DP)
+        table.charge(ledger)
+    elif source == "unit":
+        ledger.assume("Attributes are taken to lie in [0, 1] (public bounds: the caller scaled them "
+                      "without reading the records); values outside are clipped.")
     else:
         ledger.assume("Attribute bounds given by the user are public; values outside are clipped.")
     row_counts = np.rint(np.maximum(noisy_counts, 0.0)).astype(np.int64)

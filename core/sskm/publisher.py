@@ -2,30 +2,43 @@
 
 ``mode="sound"`` (the default) is a mechanism whose epsilon holds under the project's one
 neighbouring relation (:data:`core.mechanisms.NEIGHBOURING_RELATION`: one record replaced
-by any other, n public):
+by any other, n public). It reads the private rows only through noise its ledger pays for:
 
-1. The rows are split at random (the estimator's generator) into a **held-out part**
-   (``holdout``, 20 % by default) and a published part. The held-out part is treated as
-   public and is **never published**: the self-organising map with SFLA initial weights
-   (Algorithms 2-3) is fitted on it, the MIC connections (Algorithm 4) are computed on it,
-   and the default bounds of numeric columns are its minima and maxima. The guarantee does
-   not protect its records (they are outside the release by design).
-2. Every attribute is scaled to [0, 1] with those public bounds (categoricals as codes of
-   their public category list) and clipped to them.
-3. Each published-part record goes to its best-matching neuron. For every neuron of the
-   map (empty ones included: which neurons are empty is private) the release is a noisy
-   count and noisy sums of **every** attribute. Replacing one record moves it from one
-   neuron to another: the counts change by 2 in L1 and the sums by at most 2m (m
-   attributes in [0, 1]), so the whole (count, sums) vector of all neurons has L1
-   sensitivity 2(m + 1). Laplace noise of scale 2(m + 1) / epsilon on every coordinate
-   makes that **one vector release** epsilon-DP. In ledger terms this is the split
-   epsilon / (m + 1) to the counts (scale 2 / (epsilon / (m + 1))) and
-   epsilon m / (m + 1) to the sums (scale 2m / (epsilon m / (m + 1))): the budget is split
-   in proportion to the sensitivities, so every coordinate gets the same noise. It is not
-   a per-cluster parallel release: a replaced record touches two neurons at once.
+1. **Public scaling.** Bounds and category lists come from the ``schema``
+   (:class:`core.data.schema.PublicSchema`): each record is conformed on its own (numbers
+   clipped to the declared bounds, unknown categories to ``(other)``), numbers are scaled
+   by the declared bounds, categories coded over the declared list plus ``(other)``. A
+   record can neither add a category nor stretch a range. Without a schema (or with
+   entries "read from data") the scaling reads the rows and the ledger says the release is
+   not differentially private, with the reason.
+2. **The map** (``map_fit``). ``"noisy"`` (default): a data-independent start (uniform
+   weights in [0, 1]^m from the seed, not SFLA, which reads the rows) and a batch SOM fitted
+   in ``map_iterations`` steps, each through noisy per-neuron counts and sums (the same
+   replace-one sensitivities as the release), spending ``map_share`` of epsilon
+   (:func:`core.sskm.som.noisy_batch_som`); the map is drawn again for every release, with
+   its noise. ``"reference"``: the paper's SOM (SFLA start) fitted on a public reference
+   table the user provides; the ledger states that it is public.
+   The old held-out 20 % is gone: it set the bounds and fitted the map and the MIC without
+   noise, so one record in it changed the release outside the budget (an age above the
+   neighbour's maximum appeared in 45 % of the releases). The MIC step is shown for
+   information only (computed on the reference when given, else on the private rows and
+   labelled so): the release noises every attribute.
+3. Each record goes to its best-matching neuron. For every neuron of the map (empty ones
+   included: which neurons are empty is private) the release is a noisy count and noisy
+   sums of **every** attribute. Replacing one record moves it from one neuron to another:
+   the counts change by 2 in L1 and the sums by at most 2m (m attributes in [0, 1]), so the
+   whole (count, sums) vector of all neurons has L1 sensitivity 2(m + 1). The release's
+   epsilon is split epsilon / (m + 1) to the counts and epsilon m / (m + 1) to the sums:
+   every coordinate gets noise of about 2(m + 1) / epsilon. The noise is exact discrete
+   Laplace on a grid (:func:`core.sampler.laplace_on_grid`; counts on the integers), and
+   the ledger entries carry the grid. It is not a per-cluster parallel release: a replaced
+   record touches two neurons at once.
 4. Post-processing (no further cost): each neuron emits round(max(noisy count, 0)) rows
    at its centre noisy sums / max(noisy count, 1) clipped to [0, 1]; the rows are
    shuffled. No row keeps an original position and the number of rows is not n.
+
+The ledger's total is epsilon: map share plus release share (noisy map), or all of it on
+the release (reference map).
 
 ``mode="paper"`` is the paper's algorithm, kept faithful for the reproductions and the
 teaching page: min-max scaling on the data, the map fitted on all raw records, each record
@@ -47,28 +60,37 @@ import numpy as np
 import pandas as pd
 
 from core.data.encoding import ordinal_codes
+from core.data.schema import PublicSchema
 from core.mechanisms import PrivacyLedger
 from core.metrics import mse as _mse
 from core.metrics import record_linkage as _record_linkage
-from core.progress import Progress, stage
+from core.progress import Progress, report, stage
 from core.release import display_seed
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult, mic_connections
-from core.sskm.som import SelfOrganizingMap
+from core.sampler import laplace_on_grid
+from core.sskm.som import SelfOrganizingMap, _noisy_counts_sums, noisy_batch_som
 from core.validation import (
     DataError,
     RandomState,
     check_epsilon,
     check_matrix,
+    check_positive_int,
     check_probability,
     check_random_state,
     spawn_seed,
 )
 
-__all__ = ["SSKMDP", "ScaledTable", "scale_frame", "MODES", "noise_generator", "cluster_release_metrics",
-           "PAPER_NOT_DP_REASON"]
+__all__ = ["SSKMDP", "ScaledTable", "scale_frame", "MODES", "MAP_FITS", "noise_generator",
+           "cluster_release_metrics", "PAPER_NOT_DP_REASON", "NO_SCHEMA_REASON"]
 
 PARALLEL_GROUP = "sskm_dp clusters"
 MODES = ("sound", "paper")
+#: where the sound mode's map comes from
+MAP_FITS = ("noisy", "reference")
+#: share of epsilon the sound mode's noisy map spends, and its noisy batch steps
+DEFAULT_MAP_SHARE = 0.3
+DEFAULT_MAP_ITERATIONS = 3
+NO_SCHEMA_REASON = ("No public schema was given: the bounds and category lists are read from your data.")
 PAPER_NOT_DP_REASON = (
     "The paper's SSKM_DP (mode='paper') is not differentially private: the map is fitted on "
     "the raw records (the sensitive attribute included), every record keeps its row, the "
@@ -99,14 +121,27 @@ class ScaledTable:
     Parameters
     ----------
     frame : DataFrame
-        The whole table: its columns, dtypes and category lists (the category lists are
-        taken as public).
+        The table (private rows).
+    schema : PublicSchema, optional
+        Where bounds and category lists come from (the only way to a DP release): each
+        record is mapped into the schema's domain on its own (:meth:`PublicSchema.conform`:
+        numbers clipped to the declared bounds, a missing number to the middle of the range,
+        an unknown or missing category to :data:`core.data.schema.OTHER`), numbers are
+        scaled by the declared bounds, categories coded over :attr:`ColumnSchema.domain`
+        (the declared list, then OTHER). Identifier columns are dropped. Nothing about the
+        scaling depends on the rows, so one replaced record changes one row of ``X``.
+        Entries the schema marks "read from data" are listed in :attr:`read_from_data`.
     reference : DataFrame, optional
-        Rows treated as public (SSKM_DP's held-out part): numeric bounds, missing-value
-        fills and whether a numeric column holds integers come from them. Default
-        ``frame`` itself (min-max scaling on the data, the paper's way).
+        Without a schema: rows whose minima, maxima, medians and integer-ness give the
+        numeric bounds and fills (default ``frame`` itself: min-max scaling on the data,
+        the paper's way). Either way they are read from data (:attr:`read_from_data`).
     bounds : dict of str to (float, float), optional
-        Public (lo, hi) of numeric columns, given by the user; they override ``reference``.
+        Without a schema: public (lo, hi) of numeric columns given by the user; they
+        override ``reference``.
+
+    Without a schema the category lists are always read from ``frame`` and numeric bounds
+    from the data unless given: a release built on such a table is not differentially
+    private, and :attr:`not_dp_reason` says why in one sentence.
 
     Values outside the bounds are clipped to them (scaled to 0 or 1).
 
@@ -117,14 +152,21 @@ class ScaledTable:
     lo, hi : ndarray of shape (m,)
         Column bounds before scaling (category codes 0..k-1 for categoricals).
     categories : dict of str to list
-        Sorted categories of each categorical column.
+        The category list of each categorical column (with a schema: its domain, OTHER
+        last; without: the sorted values found in ``frame``).
     integer : set of str
-        Numeric columns that held integers (published values are rounded back).
+        Numeric columns of whole numbers (published values are rounded back).
     bounds_source : dict of str to str
-        For each numeric column, where its bounds came from: "user", "reference" or "data".
+        Where each column's bounds or categories came from: a schema source ("declared",
+        "built-in", "private estimate", "read from data") or, without a schema, "user",
+        "reference" or "data".
+    read_from_data : list of str
+        Columns whose bounds or categories were read from the private rows.
+    schema : PublicSchema or None
     """
 
-    def __init__(self, frame: pd.DataFrame, *, reference: pd.DataFrame | None = None,
+    def __init__(self, frame: pd.DataFrame, *, schema: PublicSchema | None = None,
+                 reference: pd.DataFrame | None = None,
                  bounds: Mapping[str, tuple[float, float]] | None = None) -> None:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
@@ -132,19 +174,68 @@ class ScaledTable:
             raise DataError("The table has no columns to publish.")
         if len(frame) < 2:
             raise DataError("Publishing needs at least 2 rows; load more data.")
+        self.schema = schema
+        if schema is not None:
+            if not isinstance(schema, PublicSchema):
+                raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
+            if reference is not None or bounds:
+                raise ValueError("with a schema, bounds and categories come from it; do not pass "
+                                 "reference or bounds as well (edit the schema instead).")
+            self._from_schema(frame, schema)
+        else:
+            self._from_data(frame, reference, bounds)
+        self._scale()
+
+    # ------------------------------------------------------------------ building
+    def _from_schema(self, frame: pd.DataFrame, schema: PublicSchema) -> None:
+        unknown = [c for c in frame.columns if c not in schema]
+        if unknown:
+            raise DataError(f"The public schema does not list column(s) {unknown}; add them to the "
+                            "schema (Data page) or leave them out.")
+        self.columns = [c for c in frame.columns if schema[c].kind != "identifier"]
+        if not self.columns:
+            raise DataError("Every column is an identifier in the schema: nothing to publish.")
+        conformed = schema.conform(frame, self.columns)
+        self.dtypes = frame[self.columns].dtypes
+        self.categories: dict[str, list] = {}
+        self.integer: set[str] = set()
+        self.bounds_source: dict[str, str] = {}
+        raw, lo, hi = [], [], []
+        for col in self.columns:
+            spec = schema[col]
+            self.bounds_source[col] = spec.source
+            if spec.kind == "numeric":
+                raw.append(conformed[col].to_numpy(dtype=np.float64))
+                lo.append(spec.lower)
+                hi.append(spec.upper)
+                if spec.integer:
+                    self.integer.add(col)
+            else:
+                domain = list(spec.domain)
+                self.categories[col] = domain
+                raw.append(schema.codes(conformed, col).astype(np.float64))
+                lo.append(0.0)
+                hi.append(float(len(domain) - 1))
+        self._raw = np.column_stack(raw)
+        self.lo = np.asarray(lo, dtype=np.float64)
+        self.hi = np.asarray(hi, dtype=np.float64)
+        self.read_from_data = schema.read_from_data(self.columns)
+
+    def _from_data(self, frame: pd.DataFrame, reference: pd.DataFrame | None,
+                   bounds: Mapping[str, tuple[float, float]] | None) -> None:
         ref = frame if reference is None else reference
         if not isinstance(ref, pd.DataFrame) or list(ref.columns) != list(frame.columns):
             raise TypeError("reference must be a DataFrame with the same columns as frame.")
         if len(ref) == 0:
-            raise DataError("The reference (public) rows are empty.")
+            raise DataError("The reference rows are empty.")
         bounds = dict(bounds or {})
         unknown = [c for c in bounds if c not in frame.columns]
         if unknown:
             raise DataError(f"bounds name column(s) {unknown} that are not in the data.")
         self.columns = list(frame.columns)
-        self.categories: dict[str, list] = {}
-        self.integer: set[str] = set()
-        self.bounds_source: dict[str, str] = {}
+        self.categories = {}
+        self.integer = set()
+        self.bounds_source = {}
         self.dtypes = frame.dtypes
         cols, lo, hi = [], [], []
         for col in self.columns:
@@ -156,7 +247,7 @@ class ScaledTable:
                 v = s.to_numpy(dtype=np.float64)
                 rv = r.to_numpy(dtype=np.float64)
                 if np.isnan(rv).all():
-                    raise DataError(f"Column '{col}' has no value in the public (held-out) rows.")
+                    raise DataError(f"Column '{col}' has no value in the reference rows.")
                 fill = float(np.nanmedian(rv))
                 v = np.where(np.isnan(v), fill, v)
                 rv = np.where(np.isnan(rv), fill, rv)
@@ -180,20 +271,58 @@ class ScaledTable:
                     s = s.fillna(fill)
                 codes, cats = ordinal_codes(s.astype(object))
                 self.categories[col] = cats
+                self.bounds_source[col] = "data"
                 v = codes.astype(np.float64)
                 b_lo, b_hi = 0.0, float(len(cats) - 1)
             cols.append(v)
             lo.append(b_lo)
             hi.append(b_hi)
-        raw = np.column_stack(cols)
+        self._raw = np.column_stack(cols)
         self.lo = np.asarray(lo, dtype=np.float64)
         self.hi = np.asarray(hi, dtype=np.float64)
+        self.read_from_data = [c for c in self.columns if self.bounds_source[c] in ("data", "reference")]
+
+    def _scale(self) -> None:
         span = self.hi - self.lo
         self.span = np.where(span > 0, span, 1.0)
-        self.X = np.clip(np.where(span > 0, (raw - self.lo) / self.span, 0.0), 0.0, 1.0)
+        self.X = np.clip(np.where(span > 0, (self._raw - self.lo) / self.span, 0.0), 0.0, 1.0)
+        del self._raw
         #: range of each attribute in scaled units: 1, or 0 for a constant column
         self.unit_range = (span > 0).astype(float)
 
+    # ------------------------------------------------------------------ privacy
+    @property
+    def is_public(self) -> bool:
+        """True when no bound or category list was read from the rows."""
+        return not self.read_from_data
+
+    @property
+    def not_dp_reason(self) -> str | None:
+        """One sentence when a bound or category list was read from the rows, else None."""
+        if not self.read_from_data:
+            return None
+        if self.schema is not None:
+            return self.schema.not_dp_reason(self.columns)
+        shown = ", ".join(f"'{c}'" for c in self.read_from_data[:6])
+        more = f" and {len(self.read_from_data) - 6} more" if len(self.read_from_data) > 6 else ""
+        return (f"Bounds or categories read from your data ({shown}{more}): no public schema was given, "
+                "so the scaling depends on the records themselves.")
+
+    def charge(self, ledger: PrivacyLedger) -> PrivacyLedger:
+        """Put what this scaling means into ``ledger``: not DP when read from the rows,
+        the schema's estimate spends and assumptions otherwise (returned, for chaining)."""
+        if self.schema is not None:
+            return self.schema.charge(ledger, self.columns)
+        reason = self.not_dp_reason
+        if reason:
+            ledger.mark_not_dp(reason)
+        user = [c for c, s in self.bounds_source.items() if s == "user"]
+        if user:
+            ledger.assume("Bounds of " + ", ".join(user) + " given by the user are public; records "
+                          "outside them are clipped.")
+        return ledger
+
+    # ------------------------------------------------------------------ use
     def decode(self, Z: np.ndarray) -> pd.DataFrame:
         """A frame with the original columns from scaled values ``Z`` (clipped to [0, 1])."""
         Z = np.clip(np.asarray(Z, dtype=np.float64).reshape(-1, len(self.columns)), 0.0, 1.0)
@@ -213,7 +342,22 @@ class ScaledTable:
         return pd.DataFrame(out, columns=self.columns)
 
     def encode(self, frame: pd.DataFrame) -> np.ndarray:
-        """Scale another frame with the same columns on this table's ranges and codes."""
+        """Scale another frame with the same columns on this table's ranges and codes.
+
+        With a schema the frame is conformed first (clipped, unknown categories to OTHER),
+        so the result lies in [0, 1]; without one, values outside the ranges fall outside
+        [0, 1] and unknown categories are NaN.
+        """
+        if self.schema is not None:
+            conformed = self.schema.conform(frame, self.columns)
+            cols = []
+            for j, col in enumerate(self.columns):
+                if col in self.categories:
+                    v = self.schema.codes(conformed, col).astype(np.float64)
+                else:
+                    v = conformed[col].to_numpy(dtype=np.float64)
+                cols.append((v - self.lo[j]) / self.span[j] * self.unit_range[j])
+            return np.column_stack(cols)
         cols = []
         for j, col in enumerate(self.columns):
             s = frame[col]
@@ -309,7 +453,7 @@ class SSKMDP:
     Parameters
     ----------
     epsilon : float
-        Privacy budget of the release.
+        Privacy budget of the release (sound mode: map and release together).
     sensitive : str or sequence of str
         Sensitive attributes (at least one). In the paper mode they (and the attributes
         linked to them) are the protected ones; the sound mode noises every attribute and
@@ -318,78 +462,85 @@ class SSKMDP:
         CS_Tsh: attributes with MIC >= this toward a sensitive attribute are protected too
         (paper mode).
     mode : {"sound", "paper"}
-        ``"sound"`` (default): held-out map, noisy counts and sums of every neuron, shuffled
-        rows; epsilon-DP under the project's relation. ``"paper"``: the paper's algorithm,
-        not DP (its ledger is marked so and keeps the nominal epsilon). See the module
-        docstring.
-    holdout : float
-        Sound mode: share of rows held out (public, never published) to fit the map, the
-        MIC step and the default bounds. In (0, 1); at least 4 rows are held out and at
-        least 1 is published.
+        ``"sound"`` (default): public scaling from ``schema``, a map that reads the rows only
+        through paid noise (or a public reference table), noisy counts and sums of every
+        neuron, shuffled rows. ``"paper"``: the paper's algorithm, not DP (its ledger is
+        marked so and keeps the nominal epsilon). See the module docstring.
+    schema : PublicSchema, optional
+        Sound mode: the bounds and category lists of the published columns. Required for a
+        DP claim: without it (or where it has entries "read from data" for a published
+        column) the release says it is not differentially private, with the reason. The
+        paper mode ignores it (it scales on the data, as the paper does).
+    map_fit : {"noisy", "reference"}
+        Sound mode: where the map comes from. ``"noisy"`` (default): a data-independent
+        start and a batch SOM fitted through noisy per-neuron counts and sums
+        (:func:`core.sskm.som.noisy_batch_som`) with ``map_share`` of epsilon.
+        ``"reference"``: the paper's SOM (``init``, SFLA by default) fitted on a public
+        reference table given to :meth:`fit` (``reference=``); the whole epsilon goes to
+        the release and the ledger states that the reference is public.
+    map_share : float
+        Share of epsilon the noisy map spends, in (0, 1); the release gets the rest.
+    map_iterations : int
+        Noisy batch steps of the map (each costs map_share x epsilon / map_iterations).
     bounds : dict of str to (float, float), optional
-        Public (lo, hi) of numeric columns, given by the user; values outside are clipped.
-        Unnamed numeric columns take their bounds from the held-out part (sound mode) or
-        the data (paper mode).
+        Without a schema: public (lo, hi) of numeric columns given by the user. With a
+        schema, give bounds in the schema instead.
     rows, cols : int
         SOM grid; at most rows x cols clusters.
     sigma, learning_rate, iterations, init, method, topology, batch_size, sfla_params
-        Passed to :class:`core.sskm.som.SelfOrganizingMap`; ``iterations=None`` draws
-        max(10,000, 2 x rows it is fitted on).
+        Passed to :class:`core.sskm.som.SelfOrganizingMap` (the paper mode and the
+        reference map); ``iterations=None`` draws max(10,000, 2 x rows it is fitted on).
+        ``sigma`` and ``topology`` also shape the noisy map.
     mic_max_rows : int or None
         Row cap of the MIC step.
     n_jobs : int
         Processes for the MIC pairs.
     random_state : int, Generator or None
-        One generator threads through the split, the SOM, the MIC row sample and (when
-        ``publish`` gets no ``random_state``) the noise.
+        One generator threads through the SOM, the MIC row sample and (when ``publish``
+        gets no ``random_state``) the noise.
 
     Attributes (after ``fit``)
     --------------------------
     mode_ : str
     som_ : SelfOrganizingMap
-        Fitted on the held-out part (sound) or on every record (paper).
+        Paper: fitted on every record. Sound: the reference map, or a noisy map drawn at
+        the estimator's epsilon with the fit's generator (for display: every release draws
+        its own, ``release_som_``). Its ``labels_``, ``history_`` and hit map are evaluated
+        on the private rows: shown for information, never released.
     connections_ : ConnectionResult
-        MIC strengths (on the held-out part in the sound mode, unless given to ``fit``).
+        MIC strengths (sound: on the reference table if given, else on the private rows,
+        for information only: the sound release noises every attribute).
     table_ : ScaledTable
-        Every row of the fitted frame, scaled (sound: public bounds, clipped).
+        Every row of the fitted frame, scaled (sound with a schema: public bounds, clipped).
     labels_ : ndarray
-        Neuron of each published-part record (sound: the records at ``published_index_``;
-        paper: every record). Not released in the sound mode; used for the metrics.
-    holdout_index_, published_index_ : ndarray
-        Sound mode: row positions (in the fitted frame) of the held-out and published parts.
-        Paper mode: empty and every row.
+        Neuron of each record under ``som_`` (after a sound release: under
+        ``release_som_``). Not released; used for the metrics.
+    published_index_ : ndarray
+        Row positions of the records behind the release: every row (kept for callers).
+    holdout_index_ : ndarray
+        Empty: no record is held out any more (the old sound mode's held-out part set the
+        bounds and the map without noise, which leaked).
     som_index_ : ndarray
-        Rows the map was trained on (``som_.labels_`` follows them): the held-out part
-        (sound) or every row (paper). Use it for per-row map views (hit map, shares).
+        Rows ``som_.labels_`` follows: every row of the fitted frame.
     clusters_ : ndarray
         Neurons released: every neuron of the map (sound) or the non-empty ones (paper).
     cluster_sizes_ : dict of int to int
-        True number of published-part records per cluster. Private in the sound mode
-        (never released); the release shows ``row_counts_`` instead.
+        True number of records per cluster. Private in the sound mode (never released).
     centres_ : ndarray of shape (n_clusters, m)
-        Exact cluster centres in scaled units (Eq. 18), rows ordered as ``clusters_``
-        (0 for an empty neuron). Private; not what is released.
+        Exact cluster centres in scaled units (Eq. 18). Private; not what is released.
 
     After ``publish``
     -----------------
-    published_scaled_ : ndarray
-        The released rows in scaled units (sound: shuffled emitted rows; paper: one row per
-        record, in order).
-    row_neuron_ : ndarray
-        Cluster (index into ``clusters_``) of each released row.
-    row_counts_ : ndarray of int
-        Rows released per cluster (sound: rounded noisy counts; paper: true sizes).
-    released_centres_ : ndarray
-        Released (clipped, noisy) centre of each cluster, scaled units.
-    noisy_centres_ : ndarray
-        Noisy centres before clipping.
+    published_scaled_, row_neuron_, row_counts_, released_centres_, noisy_centres_ : ndarray
+        The released rows in scaled units and how they were made.
     noisy_counts_, noisy_sums_ : ndarray
-        Sound mode: the epsilon-DP vector itself (everything released is computed from it).
+        Sound mode: the release's noisy vector (the rows are computed from it).
+    release_som_ : SelfOrganizingMap
+        Sound mode: the map behind the last release (drawn with it, or the reference map).
     noise_scale_ : dict of int to float
-        Laplace scale per cluster in scaled units (sound: the same on each count and sum).
+        Laplace scale per cluster in scaled units.
     ledger_ : PrivacyLedger
     protected_ : tuple of str
-        Attributes that carry noise (sound: every attribute).
     epsilon_ : float
     """
 
@@ -400,7 +551,10 @@ class SSKMDP:
         sensitive=(),
         cs_threshold: float = 0.3,
         mode: str = "sound",
-        holdout: float = 0.2,
+        schema: PublicSchema | None = None,
+        map_fit: str = "noisy",
+        map_share: float = DEFAULT_MAP_SHARE,
+        map_iterations: int = DEFAULT_MAP_ITERATIONS,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         rows: int = 10,
         cols: int = 10,
@@ -420,7 +574,10 @@ class SSKMDP:
         self.sensitive = sensitive
         self.cs_threshold = cs_threshold
         self.mode = mode
-        self.holdout = holdout
+        self.schema = schema
+        self.map_fit = map_fit
+        self.map_share = map_share
+        self.map_iterations = map_iterations
         self.bounds = bounds
         self.rows = rows
         self.cols = cols
@@ -451,6 +608,16 @@ class SSKMDP:
             raise ValueError(f"mode must be 'sound' or 'paper', got {self.mode!r}.")
         return self.mode
 
+    def _check_map(self) -> None:
+        if self.map_fit not in MAP_FITS:
+            raise ValueError(f"map_fit must be one of {MAP_FITS}, got {self.map_fit!r}.")
+        check_probability(self.map_share, name="map_share", inclusive=False)
+        check_positive_int(self.map_iterations, name="map_iterations")
+        if self.schema is not None and not isinstance(self.schema, PublicSchema):
+            raise TypeError(f"schema must be a PublicSchema or None, got {type(self.schema).__name__}.")
+        if self.schema is not None and self.bounds:
+            raise ValueError("with a schema, give the bounds in the schema, not in bounds=.")
+
     def _som(self, n_rows: int) -> SelfOrganizingMap:
         iterations = self.iterations if self.iterations is not None else max(10_000, 2 * n_rows)
         return SelfOrganizingMap(
@@ -470,25 +637,31 @@ class SSKMDP:
             return connections.with_threshold(self.cs_threshold)
         return connections
 
+    def _sound_table(self, frame: pd.DataFrame) -> ScaledTable:
+        """The sound mode's scaling: from the schema, else from the data (then not DP)."""
+        if self.schema is not None:
+            return ScaledTable(frame, schema=self.schema)
+        return ScaledTable(frame, bounds=self.bounds)
+
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, *, connections: ConnectionResult | None = None,
-            holdout_index=None, progress: Progress | None = None) -> "SSKMDP":
-        """Cluster the records and find the protected attributes (no noise yet).
+            reference: pd.DataFrame | None = None, progress: Progress | None = None) -> "SSKMDP":
+        """Scale the records, prepare the map and the MIC step (no release noise yet).
 
         Parameters
         ----------
         frame : DataFrame
-            The table to publish (every column is published).
+            The table to publish (every column is published; identifiers of the schema are
+            dropped).
         connections : ConnectionResult, optional
-            MIC strengths computed before (reused, e.g. when only the threshold or epsilon
-            changes). Paper mode: on this frame. Sound mode: the release does not use them
-            (every attribute is noised); compute them on public rows (``holdout_frame_``)
-            if you show them, or leave None to have them computed on the held-out part.
-        holdout_index : array_like of int, optional
-            Sound mode: row positions to hold out instead of a random ``holdout`` share
-            (the caller declares those rows public).
+            MIC strengths computed before (reused, e.g. when only the threshold changes).
+            Sound mode: shown for information only (the release noises every attribute).
+        reference : DataFrame, optional
+            Sound mode with ``map_fit="reference"``: a public table (same columns) the user
+            provides; the map is fitted on it (conformed to the schema) and the MIC is
+            computed on it. Its records are not protected: the ledger says it is public.
         progress : callable(fraction, message), optional
-            Told the map's training draws and the MIC step (:mod:`core.progress`).
+            Told the map's training and the MIC step (:mod:`core.progress`).
         """
         check_epsilon(self.epsilon)
         check_probability(self.cs_threshold, name="cs_threshold")
@@ -498,10 +671,10 @@ class SSKMDP:
         self.mode_ = mode
         self.sensitive_ = sens
         if mode == "paper":
-            if holdout_index is not None:
-                raise ValueError("holdout_index is for mode='sound'; the paper's mode holds nothing out.")
+            if reference is not None:
+                raise ValueError("reference is for mode='sound'; the paper's mode fits the map on the records.")
             return self._fit_paper(frame, sens, connections, progress)
-        return self._fit_sound(frame, sens, connections, holdout_index, progress)
+        return self._fit_sound(frame, sens, connections, reference, progress)
 
     def _fit_paper(self, frame, sens, connections, progress=None) -> "SSKMDP":
         self.table_ = ScaledTable(frame, bounds=self.bounds)
@@ -522,47 +695,69 @@ class SSKMDP:
                                               stage(progress, 0.8, 1.0, "Measuring connections (MIC)"))
         return self
 
-    def _fit_sound(self, frame, sens, connections, holdout_index, progress=None) -> "SSKMDP":
+    def _fit_sound(self, frame, sens, connections, reference, progress=None) -> "SSKMDP":
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
-        n = len(frame)
-        if n < 5:
-            raise DataError("The sound SSKM_DP needs at least 5 rows (4 held out, 1 published); load more data.")
-        if holdout_index is None:
-            share = check_probability(self.holdout, name="holdout", inclusive=False)
-            n_hold = min(max(4, int(round(share * n))), n - 1)
-            hold = np.sort(self._rng.permutation(n)[:n_hold])
-        else:
-            hold = np.unique(np.asarray(holdout_index, dtype=np.int64).ravel())
-            if len(hold) and (hold[0] < 0 or hold[-1] >= n):
-                raise ValueError(f"holdout_index must hold row positions in 0..{n - 1}.")
-            if not 4 <= len(hold) <= n - 1:
-                raise DataError("hold out at least 4 rows and publish at least 1.")
-        mask = np.ones(n, dtype=bool)
-        mask[hold] = False
-        published = np.flatnonzero(mask)
-        self.holdout_index_ = hold
-        self.published_index_ = published
-        self.som_index_ = hold
-        holdout_frame = frame.iloc[hold].reset_index(drop=True)
-        self.holdout_frame_ = holdout_frame
-        self.table_ = ScaledTable(frame, reference=holdout_frame, bounds=self.bounds)
+        self._check_map()
+        self.table_ = self._sound_table(frame)
         X = self.table_.X
-        self.som_ = self._som(len(hold)).fit(X[hold], progress=stage(progress, 0.0, 0.8, "Training the map"))
-        self.labels_ = self.som_.predict(X[published])
+        n = len(X)
+        self.holdout_index_ = np.empty(0, dtype=np.int64)
+        self.published_index_ = np.arange(n)
+        self.som_index_ = np.arange(n)
+        self.reference_rows_ = 0
+        self.reference_frame_ = None
+        if self.map_fit == "reference":
+            if reference is None:
+                raise ValueError("map_fit='reference' needs a public reference table: fit(frame, reference=...).")
+            if not isinstance(reference, pd.DataFrame):
+                raise TypeError(f"reference must be a DataFrame, got {type(reference).__name__}.")
+            missing = [c for c in frame.columns if c not in reference.columns]
+            if missing:
+                raise DataError(f"The reference table lacks column(s) {missing}.")
+            if len(reference) < 2:
+                raise DataError("The reference table needs at least 2 rows.")
+            R = np.clip(np.nan_to_num(self.table_.encode(reference[list(frame.columns)]), nan=0.0), 0.0, 1.0)
+            self.reference_rows_ = len(R)
+            self.reference_frame_ = reference  # public, kept so an audit can refit the same map
+            som = self._som(len(R)).fit(R, progress=stage(progress, 0.0, 0.8, "Training the map on the reference"))
+            som.labels_ = som.predict(X)  # for display: evaluated on the private rows, not released
+            self.som_ = som
+            self._map_spends: list = []
+            mic_frame = reference[list(frame.columns)].reset_index(drop=True)
+        elif reference is not None:
+            raise ValueError("reference is used with map_fit='reference'.")
+        else:
+            eps = check_epsilon(self.epsilon)
+            told = stage(progress, 0.0, 0.8, "Training the map")
+            report(told, 0.0, f"{self.map_iterations} noisy batch steps")
+            self.som_, self._map_spends = self._noisy_map(eps, self._rng)
+            report(told, 1.0, "noisy map drawn")
+            mic_frame = frame
+        self._assign(self.som_)
+        self.connections_ = self._connections(mic_frame, sens, connections,
+                                              stage(progress, 0.8, 1.0, "Measuring connections (MIC)"))
+        return self
+
+    def _noisy_map(self, epsilon: float, rng: np.random.Generator, *, track: bool = True):
+        return noisy_batch_som(self.table_.X, self.rows, self.cols, epsilon=epsilon * self.map_share,
+                               iterations=self.map_iterations, sigma=self.sigma, topology=self.topology,
+                               random_state=rng, track=track)
+
+    def _assign(self, som: SelfOrganizingMap) -> None:
+        """Every record to its nearest neuron; the exact (private) counts and sums per neuron."""
+        X = self.table_.X
+        self.labels_ = som.labels_ if len(som.labels_) == len(X) else som.predict(X)
         K = self.rows * self.cols
         self.clusters_ = np.arange(K)
         counts = np.bincount(self.labels_, minlength=K)
         sums = np.zeros((K, X.shape[1]))
-        np.add.at(sums, self.labels_, X[published])
+        np.add.at(sums, self.labels_, X)
         self._counts = counts
         self._sums = sums
         self._inverse = self.labels_
         self.cluster_sizes_ = {int(c): int(k) for c, k in zip(self.clusters_, counts)}
         self.centres_ = sums / np.maximum(counts, 1)[:, None]
-        self.connections_ = self._connections(holdout_frame, sens, connections,
-                                              stage(progress, 0.8, 1.0, "Measuring connections (MIC)"))
-        return self
 
     # ----------------------------------------------------------------- publish
     def _check_fitted(self) -> None:
@@ -573,22 +768,38 @@ class SSKMDP:
         base = self._rng if random_state is None else random_state
         return noise_generator(base, "SSKM_DP", self.mode_, _epsilon_key(eps))
 
+    def _release_epsilon(self, eps: float) -> float:
+        """The part of ``eps`` the release's counts and sums spend (the rest paid for the map)."""
+        return eps if self.map_fit == "reference" else eps * (1.0 - self.map_share)
+
     def _sound_scale(self, eps: float) -> float:
-        """Laplace scale of every count and sum: L1 sensitivity 2(m + 1) over epsilon."""
-        return 2.0 * (self.table_.X.shape[1] + 1) / eps
+        """Laplace scale of every release count and sum: L1 sensitivity 2(m + 1) over the
+        release's epsilon."""
+        return 2.0 * (self.table_.X.shape[1] + 1) / self._release_epsilon(eps)
 
     def _draw_sound(self, eps: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        b = self._sound_scale(eps)
-        noisy_counts = self._counts + rng.laplace(0.0, b, size=self._counts.shape)
-        noisy_sums = self._sums + rng.laplace(0.0, b, size=self._sums.shape)
+        """The noisy map for ``eps`` (noisy mode), then the release's noisy counts and sums."""
+        if self.map_fit == "noisy":
+            som, spends = self._noisy_map(eps, rng, track=False)
+            self.release_som_, self._map_spends = som, spends
+            self._assign(som)
+        else:
+            self.release_som_ = self.som_
+        m = self.table_.X.shape[1]
+        K = len(self.clusters_)
+        noisy_counts, noisy_sums, parts = _noisy_counts_sums(
+            self.table_.X, self.labels_, K, self._release_epsilon(eps), rng)
+        self._release_spends = parts
+        self._release_m = m
         return noisy_counts, noisy_sums
 
     def release_aggregates(self, *, epsilon: float | None = None,
                            random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray]:
-        """Sound mode: the epsilon-DP vector alone, (noisy counts (K,), noisy sums (K, m)).
+        """Sound mode: the release's noisy vector alone, (noisy counts (K,), noisy sums (K, m)).
 
         Everything :meth:`publish` releases is computed from it (same draws for the same
-        ``epsilon`` and ``random_state``); useful to audit the mechanism cheaply.
+        ``epsilon`` and ``random_state``). With the noisy map, the map is drawn again first
+        from the same generator (it decides which neuron each record is counted in).
         """
         self._check_fitted()
         if self.mode_ != "sound":
@@ -608,18 +819,19 @@ class SSKMDP:
         Parameters
         ----------
         epsilon : float, optional
-            Budget of this release (default the estimator's ``epsilon``).
+            Budget of this release (default the estimator's ``epsilon``); sound mode with the
+            noisy map: the map (``map_share``) and the counts and sums together.
         cs_threshold : float, optional
             Another CS_Tsh for this release (the MIC strengths are reused). Changes the
             protected attributes of the paper mode; the sound mode noises every attribute.
         random_state : int, Generator or None
-            Source of the noise, mixed with the mode and epsilon; default continues the
-            generator of ``fit``.
+            Source of the noise (and of the noisy map's start), mixed with the mode and
+            epsilon; default continues the generator of ``fit``.
 
         Returns
         -------
         DataFrame
-            Same columns as the fitted frame. Sound mode: the emitted rows, shuffled (their
+            Same columns as the scaled table. Sound mode: the emitted rows, shuffled (their
             number comes from the noisy counts). Paper mode: one row per record, in order.
         """
         self._check_fitted()
@@ -639,12 +851,18 @@ class SSKMDP:
         table = self.table_
         protected = list(conn.protected)
         idx = np.array([table.columns.index(c) for c in protected], dtype=np.int64)
+        idx = idx[table.unit_range[idx] > 0]  # a constant column has nothing to noise
         q = len(protected)
         # Eq. 19 with the sensitivity of a cluster mean: range / size per attribute, times q
         scale = (1.0 / self._counts) * q / eps  # per cluster, for a unit-range attribute
         noisy = self.centres_.copy()
-        scales = scale[:, None] * table.unit_range[idx][None, :]
-        noisy[:, idx] += rng.laplace(0.0, scales)
+        noise_note = None
+        if len(idx):
+            for c in range(len(self.clusters_)):
+                # the exact sampler here too (the paper's mode claims nothing, but one sampler)
+                noisy[c, idx], noise_note = laplace_on_grid(
+                    self.centres_[c, idx], sensitivity=q / float(self._counts[c]), epsilon=eps,
+                    coordinates=len(idx), random_state=rng)
         self.noisy_centres_ = noisy
         self.released_centres_ = np.clip(noisy, 0.0, 1.0)
         self.row_neuron_ = self._inverse
@@ -655,7 +873,7 @@ class SSKMDP:
             ledger.spend(
                 eps,
                 label=f"neuron {int(c)} ({int(size)} rows): Laplace on {q} protected attribute(s) of its centre",
-                parallel_group=PARALLEL_GROUP,
+                parallel_group=PARALLEL_GROUP, noise=noise_note if noise_note is not None else "no noise",
             )
         ledger.mark_not_dp(PAPER_NOT_DP_REASON)
         self.noise_scale_ = dict(zip((int(c) for c in self.clusters_), scale * 1.0))
@@ -664,10 +882,10 @@ class SSKMDP:
 
     def _publish_sound(self, eps: float, rng: np.random.Generator) -> None:
         table = self.table_
+        noisy_counts, noisy_sums = self._draw_sound(eps, rng)
         m = table.X.shape[1]
         K = len(self.clusters_)
         b = self._sound_scale(eps)
-        noisy_counts, noisy_sums = self._draw_sound(eps, rng)
         # post-processing: centres, row counts, shuffled rows
         noisy = noisy_sums / np.maximum(noisy_counts, 1.0)[:, None]
         centres = np.clip(noisy, 0.0, 1.0)
@@ -681,53 +899,52 @@ class SSKMDP:
         self.row_counts_ = row_counts
         self.row_neuron_ = row_neuron
         self.published_scaled_ = centres[row_neuron]
-        ledger = PrivacyLedger()
-        ledger.spend(eps / (m + 1), label=(
-            f"noisy count of each of the {K} neurons: L1 sensitivity 2 under replacement "
-            f"(a record leaves one neuron, joins another), Laplace scale {b:.4g}"))
-        ledger.spend(eps * m / (m + 1), label=(
-            f"noisy sums of the {m} attributes in [0, 1] of each of the {K} neurons: L1 sensitivity "
-            f"2m = {2 * m}, Laplace scale {b:.4g}. Counts and sums are one vector release over all "
-            "neurons (not per-cluster parallel: a replaced record moves between two neurons); rows, "
-            "centres and their order are post-processing"))
-        n_hold, n = len(self.holdout_index_), len(table.X)
-        ledger.assume(
-            f"Held-out part: {n_hold} of the {n} records, drawn at random, are treated as public and "
-            "never published; the map, the MIC connections and the default bounds are fitted on them, "
-            "and the guarantee does not protect them.")
-        if table.categories:
-            ledger.assume("The category lists of the categorical columns ("
-                          + ", ".join(table.categories) + ") are public (read from the whole table).")
-        user = [c for c, s in table.bounds_source.items() if s == "user"]
-        ref = [c for c, s in table.bounds_source.items() if s == "reference"]
-        if user:
-            ledger.assume("Bounds of " + ", ".join(user) + " given by the user are public; published "
-                          "records outside them are clipped.")
-        if ref:
-            ledger.assume("Bounds of " + ", ".join(ref) + " are the minima and maxima of the held-out "
-                          "part (public); published records outside them are clipped.")
+        self.ledger_ = self._sound_ledger(eps, K, m, b)
         self.noise_scale_ = {int(c): b for c in self.clusters_}
-        self.ledger_ = ledger
         self.protected_ = tuple(table.columns)
+
+    def _sound_ledger(self, eps: float, K: int, m: int, b: float) -> PrivacyLedger:
+        ledger = PrivacyLedger()
+        if self.map_fit == "noisy":
+            for e, noise, label in self._map_spends:
+                ledger.spend(e, label=label + " (data-independent start; the weights are post-processing)",
+                             noise=noise)
+        else:
+            ledger.assume(f"The map was fitted on a reference table of {self.reference_rows_} rows that you "
+                          "provided and declared public; its records are not protected by this release.")
+        (e_c, g_c), (e_s, g_s) = self._release_spends
+        ledger.spend(e_c, label=(
+            f"release: noisy count of each of the {K} neurons: L1 sensitivity 2 under replacement "
+            f"(a record leaves one neuron, joins another), Laplace scale about {b:.4g}"), noise=g_c)
+        ledger.spend(e_s, label=(
+            f"release: noisy sums of the {m} attributes in [0, 1] of each of the {K} neurons: L1 sensitivity "
+            f"2m = {2 * m}, Laplace scale about {b:.4g}. Counts and sums are one vector release over all "
+            "neurons (not per-cluster parallel: a replaced record moves between two neurons); rows, "
+            "centres and their order are post-processing"), noise=g_s)
+        if self.schema is None:  # a DP claim needs the schema: without it, the data set the scaling
+            self.table_.charge(ledger)
+            ledger.mark_not_dp(self.table_.not_dp_reason or NO_SCHEMA_REASON)
+        else:
+            self.table_.charge(ledger)
+        return ledger
 
     # ----------------------------------------------------------------- metrics
     def release_metrics(self) -> tuple[float, float]:
         """(MSE, RL) of the last release, in scaled units, for either mode.
 
-        Paper mode: Eq. 22-23 on every record and its published row
-        (:func:`core.metrics.mse`, :func:`core.metrics.record_linkage`). Sound mode: over
-        the published-part records, with :func:`cluster_release_metrics` (distance to the
-        released centre of the record's neuron; linkage to a row emitted from its neuron).
-        Held-out records are never released and are left out.
+        Evaluated on the private records (never released). Paper mode: Eq. 22-23 on every
+        record and its published row (:func:`core.metrics.mse`,
+        :func:`core.metrics.record_linkage`). Sound mode: :func:`cluster_release_metrics`
+        (distance to the released centre of the record's neuron; linkage to a row emitted
+        from its neuron).
         """
         if not hasattr(self, "published_scaled_"):
             raise ValueError("call publish() before release_metrics().")
         X = self.table_.X
         if self.mode_ == "paper":
             return _mse(X, self.published_scaled_), _record_linkage(X, self.published_scaled_)
-        return cluster_release_metrics(X[self.published_index_], self.labels_,
-                                       self.released_centres_, self.row_counts_)
+        return cluster_release_metrics(X, self.labels_, self.released_centres_, self.row_counts_)
 
     def fit_transform(self, frame: pd.DataFrame, y=None) -> pd.DataFrame:
-        """Cluster, protect and publish ``frame`` in one call; returns the published frame."""
+        """Scale, map and publish ``frame`` in one call; returns the published frame."""
         return self.fit(frame).publish()

@@ -108,6 +108,14 @@ def _sskm_sweep(*, data_dir, quick, random_state, progress, datasets=("adult",))
     return out
 
 
+def _shipped_schema(name: str):
+    """The public schema shipped with ``name`` (bounds and categories from its codebook): the
+    sound mode's scaling. A table's columns are a subset of it."""
+    from core.data.schema import BUILT_IN_SCHEMAS
+
+    return BUILT_IN_SCHEMAS[name]()
+
+
 def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dict:
     rng = check_random_state(random_state)
     reps = 2 if quick else REPETITIONS
@@ -121,7 +129,8 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
             conn = mic_connections(frame, sens, threshold=0.3, max_rows=4000, random_state=rng)
             runs = grid_runs(frame, sensitive=sens, grids=grids, epsilons=EPSILONS, repetitions=reps, modes=MODES,
                              iterations=SOM_ITERATIONS, cs_threshold=0.3, connections=conn, random_state=rng,
-                             progress=lambda _, msg, name=name, m=m: progress(f"{name} m={m} {msg}"))
+                             progress=lambda _, msg, name=name, m=m: progress(f"{name} m={m} {msg}"),
+                             schema=_shipped_schema(name))
             rows.extend({"dataset": name, "mode": r["mode"], "m": m, **r} for r in runs)
             seeds.extend(r["seed"] for r in runs if r["mode"] == MODES[0] and r["epsilon"] == EPSILONS[0])
     return {"rows": rows, "seeds": seeds, "reps": reps, "grids": grids}
@@ -196,7 +205,8 @@ def fig7(*, data_dir=None, quick=False, random_state=0,
                 sskm = {}
                 for mode in MODES:
                     pub = SSKMDP(epsilon=eps, sensitive=sens, cs_threshold=0.3, iterations=SOM_ITERATIONS,
-                                 mode=mode, random_state=seed).fit(frame, connections=conn)
+                                 mode=mode, random_state=seed,
+                                 schema=_shipped_schema(name) if mode == "sound" else None).fit(frame, connections=conn)
                     pub.publish()
                     sskm[mode] = (pub.release_metrics()[0], int(np.count_nonzero(pub.row_counts_)))
                 for a in a_values:

@@ -20,7 +20,7 @@ from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_dist
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
 from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
 
-__all__ = ["SelfOrganizingMap", "bmu_distances"]
+__all__ = ["SelfOrganizingMap", "bmu_distances", "noisy_batch_som"]
 
 
 def bmu_distances(X: np.ndarray, W: np.ndarray, *, block_rows: int = 8192) -> np.ndarray:
@@ -352,3 +352,145 @@ class SelfOrganizingMap:
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         return share.reshape(self.rows, self.cols)
+
+
+# --------------------------------------------------------------------------- noisy batch map
+
+
+def _noisy_counts_sums(X: np.ndarray, labels: np.ndarray, K: int, epsilon: float,
+                       noise: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list]:
+    """Per-neuron (counts, sums) of ``X`` (rows in [0, 1]^m) with exact discrete Laplace noise.
+
+    Replacing one record moves it from one neuron to another: the counts change by 2 in L1
+    (2 coordinates) and the sums by at most 2m (2m coordinates), so the whole vector has L1
+    sensitivity 2(m + 1). ``epsilon`` is split in proportion, epsilon / (m + 1) to the counts
+    and epsilon m / (m + 1) to the sums: every coordinate gets noise of about 2(m + 1) /
+    epsilon. Returns the noisy counts (integers on the grid 1), the noisy sums (on a power of
+    two grid) and [(epsilon_counts, GridNoise), (epsilon_sums, GridNoise)] for the ledger.
+    """
+    from core.sampler import laplace_on_grid
+
+    m = X.shape[1]
+    counts = np.bincount(labels, minlength=K).astype(np.float64)
+    sums = np.zeros((K, m))
+    np.add.at(sums, labels, X)
+    eps_c, eps_s = epsilon / (m + 1), epsilon * m / (m + 1)
+    noisy_counts, g_c = laplace_on_grid(counts, sensitivity=2.0, epsilon=eps_c, grid=1.0, on_grid=True,
+                                        coordinates=2, random_state=noise)
+    noisy_sums, g_s = laplace_on_grid(sums, sensitivity=2.0 * m, epsilon=eps_s, coordinates=2 * m,
+                                      random_state=noise)
+    return noisy_counts, noisy_sums, [(eps_c, g_c), (eps_s, g_s)]
+
+
+_CONTROLLER = None
+
+
+def _one_blas_thread():
+    """A context with one BLAS thread (the products are small; the controller is built once,
+    its library scan costs more than a whole noisy step)."""
+    global _CONTROLLER
+    from threadpoolctl import ThreadpoolController
+
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int = 4,
+                    sigma: float | None = None, topology: str = "rectangular",
+                    random_state: RandomState = None, track: bool = True) -> tuple["SelfOrganizingMap", list]:
+    """A batch SOM fitted only through noisy per-neuron counts and sums (differentially private).
+
+    The start is data-independent: weights drawn uniformly in [0, 1]^m from ``random_state``
+    (no SFLA, which reads the rows). Each of the ``iterations`` steps assigns every record
+    to its nearest neuron under the current (public) weights, measures the per-neuron counts
+    and sums with exact discrete Laplace noise (:func:`_noisy_counts_sums`, replace-one L1
+    sensitivity 2(m + 1), ``epsilon / iterations`` each), and sets each neuron to the
+    neighbourhood-weighted mean of the noisy measurements (Kohonen's batch map):
+    W_k = sum_j h_kj S_j / sum_j h_kj N_j. The neighbourhood width shrinks geometrically from
+    ``sigma`` (default max(rows, cols) / 2) to 0.5; a wide neighbourhood averages the noise
+    of many neurons, which is what makes a few noisy steps useful. The weights are
+    post-processing of the noisy measurements, so the map costs ``epsilon`` in all
+    (sequential composition over the iterations).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, m)
+        Records scaled to [0, 1] with public bounds (values are clipped to [0, 1]; the
+        sensitivities assume it).
+    rows, cols : int
+        Map size.
+    epsilon : float
+        What the whole map costs.
+    iterations : int
+        Noisy batch steps (each costs epsilon / iterations).
+    sigma : float, optional
+        Initial neighbourhood width in grid units.
+    topology : {"rectangular", "hexagonal"}
+    random_state : int, Generator or None
+        The start and the noise (one generator).
+    track : bool
+        Record quantisation and topographic error on ``X`` after each step (``history_``,
+        for display; an evaluation on the private rows, never released). False skips it
+        (a release's own map).
+
+    Returns
+    -------
+    som : SelfOrganizingMap
+        With ``weights_`` set (``labels_``, ``history_`` computed on ``X``: they are
+        evaluations on the private rows, not part of any release).
+    spends : list of (epsilon, GridNoise, label)
+        One pair of entries per iteration, for the ledger.
+    """
+    X = np.clip(check_matrix(X), 0.0, 1.0)
+    rows = check_positive_int(rows, name="rows")
+    cols = check_positive_int(cols, name="cols")
+    iterations = check_positive_int(iterations, name="iterations")
+    if rows * cols < 2:
+        raise ValueError("the map needs at least 2 neurons (rows x cols >= 2).")
+    if not (isinstance(epsilon, (int, float)) and np.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be a finite number above 0, got {epsilon!r}.")
+    rng = check_random_state(random_state)
+    K, m = rows * cols, X.shape[1]
+    som = SelfOrganizingMap(rows, cols, sigma=sigma, iterations=iterations, init="random",
+                            topology=topology, random_state=None)
+    som._check_params()
+    som.n_features_in_ = m
+    som.sigma_ = float(sigma) if sigma is not None else max(rows, cols) / 2.0
+    som.coords_ = grid_coordinates(rows, cols, topology)
+    som._sq = grid_sq_distances(som.coords_)
+    som._adj = adjacency(som.coords_, topology)
+    som._min_cut = np.sqrt(2.0) if topology == "rectangular" else 1.0
+    som.sfla_ = None
+    W = rng.random((K, m))  # data-independent start
+    end = min(0.5, som.sigma_)
+    eps_t = float(epsilon) / iterations
+    spends = []
+    history = {"step": [], "quantization_error": [], "topographic_error": [], "learning_rate": [], "sigma": []}
+    with _one_blas_thread():
+        for t in range(iterations):
+            sig = som.sigma_ * (end / som.sigma_) ** (t / max(1, iterations - 1))
+            labels = np.argmin(bmu_distances(X, W), axis=1)
+            noisy_counts, noisy_sums, parts = _noisy_counts_sums(X, labels, K, eps_t, rng)
+            h = neighbourhood(som._sq, sig, None)  # (K, K), symmetric
+            num = h @ noisy_sums
+            den = h @ noisy_counts
+            ok = den >= 1.0  # too little (noisy) mass: the neuron keeps its weights
+            W[ok] = np.clip(num[ok] / den[ok, None], 0.0, 1.0)
+            (e_c, g_c), (e_s, g_s) = parts
+            spends.append((e_c, g_c, f"map iteration {t + 1} of {iterations}: noisy count of each of the {K} "
+                                     "neurons (L1 sensitivity 2 under replacement)"))
+            spends.append((e_s, g_s, f"map iteration {t + 1} of {iterations}: noisy sums of the {m} attributes "
+                                     f"in [0, 1] of each neuron (L1 sensitivity 2m = {2 * m})"))
+            if not track:
+                continue
+            qe, te = som._errors(X, W)
+            history["step"].append(t + 1)
+            history["quantization_error"].append(qe)
+            history["topographic_error"].append(te)
+            history["learning_rate"].append(1.0)
+            history["sigma"].append(float(sig))
+        som.weights_ = W.reshape(rows, cols, m)
+        som.history_ = history
+        som.labels_ = som.predict(X)
+    return som, spends

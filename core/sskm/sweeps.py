@@ -135,7 +135,7 @@ def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions:
         ``method, a, mse_mean, mse_std`` in order of computation (per a: MDAV, MDAV_DP,
         IDP-KMeans; SSKM_DP last), std 0 where there is one run.
     """
-    X = pub.table_.X[pub.published_index_]  # the records SSKM_DP publishes (all rows in the paper mode)
+    X = pub.table_.X[pub.published_index_]  # the records behind SSKM_DP's release (every row)
     rng = check_random_state(random_state)
     rows = []
     fitted_a = [a for a in a_values if a <= len(X)]
@@ -196,7 +196,7 @@ def _check_grids(grids) -> tuple[tuple[int, int], ...]:
 
 def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: int, modes=("sound",),
               iterations: int | None = None, cs_threshold: float = 0.3, connections=None,
-              random_state=None, progress: Progress | None = None) -> list[dict]:
+              random_state=None, progress: Progress | None = None, schema=None) -> list[dict]:
     """MSE and RL of SSKM_DP on one table for every SOM grid, repetition, mode and epsilon.
 
     For each grid and repetition one seed is drawn; with it a map is fitted in each mode and
@@ -228,6 +228,9 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
         Seeds every map and its noise, in order; a Generator is drawn from and advanced.
     progress : callable(fraction, message) or None
         Called after each grid and repetition.
+    schema : PublicSchema, optional
+        The sound mode's public bounds and categories; without it the sound releases read
+        them from the data and are not DP (``is_dp`` False).
 
     Returns
     -------
@@ -255,7 +258,8 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
                 # MIC once per table: the paper's protected set; the sound mode's release does
                 # not read it (every attribute is noised)
                 pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=cs_threshold, rows=rows_, cols=cols_,
-                             mode=mode, iterations=iterations, random_state=seed)
+                             mode=mode, iterations=iterations, random_state=seed,
+                             schema=schema if mode == "sound" else None)
                 pub.fit(frame, connections=connections)
                 for eps in epsilons:
                     pub.publish(epsilon=eps)
@@ -298,13 +302,13 @@ def attributes_for_m(columns, sensitive, m: int) -> list[str]:
 def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons, repetitions: int,
                    mode: str = "sound", iterations: int | None = None, cs_threshold: float = 0.3,
                    mic_max_rows: int = 4000, random_state=None,
-                   progress: Progress | None = None) -> pd.DataFrame:
+                   progress: Progress | None = None, schema=None) -> pd.DataFrame:
     """Paper 003's Fig. 5 and Fig. 6 on one table: MSE and RL of SSKM_DP for every m, SOM
     grid (number of clusters a), epsilon and repetition, in one mode.
 
     The m attributes of a panel are :func:`attributes_for_m` of the table's columns. In the
     paper mode MIC is computed once per m (on at most ``mic_max_rows`` rows); the sound mode
-    computes it on its held-out part in each fit. The runs are :func:`grid_runs`.
+    computes it in each fit, for information only. The runs are :func:`grid_runs`.
 
     Parameters
     ----------
@@ -332,6 +336,8 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         Seeds every map, MIC sample and noise draw, in order.
     progress : callable(fraction, message) or None
         Called after each map, the last time with 1.0.
+    schema : PublicSchema, optional
+        Public bounds and categories of the sound mode (see :func:`grid_runs`).
 
     Returns
     -------
@@ -361,7 +367,7 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         part = stage(progress, i / len(m_values), (i + 1) / len(m_values), f"m = {m}")
         for run in grid_runs(table, sensitive=sens, grids=grids, epsilons=epsilons, repetitions=repetitions,
                              modes=(mode,), iterations=iterations, cs_threshold=cs_threshold, connections=conn,
-                             random_state=rng, progress=part):
+                             random_state=rng, progress=part, schema=schema):
             rows.append({"m": m, "attributes": ", ".join(columns), **run})
     return pd.DataFrame(rows)
 

@@ -14,17 +14,26 @@ import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
 from core.cdp import claims as _claims
-from core.cdp.baselines import SCHEMES, SchemeSetup, method_curve, prepare_schemes
+from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.logistic import NOISE_METHODS, PRESETS
 from core.cdp.noise_placement import PLD_METHOD
 from core.cdp.reproduce import PAPER_TABLE1, PAPER_TABLE2
-from core.cdp.publishing import CountRelease, PublishingSetup, mae_curve, prepare_publishing, query_matches, release_counts
+from core.cdp.publishing import (
+    ALL_PUBLISH_SCHEMES,
+    CountRelease,
+    PublishingSetup,
+    mae_curve,
+    prepare_publishing,
+    query_matches,
+    release_counts,
+)
 from core.cdp.sensitivity import record_matrix
 from core.cdp.sweeps import accuracy_at, accuracy_curve, dpsgd_curve
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
+from core.data.schema import PublicSchema
 from core.progress import Progress, stage
 from dashboard.cached import HASH_FUNCS, TTL
 from dashboard.cached.sweeps import Sweep
@@ -36,6 +45,8 @@ fig1_claim, fig2_claim, fig3_claim = _claims.fig1_claim, _claims.fig2_claim, _cl
 table1_claim, table2_claim = _claims.table1_claim, _claims.table2_claim
 fig4_claim, fig5_claim, fig6_claim = _claims.fig4_claim, _claims.fig5_claim, _claims.fig6_claim
 fig7_claim, fig8_claim = _claims.fig7_claim, _claims.fig8_claim
+#: the DP reading's scheme name (CDP-LR and Publishing)
+DP_READING = DP_SCHEME
 
 
 def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
@@ -46,6 +57,17 @@ def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
 def product_columns(dataset: Dataset) -> list[str]:
     """The supplier sample's 0/1 product-line features (``product_*``); empty for other tables."""
     return [c for c in dataset.features if c.startswith("product_")]
+
+
+def schema_subset(schema: PublicSchema, dataset: Dataset) -> PublicSchema:
+    """``schema`` restricted to ``dataset``'s columns (the Publishing page drops the product
+    columns), with the dataset's roles; the group bound and every entry's source are kept."""
+    from dataclasses import replace
+
+    cols = list(dataset.frame.columns)
+    kept = tuple(c for c in schema.columns if c.name in cols)
+    label = dataset.label if dataset.label in cols else None
+    return replace(schema, columns=kept, label=label, sensitive=tuple(s for s in dataset.sensitive if s in cols))
 
 
 def publishing_data(dataset: Dataset, use_products: bool, seed: int, max_rows: int = 5000) -> Dataset:
@@ -164,13 +186,17 @@ def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def scheme_rows(setup: SchemeSetup) -> pd.DataFrame:
-    """Beside CDP-LR's bars: each scheme, its number of features and the sensitivity its
-    noise is calibrated to (GS for Group, CS otherwise, none for Non-private)."""
+    """Beside CDP-LR's bars: each scheme, its number of features, the sensitivity its noise
+    is calibrated to (GS for Group, CS otherwise, none for Non-private; the declared group
+    bound for the DP reading) and whether it is differentially private."""
+    private = {"Non-private": "no: no noise", DP_SCHEME: "yes (the ledger says what it covers)"}
     return pd.DataFrame([
         {"scheme": s, "features": len(setup.columns[s]),
          "sensitivity": "none" if s == "Non-private"
-         else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'})"}
-        for s in SCHEMES
+         else (setup.covers(s) if s == DP_SCHEME
+               else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'}, read from the records)"),
+         "differentially private": private.get(s, "no: reads the records outside the budget")}
+        for s in ALL_SCHEMES if s in setup.columns
     ])
 
 
@@ -196,18 +222,21 @@ def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]
 
 
 def _schemes(progress: Progress, *, dataset: Dataset, threshold: float, measure: str, tc: float,
-             seed: int) -> tuple[SchemeSetup, dict]:
-    setup = prepare_schemes(dataset, threshold=threshold, measure=measure, tc=tc, random_state=seed,
+             seed: int, schema: PublicSchema | None = None) -> tuple[SchemeSetup, dict]:
+    setup = prepare_schemes(dataset, schema=schema, threshold=threshold, measure=measure, tc=tc, random_state=seed,
                             progress=progress)
     return setup, {s: setup.matrices(s) for s in setup.columns}
 
 
-def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int) -> Sweep:
-    """Split, DC-FBFS and the sensitivity of each scheme, plus each scheme's matrices (a
-    setup job whose result is ``(SchemeSetup, {scheme: matrices})``)."""
-    key = ("schemes", dataset.fingerprint(), float(threshold), measure, float(tc), int(seed))
+def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
+            schema: PublicSchema | None = None) -> Sweep:
+    """Split, DC-FBFS and the sensitivity of each scheme, the DP reading from ``schema`` (the
+    session's public schema, :func:`dashboard.state.current_schema`), plus each scheme's
+    matrices (a setup job whose result is ``(SchemeSetup, {scheme: matrices})``)."""
+    key = ("schemes", dataset.fingerprint(), float(threshold), measure, float(tc), int(seed),
+           None if schema is None else schema.to_json())
     return Sweep(key, _schemes, dict(dataset=dataset, threshold=float(threshold), measure=measure, tc=float(tc),
-                                     seed=int(seed)),
+                                     seed=int(seed), schema=schema),
                  "Selecting features and computing sensitivities", in_process=True)
 
 
@@ -258,8 +287,8 @@ def _dpsgd_curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[f
 
 def dpsgd_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...],
                  repetitions: int, seed: int) -> Sweep:
-    """DP-SGD (ordinary DP, beyond the paper) over the epsilon grid on the Non-private
-    scheme's matrices (a sweep job, beside :func:`curves`)."""
+    """DP-SGD (ordinary DP, beyond the paper) over the epsilon grid on the DP reading's
+    matrices (a sweep job, beside :func:`curves`)."""
     setup, mats = ready
     key = ("dpsgd", schemes.key, tuple(epsilons), int(repetitions), int(seed))
     return Sweep(key, _dpsgd_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons),
@@ -284,16 +313,19 @@ def method_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: 
 
 
 def _publishing(progress: Progress, *, dataset: Dataset, measure: str, threshold: float, tc: float,
-                n_queries: int, seed: int) -> PublishingSetup:
-    return prepare_publishing(dataset, measure=measure, threshold=threshold, tc=tc, n_queries=n_queries,
-                              random_state=seed, progress=progress)
+                n_queries: int, seed: int, schema: PublicSchema | None = None) -> PublishingSetup:
+    return prepare_publishing(dataset, schema=schema, measure=measure, threshold=threshold, tc=tc,
+                              n_queries=n_queries, random_state=seed, progress=progress)
 
 
-def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int) -> Sweep:
-    """Queries, answers, selection and sensitivities of the publishing schemes (a setup job)."""
-    key = ("publishing", dataset.fingerprint(), measure, float(threshold), float(tc), int(n_queries), int(seed))
+def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
+               schema: PublicSchema | None = None) -> Sweep:
+    """Queries (from ``schema``, the session's public schema), answers, selection and
+    sensitivities of the publishing schemes and their DP reading (a setup job)."""
+    key = ("publishing", dataset.fingerprint(), measure, float(threshold), float(tc), int(n_queries), int(seed),
+           None if schema is None else schema.to_json())
     return Sweep(key, _publishing, dict(dataset=dataset, measure=measure, threshold=float(threshold), tc=float(tc),
-                                        n_queries=int(n_queries), seed=int(seed)),
+                                        n_queries=int(n_queries), seed=int(seed), schema=schema),
                  f"Selecting features and drawing queries ({measure})", in_process=True)
 
 
@@ -305,11 +337,18 @@ def sensitivity_rows(setups: dict[str, PublishingSetup]) -> pd.DataFrame:
     rows = []
     for m, setup in setups.items():
         for scheme, value in setup.sensitivity.items():
-            if both and scheme == "Group" and m != "pearson":
+            if both and scheme in _MEASURE_FREE and m != "pearson":
                 continue
-            rows.append({"scheme": scheme if not both or scheme == "Group" else f"{scheme} ({m})",
-                         "sensitivity": number(value), "attributes": len(setup.columns[scheme])})
+            rows.append({"scheme": scheme if not both or scheme in _MEASURE_FREE else f"{scheme} ({m})",
+                         "sensitivity": setup.covers(scheme) if scheme == DP_SCHEME else number(value),
+                         "attributes": len(setup.columns[scheme]),
+                         "differentially private": "yes" if scheme == DP_SCHEME
+                         else "no: reads the records outside the budget"})
     return pd.DataFrame(rows)
+
+
+#: schemes whose release does not depend on the record-correlation measure
+_MEASURE_FREE = ("Group", DP_SCHEME)
 
 
 def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
@@ -317,11 +356,11 @@ def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons:
     """Fig. 6's runs (in a worker process), one MAE curve per measure."""
     frames = []
     for i, (m, setup) in enumerate(setups):
-        s = mae_curve(setup, epsilons=epsilons, repetitions=repetitions, budget=budget, random_state=seed,
-                      progress=stage(progress, i / len(setups), (i + 1) / len(setups)))[0]
+        s = mae_curve(setup, epsilons=epsilons, schemes=ALL_PUBLISH_SCHEMES, repetitions=repetitions, budget=budget,
+                      random_state=seed, progress=stage(progress, i / len(setups), (i + 1) / len(setups)))[0]
         if len(setups) > 1:
-            s = s[(s["scheme"] != "Group") | (i == 0)]
-            s = s.assign(scheme=[f"{x} ({m})" if x != "Group" else x for x in s["scheme"]])
+            s = s[~s["scheme"].isin(_MEASURE_FREE) | (i == 0)]
+            s = s.assign(scheme=[f"{x} ({m})" if x not in _MEASURE_FREE else x for x in s["scheme"]])
         frames.append(s)
     return pd.concat(frames, ignore_index=True)
 
@@ -358,16 +397,24 @@ def fig7_curves(with_products: pd.DataFrame, without_products: pd.DataFrame) -> 
 
 
 def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_method: int,
-                  preset: str) -> AuditCase:
-    """The CDP-LR audit scenario on the Proposed scheme's training matrix and settings."""
+                  preset: str, schema: PublicSchema | None = None) -> AuditCase | list[AuditCase]:
+    """The CDP-LR audit scenarios of the DP reading: the noise step on its training matrix and
+    settings (its sensitivity the declared group bound, kept by both datasets of the pair),
+    and, with ``schema``, the pipeline pair where a hub record would move a sensitivity read
+    from the records (:func:`core.cdp.audit_pairs.hub_case`)."""
     Xtr, _, ytr, _ = mats
-    return cdp_lr_case(Xtr, ytr, sensitivity=float(sensitivity), epsilon=float(epsilon),
-                       noise_method=int(noise_method), **PRESETS[preset])
+    noise = cdp_lr_case(Xtr, ytr, sensitivity=float(sensitivity), epsilon=float(epsilon),
+                        noise_method=int(noise_method), **PRESETS[preset])
+    if schema is None:
+        return noise
+    from core.cdp.audit_pairs import hub_case
+
+    return [noise, hub_case(schema, epsilon=float(epsilon))]
 
 
 def dpsgd_audit_case(mats: tuple, *, epsilon: float) -> AuditCase:
-    """The DP-SGD audit scenario (ordinary DP, one record) on the Non-private scheme's
-    training matrix: one full-batch step, the tight case of its accounting."""
+    """The DP-SGD audit scenario (ordinary DP, one record) on the DP reading's training
+    matrix (from the public schema): one full-batch step, the tight case of its accounting."""
     Xtr, _, ytr, _ = mats
     return dpsgd_case(Xtr, ytr, epsilon=float(epsilon))
 
@@ -375,7 +422,8 @@ def dpsgd_audit_case(mats: tuple, *, epsilon: float) -> AuditCase:
 def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,
                      epsilon_per_query: float) -> AuditCase:
     """The count-query audit scenario on the first query of the setup (its true matches)."""
-    matches = query_matches(dataset, setup.queries[0], setup.columns[scheme])
+    matches = query_matches(dataset, setup.queries[0], setup.columns[scheme],
+                            schema=setup.schema if setup.query_source == "schema" else None)
     return count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)
 
 

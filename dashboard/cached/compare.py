@@ -11,14 +11,21 @@ import math
 
 import pandas as pd
 
-from core.compare import DEFAULT_METHODS, METHODS, ComparisonResult, compare
+from core.compare import (
+    DEFAULT_METHODS, METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, compare, privacy_label,
+)
 from core.compare_config import CompareConfig, config_from_result
 from core.data import Dataset
+from core.data.schema import PublicSchema
 from core.progress import Progress
 from dashboard.cached.sweeps import Sweep
 
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
-           "table_view", "run_config", "report_html", "summary_csv", "runs_csv"]
+           "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
+           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE"]
+
+#: The table's column of the epsilon each release was asked for (a setting, not a guarantee).
+EPSILON_SETTING = "epsilon (setting)"
 
 #: the epsilon grid's choices (the methods that take a budget get one point each)
 EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
@@ -33,29 +40,44 @@ ALL_METHODS = tuple(METHODS)
 
 
 def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
-             repetitions: int, max_rows: int | None, epochs: int | None, seed: int) -> ComparisonResult:
+             repetitions: int, max_rows: int | None, epochs: int | None, seed: int,
+             schema: str | None = None) -> ComparisonResult:
     return compare(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, max_rows=max_rows,
-                   imposter_epochs=epochs, random_state=seed, progress=progress)
+                   imposter_epochs=epochs, random_state=seed, progress=progress,
+                   schema=None if schema is None else PublicSchema.from_json(schema))
 
 
 def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int,
-               max_rows: int | None, epochs: int | None, seed: int) -> Sweep:
-    """Every chosen method's releases of ``dataset``, measured the same way (a sweep job)."""
+               max_rows: int | None, epochs: int | None, seed: int, schema: PublicSchema | None = None) -> Sweep:
+    """Every chosen method's releases of ``dataset``, measured the same way (a sweep job).
+
+    ``schema`` is the session's reviewed public schema (default the dataset's own): every
+    encoder, bound and category list of the comparison comes from it, and it is part of the
+    job's key (a confirmed entry is another comparison).
+    """
     methods = tuple(m for m in METHODS if m in methods)  # the registry's order: one key per set
     epsilons = tuple(sorted(float(e) for e in epsilons))
+    text = None if schema is None else schema.to_json()
     key = ("compare", dataset.fingerprint(), methods, epsilons, int(repetitions),
-           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed))
+           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed), text)
     return Sweep(key, _compare, dict(dataset=dataset, methods=methods, epsilons=epsilons,
-                                     repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed)),
+                                     repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed),
+                                     schema=text),
                  f"Comparing {len(methods)} methods")
 
 
 def table_rows(result: ComparisonResult) -> pd.DataFrame:
-    """The summary as the page's table: one row per method and epsilon, a column per
-    measure (mean; '± sd' columns beside the main ones), DP or not."""
+    """The summary as the page's table: one row per method and epsilon, DP or not (a
+    :data:`NOT_DP_BADGE` where not), the guarantee in words (:func:`privacy_label`), a column
+    per measure (mean; '± sd' columns beside the main ones; evaluated on the private data,
+    not released), then the ledger's sentence with its caveats."""
     s = result.summary()
-    out = pd.DataFrame({"method": s["method"], "epsilon": s["epsilon"],
-                        "DP": s["is_dp"].map({True: "yes", False: "no"})})
+    eps_col = s["ledger_epsilon_mean"] if "ledger_epsilon_mean" in s else pd.Series(math.inf, index=s.index)
+    dlt_col = s["ledger_delta_mean"] if "ledger_delta_mean" in s else pd.Series(0.0, index=s.index)
+    out = pd.DataFrame({"method": s["method"], EPSILON_SETTING: s["epsilon"],
+                        "DP": s["is_dp"].map({True: "yes", False: NOT_DP_BADGE}),
+                        "guarantee": [privacy_label(bool(d), float(e), float(t), x) for d, e, t, x
+                                      in zip(s["is_dp"], eps_col, dlt_col, s["epsilon"])]})
     for col, name in (("utility", "utility"), ("ai_advantage", "attribute inference"),
                       ("dcr_excess", "DCR excess"), ("mia_auc", "membership AUC"),
                       ("tv_one_way", "TV one-way"), ("tv_two_way", "TV two-way"), ("mse", "MSE")):
@@ -64,29 +86,44 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
             if col in ("utility", "ai_advantage", "dcr_excess", "mia_auc"):
                 out[f"{name} sd"] = s[f"{col}_std"].round(4)
     out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
+    caveats = s["caveats"] if "caveats" in s else pd.Series("", index=s.index)
+    out["ledger"] = [_ledger_text(g, c) for g, c in zip(s["guarantee"], caveats)]
     return out
+
+
+def _ledger_text(guarantee: str, caveats: str | None) -> str:
+    text = str(guarantee)
+    if isinstance(caveats, str) and caveats.strip():
+        text += " Not covered or taken as public: " + caveats.strip()
+    return text
 
 
 def table_view(result: ComparisonResult) -> "pd.io.formats.style.Styler":
     """:func:`table_rows` as the page shows it: a method that takes no epsilon shows a dash
-    in the epsilon column, not "None"; epsilons as written (0.5, 1, 2), measures to 4 decimals.
+    in the epsilon setting column, not "None"; epsilons as written (0.5, 1, 2), measures to 4
+    decimals; a release that is not DP has its DP cell highlighted.
 
     The grid draws every empty cell as "None" whatever its formatting, so the dash is the
     display of an epsilon of infinity (no budget: no differential privacy), which keeps the
     column numeric: sorted, such methods come after every finite epsilon."""
     rows = table_rows(result)
-    rows["epsilon"] = rows["epsilon"].astype(float).fillna(math.inf)
+    rows[EPSILON_SETTING] = rows[EPSILON_SETTING].astype(float).fillna(math.inf)
     return (rows.style.format(precision=4)
-            .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=["epsilon"]))
+            .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=[EPSILON_SETTING])
+            .map(lambda v: "color: #b00020; font-weight: bold" if v == NOT_DP_BADGE else "", subset=["DP"]))
 
 
 def method_rows(result: ComparisonResult) -> pd.DataFrame:
-    """What each compared method releases and guarantees, in words (one row per method)."""
+    """What each compared method releases and guarantees, in words (one row per method):
+    DP or :data:`NOT_DP_BADGE`, the ledger's sentence and its caveats."""
     first = result.runs.drop_duplicates("method")
+    caveats = first["caveats"] if "caveats" in first else pd.Series("", index=first.index)
     return pd.DataFrame({
         "method": first["method"],
+        "DP": first["is_dp"].map({True: "yes", False: NOT_DP_BADGE}),
         "releases": [METHODS[m].description for m in first["method"]],
         "guarantee": first["guarantee"],
+        "not covered or taken as public": caveats.fillna(""),
     })
 
 

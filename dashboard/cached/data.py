@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -21,6 +22,9 @@ from core.data import (
 )
 from core.export import to_csv_bytes
 from dashboard.cached import HASH_FUNCS, TTL
+
+if TYPE_CHECKING:
+    from core.data.schema import PublicSchema
 
 
 @st.cache_data(max_entries=4, ttl=TTL, show_spinner="Loading the sample...")
@@ -78,3 +82,40 @@ def csv_bytes(dataset: Dataset) -> bytes:
 def csv_download(dataset: Dataset) -> bytes:
     """:func:`csv_bytes`, cached (samples and public data, shared by every session)."""
     return csv_bytes(dataset)
+
+
+# --------------------------------------------------------------------------- public schemas
+
+#: the largest schema file the Data page reads (a schema of 200 columns is far smaller)
+MAX_SCHEMA_BYTES = 2_000_000
+
+
+def parse_schema(content: bytes) -> "PublicSchema":
+    """A public schema from an uploaded JSON file (validated; ValueError in one sentence).
+    Not cached: the Data page applies it once per file."""
+    from core.data.schema import PublicSchema
+
+    if len(content) > MAX_SCHEMA_BYTES:
+        raise ValueError(f"The schema file is larger than {MAX_SCHEMA_BYTES // 1_000_000} MB; "
+                         "a schema lists columns, not rows.")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("The schema file is not UTF-8 text.") from None
+    return PublicSchema.from_json(text)
+
+
+def schema_json(schema: "PublicSchema") -> bytes:
+    """The schema as the JSON file the Data page offers."""
+    return (schema.to_json() + "\n").encode()
+
+
+def estimate_public_schema(dataset: Dataset, schema: "PublicSchema", *, epsilon: float,
+                           columns: list[str], ranges: dict | None = None,
+                           progress=None) -> "PublicSchema":
+    """:func:`core.data.schema_estimate.estimate_schema` with fresh entropy (never cached:
+    each estimate is a new spend, drawn once and kept in the session by the caller)."""
+    from core.data.schema_estimate import estimate_schema
+
+    return estimate_schema(dataset, epsilon=epsilon, columns=columns, schema=schema, ranges=ranges,
+                           random_state=None, progress=progress)

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case
+from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case, sskm_sound_pipeline_cases
 from core.claims import Claim
 from core.data import Dataset
+from core.data.schema import PublicSchema
 from core.mechanisms import PrivacyLedger
 from core.progress import Progress, stage
 from core.release import NoiseSource
@@ -40,34 +41,59 @@ def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
 
 def _fitted(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
             params: dict, max_rows: int, seed: int, mode: str,
-            bounds: tuple[tuple[str, float, float], ...]) -> SSKMDP:
+            bounds: tuple[tuple[str, float, float], ...], schema: PublicSchema | None = None,
+            map_fit: str = "noisy", reference: pd.DataFrame | None = None) -> SSKMDP:
     frame = table(dataset, columns)
-    # the sound mode computes MIC on its held-out part itself; the paper's reads every row
+    # the sound mode computes MIC itself (for information only); the paper's reads every row
     conn = None
     if mode == "paper":
         conn = mic_connections(frame, sensitive, threshold=0.0, max_rows=max_rows, random_state=seed,
                                progress=stage(progress, 0.0, 0.2, "Measuring connections (MIC)"))
+    sound_schema = schema if mode == "sound" else None
+    user_bounds = None if sound_schema is not None else ({c: (lo, hi) for c, lo, hi in bounds} or None)
+    reference_map = mode == "sound" and map_fit == "reference" and reference is not None
     pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, mic_max_rows=max_rows,
-                 bounds={c: (lo, hi) for c, lo, hi in bounds} or None, random_state=seed, **params)
-    return pub.fit(frame, connections=conn, progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))
+                 bounds=user_bounds, schema=sound_schema, map_fit="reference" if reference_map else "noisy",
+                 random_state=seed, **params)
+    return pub.fit(frame, connections=conn, reference=reference if reference_map else None,
+                   progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))
 
 
 def fitted(key: tuple, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
            rows: int, cols: int, topology: str, init: str, iterations: int, sigma: float,
            max_rows: int, seed: int, mode: str = "sound",
-           bounds: tuple[tuple[str, float, float], ...] = ()) -> Sweep:
-    """An SSKM_DP publisher with its SOM trained and MIC computed (no noise drawn yet), as a
-    setup job (``key`` names every input: the page's fit key).
+           bounds: tuple[tuple[str, float, float], ...] = (), schema: PublicSchema | None = None,
+           map_fit: str = "noisy", reference: pd.DataFrame | None = None) -> Sweep:
+    """An SSKM_DP publisher with its map and MIC ready (no release noise drawn yet), as a
+    setup job (``key`` names every input: the page's fit key; put the schema's JSON in it).
 
-    ``bounds`` holds (column, lo, hi) public bounds the user gave; the other numeric columns
-    take theirs from the held-out part (sound) or the data (paper), and the ledger says so.
+    ``schema`` (the session's public schema, :func:`dashboard.state.current_schema`) gives the
+    sound mode its bounds and category lists; entries read from the data make the release
+    say it is not differentially private. ``bounds`` holds (column, lo, hi) bounds the user
+    gave for the paper mode (which otherwise scales on the data). ``map_fit="reference"``
+    with a ``reference`` frame (a public table the user uploaded; name its digest in ``key``)
+    fits the sound mode's map on it instead of through noise.
     """
     params = dict(rows=int(rows), cols=int(cols), sigma=float(sigma), iterations=int(iterations), init=init,
                   topology=topology)
     return Sweep(("sskm-fit",) + tuple(key), _fitted,
                  dict(dataset=dataset, columns=tuple(columns), sensitive=tuple(sensitive), params=params, max_rows=int(max_rows),
-                      seed=int(seed), mode=mode, bounds=tuple(bounds)),
+                      seed=int(seed), mode=mode, bounds=tuple(bounds), schema=schema, map_fit=map_fit,
+                      reference=reference),
                  "Clustering and measuring connections", in_process=True)
+
+
+def read_reference(data: bytes) -> pd.DataFrame:
+    """A public reference table from an uploaded CSV (its values are never rendered as text)."""
+    import io
+
+    try:
+        frame = pd.read_csv(io.BytesIO(data))
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ValueError(f"The reference table is not a readable CSV ({type(exc).__name__}).") from None
+    if len(frame) < 2:
+        raise ValueError("The reference table needs at least 2 rows.")
+    return frame
 
 
 def bound_rows(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
@@ -209,17 +235,17 @@ def sweep_default_m(n_columns: int, n_sensitive: int) -> list[int]:
 
 def _clusters_sweep(progress, *, frame: pd.DataFrame, sensitive: tuple[str, ...], m_values: tuple[int, ...],
                     grids: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int, iterations: int,
-                    mode: str, seed: int) -> pd.DataFrame:
+                    mode: str, seed: int, schema: PublicSchema | None = None) -> pd.DataFrame:
     """Fig. 5-6's runs, summarised per m, grid and epsilon (in a worker process)."""
     runs = sweeps.clusters_sweep(frame, sensitive=sensitive, m_values=m_values, grids=grids, epsilons=epsilons,
                                  repetitions=repetitions, mode=mode, iterations=iterations, random_state=seed,
-                                 progress=progress)
+                                 progress=progress, schema=schema)
     return sweeps.grid_summary(runs)
 
 
 def clusters_sweep(fingerprint: str, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
                    m_values: tuple[int, ...], grids: tuple[str, ...], repetitions: int, iterations: int,
-                   mode: str, seed: int) -> Sweep:
+                   mode: str, seed: int, schema: PublicSchema | None = None) -> Sweep:
     """Paper 003's Fig. 5 and 6 on the page's table: a new map per m, grid and repetition,
     released at the paper's epsilons in ``mode``, as a sweep job; its result is
     :func:`core.sskm.sweeps.grid_summary` (one row per m, grid and epsilon)."""
@@ -230,11 +256,11 @@ def clusters_sweep(fingerprint: str, dataset: Dataset, columns: tuple[str, ...],
     for m in m_values:
         sweeps.attributes_for_m(columns, sensitive, m)
     key = ("sskm-clusters", fingerprint, columns, sensitive, m_values, grids, SWEEP_EPSILONS, int(repetitions),
-           int(iterations), mode, int(seed))
+           int(iterations), mode, int(seed), None if schema is None else schema.to_json())
     return Sweep(key, _clusters_sweep,
                  dict(frame=table(dataset, columns), sensitive=sensitive, m_values=m_values, grids=grids,
                       epsilons=SWEEP_EPSILONS, repetitions=int(repetitions), iterations=int(iterations), mode=mode,
-                      seed=int(seed)),
+                      seed=int(seed), schema=schema),
                  "Fitting maps across a and m")
 
 
@@ -272,11 +298,17 @@ def download_release(pub: SSKMDP, epsilon: float, cs_threshold: float,
 
 
 def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
-               epsilon: float, cs_threshold: float, seed: int) -> AuditCase:
-    """The page's audit: the sound mechanism on the fitted publisher, or the paper's run whole."""
+               epsilon: float, cs_threshold: float, seed: int) -> AuditCase | list[AuditCase]:
+    """The page's audit. Sound mode: the noise step's pair and the pipeline pair that moves
+    every step before the noise at once (one record far out of range on every numeric column
+    and with a new category on every categorical one: what a release reading its bounds,
+    categories, map or a held-out part from the rows would show); the panel shows the worst.
+    Each sound case runs the whole release per run (noisy map included). Paper mode: the
+    paper's mechanism run whole."""
     frame = table(dataset, columns)
     if pub.mode_ == "sound":
-        return sskm_sound_case(pub, frame, epsilon=epsilon)
+        return [sskm_sound_case(pub, frame, epsilon=epsilon)] + sskm_sound_pipeline_cases(
+            pub, frame, epsilon=epsilon, columns=())
     return sskm_paper_case(frame, sensitive=sensitive, epsilon=epsilon, cs_threshold=cs_threshold,
                            random_state=seed)
 

@@ -9,20 +9,33 @@ import plotly.graph_objects as go
 __all__ = ["audit_interval", "audit_data"]
 
 
-def audit_data(*, claimed: float, lower: float, point: float, confidence: float = 0.95) -> pd.DataFrame:
+def _saturated(lower: float, ceiling: float | None) -> bool:
+    return ceiling is not None and math.isfinite(ceiling) and lower >= ceiling - 1e-9
+
+
+def audit_data(*, claimed: float, lower: float, point: float, confidence: float = 0.95,
+               ceiling: float | None = None, runs: int | None = None) -> pd.DataFrame:
     """What :func:`audit_interval` draws, as one row: the claimed epsilon (inf when none is
     claimed), the audit's lower bound and point estimate (inf when the test made no error),
-    the bound's confidence, and whether the bound exceeds the claim."""
-    return pd.DataFrame({
+    the bound's confidence, and whether the bound exceeds the claim. With ``ceiling``, also
+    the largest bound the audit's runs could show and whether the bound reached it."""
+    row = {
         "claimed epsilon": [float(claimed)],
         "audited lower bound on epsilon": [float(lower)],
         "audited point estimate of epsilon": [float(point)],
         "confidence of the lower bound": [float(confidence)],
         "violation (lower bound above the claim)": [bool(math.isfinite(claimed) and lower > claimed)],
-    })
+    }
+    if ceiling is not None:
+        if runs is not None:
+            row["runs per side"] = [int(runs)]
+        row["ceiling (largest lower bound these runs can show)"] = [float(ceiling)]
+        row["saturated (bound at the ceiling: more runs could show more)"] = [_saturated(lower, ceiling)]
+    return pd.DataFrame(row)
 
 
-def audit_interval(*, claimed: float, lower: float, point: float, confidence: float = 0.95) -> go.Figure:
+def audit_interval(*, claimed: float, lower: float, point: float, confidence: float = 0.95,
+                   ceiling: float | None = None, runs: int | None = None) -> go.Figure:
     """One horizontal band from the audit's lower bound to its point estimate, and the claim.
 
     Parameters
@@ -33,8 +46,14 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
         The audit's lower bound on epsilon (holds with probability ``confidence``).
     point : float
         The point estimate on the evaluation half (may be inf when the test made no error).
+    ceiling : float, optional
+        The largest lower bound an audit with these runs could show
+        (:func:`core.audit.audit_ceiling`), drawn as a dotted line: a bound on it means the
+        audit saturated and more runs could show more.
+    runs : int, optional
+        The runs per side, named in the ceiling's label.
     """
-    finite = [v for v in (claimed, lower, point) if math.isfinite(v)]
+    finite = [v for v in (claimed, lower, point, ceiling) if v is not None and math.isfinite(v)]
     top = max(finite + [1.0]) * 1.25
     shown_point = point if math.isfinite(point) else top
     violation = math.isfinite(claimed) and lower > claimed
@@ -55,6 +74,15 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
     else:
         notes.append(dict(x=top, y=1, xref="x", yref="paper", showarrow=False, yanchor="bottom",
                           xanchor="right", text="no epsilon claimed (not differentially private)"))
+    if ceiling is not None and math.isfinite(ceiling):
+        with_runs = f" with {runs:,} runs" if runs is not None else ""
+        label = f"most this audit can show{with_runs} = {ceiling:.3g}"
+        if _saturated(lower, ceiling):
+            label += " (reached: saturated)"
+        shapes.append(dict(type="line", xref="x", yref="paper", x0=ceiling, x1=ceiling, y0=0, y1=1,
+                           line=dict(color="grey", dash="dot", width=2)))
+        notes.append(dict(x=ceiling, y=0, xref="x", yref="paper", showarrow=False, yanchor="top",
+                          xanchor="right", text=label, font=dict(color="grey")))
     fig.update_layout(
         height=190, title="Privacy audit: claimed vs measured epsilon",
         xaxis=dict(title="epsilon (privacy loss)", range=[0, top]),

@@ -1,6 +1,7 @@
 """Charts of the Compare page: pure functions from a comparison summary to plotly figures."""
 from __future__ import annotations
 
+import html
 from typing import Mapping
 
 import numpy as np
@@ -33,10 +34,29 @@ def _value(row: pd.Series, measure: str, stat: str = "mean") -> float:
     return float(v) if pd.notna(v) else np.nan
 
 
+def _reason(row: pd.Series) -> str:
+    """Why a release is not DP (the ledger's sentence after its first colon), escaped and wrapped."""
+    text = str(row.get("guarantee", "") or "")
+    reason = text.split(": ", 1)[1] if ": " in text else ""
+    words, lines, line = html.escape(reason).split(), [], ""
+    for w in words:
+        if len(line) + len(w) > 70 and line:
+            lines.append(line)
+            line = ""
+        line = f"{line} {w}".strip()
+    if line:
+        lines.append(line)
+    return "<br>".join(lines[:4]) + (" ..." if len(lines) > 4 else "")
+
+
 def _hover(row: pd.Series) -> str:
     eps = row.get("epsilon", np.nan)
-    lines = [str(row["method"]) + ("" if pd.isna(eps) else f", epsilon {float(eps):g}"),
-             "differentially private" if bool(row.get("is_dp", False)) else "not differentially private"]
+    dp = bool(row.get("is_dp", False))
+    setting = "" if pd.isna(eps) else (f", epsilon {float(eps):g}" if dp else f", nominal epsilon {float(eps):g}")
+    lines = [html.escape(str(row["method"])) + setting,
+             "differentially private" if dp else "<b>not differentially private</b>"]
+    if not dp and _reason(row):
+        lines.append(_reason(row))
     for m in _HOVER:
         mean = _value(row, m)
         if np.isfinite(mean):

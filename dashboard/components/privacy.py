@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.audit_cases import AuditCase
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
-from core.release import NoiseSource, release_csv
+from core.release import NoiseSource, release_csv, release_file_name
 from dashboard.cached.audit import start_audit
 from dashboard.charts.audit import audit_data, audit_interval
 from dashboard.components.chart_data import show_chart
@@ -65,15 +65,22 @@ def _show_audit_result(job: Any, current_key: Any, key: str) -> None:
     if job.key != current_key:
         st.info("The settings changed since this audit ran; press **Run the audit** to audit them. "
                 "Below: the last audit.", icon=":material/history:")
+    ceiling = res.ceiling if math.isfinite(res.ceiling) else None
     measured = dict(claimed=res.claimed_epsilon, lower=res.epsilon_lower, point=res.epsilon_point,
-                    confidence=res.confidence)
+                    confidence=res.confidence, ceiling=ceiling, runs=res.runs)
     show_chart(audit_interval(**measured), audit_data(**measured), name=f"{key.replace('_', '-')}-privacy-audit",
                key=f"audit_chart_{id(job)}", width="stretch")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Claimed epsilon", "none" if math.isinf(res.claimed_epsilon) else f"{res.claimed_epsilon:.3g}")
-    m2.metric(f"Audited lower bound ({res.confidence:.0%})", f"{res.epsilon_lower:.3g}")
+    m2.metric(f"Audited lower bound ({res.confidence:.0%})", f"{res.epsilon_lower:.3g}",
+              f"most these runs can show: {ceiling:.3g}" if ceiling is not None else None,
+              delta_color="off", delta_arrow="off")
     m3.metric("Point estimate", "inf" if math.isinf(res.epsilon_point) else f"{res.epsilon_point:.3g}")
     m4.metric("Runs per second", f"{res.runs_per_second:,.0f}")
+    if res.saturated:
+        st.warning(md(f"The lower bound reached the ceiling of {res.runs:,} runs per side "
+                      f"({res.ceiling:.3g}): the audit saturates, every run was told apart; more runs "
+                      "could show more."), icon=":material/trending_up:")
     verdict = md(res.verdict)
     if res.violation:
         st.error(verdict, icon=":material/gpp_bad:")
@@ -82,18 +89,43 @@ def _show_audit_result(job: Any, current_key: Any, key: str) -> None:
     else:
         st.success(verdict, icon=":material/gpp_good:")
     st.caption("Scenario: " + md(job.case.note))
+    results = getattr(job, "results", [])
+    if len(results) > 1:
+        _show_all_pairs(job.cases, results, res)
 
 
-def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, seed: int,
+def _show_all_pairs(cases: Sequence[AuditCase], results: Sequence[Any], worst: Any) -> None:
+    """Every pair the panel ran, the worst marked (plain text cells: nothing rendered)."""
+    rows = [{
+        "pair": case.pair.description,
+        "claimed epsilon": "none" if math.isinf(r.claimed_epsilon) else f"{r.claimed_epsilon:.3g}",
+        f"lower bound ({r.confidence:.0%})": f"{r.epsilon_lower:.3g}",
+        "ceiling of the runs": f"{r.ceiling:.3g}" if math.isfinite(r.ceiling) else "",
+        "verdict": "VIOLATION" if r.violation else ("no claim" if math.isinf(r.claimed_epsilon)
+                                                   else "no violation"),
+        "shown above": "worst" if r is worst else "",
+    } for case, r in zip(cases, results)]
+    with st.expander(f"All {len(results)} pairs audited (the worst is shown above)",
+                     icon=":material/list:"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase]], *, case_key: Any, seed: int,
                 default_runs: int = 1000, title: str = "Privacy audit") -> None:
-    """Run the page's mechanism on two neighbouring datasets and bound its epsilon from below.
+    """Run the page's mechanism on neighbouring datasets and bound its epsilon from below.
+
+    A page may give several cases for one release (its pipeline pairs, e.g. from
+    :func:`core.audit_cases.pipeline_cases`: a new category, a value far out of range, a
+    hub record, a held-out record, beside the noise step's own pair); the panel runs each
+    and shows the worst, with the ceiling of its runs, and lists the others.
 
     Parameters
     ----------
     key : str
         Prefix of the widget and session-state keys (one panel per page).
     make_case : callable
-        Builds the page's :class:`~core.audit_cases.AuditCase` for the current settings.
+        Builds the page's :class:`~core.audit_cases.AuditCase`, or a list of them, for the
+        current settings.
     case_key : hashable
         The settings the case depends on (a changed key marks a shown result as stale).
     seed : int
@@ -105,8 +137,11 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase], *, case_key: Any, 
     st.caption(
         "Runs the mechanism many times on two neighbouring datasets (one record, or a group of "
         "correlated records, changed) and measures a 95% lower bound on its epsilon (Jagielski et "
-        "al. 2020, Nasr et al. 2021). A bound above the claim proves the claim false; a bound "
-        "below it proves nothing, audits only find violations."
+        "al. 2020, Nasr et al. 2021). The pairs move the steps before the noise too (a new "
+        "category, a value far out of range, a record in a held-out part) and the worst is shown. "
+        "A bound above the claim proves the claim false; a bound below it proves nothing, audits "
+        "only find violations, and no audit can show more than the ceiling of its runs (4.9 with "
+        "1,000 runs per side)."
     )
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     runs = c1.select_slider("Runs per side", AUDIT_RUNS, value=default_runs, key=f"{key}_audit_runs",
@@ -182,14 +217,15 @@ def release_download(key: str, *, method: str, label: str, file_name: str, seed:
             "dp": ledger.is_dp, "number": released_count(), "settings": settings_key,
             "label": label,
         }
+        # a release that is not DP says so in its file name too (core.release.release_file_name)
+        st.session_state[prepared_key]["file_name"] = release_file_name(
+            file_name, ledger=ledger, noise=noise, number=st.session_state[prepared_key]["number"])
     prepared = st.session_state.get(prepared_key)
     if not prepared:
         st.caption("Nothing prepared yet. Each prepared release draws new noise and counts toward "
                    "the session's total budget.")
         return
-    stem, dot, ext = file_name.rpartition(".")
-    name = f"{stem}_release{prepared['number']}{'_NOT_PRIVATE' if not prepared['private'] else ''}.{ext}" \
-        if dot else f"{file_name}_release{prepared['number']}"
+    name = prepared.get("file_name") or file_name
     st.download_button(f"Download release {prepared['number']} (CSV)", prepared["csv"], file_name=name,
                        mime="text/csv", key=f"{key}_download")
     if prepared["settings"] != settings_key:

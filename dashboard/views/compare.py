@@ -10,6 +10,7 @@ from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
 from dashboard.components.preamble import choose_sensitive, is_builtin_sample, page_data, stop_until_chosen
 from dashboard.safe import md
+from dashboard.state import current_schema
 
 st.title("Compare")
 st.caption(
@@ -52,9 +53,14 @@ with page_errors(stop=True):
             st.info("Choose at least one epsilon.", icon=":material/touch_app:")
             st.stop()
     data = dataset.with_roles(label=dataset.label, sensitive=tuple(sensitive))
+    schema = current_schema(data)
+    if not schema.is_public():
+        st.warning("The public schema has entries read from your data: " + md(schema.describe())
+                   + " Review it on the Data page; until then the releases that use them say they are "
+                   "not differentially private.", icon=":material/lock_open:")
     result = sweep_view("cmp_run", cached.comparison(
         data, methods=tuple(methods), epsilons=tuple(float(e) for e in eps_text), repetitions=int(reps),
-        max_rows=int(max_rows), epochs=int(epochs), seed=seed))
+        max_rows=int(max_rows), epochs=int(epochs), seed=seed, schema=schema))
     if result is None:
         st.stop()
 
@@ -83,9 +89,26 @@ with page_errors(stop=True):
         st.caption(f"{md(name)} did not run: {md(reason)}")
 
     st.subheader("Every measure")
+    st.caption(md(cached.PRIVATE_MEASURES_NOTE) + " The epsilon setting is what each release was asked for; "
+               "the guarantee column says what it delivers: a release marked " + cached.NOT_DP_BADGE
+               + " has no guarantee, whatever epsilon it names.")
     st.dataframe(cached.table_view(result), hide_index=True, width="stretch")
-    with st.expander("What each method releases and guarantees"):
-        st.dataframe(cached.method_rows(result), hide_index=True, width="stretch")
+    methods_table = cached.method_rows(result)
+    not_dp = methods_table[methods_table["DP"] == cached.NOT_DP_BADGE]
+    with st.expander("What each method releases and guarantees", expanded=False):
+        for _, row in methods_table.iterrows():
+            text = f"**{md(row['method'])}**: {md(row['guarantee'])}"
+            if row["DP"] == cached.NOT_DP_BADGE:
+                st.warning(text, icon=":material/lock_open:")
+            else:
+                st.success(text, icon=":material/lock:")
+            caveat = row["not covered or taken as public"]
+            if caveat:
+                st.caption("Not covered or taken as public: " + md(caveat))
+        st.dataframe(methods_table, hide_index=True, width="stretch")
+    if len(not_dp):
+        st.caption(f"{len(not_dp)} of {len(methods_table)} methods are not differentially private: "
+                   + ", ".join(md(m) for m in not_dp["method"]) + ". Open the box above for each reason.")
 
     st.subheader("Take it away")
     public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)

@@ -1,4 +1,5 @@
-"""Data page: choose a sample, upload a CSV, or read Adult / NLTCS; set the roles.
+"""Data page: choose a sample, upload a CSV, or read Adult / NLTCS; set the roles; review
+the public schema (:mod:`dashboard.components.schema`).
 
 The public data directory is the operator's (``PUX_DATA_DIR`` or ``pux dashboard
 --data-dir``): the page says which public datasets are available, never a path. The
@@ -21,6 +22,7 @@ from dashboard.cached.data import (
 from dashboard.charts.data import column_distribution, column_distribution_data, missing_by_column, missing_data
 from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import with_estimate
+from dashboard.components.schema import schema_panel
 from dashboard.safe import md
 from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset
 
@@ -192,9 +194,11 @@ if loaded is not None:
     for note in dataset.notes:
         st.info(md(note), icon=":material/info:")
 
+    schema_panel(dataset)
+
     st.subheader("Preview")
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)
-    st.subheader("Schema")
+    st.subheader("Column types")
     st.dataframe(dataset.schema(), width="stretch", hide_index=True)
     st.download_button(
         "Download the table as read (CSV)",

@@ -31,7 +31,9 @@ st.title("DC-FBFS")
 st.caption(
     "Data-correlation based forward-backward feature selection: a feature is deleted only "
     "if both the accuracy traversals call it redundant and removing it barely changes the "
-    "data correlation C(x) (less than T_c)."
+    "data correlation C(x) (less than T_c). Everything here is computed on your private records and "
+    "released nowhere: a scheme that uses this selection (the paper's Proposed) is not differentially "
+    "private, and the CDP-LR and Publishing pages say so beside their DP reading."
 )
 
 page = page_data("supplier", needs_label="Choose a label column on the Data page: DC-FBFS selects features "

@@ -13,13 +13,17 @@ from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.preamble import page_data
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.state import current_schema
 
 st.title("Publishing")
 st.caption(
-    "Random conjunctive range counts answered with Laplace noise of scale sensitivity / epsilon "
-    "on the feature-selected data. The error (Eq. 22) adds the noise and what feature selection "
+    "Random conjunctive range counts answered with exact discrete Laplace noise of scale sensitivity / "
+    "epsilon on the feature-selected data. The queries are drawn from the public schema (its bounds and "
+    "category lists), never from your values. The error (Eq. 22) adds the noise and what feature selection "
     "changed in the true answers. Every query answered spends budget: Q queries at epsilon each "
-    "cost Q x epsilon in all."
+    "cost Q x epsilon in all. The paper's schemes compute their sensitivity and choose their attributes "
+    "on your records, so they are not differentially private; the DP reading uses every attribute and "
+    "the schema's declared bound on the correlated group."
 )
 BUDGET_TEXT = {
     "per_query": "per query (the paper: a release of Q queries costs Q x epsilon)",
@@ -51,6 +55,7 @@ with page_errors():
                                  help="Also computes the curve of the other choice (its own feature selection "
                                       "and sensitivities), to check the paper's Fig. 7.")
     data = cached.publishing_data(dataset, use_products, seed)
+    schema = current_schema(dataset)
     per = ("each query spends epsilon, so one release of all the queries spends "
            f"{int(n_queries)} x epsilon" if budget == "per_query"
            else f"the {int(n_queries)} queries share epsilon (each gets epsilon / {int(n_queries)})")
@@ -58,7 +63,8 @@ with page_errors():
     measures = ["pearson", "mahalanobis"] if compare == "both" else [compare]
     setups = {}
     for m in measures:
-        step = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed)
+        step = cached.publishing(data, m, float(threshold), 40.0, int(n_queries), seed,
+                                 cached.schema_subset(schema, data))
         setups[m] = (step, setup_view(f"pub_setup_{m}", step))
     summary = sweep_view("pub_curve", cached.mae(setups, epsilons=EPS_GRID, repetitions=int(reps),
                                                  budget=budget, seed=seed))
@@ -88,7 +94,8 @@ with page_errors():
     if fig7_compare and summary is not None:
         other_data = cached.publishing_data(dataset, not use_products, seed)
         m0 = measures[0]
-        other_step = cached.publishing(other_data, m0, float(threshold), 40.0, int(n_queries), seed)
+        other_step = cached.publishing(other_data, m0, float(threshold), 40.0, int(n_queries), seed,
+                                       cached.schema_subset(schema, other_data))
         other_ready = setup_view("pub_fig7_setup", other_step, stop=False)
         if other_ready is not None:
             other = sweep_view("pub_fig7_curve", cached.mae({m0: (other_step, other_ready)}, epsilons=EPS_GRID,
@@ -108,16 +115,21 @@ with page_errors():
                                     else "The curve without the change is still being computed."))
     st.dataframe(cached.sensitivity_rows({m: ready for m, (_, ready) in setups.items()}),
                  hide_index=True, width="stretch")
-    st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes.")
+    st.caption("Group uses GS over all attributes; Zhang and Proposed use CS on their selected attributes, all "
+               "computed from your records (not differentially private). The DP reading uses every attribute and "
+               "the schema's declared group bound (one record when none is declared).")
 
     st.subheader("Privacy of one release")
     g1, g2 = st.columns([1, 2])
     epsilon = g1.select_slider("epsilon", EPS_GRID, value=1.0, key="pub_epsilon",
                                help="The budget as read above, for the guarantee and the audit.")
-    scheme = g1.radio("Scheme", ["Proposed", "Zhang", "Group"], key="pub_scheme", horizontal=True)
-    shown = measures[0] if scheme != "Group" else "pearson"
+    scheme = g1.radio("Scheme", [cached.DP_READING, "Proposed", "Zhang", "Group"], key="pub_scheme", horizontal=True,
+                      help="The DP reading is differentially private; the paper's schemes read your records "
+                           "outside the budget.")
+    shown = measures[0] if scheme not in ("Group", cached.DP_READING) else "pearson"
     setup = setups[shown][1] if shown in setups else setup_view(
-        f"pub_setup_{shown}", cached.publishing(data, shown, float(threshold), 40.0, int(n_queries), seed))
+        f"pub_setup_{shown}", cached.publishing(data, shown, float(threshold), 40.0, int(n_queries), seed,
+                                                cached.schema_subset(schema, data)))
     release = cached.count_release(setup, scheme, epsilon=float(epsilon), budget=budget, seed=seed)
     g2.metric(f"Guarantee of one release of {int(n_queries)} queries", guarantee_text(release.ledger),
               f"{release.epsilon_per_query:.3g} per query", delta_color="off", delta_arrow="off")

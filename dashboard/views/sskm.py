@@ -21,7 +21,7 @@ from dashboard.components.jobs import setup_view, sweep_on_request, sweep_view
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
-from dashboard.state import show_error
+from dashboard.state import current_schema, show_error
 
 
 def _code(name: object) -> str:
@@ -80,18 +80,44 @@ with page_errors(stop=True):
 
         mode = st.radio(
             "Mechanism", ["sound", "paper"], horizontal=True, key="sskm_mode",
-            help="sound: differentially private (map on a held-out 20 %, noisy counts and sums of every "
+            help="sound: differentially private (bounds and categories from the public schema, a map "
+                 "fitted through noisy counts and sums with 30 % of epsilon, noisy counts and sums of every "
                  "attribute, shuffled rows). paper: the paper's algorithm, not differentially private.",
         )
-        with st.expander("Public bounds (optional)", icon=":material/straighten:"):
-            st.caption("Give the range each numeric attribute can take, from public knowledge (age 17 to "
-                       "90, say). Empty cells take the range of the held-out part (sound mode) or of the data "
-                       "(paper mode); the guarantee box then says the bounds came from the data.")
-            edited = st.data_editor(cached.bound_rows(dataset, tuple(columns)), hide_index=True,
-                                    disabled=["column"], key=f"sskm_bounds_{'_'.join(columns)}",
-                                    column_config={"lo": st.column_config.NumberColumn("lo"),
-                                                   "hi": st.column_config.NumberColumn("hi")})
-            bounds = cached.parse_bounds(edited)
+        schema = current_schema(dataset)
+        bounds = ()
+        map_fit, reference, reference_key = "noisy", None, None
+        if mode == "sound":
+            st.caption("Bounds and category lists come from the public schema (review it on the Data page): "
+                       + md(schema.describe()))
+            map_fit = st.radio(
+                "Map", ["noisy", "reference"], horizontal=True, key="sskm_map",
+                format_func=lambda v: {"noisy": "fitted through noise (30 % of epsilon)",
+                                       "reference": "fitted on a public reference table"}[v],
+                help="noisy: a data-independent start and a few batch steps on noisy counts and sums, paid from "
+                     "epsilon. reference: the paper's SOM (SFLA start) on a table you provide and declare public; "
+                     "all of epsilon goes to the release.")
+            if map_fit == "reference":
+                upload = st.file_uploader("Public reference table (CSV with the published columns)", type="csv",
+                                          key="sskm_reference")
+                if upload is None:
+                    st.caption("Until a reference table is uploaded, the map is fitted through noise.")
+                    map_fit = "noisy"
+                else:
+                    import hashlib
+
+                    data = upload.getvalue()
+                    reference = cached.read_reference(data)
+                    reference_key = hashlib.sha256(data).hexdigest()[:16]
+        else:
+            with st.expander("Public bounds (optional)", icon=":material/straighten:"):
+                st.caption("Give the range each numeric attribute can take, from public knowledge (age 17 to "
+                           "90, say). Empty cells take the range of the data, as the paper does.")
+                edited = st.data_editor(cached.bound_rows(dataset, tuple(columns)), hide_index=True,
+                                        disabled=["column"], key=f"sskm_bounds_{'_'.join(columns)}",
+                                        column_config={"lo": st.column_config.NumberColumn("lo"),
+                                                       "hi": st.column_config.NumberColumn("hi")})
+                bounds = cached.parse_bounds(edited)
         e1, e2 = st.columns(2)
         epsilon = e1.select_slider("Privacy budget epsilon", EPSILONS, value=1.0, key="sskm_epsilon")
         cs_threshold = e2.slider("CS_Tsh (connection-strength threshold)", 0.0, 1.0, 0.3, 0.01,
@@ -99,15 +125,20 @@ with page_errors(stop=True):
 
     fp = dataset.fingerprint()
     key = (fp, tuple(columns), tuple(sensitive), rows, cols, topology, init, int(iterations), float(sigma),
-           int(mic_rows), seed, mode, bounds)
+           int(mic_rows), seed, mode, bounds, schema.to_json() if mode == "sound" else None, map_fit, reference_key)
     pub = setup_view("sskm_fit", cached.fitted(key, dataset, tuple(columns), tuple(sensitive), rows, cols, topology,
-                                               init, int(iterations), float(sigma), int(mic_rows), seed, mode, bounds))
+                                               init, int(iterations), float(sigma), int(mic_rows), seed, mode, bounds,
+                                               schema=schema, map_fit=map_fit, reference=reference))
     result = cached.release(fp, pub, key, float(epsilon), float(cs_threshold), seed)
 
 if result["is_dp"]:
     st.info(f"Sound mode: the release is {epsilon:g}-differentially private under the project's "
-            "neighbouring relation; the map is fitted on a held-out 20 % of the rows that is never "
-            "published (see the box below for what else is taken as public).", icon=":material/lock:")
+            "neighbouring relation: bounds and categories come from the public schema, and the map and the "
+            "release read the records only through noisy counts and sums its ledger pays for (see the box "
+            "below).", icon=":material/lock:")
+elif mode == "sound":
+    st.warning("Sound mode, but not differentially private: " + md(" ".join(result["ledger_obj"].not_dp_reasons)),
+               icon=":material/lock_open:")
 else:
     st.warning("Paper mode: not differentially private. The paper's epsilon is nominal: the map reads "
                "every raw record, rows keep their order, and sizes and unprotected attributes are exact. "
@@ -127,7 +158,8 @@ with tab_map:
         caption = "Mean distance from each neuron to its neighbours: dark valleys are clusters, bright ridges are borders."
     elif view == "Hit map":
         values, cbar = cached.hit_map(pub)
-        caption = "Rows won by each neuron; grey neurons won none. Every non-empty neuron is one published cluster."
+        caption = ("Rows won by each neuron; grey neurons won none. Evaluated on your private data, not released "
+                   "(the release shows noisy counts).")
     elif view == "Component plane":
         attr = v2.selectbox("Attribute", list(columns), key="sskm_component")
         values, cbar = cached.component_plane(pub, columns, attr)
@@ -135,7 +167,8 @@ with tab_map:
     else:
         target = v2.selectbox("Sensitive attribute", list(sensitive), key="sskm_share_attr")
         values, cbar, label = cached.sensitive_share(pub, target)
-        caption = f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron."
+        caption = (f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron. Evaluated "
+                   "on your private data, not released.")
     show_chart(charts.som_grid(values, topology=topology, colorbar=cbar, title=f"SOM grid ({rows} x {cols}): {view}",
                               dataset=dataset.name),
                charts.som_grid_data(values, value_name=cbar or view), name=f"sskm-grid-{view.lower()}",
@@ -145,6 +178,9 @@ with tab_map:
 with tab_train:
     m1, m2, m3 = st.columns(3)
     quality = cached.map_quality(pub)
+    st.caption("Map quality below is evaluated on your private data, not released."
+               + (" The sound mode's map is fitted in a few noisy batch steps (one point each)." if mode == "sound"
+                  else ""))
     m1.metric("Quantisation error", f"{quality['quantization_error']:.4f}")
     m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
     m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {rows * cols}")
@@ -153,6 +189,9 @@ with tab_train:
                    charts.sfla_data(som.sfla_.best_fitness, som.sfla_.mean_fitness), name="sskm-sfla-convergence",
                    key="sskm_sfla")
         st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")
+    elif mode == "sound" and map_fit == "noisy":
+        st.caption("The sound mode's noisy map starts from uniform weights drawn from the seed (SFLA reads the "
+                   "rows, so it is not used); 'Initial weights' applies to the paper mode and to a reference map.")
     else:
         st.caption("The SFLA search runs only with initial weights 'sfla'.")
     show_chart(charts.som_training(som.history_, dataset=dataset.name), charts.som_training_data(som.history_), name="sskm-som-training",
@@ -165,16 +204,19 @@ with tab_mic:
     show_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected, dataset=dataset.name),
                charts.mic_data(conn.strengths, conn.threshold, conn.protected), name="sskm-mic", key="sskm_mic")
     st.caption("MIC between each sensitive attribute (rows) and each attribute; starred columns are protected. "
-               f"Computed on {conn.rows_used:,} rows.")
+               f"Computed on {conn.rows_used:,} rows."
+               + (" Shown for information only, evaluated on your private data, not released: the sound mode "
+                  "noises every attribute." if mode == "sound" else ""))
     st.write("**Protected attributes:** " + ", ".join(f"`{_code(c)}`" for c in conn.protected))
 
 with tab_release:
     r1, r2, r3, r4 = st.columns(4)
-    r1.metric("MSE", f"{result['mse']:.4f}")
-    r2.metric("Record linkage", f"{100 * result['rl']:.2f} %")
+    r1.metric("MSE", f"{result['mse']:.4f}", help="Evaluated on your private data, not released.")
+    r2.metric("Record linkage", f"{100 * result['rl']:.2f} %", help="Evaluated on your private data, not released.")
     r3.metric("Clusters", result["clusters"])
     r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}" if result["is_dp"]
               else f"none (nominal {result['nominal_epsilon']:g})")
+    st.caption("MSE and record linkage are evaluated on your private data, not released.")
     curve = sweep_view("sskm_eps_curve", cached.epsilon_curve(fp, pub, key, float(cs_threshold), tuple(EPSILONS), 3, seed))
     if curve is not None:
         show_chart(charts.epsilon_curves(curve, current=float(epsilon), mode=mode, dataset=dataset.name), charts.epsilon_data(curve),
@@ -201,8 +243,8 @@ with tab_sweep:
         "SOM grid and repetition a new map is fitted (SFLA start) and released at epsilon 0.05, 0.1, 1 and 5 "
         f"in the {mode} mode. SSKM_DP does not take a number of clusters: a is the number of neurons that "
         "released rows, so the grid sets it. A panel's m attributes are the sensitive ones and the first "
-        "others of the attributes chosen above, in their order; bounds come from the data (sound: the "
-        "held-out part)."
+        "others of the attributes chosen above, in their order; bounds come from the public schema (sound) "
+        "or the data (paper). MSE and linkage are evaluated on your private data, not released."
     )
     w1, w2, w3, w4 = st.columns(4)
     m_options = cached.sweep_m_options(len(columns), len(sensitive))
@@ -225,7 +267,8 @@ with tab_sweep:
         with page_errors():
             order = sorted(grids, key=lambda g: [int(v) for v in g.split("x")])
             sweep = cached.clusters_sweep(fp, dataset, tuple(columns), tuple(sensitive), tuple(sorted(m_values)),
-                                          tuple(order), int(reps), int(sweep_iterations), mode, seed)
+                                          tuple(order), int(reps), int(sweep_iterations), mode, seed,
+                                          schema=schema if mode == "sound" else None)
             fits = len(m_values) * len(grids) * int(reps)
             summary = sweep_on_request(
                 "sskm_clusters", sweep, button="Run the sweep", key="sskm_sweep_run", icon=":material/play_arrow:",

@@ -239,3 +239,117 @@ def test_frontier_risks_are_floored_at_no_leak(everything):
     per_attribute = [c for c in runs.columns if c.startswith("ai_advantage_")]
     raw = tables[per_attribute].max(axis=1)
     assert ((tables["ai_advantage"] == raw) | ((raw < 0) & (tables["ai_advantage"] == 0))).all()
+
+
+# ----------------------------------------------------------------------------- the public schema
+def _ctx(census, schema=None, rows=120):
+    train = census.head(rows)
+    return _Context(train, census.frame.tail(60).reset_index(drop=True), None, 0, schema)
+
+
+def test_the_default_schema_is_the_datasets_own(census, everything):
+    from core.data.schema import schema_for
+
+    assert everything.parameters["schema"] == schema_for(census).to_dict()
+    assert everything.schema == schema_for(census)
+
+
+def test_a_drafted_schema_makes_every_schema_using_release_not_dp(census):
+    from core.data.schema import draft_schema
+
+    result = _cheap(census, methods=["IDP-KMeans", "CDP-LR", "MDAV_DP"], schema=draft_schema(census))
+    assert not result.runs["is_dp"].any()
+    assert result.runs["guarantee"].str.contains("read from your data").all()
+
+
+def test_releases_stay_in_the_schemas_domain(census):
+    """IDP-KMeans and kRR publish only declared categories (or OTHER) and values within bounds."""
+    from core.data.schema import schema_for
+
+    schema = schema_for(census)
+    ctx = _ctx(census)
+    for name in ("IDP-KMeans", "kRR"):
+        method = METHODS[name]
+        fitted = method.fit(ctx, 0, None) if method.fit is not None else None
+        table = method.release(ctx, fitted, 1.0, 0).table
+        for col in schema.categorical:
+            assert set(table[col].astype(object)) <= set(schema[col].domain), (name, col)
+        for col, (lo, hi) in schema.bounds().items():
+            assert table[col].between(lo, hi).all(), (name, col)
+
+
+def test_cdp_lr_takes_its_sensitivity_from_the_declared_group_bound(census):
+    import dataclasses
+
+    from core.data.schema import schema_for
+
+    schema = dataclasses.replace(schema_for(census), max_group_size=4)
+    rel = METHODS["CDP-LR"].release(_ctx(census, schema), None, 1.0, 0)
+    assert rel.model.sensitivity_ == 4.0
+    assert rel.ledger.is_dp and any("at most 4 records" in a for a in rel.ledger.assumptions)
+    plain = METHODS["CDP-LR"].release(_ctx(census), None, 1.0, 0)
+    assert plain.model.sensitivity_ == 1.0 and "covers one record" in " ".join(plain.ledger.assumptions)
+
+
+def test_cdp_lr_features_come_from_the_schema_not_the_rows(census):
+    """The model matrix has one column per numeric feature and one per declared category (plus
+    OTHER), whatever categories the training rows hold."""
+    from core.data.schema import schema_for
+
+    schema = schema_for(census)
+    few = census.head(8)  # too few rows to hold every occupation
+    assert few.frame["occupation"].nunique() < len(schema["occupation"].categories)
+    ctx = _ctx(census, rows=8)
+    X, _, Xh, _ = ctx.model_data()
+    names = ctx.encoder().names
+    assert [n for n in names if n.startswith("occupation=")] == [f"occupation={c}" for c in
+                                                                 schema["occupation"].domain]
+    assert X.shape == (8, len(names)) and Xh.shape[1] == len(names)
+    assert np.abs(X).max() <= 1.0
+
+
+def test_identifier_columns_are_dropped(census):
+    from core.data.schema import ColumnSchema, schema_for
+
+    frame = census.frame.head(ROWS).assign(person_id=range(ROWS))
+    data = type(census)(frame, name="census_ids", label="income", sensitive=("sex",),
+                      numeric=(*census.numeric, "person_id"), categorical=census.categorical)
+    base = schema_for(census)
+    schema = dataclasses_replace(base, columns=(*base.columns, ColumnSchema("person_id", "identifier")))
+    result = compare(data, methods=["Raw table", "IDP-KMeans"], epsilons=[1.0], repetitions=1,
+                     random_state=0, schema=schema)
+    assert result.parameters["identifiers_dropped"] == ["person_id"]
+    assert result.runs["is_dp"].tolist() == [False, True]
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)
+
+
+def test_a_column_missing_from_the_schema_is_refused(census):
+    from core.data.schema import schema_for
+    from core.validation import DataError
+
+    schema = schema_for(census.subset([c for c in census.frame.columns if c != "age"]))
+    with pytest.raises(DataError, match="'age' is not in the public schema"):
+        compare(census, methods=["Raw table"], epsilons=[1.0], max_rows=ROWS, schema=schema)
+    with pytest.raises(TypeError, match="PublicSchema"):
+        compare(census, methods=["Raw table"], epsilons=[1.0], max_rows=ROWS, schema={"columns": []})
+
+
+def test_results_say_the_measures_read_the_private_data(census):
+    data = _cheap(census, methods=["Raw table"]).to_dict()
+    assert "evaluated on your private data" in data["measures_note"]
+
+
+def test_flags_the_table_holds_as_numbers_come_back_as_numbers():
+    """The supplier's 0/1 product flags and label are categories in its schema: the releases
+    coded over the schema publish them as numbers again (OTHER as missing), so every measure runs."""
+    data = load_sample("supplier")
+    data = data.with_roles(label=data.label, sensitive=("region",))
+    result = compare(data, methods=["IDP-KMeans", "CDP-LR"], epsilons=[1.0], repetitions=1, max_rows=200,
+                     random_state=0)
+    assert result.skipped == {}
+    assert result.runs["is_dp"].all() and result.runs["utility"].between(0, 1).all()

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from core.compare_config import (
-    FORMAT, CompareConfig, config_from_result, load_dataset, run_config,
+    FORMAT, CompareConfig, config_from_result, load_dataset, load_schema, run_config,
 )
 from core.data import load_sample
+from core.data.schema import schema_for
 from core.validation import DataError
 
 BASE = dict(dataset="census", methods=("Raw table", "MDAV_DP", "CDP-LR"), epsilons=(1.0,), seed=3,
@@ -176,8 +177,56 @@ def test_config_from_result_reruns_the_result(tiny_run):
     config = config_from_result(tiny_run, risk="dcr_risk")
     assert config.fingerprint == tiny_run.parameters["fingerprint"]
     assert config.risk == "dcr_risk" and config.seed == 3 and config.max_rows == 160
-    assert dataclasses.replace(config, fingerprint=None, risk="ai_advantage") == make()
+    assert config.schema == schema_for(load_sample("census")).to_dict()  # the schema that ran, inline
+    assert dataclasses.replace(config, fingerprint=None, risk="ai_advantage", schema=None) == make()
     with pytest.raises(ValueError, match="csv:"):
         config_from_result(dataclasses.replace(
             tiny_run, parameters={**tiny_run.parameters, "dataset": "upload"}))
     assert config_from_result(tiny_run, dataset="csv:x.csv").dataset == "csv:x.csv"
+
+
+# ----------------------------------------------------------------------------- the public schema
+def test_the_schema_rides_in_the_json_inline():
+    schema = schema_for(load_sample("census"))
+    config = make(schema=schema)  # a PublicSchema becomes its JSON object
+    assert config.schema == schema.to_dict()
+    again = CompareConfig.from_json(config.to_json())
+    assert again == config and load_schema(again, load_sample("census")) == schema
+
+
+def test_a_schema_path_is_read_from_the_config_files_folder(tmp_path):
+    schema = schema_for(load_sample("census")).confirm()
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "census.json").write_text(schema.to_json(), encoding="utf-8")
+    (tmp_path / "run.json").write_text(make(schema="schemas/census.json").to_json(), encoding="utf-8")
+    config = CompareConfig.from_file(tmp_path / "run.json")
+    assert load_schema(config, load_sample("census")) == schema
+
+
+def test_a_missing_schema_file_is_one_sentence(tmp_path):
+    with pytest.raises(ValueError, match="no schema file"):
+        load_schema(make(schema=str(tmp_path / "nope.json")), load_sample("census"))
+
+
+@pytest.mark.parametrize("schema, error, words", [
+    (3, TypeError, "schema"),
+    ("schema.txt", ValueError, ".json"),
+    ({"columns": "nope"}, ValueError, "schema is not valid"),
+])
+def test_bad_schemas_are_refused(schema, error, words):
+    with pytest.raises(error, match=words):
+        make(schema=schema)
+
+
+def test_no_schema_means_the_datasets_own(tmp_path):
+    assert load_schema(make(), load_sample("census")) == schema_for(load_sample("census"))
+
+
+def test_the_config_schema_is_what_the_comparison_uses():
+    """A schema whose only change is a declared group bound: CDP-LR's ledger states the bound."""
+    census = load_sample("census")
+    schema = dataclasses.replace(schema_for(census), max_group_size=3)
+    result = run_config(make(methods=("CDP-LR",), schema=schema))
+    assert result.parameters["schema"]["max_group_size"] == 3
+    ledger_text = result.runs["caveats"].iloc[0]
+    assert "at most 3 records" in ledger_text

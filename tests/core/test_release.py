@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 
 from core.mechanisms import PrivacyLedger
-from core.release import NoiseSource, display_seed, read_release, release_csv, release_header
+from core.release import (
+    NoiseSource, display_seed, read_release, release_csv, release_file_name, release_header, release_metadata,
+)
 
 
 def _ledger(eps=1.0) -> PrivacyLedger:
@@ -73,3 +75,47 @@ def test_release_csv_round_trips_and_guards_formulas():
 def test_release_header_refuses_a_non_ledger():
     with pytest.raises(TypeError):
         release_header(method="m", ledger={"epsilon": 1}, noise=None)
+
+
+def _not_dp() -> PrivacyLedger:
+    led = _ledger()
+    led.mark_not_dp("Bounds read from your data.")
+    return led
+
+
+def test_header_of_a_not_dp_release_states_is_dp_false_and_the_reason():
+    lines = release_header(method="m", ledger=_not_dp(), noise=NoiseSource())
+    assert "is_dp: false" in lines
+    assert "not differentially private: Bounds read from your data." in lines
+    assert "is_dp: true" in release_header(method="m", ledger=_ledger(), noise=NoiseSource())
+
+
+def test_metadata_of_a_not_dp_release_has_no_epsilon_and_the_reason():
+    import json
+
+    meta = release_metadata(method="m", ledger=_not_dp(), noise=NoiseSource())
+    assert meta["is_dp"] is False and meta["not_dp_reason"] == "Bounds read from your data."
+    assert meta["epsilon"] is None and meta["nominal_epsilon"] == 1.0
+    assert meta["guarantee"].startswith("Not differentially private")
+    json.dumps(meta, allow_nan=False)  # JSON-ready
+
+
+def test_metadata_of_a_dp_release():
+    meta = release_metadata(method="m", ledger=_ledger(2.0), noise=NoiseSource(reproducible_seed=1))
+    assert meta["is_dp"] is True and meta["not_dp_reason"] is None and meta["epsilon"] == 2.0
+    assert meta["private"] is False and "NOT PRIVATE" in meta["noise"]
+
+
+@pytest.mark.parametrize("ledger, noise, number, name", [
+    (_ledger(), NoiseSource(), 3, "out_release3.csv"),
+    (_not_dp(), NoiseSource(), 3, "out_release3_NOT-DP.csv"),
+    (_not_dp(), NoiseSource(reproducible_seed=1), 1, "out_release1_NOT-DP_NOT_PRIVATE.csv"),
+    (_ledger(), NoiseSource(reproducible_seed=1), None, "out_NOT_PRIVATE.csv"),
+])
+def test_release_file_name_labels_what_is_not_dp_or_not_private(ledger, noise, number, name):
+    assert release_file_name("out.csv", ledger=ledger, noise=noise, number=number) == name
+
+
+def test_release_file_name_refuses_a_non_ledger():
+    with pytest.raises(TypeError):
+        release_file_name("out.csv", ledger=None)

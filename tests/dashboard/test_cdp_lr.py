@@ -27,7 +27,7 @@ def test_method_four_says_it_is_not_differentially_private(open_page):
     at.selectbox(key="lr_method").set_value(4).run()
     assert_clean(at)
     assert any(c.value.startswith("Not differentially private") for c in at.caption)
-    assert _metric(at, "Guarantee").value == "not differentially private"
+    assert _metric(at, "Guarantee of the DP reading").value == "not differentially private"
 
 
 def _metric(at, label: str):
@@ -36,9 +36,22 @@ def _metric(at, label: str):
 
 def test_guarantee_is_the_ledger_total(open_page):
     at = open_page("cdp_lr", timeout=300)
-    assert _metric(at, "Guarantee").value == "epsilon = 2"
+    assert _metric(at, "Guarantee of the DP reading").value == "epsilon = 2"
     at.selectbox(key="lr_method").set_value(5).run()
-    assert _metric(at, "Guarantee").value == "epsilon = 1"  # half noises the public N
+    assert _metric(at, "Guarantee of the DP reading").value == "epsilon = 1"  # half noises the public N
+
+
+def test_the_papers_scheme_says_it_is_not_dp_beside_the_dp_reading(open_page):
+    at = open_page("cdp_lr", timeout=300)
+    assert _metric(at, "Guarantee of Proposed").value == "not differentially private"
+    assert _metric(at, "Guarantee of the DP reading").value == "epsilon = 2"
+    warnings = " ".join(w.value for w in at.warning).replace("\\", "")  # md() escapes the text
+    assert "computed from your records" in warnings and "DC-FBFS on your records" in warnings
+    successes = " ".join(w.value for w in at.success).replace("\\", "")
+    assert "differentially private" in successes
+    assert any("group of up to 45" in m.value for m in at.markdown)  # the supplier's declared bound
+    rows = at.dataframe[0].value
+    assert "DP reading" in set(rows["scheme"])
 
 
 def test_pld_method_is_offered_and_reports_the_accountants_total(open_page):
@@ -48,7 +61,7 @@ def test_pld_method_is_offered_and_reports_the_accountants_total(open_page):
     assert 7 in box.options or "7: Gaussian on the mean gradient, PLD accounting (not in the paper)" in box.options
     box.set_value(7).run()
     assert_clean(at)
-    metric = _metric(at, "Guarantee")  # delta below epsilon: the column is narrow
+    metric = _metric(at, "Guarantee of the DP reading")  # delta below epsilon: the column is narrow
     assert (metric.value, metric.delta) == ("epsilon = 2", "delta = 1e-05")
 
 
@@ -203,22 +216,23 @@ def test_noise_method_curves_name_the_methods(open_page):
     assert_every_chart_has_its_csv(at)
 
 
-def test_scheme_rows_name_each_schemes_features_and_sensitivity():
-    from types import SimpleNamespace
-
-    from core.cdp.baselines import SCHEMES
+def test_scheme_rows_name_each_schemes_features_sensitivity_and_privacy():
+    from core.cdp.baselines import ALL_SCHEMES, prepare_schemes
+    from core.data import load_sample
     from dashboard.cached import cdp as cached
 
-    setup = SimpleNamespace(columns={s: ("a", "b", "c")[: i + 1] for i, s in enumerate(SCHEMES)},
-                            sensitivity={s: 12.0 + i for i, s in enumerate(SCHEMES)})
+    setup = prepare_schemes(load_sample("supplier").head(300), random_state=0)
     rows = cached.scheme_rows(setup)
-    assert list(rows["scheme"]) == list(SCHEMES)
-    assert list(rows.columns) == ["scheme", "features", "sensitivity"]
+    assert list(rows["scheme"]) == list(ALL_SCHEMES)
+    assert list(rows.columns) == ["scheme", "features", "sensitivity", "differentially private"]
     by = rows.set_index("scheme")
     assert by.loc["Non-private", "sensitivity"] == "none"
-    assert by.loc["Group", "sensitivity"].endswith("(GS)")
-    assert by.loc["Proposed", "sensitivity"].endswith("(CS)")
-    assert list(by["features"]) == [len(setup.columns[s]) for s in SCHEMES]
+    assert by.loc["Group", "sensitivity"].endswith("(GS, read from the records)")
+    assert by.loc["Proposed", "sensitivity"].endswith("(CS, read from the records)")
+    assert by.loc["DP reading", "sensitivity"].startswith("45 (declared group bound")
+    assert by.loc["Proposed", "differentially private"].startswith("no")
+    assert by.loc["DP reading", "differentially private"].startswith("yes")
+    assert list(by["features"]) == [len(setup.columns[s]) for s in ALL_SCHEMES]
 
 
 def test_every_noise_method_has_a_label_a_colour_and_a_url_bound():

@@ -32,6 +32,14 @@ def test_page_draws_the_frontier_the_table_and_the_takeaway(compared):
     table = at.dataframe[0].value
     assert set(FAST) == set(table["method"])
     assert {"utility", "attribute inference", "DCR excess", "membership AUC"} <= set(table.columns)
+    # honest wording: a badge and the ledger sentence per release, the measures read the private data
+    rows = table.set_index("method")
+    assert rows.loc["Raw table", "DP"] == "NOT DP" and rows.loc["CDP-LR", "DP"] == "yes"
+    assert rows.loc["kRR", "guarantee"].startswith("not differentially private (epsilon 1 is nominal)")
+    assert rows.loc["kRR", "ledger"].startswith("Not differentially private")
+    assert any("evaluated on your private data" in c.value for c in at.caption)
+    assert any("Not differentially private" in w.value and "Raw table" in w.value for w in at.warning)
+    assert any("CDP" in s.value and "differentially private" in s.value for s in at.success)
 
 
 def test_moving_the_risk_axis_recomputes_nothing(compared):

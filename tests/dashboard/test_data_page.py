@@ -1,8 +1,11 @@
 """AppTest of the Data page: samples, upload, public data, roles, errors that keep data."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from dashboard.components.schema import DRAFT_WARNING
 from tests.dashboard.conftest import assert_clean
 from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
@@ -19,7 +22,7 @@ def test_default_is_the_supplier_sample(open_page):
     at = open_page("data")
     assert_clean(at)
     assert "Using **supplier**" in at.success[0].value
-    assert len(at.dataframe) == 2  # preview and schema
+    assert len(at.dataframe) == 3  # public schema (an editor), preview and column types
 
 
 def test_census_sample_has_a_sensitive_column(open_page):
@@ -34,7 +37,7 @@ def test_upload_shows_preview_and_notes(open_page):
     assert_clean(at)
     assert "Using **mine**" in at.success[0].value
     assert any("separated by ';'" in i.value for i in at.info)
-    assert list(at.dataframe[0].value.columns) == ["a", "b", "c"]
+    assert list(at.dataframe[1].value.columns) == ["a", "b", "c"]  # after the schema editor
 
 
 def test_bad_upload_shows_one_sentence_and_keeps_the_data(open_page):
@@ -217,3 +220,218 @@ def test_download_is_offered(open_page):
     at = open_page("data")
     assert_clean(at)
     assert at.get("download_button"), "the table can be downloaded"
+
+
+# --------------------------------------------------------------------------- the public schema
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _schema(at):
+    """The schema the other pages read for the dataset in use (what the panel stored)."""
+    from dashboard.state import schema_key
+
+    dataset = at.session_state["pux_dataset"]
+    return at.session_state["pux_schemas"][schema_key(dataset)]
+
+
+def _schema_key(at) -> str:
+    from dashboard.state import schema_key
+
+    return schema_key(at.session_state["pux_dataset"])
+
+
+def _button(at, label: str):
+    return next(b for b in at.button if b.label.startswith(label))
+
+
+def test_upload_gets_a_drafted_schema_read_from_your_data(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    assert_clean(at)
+    assert any(DRAFT_WARNING in w.value for w in at.warning)
+    table = at.data_editor[0].value
+    assert list(table["column"]) == ["a", "b", "c"]
+    assert set(table["privacy"]) == {DRAFT_WARNING}
+    assert not _schema(at).is_public()
+
+
+def test_confirm_flips_every_drafted_entry_to_declared(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    _button(at, "Confirm as public knowledge").click().run()
+    assert_clean(at)
+    assert {c.source for c in _schema(at).columns} == {"declared"}
+    assert not any(DRAFT_WARNING in w.value for w in at.warning)
+    assert any("declared public knowledge" in s.value for s in at.success)
+    assert set(at.data_editor[0].value["source"]) == {"declared"}
+
+
+def test_confirm_only_the_chosen_columns(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.multiselect(key=f"schema_columns_{_schema_key(at)}").set_value(["a"]).run()
+    _button(at, "Confirm as public knowledge").click().run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema["a"].source == "declared" and schema.read_from_data() == ["b", "c"]
+
+
+def test_estimate_replaces_the_draft_and_shows_its_cost(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    _button(at, "Estimate privately with epsilon = 1").click().run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema["a"].kind == "identifier"  # a row number: never used, nothing to estimate
+    assert {schema[c].source for c in ("b", "c")} == {"private estimate"}
+    assert schema.estimate.nominal()[0] == pytest.approx(1.0)
+    assert any("privately with epsilon = 1" in s.value for s in at.success)
+
+
+def test_bad_schema_file_gives_one_sentence_and_keeps_the_schema(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    _button(at, "Confirm as public knowledge").click().run()
+    before = _schema(at)
+    key = f"schema_upload_{_schema_key(at)}"
+    at.file_uploader(key=key).set_value(("mine.schema.json", b"{not json", "application/json")).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    assert "schema before is kept" in message and "not valid JSON" in message
+    assert message.count(". ") == 0  # one sentence
+    assert _schema(at) == before
+
+
+def test_schema_file_for_another_table_is_refused(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    other = (EXAMPLES / "census.schema.json").read_bytes()
+    at.file_uploader(key=f"schema_upload_{_schema_key(at)}").set_value(
+        ("census.schema.json", other, "application/json")).run()
+    assert not at.exception
+    assert "which the table does not have" in at.error[0].value
+    assert not _schema(at).is_public()
+
+
+def test_schema_file_that_fits_is_applied(open_page):
+    at = open_page("data")
+    at.selectbox(key="data_sample").set_value("census").run()
+    content = (EXAMPLES / "census.schema.json").read_bytes()
+    at.file_uploader(key=f"schema_upload_{_schema_key(at)}").set_value(
+        ("census.schema.json", content, "application/json")).run()
+    assert_clean(at)
+    assert {c.source for c in _schema(at).columns} == {"declared"}
+
+
+def test_built_in_census_schema_shows_as_built_in(open_page):
+    at = open_page("data")
+    at.selectbox(key="data_sample").set_value("census").run()
+    assert_clean(at)
+    assert any("ships its schema" in i.value for i in at.info)
+    table = at.data_editor[0].value
+    assert set(table["source"]) == {"built-in"}
+    assert table.set_index("column").loc["age", ["lower", "upper"]].tolist() == [17.0, 90.0]
+    assert not any(DRAFT_WARNING in w.value for w in at.warning)
+
+
+def test_an_edited_cell_is_declared(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    version = at.session_state["pux_schema_version"] if "pux_schema_version" in at.session_state else 0
+    key = f"schema_editor_{_schema_key(at)}_{version}"
+    at.session_state[key] = {"edited_rows": {1: {"upper": 100.0}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema["b"].upper == 100.0 and schema["b"].source == "declared"
+    assert schema.read_from_data() == ["a", "c"]
+    assert any("declared public knowledge" in s.value for s in at.success)
+
+
+def test_schema_survives_navigation_and_role_changes(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    _button(at, "Confirm as public knowledge").click().run()
+    at.selectbox(key="data_label_mine").set_value("c").run()
+    at.switch_page("views/cdp_lr.py").run()
+    at.switch_page("views/data.py").run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema.is_public()
+    assert set(at.data_editor[0].value["source"]) == {"declared"}
+
+
+def test_a_drafted_identifier_given_a_role_is_drafted_again_as_a_feature(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    assert _schema(at)["a"].kind == "identifier"
+    at.multiselect(key="data_sensitive_mine").set_value(["a"]).run()
+    assert_clean(at)
+    from dashboard.state import _fit_roles
+
+    fitted = _fit_roles(_schema(at), at.session_state["pux_dataset"])
+    assert fitted["a"].kind == "numeric" and fitted["a"].source == "read from data"
+    assert fitted.sensitive == ("a",)
+    assert at.data_editor[0].value.set_index("column").loc["a", "kind"] == "numeric"
+
+
+def test_estimate_uses_the_coarse_public_ranges_typed(open_page):
+    content = ("x,c\n" + "".join(f"{20 + i % 40},{'uv'[i % 2]}\n" for i in range(400))).encode()
+    at = _upload(open_page("data"), content)
+    at.text_input(key=f"schema_ranges_{_schema_key(at)}").set_value("x: 0, 150").run()
+    _button(at, "Estimate privately with epsilon = 1").click().run()
+    assert_clean(at)
+    x = _schema(at)["x"]
+    assert x.source == "private estimate" and 0 <= x.lower < x.upper <= 150
+
+
+def test_bad_ranges_give_one_sentence_and_no_estimate(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.text_input(key=f"schema_ranges_{_schema_key(at)}").set_value("c: 0, 1").run()
+    _button(at, "Estimate privately with epsilon = 1").click().run()
+    assert not at.exception
+    assert "not a numeric column" in at.error[0].value
+    assert _schema(at).estimate is None
+
+
+def test_the_draft_is_made_once_per_table(open_page, monkeypatch):
+    import core.data.schema as schema_module
+
+    calls = []
+    real = schema_module.draft_schema
+    monkeypatch.setattr(schema_module, "draft_schema", lambda ds: calls.append(1) or real(ds))
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.multiselect(key="data_sensitive_mine").set_value(["c"]).run()
+    at.run()
+    assert_clean(at)
+    assert len(calls) == 1
+
+
+def test_a_refused_schema_file_is_not_read_again_and_its_sentence_stays(open_page, monkeypatch):
+    import dashboard.components.schema as panel
+
+    calls = []
+    real = panel.parse_schema
+    monkeypatch.setattr(panel, "parse_schema", lambda content: calls.append(1) or real(content))
+    at = _upload(open_page("data"), GOOD_CSV)
+    at.file_uploader(key=f"schema_upload_{_schema_key(at)}").set_value(
+        ("x.schema.json", b"[]", "application/json")).run()
+    at.run()
+    assert not at.exception
+    assert len(calls) == 1 and "JSON object" in at.error[0].value
+
+
+def test_a_page_working_on_part_of_the_table_reads_the_reviewed_schema():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from core.data import load_sample
+        from core.data.schema import draft_schema
+        from dashboard.state import current_schema, set_dataset, set_schema
+
+        census = load_sample("census")
+        upload = census.subset(census.frame.columns)  # same table, as an upload would be
+        set_dataset(upload)
+        set_schema(draft_schema(upload).confirm(["age"]), upload)
+        part = upload.head(100).subset(["age", "sex", "income"])
+        schema = current_schema(part)
+        st.text(f"{schema.names} {schema['age'].source} {schema['sex'].source}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert at.text[0].value == "['age', 'sex', 'income'] declared read from data"

@@ -49,6 +49,28 @@ def test_per_query_budget_shows_the_total_of_all_queries(open_page):
     assert metric.value == "epsilon = 1"
 
 
+def test_the_papers_schemes_say_they_are_not_dp_beside_the_dp_reading(open_page):
+    at = open_page("publishing", timeout=300)
+    metric = next(m for m in at.metric if m.label.startswith("Guarantee of one release"))
+    assert metric.value.startswith("epsilon")  # the DP reading, shown first
+    at.radio(key="pub_scheme").set_value("Proposed").run()
+    metric = next(m for m in at.metric if m.label.startswith("Guarantee of one release"))
+    assert metric.value == "not differentially private"
+    assert any("computed from your records" in w.value for w in at.warning)
+
+
+def test_the_schema_follows_the_queried_table():
+    from core.data import load_sample
+    from core.data.schema import schema_for
+    from dashboard.cached import cdp as cached
+
+    supplier = load_sample("supplier")
+    without = cached.publishing_data(supplier, False, 0)
+    sub = cached.schema_subset(schema_for(supplier), without)
+    assert sub.names == list(without.frame.columns)
+    assert sub.max_group_size == 45 and sub.label == supplier.label
+
+
 def test_publishing_audit_finds_no_violation(open_page):
     at = open_page("publishing", timeout=300)
     at.button(key="pub_audit_run").click().run()

@@ -22,11 +22,20 @@ def test_page_shows_grid_and_charts(sskm_page):
     assert_clean(at)
     assert at.title[0].value == "SSKM_DP"
     assert at.multiselect(key="sskm_sensitive").value == ["sex"]  # the census sample by default
-    # grid, SFLA, training, MIC, epsilon curves, baselines
-    assert len(_charts(at)) >= 6
+    # grid, training, MIC, epsilon curves, baselines (the sound mode's noisy map has no SFLA start)
+    assert len(_charts(at)) >= 5
     assert any("Protected attributes" in m.value for m in at.markdown)
     labels = [m.label for m in at.metric]
     assert "MSE" in labels and "Record linkage" in labels
+
+
+def test_sound_mode_takes_the_public_schema_and_says_what_is_private(sskm_page):
+    at = sskm_page
+    texts = [i.value for i in at.info] + [w.value for w in at.warning]
+    assert any("public schema" in t and "1-differentially private" in t for t in texts), texts
+    assert any("columns have public bounds or categories" in c.value for c in at.caption)
+    assert any("evaluated on your private data, not released" in c.value for c in at.caption)
+    assert any(m.label == "MSE" and "not released" in (m.help or "") for m in at.metric)
 
 
 def test_every_chart_offers_its_data_as_csv(sskm_page):
@@ -145,7 +154,8 @@ def test_bounds_editor_rows_become_public_bounds():
 def test_guarantee_box_says_where_the_bounds_came_from(open_page):
     at = open_page("sskm", timeout=300)
     box = " ".join(m.value for m in at.markdown)
-    assert "minima and maxima of the held" in box  # no user bounds: from the held-out part
+    assert "shipped with the dataset" in box  # the census sample's schema: bounds not read from the rows
+    assert "held-out" not in box
 
 
 def test_upload_without_a_sensitive_attribute_asks_for_one():
@@ -280,3 +290,21 @@ def test_fig56_tab_waits_for_its_button_then_draws_both_figures_with_claims(sskm
     for fig in ("Fig. 5", "Fig. 6"):
         box = next(b for b in boxes if f"Paper 003, {fig}" in b)
         assert "Sound mode (epsilon-DP)" in box and "*The paper:*" in box
+
+
+def test_a_public_reference_table_fits_the_map(sskm_page):
+    """The map choice: an uploaded reference (declared public) takes all of epsilon to the release
+    and the guarantee box says the reference is public."""
+    at = sskm_page
+    at.radio(key="sskm_map").set_value("reference").run()
+    assert_clean(at)
+    assert any("Until a reference table is uploaded" in c.value for c in at.caption)
+
+
+def test_reference_csv_is_read_and_checked():
+    from dashboard.cached.sskm import read_reference
+
+    frame = read_reference(b"age,sex\n30,Male\n40,Female\n")
+    assert list(frame.columns) == ["age", "sex"] and len(frame) == 2
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        read_reference(b"age,sex\n30,Male\n")

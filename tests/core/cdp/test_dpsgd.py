@@ -132,3 +132,17 @@ def test_one_class_is_refused(small):
 
     with pytest.raises(DataError):
         DPSGDLogisticRegression(epsilon=1.0).fit(small[0], np.zeros(len(small[0])))
+
+
+@pytest.mark.parametrize("q", [1.0, 0.25])
+def test_the_gradient_noise_is_drawn_by_the_exact_sampler(small, q):
+    m = DPSGDLogisticRegression(epsilon=1.0, sampling_rate=q, epochs=1, random_state=0).fit(*small)
+    assert "exact discrete Gaussian" in m.ledger_.entries[0].noise
+    assert not m.ledger_.floating_point
+
+
+def test_poisson_sampling_uses_integers_at_the_stated_rate():
+    """floor(q 2^53) / 2^53 is the exact join probability: at most q, within 2^-53 of it."""
+    q = 0.3
+    cut = int(q * dpsgd._SAMPLING_DENOMINATOR)
+    assert cut / dpsgd._SAMPLING_DENOMINATOR <= q < (cut + 1) / dpsgd._SAMPLING_DENOMINATOR

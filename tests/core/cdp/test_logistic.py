@@ -69,7 +69,46 @@ def test_method_five_delivers_half_the_budget_because_n_is_public():
 def test_ledger_says_the_sensitivity_is_read_from_the_data():
     X, y = _data(80)
     m = CDPLogisticRegression(noise_method=1, random_state=0).fit(X, y)
-    assert any("computed from the raw records" in a for a in m.ledger_.assumptions)
+    assert not m.ledger_.is_dp
+    assert any("computed from your records" in r for r in m.ledger_.not_dp_reasons)
+    assert not any("taken as public" in a for a in m.ledger_.assumptions)
+
+
+def test_a_sensitivity_marked_as_read_from_the_data_is_not_dp():
+    X, y = _data(80)
+    m = CDPLogisticRegression(noise_method=1, sensitivity=8.0, sensitivity_source="read from data",
+                              random_state=0).fit(X, y)
+    assert not m.ledger_.is_dp and "computed from your records" in m.ledger_.describe()
+
+
+def test_a_declared_bound_keeps_the_guarantee_and_says_what_it_covers():
+    X, y = _data(80)
+    group = CDPLogisticRegression(noise_method=1, sensitivity=45.0, random_state=0).fit(X, y)
+    one = CDPLogisticRegression(noise_method=1, sensitivity=1.0, random_state=0).fit(X, y)
+    assert group.ledger_.is_dp and any("group of up to 45" in a for a in group.ledger_.assumptions)
+    assert one.ledger_.is_dp and any("covers one record" in a for a in one.ledger_.assumptions)
+
+
+def test_an_unknown_sensitivity_source_is_refused():
+    X, y = _data(80)
+    with pytest.raises(ValueError, match="sensitivity_source"):
+        CDPLogisticRegression(sensitivity=2.0, sensitivity_source="guessed").fit(X, y)
+
+
+@pytest.mark.parametrize("method", [1, 2, 3, 5, 7])
+def test_every_noise_entry_says_it_was_drawn_by_the_exact_sampler(method):
+    X, y = _data(80)
+    m = CDPLogisticRegression(noise_method=method, sensitivity=2.0, epochs=2, epsilon=1.0,
+                              random_state=0).fit(X, y)
+    assert m.ledger_.entries and all("exact discrete" in e.noise for e in m.ledger_.entries)
+    assert not m.ledger_.floating_point
+
+
+def test_output_perturbation_says_its_noise_is_floating_point():
+    X, y = _data(80)
+    m = CDPLogisticRegression(noise_method=6, sensitivity=1.0, random_state=0).fit(X, y)
+    assert m.ledger_.floating_point and "floating-point" in m.ledger_.describe()
+
 
 
 def _bias_noise(method, scale_factor, n=40, reps=300):

@@ -5,8 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dataclasses import replace
+
 from core.cdp.publishing import (
+    DP_SCHEME,
     Query,
+    schema_range_queries,
     _coded,
     answer_counts,
     mae_curve,
@@ -16,6 +20,7 @@ from core.cdp.publishing import (
 )
 from core.cdp.sensitivity import dataset_sensitivity
 from core.data import load_sample
+from core.data.schema import schema_for
 from core.metrics import count_query_mae
 
 
@@ -67,20 +72,62 @@ def test_mae_falls_as_epsilon_grows(setup):
 
 
 def test_per_query_budget_makes_the_release_cost_q_times_epsilon(setup):
-    rel = release_counts(setup, "Proposed", epsilon=0.5, random_state=0)
+    rel = release_counts(setup, DP_SCHEME, epsilon=0.5, random_state=0)
     assert rel.ledger.is_dp
     assert rel.ledger.total()[0] == pytest.approx(0.5 * len(setup.queries))
 
 
 def test_total_budget_splits_epsilon_over_the_queries(setup):
-    rel = release_counts(setup, "Proposed", epsilon=0.5, budget="total", random_state=0)
+    rel = release_counts(setup, DP_SCHEME, epsilon=0.5, budget="total", random_state=0)
     assert rel.epsilon_per_query == pytest.approx(0.5 / len(setup.queries))
     assert rel.ledger.total()[0] == pytest.approx(0.5)
 
 
-def test_release_says_the_sensitivity_comes_from_the_data(setup):
-    rel = release_counts(setup, "Group", epsilon=1.0, random_state=0)
-    assert any("GS" in a and "raw records" in a for a in rel.ledger.assumptions)
+@pytest.mark.parametrize("scheme,what", [("Group", "GS"), ("Zhang", "CS"), ("Proposed", "CS")])
+def test_faithful_releases_say_they_are_not_dp_and_why(setup, scheme, what):
+    rel = release_counts(setup, scheme, epsilon=1.0, random_state=0)
+    assert not rel.ledger.is_dp and rel.ledger.total()[0] == float("inf")
+    assert rel.ledger.nominal()[0] == pytest.approx(len(setup.queries))
+    assert any(what in r and "computed from your records" in r for r in rel.ledger.not_dp_reasons)
+    assert not any("raw records" in a for a in rel.ledger.assumptions)
+
+
+def test_dp_reading_takes_the_declared_group_bound(setup):
+    assert setup.sensitivity[DP_SCHEME] == 45.0  # the supplier schema's max_group_size
+    assert setup.columns[DP_SCHEME] == list(load_sample("supplier", with_products=False).features)
+    rel = release_counts(setup, DP_SCHEME, epsilon=1.0, random_state=0)
+    assert any("group of up to 45" in a for a in rel.ledger.assumptions)
+    assert all("exact discrete Laplace" in e.noise and "grid 1" in e.noise for e in rel.ledger.entries)
+
+
+def test_dp_reading_without_a_declared_bound_protects_one_record():
+    ds = load_sample("supplier", with_products=False).head(200)
+    schema = replace(schema_for(ds), max_group_size=None)
+    su = prepare_publishing(ds, schema=schema, n_queries=10, random_state=0)
+    rel = release_counts(su, DP_SCHEME, epsilon=1.0, random_state=0)
+    assert su.sensitivity[DP_SCHEME] == 1.0 and rel.ledger.is_dp
+    assert any("covers one record" in a for a in rel.ledger.assumptions)
+
+
+def test_schema_queries_stay_in_the_declared_domain_whatever_the_rows():
+    ds = load_sample("supplier", with_products=False)
+    schema = schema_for(ds)
+    a = schema_range_queries(schema, n_queries=100, random_state=3)
+    assert a == schema_range_queries(schema, n_queries=100, random_state=3)
+    for q in a:
+        for c, lo, hi in q.conditions:
+            spec = schema[c]
+            top = (spec.upper if spec.kind == "numeric" else len(spec.domain) - 1)
+            bottom = (spec.lower if spec.kind == "numeric" else 0)
+            assert bottom <= lo <= hi <= top
+
+
+def test_counts_are_integers_and_values_queries_are_marked_not_dp():
+    ds = load_sample("supplier", with_products=False).head(200)
+    su = prepare_publishing(ds, n_queries=10, random_state=0, query_source="values")
+    rel = release_counts(su, DP_SCHEME, epsilon=1.0, random_state=0)
+    np.testing.assert_array_equal(rel.noisy, np.round(rel.noisy))
+    assert not rel.ledger.is_dp and "drawn from your records' values" in rel.ledger.describe()
 
 
 def test_unknown_budget_reading_is_refused(setup):

@@ -64,16 +64,82 @@ def test_bad_epsilon(census, epsilon, exc):
         krr_perturb(census, columns=IMPLICIT, epsilon=epsilon)
 
 
+def _declared(*names):
+    from core.data.schema import ColumnSchema, PublicSchema
+
+    return PublicSchema(tuple(ColumnSchema(n, "categorical", categories=("x", "y")) for n in names))
+
+
 def test_krr_ledger_spends_epsilon_per_perturbed_column():
     from core.imposter import krr_ledger
 
-    led = krr_ledger(["a", "b"], 1.5, table_columns=["a", "b"])
+    led = krr_ledger(["a", "b"], 1.5, table_columns=["a", "b"], schema=_declared("a", "b"))
     assert led.is_dp and led.total() == (pytest.approx(3.0), 0.0)
 
 
 def test_krr_ledger_is_not_dp_when_other_columns_are_exact():
     from core.imposter import krr_ledger
 
-    led = krr_ledger(["a"], 1.0, table_columns=["a", "b", "c"])
-    assert not led.is_dp
+    led = krr_ledger(["a"], 1.0, table_columns=["a", "b", "c"], schema=_declared("a", "b", "c"))
+    assert not led.is_dp and "published exactly" in led.describe()
     assert led.nominal()[0] == pytest.approx(1.0)
+
+
+def test_krr_ledger_without_a_schema_says_the_domain_was_read_from_the_data():
+    from core.imposter import krr_ledger
+    from core.imposter.krr_baseline import DATA_DOMAIN_REASON
+
+    led = krr_ledger(["a", "b"], 1.5)
+    assert not led.is_dp and DATA_DOMAIN_REASON in led.not_dp_reasons
+    assert led.nominal() == (pytest.approx(3.0), 0.0)
+
+
+def test_krr_ledger_with_a_public_schema_covers_the_perturbed_columns(census):
+    from core.data.schema import schema_for
+    from core.imposter import krr_ledger
+
+    led = krr_ledger(["relationship", "age"], 1.5, schema=schema_for(census))
+    assert led.is_dp and led.total() == (pytest.approx(3.0), 0.0)
+    assert any("shipped with the dataset" in a for a in led.assumptions)
+    assert not any("quantile" in a for a in led.assumptions)
+
+
+def test_krr_ledger_with_a_drafted_schema_is_not_dp(census):
+    from core.data.schema import draft_schema
+    from core.imposter import krr_ledger
+
+    led = krr_ledger(["relationship"], 1.0, schema=draft_schema(census))
+    assert not led.is_dp and "read from your data" in led.describe()
+
+
+def test_schema_domain_reports_other_and_public_bins(census):
+    from core.data.schema import OTHER, schema_for
+
+    schema = schema_for(census)
+    frame = census.frame.head(50).copy()
+    frame.loc[0, "relationship"] = "Cousin"  # not in the declared list
+    frame.loc[1, "age"] = 1_000  # far above the public bound 90
+    high = krr_perturb(frame, columns=["relationship", "age"], epsilon=200.0, schema=schema, random_state=0)
+    assert high.loc[0, "relationship"] == OTHER
+    assert set(high["relationship"]) <= set(schema["relationship"].domain)
+    edges = np.linspace(17, 90, 11)
+    assert high.loc[1, "age"] == round((edges[-2] + edges[-1]) / 2)  # clipped into the top public bin
+    assert high["age"].max() <= 90 and pd.api.types.is_integer_dtype(high["age"])
+
+
+def test_keep_rate_over_the_public_domain(census):
+    """k is the declared list plus OTHER: the keep rate follows that k, not the observed one."""
+    from core.data.schema import OTHER, schema_for
+
+    schema = schema_for(census)
+    col, eps = "occupation", 1.0
+    noisy = krr_perturb(census, columns=[col], epsilon=eps, schema=schema, random_state=1)
+    kept = (noisy[col] == census.frame[col]).mean()
+    k = len(schema[col].domain)
+    p = krr_keep_probability(k=k, epsilon=eps)
+    sd = np.sqrt(p * (1 - p) / len(noisy))
+    assert abs(kept - p) < 4 * sd
+    # OTHER, which no record holds, is reported at its kRR rate: a domain read from the data never would
+    other = (noisy[col] == OTHER).mean()
+    q = (1 - p) / (k - 1)
+    assert other > 0 and abs(other - q) < 4 * np.sqrt(q * (1 - q) / len(noisy))

@@ -21,3 +21,11 @@ def blobs() -> np.ndarray:
     centres = rng.random((6, 4))
     X = centres[rng.integers(0, 6, 600)] + rng.normal(0, 0.05, (600, 4))
     return np.clip(X, 0, 1)
+
+
+@pytest.fixture(scope="session")
+def census_schema():
+    """The census sample's shipped public schema (bounds and categories from its generator)."""
+    from core.data.schema import schema_for
+
+    return schema_for(load_sample("census"))

@@ -151,7 +151,8 @@ def test_idp_kmeans_uses_a_clusters_and_spends_epsilon():
     assert res.centers.shape == (6, 3)
     assert res.ledger.is_dp
     assert res.ledger.total() == (pytest.approx(2.0), 0.0)
-    assert len(res.ledger) == 4  # one vector release per iteration, not per cluster
+    assert len(res.ledger) == 8  # counts and sums of one vector per iteration, not per cluster
+    assert all("discrete Laplace" in e.noise for e in res.ledger.entries)
     assert all(e.parallel_group is None for e in res.ledger.entries)
     assert np.all((res.published >= 0) & (res.published <= 1))
     assert any("[0, 1]" in a for a in res.ledger.assumptions)
@@ -172,16 +173,37 @@ def test_idp_kmeans_releases_rows_from_noisy_counts_not_records():
 
 
 def test_idp_kmeans_noise_is_calibrated_to_replacement():
-    """One iteration from given centres: counts noise of scale 2(m + 1) / epsilon."""
+    """One iteration from given centres: noise of scale 2(m + 1) / epsilon on the sums (exact
+    discrete Laplace on a fine grid) and integer noise on the counts."""
     rng = np.random.default_rng(2)
     X = rng.random((200, 2))
     init = np.array([[0.25, 0.5], [0.75, 0.5]])
-    true = np.bincount(np.argmin(((X[:, None] - init[None]) ** 2).sum(axis=2), axis=1), minlength=2)
+    lab = np.argmin(((X[:, None] - init[None]) ** 2).sum(axis=2), axis=1)
+    true_sums = np.stack([X[lab == c].sum(axis=0) for c in range(2)])
     eps = 2.0
-    draws = np.concatenate([idp_kmeans(X, 2, eps, iterations=1, init=init, random_state=s).noisy_counts - true
-                            for s in range(300)]) / (2 * 3 / eps)
+    runs = [idp_kmeans(X, 2, eps, iterations=1, init=init, random_state=s) for s in range(300)]
+    draws = np.concatenate([(r.noisy_sums - true_sums).ravel() for r in runs]) / (2 * 3 / eps)
     assert stats.kstest(draws, stats.laplace.cdf).pvalue > 0.01
     assert stats.kstest(draws * 2, stats.laplace.cdf).pvalue < 1e-6  # (m + 1) / eps, add/remove
+    assert all(np.array_equal(r.noisy_counts, np.round(r.noisy_counts)) for r in runs)  # integer grid
+
+
+def test_idp_kmeans_takes_a_scaled_table_and_its_reasons():
+    import pandas as pd
+
+    from core.data import load_sample
+    from core.data.schema import schema_for
+    from core.sskm.publisher import ScaledTable
+
+    frame = load_sample("census").frame.head(300)
+    public = idp_kmeans(ScaledTable(frame, schema=schema_for(load_sample("census"))), 5, 1.0, random_state=0)
+    assert public.ledger.is_dp and public.ledger.total()[0] == pytest.approx(1.0)
+    assert any("shipped with the dataset" in a for a in public.ledger.assumptions)
+    read = idp_kmeans(ScaledTable(frame), 5, 1.0, random_state=0)
+    assert not read.ledger.is_dp and "read from your data" in read.ledger.describe()
+    dp = mdav_dp(ScaledTable(frame, schema=schema_for(load_sample("census"))), 10, 1.0, random_state=0)
+    assert not dp.ledger.is_dp  # MDAV's partition still reads the rows
+    assert isinstance(public.published, np.ndarray) and isinstance(frame, pd.DataFrame)
 
 
 def test_idp_kmeans_canopy_start_is_not_dp():

@@ -19,6 +19,11 @@ def _sweep(frame, *, mode="sound", seed=0, **kw):
     args = dict(sensitive="sex", m_values=(2, 5), grids=("2x2", "3x3"), epsilons=(0.1, 5.0), repetitions=2,
                 mode=mode, iterations=500, random_state=seed)
     args.update(kw)
+    if mode == "sound" and "schema" not in args:
+        from core.data import load_sample
+        from core.data.schema import schema_for
+
+        args["schema"] = schema_for(load_sample("census"))
     return clusters_sweep(frame, **args)
 
 
@@ -38,6 +43,11 @@ def test_one_row_per_m_grid_repetition_and_epsilon(small, mode):
     assert counts.eq(1).all() and len(counts) == 16
     assert set(runs["mode"]) == {mode} and runs["is_dp"].eq(mode == "sound").all()
     assert (runs["a"] >= 1).all() and (runs.loc[runs["grid"] == "2x2", "a"] <= 4).all()
+
+
+def test_the_sound_sweep_without_a_schema_is_not_dp(small):
+    runs = _sweep(small, schema=None)
+    assert not runs["is_dp"].any()
 
 
 def test_each_m_publishes_the_sensitive_attribute_and_the_first_others(small):

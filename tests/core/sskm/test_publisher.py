@@ -22,8 +22,9 @@ def fitted(census_frame):
 
 
 @pytest.fixture(scope="module")
-def sound(census_frame):
-    return SSKMDP(epsilon=1.0, sensitive="sex", random_state=0, **FAST).fit(census_frame)
+def sound(census_frame, census_schema):
+    """The sound mode with the census schema (public bounds and categories) and a noisy map."""
+    return SSKMDP(epsilon=1.0, sensitive="sex", schema=census_schema, random_state=0, **FAST).fit(census_frame)
 
 
 def test_published_frame_has_the_original_columns_and_values(fitted, census_frame):
@@ -207,87 +208,143 @@ def test_cluster_metrics_count_emitted_rows_only():
 # --------------------------------------------------------------------------- sound mode
 
 
-def test_sound_mode_is_dp_and_costs_epsilon_in_one_vector_release(sound):
+def test_sound_mode_with_a_schema_is_dp_and_costs_epsilon(sound):
     sound.publish(epsilon=0.8, random_state=0)
     led = sound.ledger_
-    assert led.is_dp
+    assert led.is_dp, led.not_dp_reasons
     assert led.total() == (pytest.approx(0.8), 0.0)
     m = sound.table_.X.shape[1]
-    assert [e.epsilon for e in led.entries] == [pytest.approx(0.8 / (m + 1)), pytest.approx(0.8 * m / (m + 1))]
+    its, share = sound.map_iterations, sound.map_share
+    eps = [e.epsilon for e in led.entries]
+    assert len(eps) == 2 * its + 2  # counts and sums of each map step, then of the release
+    assert sum(eps[:-2]) == pytest.approx(0.8 * share)
+    assert eps[-2:] == [pytest.approx(0.8 * (1 - share) / (m + 1)), pytest.approx(0.8 * (1 - share) * m / (m + 1))]
     assert all(e.parallel_group is None for e in led.entries)  # not per-cluster parallel
-    assert "one vector release" in led.entries[1].label
+    assert all("discrete Laplace" in e.noise for e in led.entries)  # the exact sampler, with its grid
+    assert "one vector release" in led.entries[-1].label
     assert sound.protected_ == tuple(sound.table_.columns)  # every attribute is noised
     assert len(sound.noise_scale_) == sound.rows * sound.cols  # every neuron, empty ones too
-    assert np.allclose(list(sound.noise_scale_.values()), 2 * (m + 1) / 0.8)
+    assert np.allclose(list(sound.noise_scale_.values()), 2 * (m + 1) / (0.8 * (1 - share)))
+    assert any("shipped with the dataset" in a for a in led.assumptions)
+    assert not any("held-out" in a.lower() for a in led.assumptions)
 
 
-def test_sound_mode_assumptions_name_the_held_out_part_categories_and_bounds(sound):
-    sound.publish(random_state=0)
-    text = " ".join(sound.ledger_.assumptions)
-    assert "Held-out part: 200 of the 1000 records" in text
-    assert "never published" in text
-    assert "category lists" in text and "sex" in text
-    assert "held-out part" in text and "age" in text  # bounds from the held-out part
+def test_sound_mode_without_a_schema_says_it_is_not_dp(census_frame):
+    pub = SSKMDP(sensitive="sex", random_state=0, **FAST).fit(census_frame.head(300))
+    pub.publish(epsilon=1.0, random_state=0)
+    assert not pub.ledger_.is_dp
+    assert pub.ledger_.total() == (float("inf"), 1.0)
+    assert "read from your data" in pub.ledger_.describe()
+    assert pub.ledger_.nominal()[0] == pytest.approx(1.0)
 
 
-def test_bounds_given_by_the_user_are_recorded_and_clip(census_frame):
+def test_a_schema_read_from_the_data_is_not_dp_until_confirmed(census_frame):
+    from core.data import Dataset
+    from core.data.schema import draft_schema
+
+    frame = census_frame.head(300)
+    numeric = tuple(c for c in frame.columns if frame[c].dtype.kind in "if")
+    categorical = tuple(c for c in frame.columns if c not in numeric)
+    draft = draft_schema(Dataset(frame, label=None, sensitive=("sex",), numeric=numeric,
+                                 categorical=categorical, name="upload"))
+    pub = SSKMDP(sensitive="sex", schema=draft, random_state=0, **FAST).fit(frame)
+    pub.publish(random_state=0)
+    assert not pub.ledger_.is_dp
+    assert draft.not_dp_reason(list(frame.columns)) in pub.ledger_.not_dp_reasons
+    confirmed = SSKMDP(sensitive="sex", schema=draft.confirm(), random_state=0, **FAST).fit(frame)
+    confirmed.publish(random_state=0)
+    assert confirmed.ledger_.is_dp
+
+
+def test_schema_bounds_clip_and_categories_stay_in_the_declared_domain(census_frame, census_schema):
+    frame = census_frame.head(300).copy()
+    frame.loc[0, "age"] = 500
+    frame.loc[0, "occupation"] = "Astronaut"  # not in the declared list
+    pub = SSKMDP(sensitive="sex", schema=census_schema, random_state=0, **FAST).fit(frame)
+    j = pub.table_.columns.index("age")
+    assert pub.table_.X[0, j] == 1.0  # clipped to the declared 90
+    assert pub.table_.categories["occupation"][-1] == "(other)"
+    out = pub.publish(epsilon=1e6, random_state=0)
+    assert out["age"].between(17, 90).all()
+    assert set(out["occupation"]) <= set(census_schema["occupation"].domain)
+    assert "Astronaut" not in set(out["occupation"])
+
+
+def test_user_bounds_without_a_schema_clip_but_the_release_is_not_dp(census_frame, census_schema):
     frame = census_frame.head(300).copy()
     pub = SSKMDP(sensitive="sex", bounds={"age": (20, 60)}, random_state=1, **FAST).fit(frame)
     assert pub.table_.bounds_source["age"] == "user"
     out = pub.publish(epsilon=1e6, random_state=0)
     assert out["age"].between(20, 60).all()
     assert any("given by the user" in a and "age" in a for a in pub.ledger_.assumptions)
+    assert not pub.ledger_.is_dp  # the categories were read from the data
     with pytest.raises(DataError, match="numeric"):
         SSKMDP(sensitive="sex", bounds={"sex": (0, 1)}, **FAST).fit(frame)
     with pytest.raises(DataError, match="lo <= hi"):
         SSKMDP(sensitive="sex", bounds={"age": (60, 20)}, **FAST).fit(frame)
+    with pytest.raises(ValueError, match="in the schema"):
+        SSKMDP(sensitive="sex", schema=census_schema, bounds={"age": (20, 60)}, **FAST).fit(frame)
 
 
-def test_held_out_part_is_never_released(sound, census_frame):
-    n = len(census_frame)
-    hold, pub_idx = sound.holdout_index_, sound.published_index_
-    assert len(hold) == 200 and len(pub_idx) == 800
-    assert np.intersect1d(hold, pub_idx).size == 0 and len(np.union1d(hold, pub_idx)) == n
-    # the aggregates that get noise are those of the published part only
-    X = sound.table_.X
-    assert sound._counts.sum() == len(pub_idx)
-    assert np.allclose(sound._sums.sum(axis=0), X[pub_idx].sum(axis=0))
-    counts, sums = sound.release_aggregates(epsilon=1e9, random_state=0)
-    assert np.allclose(counts, sound._counts, atol=1e-4)
-    # changing every held-out record's sex changes nothing the noise is added to
-    flipped = census_frame.copy()
-    flipped.loc[hold, "sex"] = np.where(flipped.loc[hold, "sex"] == "Male", "Female", "Male")
-    other = SSKMDP(sensitive="sex", random_state=0, **FAST).fit(flipped, holdout_index=hold)
-    assert np.array_equal(other.published_index_, pub_idx)
-    s = sound.table_.columns.index("sex")
-    assert np.allclose(other.table_.X[pub_idx, s], X[pub_idx, s])
+def test_every_record_is_behind_the_release_and_none_is_held_out(sound, census_frame):
+    sound.publish(epsilon=1e9, random_state=0)
+    assert len(sound.holdout_index_) == 0
+    assert np.array_equal(sound.published_index_, np.arange(len(census_frame)))
+    assert sound._counts.sum() == len(census_frame)
+    assert np.allclose(sound._sums.sum(axis=0), sound.table_.X.sum(axis=0))
+    # counts lie on the integer grid, so even a huge epsilon leaves noise of one step
+    assert np.abs(sound.noisy_counts_ - sound._counts).mean() < 2
 
 
-def test_the_map_reads_only_the_held_out_part(census_frame):
-    """Same held-out rows, different published rows: the same map and bounds."""
-    hold = np.arange(0, 1000, 5)
+def test_the_noisy_map_reads_the_rows_only_through_its_noisy_measurements(census_frame, census_schema,
+                                                                          monkeypatch):
+    """Replace the noisy measurement by a fixed answer: two different tables then get the same map
+    (the start is data-independent and the weights are post-processing of the measurements)."""
+    from core.sskm import som as som_module
+
+    def fixed(X, labels, K, epsilon, noise):
+        m = X.shape[1]
+        return np.full(K, 5.0), np.full((K, m), 2.0), [(epsilon / 2, "fixed"), (epsilon / 2, "fixed")]
+
+    monkeypatch.setattr(som_module, "_noisy_counts_sums", fixed)
     other = census_frame.copy()
-    rest = np.setdiff1d(np.arange(1000), hold)
-    other.loc[rest, "age"] = other.loc[rest, "age"].to_numpy()[::-1]
-    other.loc[rest, "hours_per_week"] = 99
-    a = SSKMDP(sensitive="sex", random_state=3, **FAST).fit(census_frame, holdout_index=hold)
-    b = SSKMDP(sensitive="sex", random_state=3, **FAST).fit(other, holdout_index=hold)
+    other["age"] = other["age"].to_numpy()[::-1]
+    other["sex"] = "Female"
+    a = SSKMDP(sensitive="sex", schema=census_schema, random_state=3, **FAST).fit(census_frame)
+    b = SSKMDP(sensitive="sex", schema=census_schema, random_state=3, **FAST).fit(other)
     assert np.array_equal(a.som_.weights_, b.som_.weights_)
-    assert np.array_equal(a.som_index_, hold) and len(a.som_.labels_) == len(hold)
-    assert np.array_equal(a.table_.lo, b.table_.lo) and np.array_equal(a.table_.hi, b.table_.hi)
-    pd.testing.assert_frame_equal(a.connections_.strengths, b.connections_.strengths)
+    assert a.som_.sfla_ is None  # no SFLA on the rows
 
 
-def test_sound_release_rows_are_shuffled_and_not_n(sound):
+def test_a_public_reference_map_reads_only_the_reference(census_frame, census_schema):
+    reference = census_frame.tail(200).reset_index(drop=True)
+    private = census_frame.head(500)
+    other = private.copy()
+    other["age"] = 90
+    kw = dict(sensitive="sex", schema=census_schema, map_fit="reference", random_state=3, **FAST)
+    a = SSKMDP(**kw).fit(private, reference=reference)
+    b = SSKMDP(**kw).fit(other, reference=reference)
+    assert np.array_equal(a.som_.weights_, b.som_.weights_)
+    pd.testing.assert_frame_equal(a.connections_.strengths, b.connections_.strengths)  # MIC on the reference
+    a.publish(epsilon=0.5, random_state=0)
+    assert a.ledger_.is_dp and a.ledger_.total()[0] == pytest.approx(0.5)
+    assert len(a.ledger_.entries) == 2  # all of epsilon on the release
+    assert any("reference table of 200 rows" in x and "public" in x for x in a.ledger_.assumptions)
+    with pytest.raises(ValueError, match="reference"):
+        SSKMDP(**kw).fit(private)
+    with pytest.raises(ValueError, match="map_fit"):
+        SSKMDP(sensitive="sex", map_fit="sfla", **FAST).fit(private)
+
+
+def test_sound_release_rows_are_shuffled_and_their_number_is_noisy(sound):
     out = sound.publish(epsilon=1e6, random_state=0)
-    n_pub = len(sound.published_index_)
-    assert len(out) == n_pub != len(sound.table_.X)  # held-out rows are not there
-    assert np.array_equal(np.sort(sound.row_neuron_), np.sort(sound.labels_))
-    assert not np.array_equal(sound.row_neuron_, sound.labels_)  # no record keeps its row
+    assert abs(len(out) - len(sound.table_.X)) < 40  # noise of about one count per neuron
+    assert np.array_equal(np.bincount(sound.row_neuron_, minlength=len(sound.clusters_)), sound.row_counts_)
+    assert np.abs(sound.row_counts_ - sound._counts).max() <= 10  # rows follow the (noisy) neuron sizes
     assert not np.all(np.diff(sound.row_neuron_) >= 0)  # nor are rows grouped by neuron
     out = sound.publish(epsilon=0.5, random_state=0)
     assert len(out) == sound.row_counts_.sum()
-    assert len(out) != n_pub  # the row count comes from the noisy counts
+    assert len(out) != len(sound.table_.X)  # the row count comes from the noisy counts
     assert np.array_equal(sound.row_counts_, np.rint(np.maximum(sound.noisy_counts_, 0)))
 
 
@@ -301,14 +358,15 @@ def test_sound_release_is_post_processing_of_the_noisy_vector(sound):
     assert list(out.columns) == list(sound.table_.columns)
 
 
-def test_sound_noise_is_laplace_of_scale_two_m_plus_one_over_epsilon(sound):
+def test_sound_noise_is_laplace_of_scale_two_m_plus_one_over_the_release_epsilon(sound):
     eps = 1.5
     m = sound.table_.X.shape[1]
-    b = 2 * (m + 1) / eps
+    b = 2 * (m + 1) / (eps * (1 - sound.map_share))
     draws = []
     for seed in range(20):
         counts, sums = sound.release_aggregates(epsilon=eps, random_state=seed)
-        draws += [(counts - sound._counts) / b, ((sums - sound._sums) / b).ravel()]
+        draws.append(((sums - sound._sums) / b).ravel())  # _sums: the exact sums under this release's map
+        assert np.array_equal(counts, np.round(counts))  # counts lie on the integer grid
     draws = np.concatenate(draws)
     assert stats.kstest(draws, stats.laplace.cdf).pvalue > 0.01
     assert stats.kstest(draws * 2, stats.laplace.cdf).pvalue < 1e-6  # the add/remove scale fails
@@ -325,23 +383,73 @@ def test_sound_mse_falls_as_epsilon_grows(sound):
     assert res[0.1] > res[1.0] > res[100.0]
 
 
-def test_sound_mode_needs_enough_rows_and_a_valid_holdout(census_frame):
-    with pytest.raises(DataError, match="at least 5 rows"):
-        SSKMDP(sensitive="sex", **FAST).fit(census_frame.head(4))
-    with pytest.raises(ValueError):
-        SSKMDP(sensitive="sex", holdout=1.0, **FAST).fit(census_frame.head(50))
-    with pytest.raises(DataError, match="hold out at least 4"):
-        SSKMDP(sensitive="sex", **FAST).fit(census_frame.head(50), holdout_index=[0, 1])
-    with pytest.raises(ValueError, match="holdout_index is for"):
-        SSKMDP(sensitive="sex", mode="paper", **FAST).fit(census_frame.head(50), holdout_index=[0, 1, 2, 3])
+def test_map_settings_are_checked(census_frame, census_schema):
+    frame = census_frame.head(50)
+    with pytest.raises(ValueError, match="map_share"):
+        SSKMDP(sensitive="sex", schema=census_schema, map_share=1.0, **FAST).fit(frame)
+    with pytest.raises(ValueError, match="map_iterations"):
+        SSKMDP(sensitive="sex", schema=census_schema, map_iterations=0, **FAST).fit(frame)
+    with pytest.raises(TypeError, match="PublicSchema"):
+        SSKMDP(sensitive="sex", schema={"age": (0, 1)}, **FAST).fit(frame)
+    with pytest.raises(ValueError, match="reference is for mode='sound'"):
+        SSKMDP(sensitive="sex", mode="paper", **FAST).fit(frame, reference=frame)
 
 
-def test_fit_progress_covers_the_map_then_mic_and_changes_nothing(sound, census_frame):
+def test_fit_progress_covers_the_map_then_mic_and_changes_nothing(census_frame, census_schema):
     seen = []
-    told = SSKMDP(epsilon=1.0, sensitive="sex", random_state=0, **FAST).fit(
-        census_frame, progress=lambda f, m: seen.append((f, m)))
-    assert np.array_equal(told.som_.weights_, sound.som_.weights_)
-    assert np.array_equal(told.labels_, sound.labels_)
+    kw = dict(epsilon=1.0, sensitive="sex", schema=census_schema, random_state=0, **FAST)
+    plain = SSKMDP(**kw).fit(census_frame)
+    told = SSKMDP(**kw).fit(census_frame, progress=lambda f, m: seen.append((f, m)))
+    assert np.array_equal(told.som_.weights_, plain.som_.weights_)
+    assert np.array_equal(told.labels_, plain.labels_)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0.0 < fractions[-1] <= 1.0
     assert seen[0][1].startswith("Training the map") and seen[-1][1].startswith("Measuring connections (MIC): pair")
+
+
+# --------------------------------------------------------------------------- ScaledTable with a schema
+
+
+def test_scaled_table_with_a_schema_uses_declared_bounds_and_domain(census_schema):
+    frame = pd.DataFrame({"age": [17, 90, 500, None], "sex": ["Male", "Female", "Alien", None]})
+    t = ScaledTable(frame, schema=census_schema)
+    assert t.X[:, 0].tolist() == [0.0, 1.0, 1.0, pytest.approx((54 - 17) / 73)]  # missing -> middle, not a median
+    assert t.categories["sex"] == ["Male", "Female", "(other)"]
+    assert t.X[:, 1].tolist() == [0.0, 0.5, 1.0, 1.0]
+    assert t.is_public and t.not_dp_reason is None
+    assert t.bounds_source == {"age": "built-in", "sex": "built-in"}
+    back = t.decode(t.X)
+    assert back["sex"].tolist() == ["Male", "Female", "(other)", "(other)"]
+    assert back["age"].tolist() == [17, 90, 90, 54]
+
+
+def test_scaled_table_one_record_changes_one_row_only(census_schema):
+    a = pd.DataFrame({"age": [20, 30, 40], "occupation": ["Sales", "Sales", "Sales"]})
+    b = a.copy()
+    b.loc[2] = [900, "Astronaut"]
+    ta, tb = ScaledTable(a, schema=census_schema), ScaledTable(b, schema=census_schema)
+    assert np.array_equal(ta.lo, tb.lo) and np.array_equal(ta.hi, tb.hi)
+    assert ta.categories == tb.categories
+    assert np.array_equal(ta.X[:2], tb.X[:2])
+
+
+def test_scaled_table_drops_identifiers_and_refuses_unlisted_columns(census_schema):
+    from dataclasses import replace
+
+    from core.data.schema import ColumnSchema
+
+    schema = replace(census_schema, columns=census_schema.columns + (ColumnSchema("id", "identifier"),))
+    t = ScaledTable(pd.DataFrame({"id": [1, 2], "age": [20, 30]}), schema=schema)
+    assert t.columns == ["age"]
+    with pytest.raises(DataError, match="does not list"):
+        ScaledTable(pd.DataFrame({"age": [20, 30], "salary": [1, 2]}), schema=census_schema)
+    with pytest.raises(ValueError, match="come from it"):
+        ScaledTable(pd.DataFrame({"age": [20, 30]}), schema=census_schema, bounds={"age": (0, 1)})
+
+
+def test_scaled_table_without_a_schema_says_what_it_read_from_the_data():
+    t = ScaledTable(pd.DataFrame({"x": [1.0, 2.0], "c": ["a", "b"]}))
+    assert t.read_from_data == ["x", "c"]
+    assert "read from your data" in t.not_dp_reason
+    u = ScaledTable(pd.DataFrame({"x": [1.0, 2.0]}), bounds={"x": (0, 10)})
+    assert u.read_from_data == [] and u.is_public
