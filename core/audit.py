@@ -715,6 +715,11 @@ def _hub_delta(P: np.ndarray, C: np.ndarray, measure: str) -> np.ndarray:
     return 1.0 / (1.0 + np.sqrt(np.maximum(d2, 0.0)))
 
 
+#: how many of the best-scored hub candidates are checked with the mechanism's own CS (the
+#: score of a candidate is an approximation: the mean of its records in feature space)
+VERIFIED_HUBS = 32
+
+
 def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pearson", threshold: float = 0.8,
                     max_group_size: int | None = None, features: Callable[[Any], Any] | None = None,
                     seeds: int = 32) -> NeighbouringPair:
@@ -760,8 +765,15 @@ def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pear
     Raises
     ------
     ValueError
-        No replacement raises CS (for example a threshold no two records reach), or the
-        table breaks the declared ``max_group_size``.
+        No replacement raises CS (for example when every record is already correlated with
+        every other), or the table breaks the declared ``max_group_size``.
+
+    Notes
+    -----
+    Cost: one pass of ``correlated_sensitivity`` on ``data`` and up to
+    :data:`VERIFIED_HUBS` on candidate neighbours (O(n^2 m) each; well under a second in
+    all for a few thousand records), plus up to ``10 * seeds`` candidate profiles scored
+    against every record.
     """
     from core.correlation.records import _check_measure, _check_threshold, correlated_sensitivity
 
@@ -775,14 +787,10 @@ def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pear
         raise ValueError("a hub needs at least 3 records.")
     X = data[0] if isinstance(data, tuple) else data
     if isinstance(X, pd.DataFrame):
-        numeric = [c for c in X.columns if _is_numeric(X[c])]
-        if not numeric:
-            raise ValueError("the frame has no numeric column to correlate records on.")
-        raw = X[numeric].to_numpy(dtype=float)
-    else:
-        raw = np.asarray(X, dtype=float)
-        if raw.ndim != 2:
-            raise ValueError("a hub needs a 2-D array of records (one row per record).")
+        if features is None and not any(_is_numeric(X[c]) for c in X.columns):
+            raise ValueError("the frame has no numeric column to correlate records on; give features.")
+    elif np.asarray(X).ndim != 2:
+        raise ValueError("a hub needs a 2-D array of records (one row per record).")
     if features is not None and not callable(features):
         raise TypeError(f"features must be callable, got {type(features).__name__}.")
     measure_of = (lambda d: np.asarray(features(d), dtype=float)) if features is not None else \
@@ -791,27 +799,41 @@ def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pear
     def report(d: Any):
         return correlated_sensitivity(measure_of(d), measure=measure, threshold=thr, scheduler="")
 
+    F = measure_of(data)
+    if F.ndim != 2 or len(F) != n:
+        raise ValueError(f"features(data) must be a 2-D array with one row per record ({n}), got shape {F.shape}.")
     r0 = report(data)
     if max_group_size is not None and r0.group > max_group_size:
         raise ValueError(f"the table already has a record correlated with {int(r0.group)} records, more than "
                          f"the declared bound {max_group_size}: the declaration does not hold for this table.")
     fixed_i = None if index is None else _check_index(index, n)
-    # hubs grown from the records with the largest correlated sums
-    P, to_space = _hub_profiles(raw, measure)
+    # hubs grown, in the space CS is computed in, from the records with the largest
+    # correlated sums: a copy of the record, and the mean of its nearest records at three
+    # levels of correlation (the mean of records that are each correlated with a profile
+    # but not with each other is correlated with all of them)
+    P, to_space = _hub_profiles(F, measure)
     order = np.argsort(-r0.per_record, kind="stable")
     grown = [h for h in order if h != fixed_i][:n_seeds]
     delta = _hub_delta(P, P[grown], measure)
-    candidates: list[tuple[np.ndarray, int]] = []
+    candidates: list[tuple[np.ndarray, int]] = []  # (rows the hub is the mean of, seed)
     for row, h in zip(delta, grown):
-        candidates.append((raw[h], int(h)))
+        candidates.append((np.array([h]), int(h)))
         sign = np.sign(P @ P[h]) if measure == "pearson" else np.ones(n)
         for level in (thr, thr ** 2, thr ** 3):
             near = (row >= level) & (sign >= 0)
             if fixed_i is not None:
                 near[fixed_i] = False
-            if near.sum() > 1:
-                candidates.append((raw[near].mean(axis=0), int(h)))
-    C = np.array([c for c, _ in candidates])
+            for _ in range(3):  # mean shift: the records near the mean of the near records
+                if near.sum() < 2:
+                    break
+                candidates.append((np.flatnonzero(near), int(h)))
+                centre = to_space(F[near].mean(axis=0)[None, :])
+                near = _hub_delta(P, centre, measure)[0] >= level
+                if measure == "pearson":
+                    near &= (P @ centre[0]) >= 0
+                if fixed_i is not None:
+                    near[fixed_i] = False
+    C = np.array([F[rows].mean(axis=0) for rows, _ in candidates])
     scores = _hub_delta(P, to_space(C), measure)
     if fixed_i is None:
         # per hub, the record replaced: the least correlated sum, then the least like the hub
@@ -826,10 +848,10 @@ def hub_record_pair(data: Any, *, index: int | None = None, measure: str = "pear
     if not ok.any():
         raise ValueError("no hub stays within the declared max_group_size.")
     best = None
-    for k in np.argsort(-np.where(ok, sums, -np.inf), kind="stable")[:4]:
+    for k in np.argsort(-np.where(ok, sums, -np.inf), kind="stable")[:VERIFIED_HUBS]:
         if not ok[k]:
             break
-        record = _hub_record(data, C[k], candidates[k][1])
+        record = _hub_record(data, candidates[k][0])
         d1 = replace_record(data, places[k], record)
         r1 = report(d1)
         if max_group_size is not None and r1.group > max_group_size:
@@ -852,21 +874,37 @@ def _raw_numbers(data: Any) -> np.ndarray:
     return np.asarray(X, dtype=float)
 
 
-def _hub_record(data: Any, profile: np.ndarray, source: int) -> Any:
-    """The hub as a record of ``data``: the profile on the numbers, the source's other values."""
+def _plain_value(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _hub_record(data: Any, rows: np.ndarray) -> Any:
+    """The hub as a record of ``data``: a copy of record ``rows[0]`` when it is alone, else
+    the mean of ``rows`` on the numbers (rounded in an integer column) and their most
+    frequent value elsewhere (the label too)."""
     X = data[0] if isinstance(data, tuple) else data
+    first = int(rows[0])
     if isinstance(X, pd.DataFrame):
-        rec = {c: X[c].iloc[source] for c in X.columns}
-        numeric = [c for c in X.columns if _is_numeric(X[c])]
-        for c, v in zip(numeric, profile):
-            rec[c] = int(round(v)) if pd.api.types.is_integer_dtype(X[c].dtype) else float(v)
-        x = rec
+        rec = {}
+        for c in X.columns:
+            col = X[c].iloc[rows]
+            if len(rows) == 1:
+                rec[c] = _plain_value(col.iloc[0])
+            elif _is_numeric(X[c]):
+                v = float(col.mean())
+                rec[c] = int(round(v)) if pd.api.types.is_integer_dtype(X[c].dtype) else v
+            else:
+                mode = col.mode(dropna=True)
+                rec[c] = _plain_value(mode.iloc[0] if len(mode) else X[c].iloc[first])
+        x: Any = rec
     else:
-        x = np.asarray(profile, dtype=np.result_type(np.asarray(X).dtype, float))
+        arr = np.asarray(X)
+        x = arr[first].copy() if len(rows) == 1 else arr[rows].astype(float).mean(axis=0)
     if isinstance(data, tuple):
         y = data[1]
-        label = y.iloc[source] if isinstance(y, pd.Series) else y[source]
-        return (x, label.item() if isinstance(label, np.generic) else label)
+        ys = pd.Series(y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)).iloc[rows]
+        mode = ys.mode(dropna=True)
+        return (x, _plain_value(mode.iloc[0] if len(mode) else ys.iloc[0]))
     return x
 
 

@@ -502,14 +502,14 @@ def _sskm_outside(out: Any, *, seen: dict) -> float:
             continue
         values = out[col]
         if isinstance(allowed, tuple):
-            v = pd_to_numeric(values)
+            v = _sskm_numbers(values)
             total += float(np.sum((v > allowed[1]) | (v < allowed[0])))
         else:
-            total += float(sum(str(v) not in allowed for v in values))
+            total += float((~values.astype(str).isin(allowed)).sum())
     return total
 
 
-def pd_to_numeric(values: Any) -> np.ndarray:
+def _sskm_numbers(values: Any) -> np.ndarray:
     import pandas as pd
 
     return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
@@ -541,7 +541,7 @@ def sskm_sound_pipeline_cases(pub: Any, frame: Any, *, epsilon: float, index: in
         if c in table.categories:
             seen[c] = frozenset(str(v) for v in frame[c].dropna().unique())
         else:
-            v = pd_to_numeric(frame[c])
+            v = _sskm_numbers(frame[c])
             seen[c] = (float(np.nanmin(v)), float(np.nanmax(v)))
     run = _SSKMRelease(_sskm_params(pub), pub.connections_, eps, getattr(pub, "reference_frame_", None))
     if columns is not None:

@@ -40,6 +40,7 @@ __all__ = [
     "new_value_pair",
     "query_top",
     "hub_case",
+    "new_value_case",
 ]
 
 #: Records the hub of :func:`hub_pair` correlates with, itself included (GS on D').
@@ -204,4 +205,21 @@ def hub_case(schema: PublicSchema, *, epsilon: float = 1.0):
             f"(GS read from the records would move from 1 to {HUB_GROUP}); the DP reading's sensitivity is the "
             f"schema's ({bound.value:g}). Statistic: |one trained weight|, one epoch of noise method 1.")
     return AuditCase("CDP-LR DP reading, hub record", partial(declared_bound_weight, schema=schema, epsilon=epsilon),
+                     pair, None, claimed, 0.0, note)
+
+
+def new_value_case(*, epsilon: float = 1.0, n_queries: int = 1):
+    """The DP reading's count-release audit on :func:`new_value_pair`, as an
+    :class:`~core.audit_cases.AuditCase` for the audit panel: one record brings an age no other
+    record has; the queries come from the schema, so no published range can end there.
+    Statistic: the highest end of an age range among the published queries."""
+    from core.audit_cases import AuditCase
+
+    pair, schema = new_value_pair()
+    claimed = n_queries * float(epsilon)  # the whole release: its queries at epsilon each
+    note = ("Count publishing's DP reading on a pair where one record's age is a value no other record has; "
+            f"{n_queries} queries drawn from the schema, never from the values. Statistic: the highest end of an "
+            "age range among the published queries.")
+    return AuditCase("count release, new value", partial(query_top, schema=schema, epsilon=epsilon,
+                                                          n_queries=n_queries),
                      pair, None, claimed, 0.0, note)

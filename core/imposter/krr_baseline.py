@@ -257,6 +257,7 @@ def krr_baseline(
     classifier: str = "gbdt",
     bins: int = 10,
     test_size: float = 0.3,
+    schema: PublicSchema | None = None,
     random_state: RandomState = None,
 ) -> dict[str, float]:
     """Perturb the implicit attributes with kRR, then train and test on the result.
@@ -264,10 +265,13 @@ def krr_baseline(
     Returns accuracy and macro F1 of ``classifier`` predicting ``sensitive`` from the
     perturbed implicit attributes and ``label`` from every other attribute (keys
     ``sensitive_accuracy``, ``sensitive_f1``, ``label_accuracy``, ``label_f1``).
+    ``schema`` gives the perturbed columns' public domains (see :func:`krr_perturb`);
+    without it the domains are read from the data, the paper's way.
     """
     frame, _ = _numeric_columns(data)
     rng = check_random_state(random_state)
-    noisy = krr_perturb(data, columns=implicit, epsilon=epsilon, bins=bins, random_state=rng)
+    noisy = krr_perturb(data, columns=implicit, epsilon=epsilon, bins=bins, schema=schema,
+                        random_state=rng)
     out: dict[str, float] = {}
     features = {"sensitive": list(implicit), "label": [c for c in frame.columns if c != label]}
     for task, target in (("sensitive", sensitive), ("label", label)):
@@ -290,13 +294,14 @@ def krr_sweep(
     repetitions: int = 1,
     bins: int = 10,
     max_rows: int | None = None,
+    schema: PublicSchema | None = None,
     random_state: RandomState = 0,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Fig. 7: the kRR baseline over a range of epsilon, ``repetitions`` runs each.
 
     Returns one row per (epsilon, repetition) with the four scores of
-    :func:`krr_baseline`.
+    :func:`krr_baseline` (``schema``: the public domains of the perturbed columns).
     """
     frame, _ = _numeric_columns(data)
     reps = check_positive_int(repetitions, name="repetitions")
@@ -311,7 +316,8 @@ def krr_sweep(
         for rep in range(reps):
             seed = draw_seed(rng)
             res = krr_baseline(data, sensitive=sensitive, label=label, implicit=implicit,
-                               epsilon=eps, classifier=classifier, bins=bins, random_state=seed)
+                               epsilon=eps, classifier=classifier, bins=bins, schema=schema,
+                               random_state=seed)
             rows.append({"epsilon": float(eps), "repetition": rep, "seed": seed, **res})
             if progress is not None:
                 progress((i * reps + rep + 1) / total, f"epsilon={eps:g}, run {rep + 1}")

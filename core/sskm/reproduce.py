@@ -108,12 +108,17 @@ def _sskm_sweep(*, data_dir, quick, random_state, progress, datasets=("adult",))
     return out
 
 
-def _shipped_schema(name: str):
+def _shipped_schema(name: str, frame: pd.DataFrame):
     """The public schema shipped with ``name`` (bounds and categories from its codebook): the
-    sound mode's scaling. A table's columns are a subset of it."""
+    sound mode's scaling. None when ``frame`` has columns it does not list (another table
+    put in its place): the sound releases then say they are not DP."""
     from core.data.schema import BUILT_IN_SCHEMAS
 
-    return BUILT_IN_SCHEMAS[name]()
+    make = BUILT_IN_SCHEMAS.get(name)
+    schema = None if make is None else make()
+    if schema is None or not set(frame.columns) <= set(schema.names):
+        return None
+    return schema
 
 
 def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dict:
@@ -130,7 +135,7 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
             runs = grid_runs(frame, sensitive=sens, grids=grids, epsilons=EPSILONS, repetitions=reps, modes=MODES,
                              iterations=SOM_ITERATIONS, cs_threshold=0.3, connections=conn, random_state=rng,
                              progress=lambda _, msg, name=name, m=m: progress(f"{name} m={m} {msg}"),
-                             schema=_shipped_schema(name))
+                             schema=_shipped_schema(name, frame))
             rows.extend({"dataset": name, "mode": r["mode"], "m": m, **r} for r in runs)
             seeds.extend(r["seed"] for r in runs if r["mode"] == MODES[0] and r["epsilon"] == EPSILONS[0])
     return {"rows": rows, "seeds": seeds, "reps": reps, "grids": grids}
@@ -206,7 +211,7 @@ def fig7(*, data_dir=None, quick=False, random_state=0,
                 for mode in MODES:
                     pub = SSKMDP(epsilon=eps, sensitive=sens, cs_threshold=0.3, iterations=SOM_ITERATIONS,
                                  mode=mode, random_state=seed,
-                                 schema=_shipped_schema(name) if mode == "sound" else None).fit(frame, connections=conn)
+                                 schema=_shipped_schema(name, frame) if mode == "sound" else None).fit(frame, connections=conn)
                     pub.publish()
                     sskm[mode] = (pub.release_metrics()[0], int(np.count_nonzero(pub.row_counts_)))
                 for a in a_values:

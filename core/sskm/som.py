@@ -9,6 +9,10 @@ keeps its order). ``method="online"`` is the paper's rule, one row per update (E
 eta(t) toward the neighbourhood-weighted mean of the batch rows (Kohonen's batch map blended
 with the learning rate), which gives equal quality at a fraction of the time (see
 ``benchmarks/bench_sskm.py``). Clusters are the non-empty neurons.
+
+:func:`noisy_batch_som` is the differentially private map of SSKM_DP's sound mode: a
+data-independent start and a few batch steps, each reading the rows only through noisy
+per-neuron counts and sums (exact discrete Laplace, :mod:`core.sampler`).
 """
 from __future__ import annotations
 

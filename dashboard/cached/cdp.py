@@ -420,11 +420,18 @@ def dpsgd_audit_case(mats: tuple, *, epsilon: float) -> AuditCase:
 
 
 def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,
-                     epsilon_per_query: float) -> AuditCase:
-    """The count-query audit scenario on the first query of the setup (its true matches)."""
+                     epsilon_per_query: float) -> AuditCase | list[AuditCase]:
+    """The count-query audit scenario on the first query of the setup (its true matches);
+    for the DP reading also the pipeline pair where one record brings a value no other has
+    (:func:`core.cdp.audit_pairs.new_value_case`: query ranges from the schema cannot end there)."""
     matches = query_matches(dataset, setup.queries[0], setup.columns[scheme],
                             schema=setup.schema if setup.query_source == "schema" else None)
-    return count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)
+    noise = count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)
+    if scheme != DP_SCHEME:
+        return noise
+    from core.cdp.audit_pairs import new_value_case
+
+    return [noise, new_value_case(epsilon=float(epsilon_per_query))]
 
 
 def count_release(setup: PublishingSetup, scheme: str, *, epsilon: float, budget: str,

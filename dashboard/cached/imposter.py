@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from core.audit_cases import AuditCase, krr_case
+from core.data.schema import PublicSchema
 from core.data import Dataset
 from core.progress import Progress
 from core.imposter import (
@@ -175,23 +176,36 @@ def table1(dataset: Dataset, synthetic: pd.DataFrame, sensitive: str, label: str
 
 
 def _krr(progress, *, dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
-         classifier: str, seed: int, epsilons: tuple[float, ...]) -> pd.DataFrame:
+         classifier: str, seed: int, epsilons: tuple[float, ...], schema: PublicSchema | None) -> pd.DataFrame:
     return krr_sweep(dataset, sensitive=sensitive, label=label, implicit=list(implicit), epsilons=epsilons,
-                     classifier=classifier, max_rows=20_000, random_state=seed, progress=progress)
+                     classifier=classifier, max_rows=20_000, schema=schema, random_state=seed,
+                     progress=progress)
 
 
 def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
-              classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS) -> Sweep:
-    """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows), as a sweep job."""
+              classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS,
+              schema: PublicSchema | None = None) -> Sweep:
+    """:func:`core.imposter.krr_sweep` (one run per budget, at most 20,000 rows), as a sweep job.
+
+    ``schema`` gives the perturbed columns' public domains (the page passes the session's).
+    """
     key = ("imposter-krr", dataset.fingerprint(), sensitive, label, tuple(implicit), classifier, int(seed),
-           tuple(epsilons))
+           tuple(epsilons), None if schema is None else schema.to_json())
     return Sweep(key, _krr, dict(dataset=dataset, sensitive=sensitive, label=label, implicit=tuple(implicit),
-                                 classifier=classifier, seed=int(seed), epsilons=tuple(epsilons)),
+                                 classifier=classifier, seed=int(seed), epsilons=tuple(epsilons),
+                                 schema=schema),
                  "Perturbing the implicit attributes at each epsilon")
 
 
-def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10) -> AuditCase:
-    """The kRR audit on one value of ``column`` (its categories, or ``bins`` bins if numeric)."""
+def krr_audit_case(dataset: Dataset, column: str, epsilon: float, bins: int = 10,
+                   schema: PublicSchema | None = None) -> AuditCase:
+    """The kRR audit on one value of ``column``: its public domain from ``schema`` (declared
+    categories and "(other)", or ``bins`` bins of the declared bounds), else read from the data."""
+    if schema is not None and column in schema and schema[column].kind != "identifier":
+        spec = schema[column]
+        categories = (list(spec.domain) if spec.kind == "categorical"
+                      else [f"bin {i + 1}" for i in range(bins)])
+        return krr_case(categories, epsilon=epsilon)
     values = dataset.frame[column].dropna()
     if column in dataset.numeric and values.nunique() > bins:
         categories = [f"bin {i + 1}" for i in range(bins)]
@@ -258,9 +272,10 @@ def tradeoff_points(point_table: pd.DataFrame) -> tuple[tuple[float, float], tup
     return point, real, float(point_table.attrs["majority_synthetic"])
 
 
-def krr_note(implicit: list[str] | tuple[str, ...], columns: list[str]) -> str:
+def krr_note(implicit: list[str] | tuple[str, ...], columns: list[str],
+             schema: PublicSchema | None = None) -> str:
     """The sentence under the kRR comparison: what kRR's table spends and why it is not DP."""
-    ledger = krr_ledger(list(implicit), 1.0, table_columns=list(columns))
+    ledger = krr_ledger(list(implicit), 1.0, table_columns=list(columns), schema=schema)
     return (f"kRR's table: each record spends {len(implicit)} x epsilon on its perturbed values. "
             + (" ".join(ledger.not_dp_reasons) + " So it is not differentially private as a whole."
                if not ledger.is_dp else ""))

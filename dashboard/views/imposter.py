@@ -32,7 +32,8 @@ from dashboard.components.jobs import live_job, setup_view, sweep_on_request, sw
 from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
-from dashboard.state import show_error
+
+from dashboard.state import current_schema, show_error
 
 st.title("IMPOSTER: implicit privacy")
 st.caption(
@@ -124,7 +125,8 @@ with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR"
                                      key="imposter_audit_eps")
         st.caption("kRR (the baseline of section 4) is epsilon-locally-DP for each perturbed value; "
                    "the table it releases is not DP as a whole, because the other columns stay exact.")
-        audit_panel("imposter", lambda: cached.krr_audit_case(dataset, audit_col, float(audit_eps)),
+        audit_panel("imposter", lambda: cached.krr_audit_case(dataset, audit_col, float(audit_eps),
+                                                               schema=current_schema(dataset)),
                     case_key=(dataset.fingerprint(), audit_col, float(audit_eps)), seed=seed,
                     default_runs=2000)
     else:
@@ -331,7 +333,7 @@ krr_clf = st.selectbox("Classifier for the comparison", CLASSIFIERS, index=CLASS
                        format_func=CLASSIFIER_LABELS.get, key="imposter_krr_clf")
 with page_errors(stop=True):
     curve = sweep_view("imposter_krr", cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit),
-                                                        krr_clf, seed))
+                                                        krr_clf, seed, schema=current_schema(dataset)))
     point_table = sweep_view("imposter_point", cached.table1(dataset, synthetic, job.sensitive, label,
                                                              tuple(trained_implicit), (krr_clf,), seed))
 if curve is not None and point_table is not None:
@@ -354,7 +356,7 @@ if curve is not None and point_table is not None:
     c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
                "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
     claim_box(cached.fig7_claim(curve, point))
-st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns)))
+st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns), current_schema(dataset)))
 
 # ------------------------------------------------------------------ 5. download
 st.subheader("5 · The synthetic table")

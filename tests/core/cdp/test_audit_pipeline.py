@@ -115,3 +115,13 @@ def test_mutant_query_ranges_from_the_values_is_caught(new_value):
     res = audit(partial(query_top, schema=schema, query_source="values"), pair, claimed_epsilon=1.0,
                 runs=300, random_state=0)
     assert res.violation and (math.isinf(res.epsilon_point) or res.epsilon_lower > 2.0)  # ... and leaks
+
+
+def test_the_pages_pipeline_cases_hold_their_claims():
+    """The cases the CDP-LR and Publishing audit panels add beside the noise step's."""
+    from core.audit_cases import run_case
+    from core.cdp.audit_pairs import hub_case, new_value_case
+
+    for case in (hub_case(schema_for(load_sample("supplier"))), new_value_case(epsilon=1.0)):
+        assert case.claimed_epsilon == pytest.approx(1.0)
+        assert not run_case(case, runs=200, random_state=0).violation
