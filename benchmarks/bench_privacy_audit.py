@@ -101,13 +101,16 @@ def run(*, quick: bool) -> dict:
                      "after: scale range x m / (k epsilon); still labelled not DP (the partition reads raw records)"))
 
     from core.data import load_sample
+    from core.data.schema import schema_for
     from core.sskm.publisher import SSKMDP
 
     cols = ["age", "education_num", "sex", "marital_status", "hours_per_week", "relationship"]
     frame = load_sample("census").frame[cols].head(1000).reset_index(drop=True)
     paper = run_case(sskm_paper_case(frame, sensitive=["sex"], epsilon=1.0, cs_threshold=0.3),
                      runs=200 if quick else 500, random_state=0)
-    pub = SSKMDP(sensitive="sex", rows=4, cols=4, random_state=0).fit(frame)
+    census = load_sample("census")
+    schema = schema_for(census.subset(cols))
+    pub = SSKMDP(sensitive="sex", rows=4, cols=4, schema=schema, random_state=0).fit(frame)
     sound = run_case(sskm_sound_case(pub, frame, epsilon=1.0), runs=runs, random_state=0)
     rows.append(_row("SSKM_DP epsilon 1: paper mode (before) vs sound mode (after)", paper, sound,
                      "census sample; paper mode run whole on 40 records, sound mode on 1,000"))
