@@ -194,10 +194,11 @@ if loaded is not None:
     for note in dataset.notes:
         st.info(md(note), icon=":material/info:")
 
-    schema_panel(dataset)
-
     st.subheader("Preview")
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)
+
+    schema_panel(dataset)
+
     st.subheader("Column types")
     st.dataframe(dataset.schema(), width="stretch", hide_index=True)
     st.download_button(

@@ -32,7 +32,10 @@ st.title("SSKM_DP")
 st.caption(
     "Paper 003: a self-organising map (started from a shuffled-frog-leaping search) clusters "
     "the records; each record is published as its cluster's centre, and the attributes that "
-    "are sensitive or strongly linked to a sensitive one (MIC >= CS_Tsh) get Laplace noise."
+    "are sensitive or strongly linked to a sensitive one (MIC >= CS_Tsh) get Laplace noise. "
+    "That is the paper mode, which is not differentially private. The sound mode (the default) "
+    "fits its map through noisy counts and sums from a random start, or on a public reference "
+    "table, and publishes noisy counts and sums of every attribute per neuron."
 )
 
 EPSILONS = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
@@ -65,13 +68,23 @@ with page_errors(stop=True):
         rows = s1.slider("Map rows", 2, 20, 8, key="sskm_rows")
         cols = s2.slider("Map columns", 2, 20, 8, key="sskm_cols")
         topology = s3.radio("Grid", ["rectangular", "hexagonal"], horizontal=True, key="sskm_topology")
-        init = s4.selectbox("Initial weights", ["sfla", "random", "pca"], key="sskm_init",
-                            help="sfla = the paper's frog-leaping search; random / pca for comparison.")
+        # the paper's SOM (SFLA start, T online draws) fits the map in paper mode and on a public
+        # reference table; the sound mode's noisy map starts from uniform random weights instead
+        paper_som = (st.session_state.get("sskm_mode", "sound") == "paper"
+                     or st.session_state.get("sskm_map", "noisy") == "reference")
+        not_used = "" if paper_som else (" Not used by the sound mode's noisy map, which starts from uniform "
+                                         "random weights (SFLA reads the records).")
+        init = s4.selectbox("Initial weights", ["sfla", "random", "pca"], key="sskm_init", disabled=not paper_som,
+                            help="sfla = the paper's frog-leaping search; random / pca for comparison." + not_used)
         n_rows = min(len(dataset.frame), cached.PAGE_MAX_ROWS)
         t1, t2, t3 = st.columns(3)
         iterations = t1.number_input(
             "Training draws T", min_value=1000, max_value=200_000,
             value=int(min(max(10_000, 2 * n_rows), 50_000)), step=1000, key="sskm_iterations",
+            disabled=not paper_som,
+            help="Online training steps of the paper's SOM." + (not_used.replace("uniform random weights",
+                                                                                   "uniform random weights and "
+                                                                                   "takes 3 noisy batch steps")),
         )
         sigma = t2.slider("Initial neighbourhood sigma", 0.5, 10.0, float(max(rows, cols) / 2), 0.5,
                           key="sskm_sigma", help="Shrinks as exp(-t/T) with the learning rate (Eq. 15).")

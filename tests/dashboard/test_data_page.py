@@ -22,7 +22,7 @@ def test_default_is_the_supplier_sample(open_page):
     at = open_page("data")
     assert_clean(at)
     assert "Using **supplier**" in at.success[0].value
-    assert len(at.dataframe) == 3  # public schema (an editor), preview and column types
+    assert len(at.dataframe) == 3  # preview, public schema (an editor) and column types
 
 
 def test_census_sample_has_a_sensitive_column(open_page):
@@ -37,7 +37,7 @@ def test_upload_shows_preview_and_notes(open_page):
     assert_clean(at)
     assert "Using **mine**" in at.success[0].value
     assert any("separated by ';'" in i.value for i in at.info)
-    assert list(at.dataframe[1].value.columns) == ["a", "b", "c"]  # after the schema editor
+    assert list(at.dataframe[0].value.columns) == ["a", "b", "c"]  # the preview comes first
 
 
 def test_bad_upload_shows_one_sentence_and_keeps_the_data(open_page):

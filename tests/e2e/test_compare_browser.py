@@ -132,7 +132,7 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
     pg.get_by_role("heading", name="Every measure").wait_for()
     headers = pg.locator('[data-testid="stDataFrame"]').first.locator('[role="columnheader"]')
     headers.first.wait_for(state="attached")
-    assert {"method", "epsilon", "utility", "attribute inference"} <= {
+    assert {"method", "epsilon (setting)", "DP", "guarantee", "utility", "attribute inference"} <= {
         (h.text_content() or "").strip() for h in headers.all()}
     # the app scrolls inside its own container: bring the frontier, takeaway and table into view
     pg.locator('[data-testid="stPlotlyChart"]').first.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -166,7 +166,11 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
     assert list(page_runs["method"]) == list(cli_runs["method"]) == UPLOAD_METHODS
     assert list(page_runs["seed"]) == list(cli_runs["seed"])
     assert list(page_runs["is_dp"]) == list(cli_runs["is_dp"])
-    for col in [c for c in page_runs.columns if c not in ("method", "kind", "guarantee", "is_dp")]:
+    assert list(page_runs["guarantee"]) == list(cli_runs["guarantee"])
+    # an upload's drafted schema is read from the data: no release from it claims DP
+    assert not page_runs["is_dp"].any() and page_runs["guarantee"].str.contains("read from your data").any()
+    text = ("method", "kind", "guarantee", "is_dp", "caveats")
+    for col in [c for c in page_runs.columns if c not in text]:
         # the JSON writes a non-finite number (a ledger's infinite epsilon) as null
         ours = page_runs[col].astype(float).replace([np.inf, -np.inf], np.nan)
         assert np.allclose(ours, cli_runs[col].astype(float), rtol=1e-9, atol=0, equal_nan=True), col
