@@ -161,17 +161,25 @@ def schema_range_queries(
     cols = reading_columns(schema, schema.label, None) if columns is None else list(columns)
     if not cols:
         raise DataError("The schema has no attributes to query.")
+    def public_range(col: str) -> tuple[float, float]:
+        spec = schema[col]
+        if spec.kind == "numeric":
+            return tuple(np.sort(_public_value(spec, rng.random(2))))
+        return tuple(np.sort(rng.integers(0, len(spec.domain), size=2)).astype(float))
+
+    return _random_queries(cols, n_queries, max_conditions, rng, public_range)
+
+
+def _random_queries(cols: list[str], n_queries: int, max_conditions: int, rng: np.random.Generator,
+                    draw_range: Callable[[str], tuple[float, float]]) -> list[Query]:
+    """``n_queries`` conjunctions of 1..``max_conditions`` attributes, each range from ``draw_range``."""
     out = []
     for _ in range(n_queries):
         k = int(rng.integers(1, min(max_conditions, len(cols)) + 1))
         chosen = rng.choice(len(cols), size=k, replace=False)
         conds = []
         for j in sorted(chosen):
-            spec = schema[cols[j]]
-            if spec.kind == "numeric":
-                a, b = np.sort(_public_value(spec, rng.random(2)))
-            else:
-                a, b = np.sort(rng.integers(0, len(spec.domain), size=2)).astype(float)
+            a, b = draw_range(cols[j])
             conds.append((cols[j], float(a), float(b)))
         out.append(Query(tuple(conds)))
     return out
@@ -200,17 +208,8 @@ def random_range_queries(
     if not cols:
         raise DataError("The data has no attributes to query.")
     values = {c: np.unique(coded[c].to_numpy()) for c in cols}
-    out = []
-    for _ in range(n_queries):
-        k = int(rng.integers(1, min(max_conditions, len(cols)) + 1))
-        chosen = rng.choice(len(cols), size=k, replace=False)
-        conds = []
-        for j in sorted(chosen):
-            v = values[cols[j]]
-            a, b = np.sort(rng.choice(v, size=2, replace=True))
-            conds.append((cols[j], float(a), float(b)))
-        out.append(Query(tuple(conds)))
-    return out
+    return _random_queries(cols, n_queries, max_conditions, rng,
+                           lambda col: tuple(np.sort(rng.choice(values[col], size=2, replace=True))))
 
 
 def _mask(arrays: dict[str, np.ndarray], n: int, query: Query, keep: set[str]) -> np.ndarray:
