@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from core.sampler import GridNoise, gaussian_on_grid, laplace_on_grid
+from core.sampler import GridNoise, bernoulli_exp, gaussian_on_grid, laplace_on_grid
 from core.validation import (
     RandomState,
     check_delta,
@@ -210,6 +210,35 @@ def krr_keep_probability(*, k: int, epsilon: float) -> float:
     return 1.0 / (1.0 + (k - 1) * math.exp(-eps))
 
 
+#: kRR's epsilon is rounded down to a multiple of 2^-20 for its exact sampler (never up)
+_KRR_DENOMINATOR = 1 << 20
+
+
+def _krr_codes(codes: np.ndarray, k: int, epsilon: float, rng: np.random.Generator) -> np.ndarray:
+    """kRR's reports, exactly: a candidate uniform over the k categories is reported when it
+    is the truth, and with probability exp(-epsilon) otherwise; else a new candidate is drawn.
+
+    Reports then have P(truth) proportional to 1 and P(each other) to exp(-epsilon), i.e.
+    e^eps / (k - 1 + e^eps) and 1 / (k - 1 + e^eps), with integer draws only
+    (:func:`core.sampler.bernoulli_exp`); epsilon is rounded down to a multiple of 2^-20, so the
+    ratio never exceeds e^eps.
+    """
+    num = math.floor(epsilon * _KRR_DENOMINATOR)  # 0 for epsilon < 2^-20: uniform reports, ratio 1
+    out = np.empty(len(codes), dtype=np.int64)
+    todo = np.arange(len(codes))
+    while todo.size:
+        cand = rng.integers(0, k, size=todo.size)
+        truth = cand == codes[todo]
+        accept = truth.copy()
+        other = np.flatnonzero(~truth)
+        if other.size:
+            accept[other] = bernoulli_exp(np.full(other.size, num, dtype=np.int64), _KRR_DENOMINATOR,
+                                          random_state=rng)
+        out[todo[accept]] = cand[accept]
+        todo = todo[~accept]
+    return out
+
+
 def krr(
     values: Any,
     *,
@@ -240,7 +269,7 @@ def krr(
     """
     cats = list(dict.fromkeys(categories))
     k = len(cats)
-    p_keep = krr_keep_probability(k=k, epsilon=epsilon)
+    krr_keep_probability(k=k, epsilon=epsilon)  # checks k and epsilon
     vals = np.asarray(values, dtype=object).ravel()
     index = {c: i for i, c in enumerate(cats)}
     try:
@@ -248,11 +277,7 @@ def krr(
     except KeyError as exc:
         raise ValueError(f"value {exc.args[0]!r} is not one of the {k} categories.") from None
     rng = check_random_state(random_state)
-    keep = rng.random(len(codes)) < p_keep
-    # uniform over the other k-1 categories: draw from 0..k-2 and skip the true code
-    other = rng.integers(0, k - 1, size=len(codes))
-    other = other + (other >= codes)
-    out_codes = np.where(keep, codes, other)
+    out_codes = _krr_codes(codes, k, float(epsilon), rng)
     cat_arr = np.empty(k, dtype=object)
     cat_arr[:] = cats
     out = cat_arr[out_codes]

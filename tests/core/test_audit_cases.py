@@ -235,9 +235,9 @@ def test_krr_passes_its_local_claim():
 
 
 def test_krr_keeping_the_truth_too_often_is_flagged(monkeypatch):
-    real = mechanisms.krr_keep_probability
-    monkeypatch.setattr(mechanisms, "krr_keep_probability",
-                        lambda *, k, epsilon: real(k=k, epsilon=2 * epsilon))
+    real = mechanisms._krr_codes  # the exact sampler, fed twice the budget
+    monkeypatch.setattr(mechanisms, "_krr_codes",
+                        lambda codes, k, epsilon, rng: real(codes, k, 2 * epsilon, rng))
     res = run_case(krr_case(["a", "b", "c"], epsilon=1.0), runs=RUNS, random_state=0)
     assert res.violation
 

@@ -311,3 +311,13 @@ def test_ledger_describe_names_delta_when_there_is_one():
     led = PrivacyLedger()
     led.spend(1.0, 1e-5, label="gaussian")
     assert led.describe().startswith("(1, 1e-05)-differentially private")
+
+
+def test_krr_rounds_epsilon_down_never_up():
+    from core.mechanisms import _KRR_DENOMINATOR
+
+    # an epsilon below the sampler's resolution reports uniformly: no more than the claim
+    out = krr(np.array(["a"] * 30_000), categories=["a", "b", "c"], epsilon=0.5 / _KRR_DENOMINATOR,
+              random_state=0)
+    shares = np.array([(out == c).mean() for c in "abc"])
+    assert np.allclose(shares, 1 / 3, atol=0.015)
