@@ -27,20 +27,22 @@ AUDIT_RUNS = (200, 500, 1000, 2000, 5000)
 
 
 def guarantee_text(ledger: PrivacyLedger, *, with_delta: bool = True) -> str:
-    """Short label for a metric: 'epsilon = 1', 'epsilon = 1, delta = 1e-05' (without the
-    delta when ``with_delta`` is False: :func:`guarantee_metric` shows it below) or 'not DP'."""
+    """Short label: 'epsilon = 1', 'epsilon = 1, delta = 1e-05' (without the delta when
+    ``with_delta`` is False) or 'not differentially private'."""
     if not ledger.is_dp:
         return "not differentially private"
     eps, dlt = ledger.total()
     return f"epsilon = {eps:.3g}" + (f", delta = {dlt:.2g}" if dlt and with_delta else "")
 
 
-def guarantee_metric(container: Any, label: str, ledger: PrivacyLedger) -> None:
-    """The ledger's total as a metric that fits a narrow column: epsilon as the value, delta
-    (where there is one) in grey below it."""
-    dlt = ledger.total()[1] if ledger.is_dp else 0.0
-    container.metric(label, guarantee_text(ledger, with_delta=False),
-                     f"delta = {dlt:.2g}" if dlt else None, delta_color="off", delta_arrow="off")
+def guarantee_line(container: Any, label: str, ledger: PrivacyLedger) -> None:
+    """One wrapped line '<label>: epsilon = 1' (green) or '<label>: not differentially private'
+    (amber), for a column too narrow for a metric's large type."""
+    text = md(f"{label}: {guarantee_text(ledger)}")
+    if ledger.is_dp:
+        container.success(text, icon=":material/lock:")
+    else:
+        container.warning(text, icon=":material/lock_open:")
 
 
 def guarantee_box(ledger: PrivacyLedger, *, reads_raw: Sequence[str] = (), expanded: bool = False) -> None:

@@ -11,7 +11,7 @@ from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
-from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_metric
+from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.components.preamble import page_data
 from dashboard.palette import noise_method_label
 from dashboard.state import current_schema
@@ -93,9 +93,8 @@ with page_errors():
                     "seeded the same way."))
     right.dataframe(cached.scheme_rows(setup), hide_index=True, width="stretch")
     faithful, reading = models["Proposed"], models[cached.DP_READING]
-    g1, g2 = right.columns(2)
-    guarantee_metric(g1, "Guarantee of Proposed (as in the paper)", faithful.ledger_)
-    guarantee_metric(g2, "Guarantee of the DP reading", reading.ledger_)
+    guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
+    guarantee_line(right, "DP reading", reading.ledger_)
     ledger = reading.ledger_
     entries = ("1 ledger entry: the PLD accountant composes the epochs" if int(method) == cached.PLD_METHOD
                else f"{len(ledger)} ledger entr{'y' if len(ledger) == 1 else 'ies'} (sequential composition "
