@@ -10,7 +10,7 @@ from sklearn.metrics import accuracy_score, f1_score
 
 from core.validation import check_matrix
 
-__all__ = ["accuracy", "f1", "majority_share"]
+__all__ = ["accuracy", "f1", "majority_share", "proportion_interval", "mean_interval", "below_reference"]
 
 
 def accuracy(y_true, y_pred) -> float:
@@ -30,6 +30,80 @@ def majority_share(y) -> float:
     """Accuracy of always guessing the most common class (the no-leak floor)."""
     _, counts = np.unique(np.asarray(y), return_counts=True)
     return float(counts.max() / counts.sum())
+
+
+# ---------------------------------------------------------------------------------------
+# Uncertainty and references: every number beside its reference, each with an interval
+# ---------------------------------------------------------------------------------------
+
+def proportion_interval(successes: float, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a share (an accuracy, a majority share) of ``n`` trials.
+
+    Parameters
+    ----------
+    successes : float
+        How many of the ``n`` trials succeeded (an accuracy times ``n`` is fine).
+    n : int
+        Number of trials (test rows); ``n == 0`` gives ``(nan, nan)``.
+    confidence : float in (0, 1)
+        Coverage of the interval.
+    """
+    from scipy.stats import norm
+
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"n must be a count (0 or more), got {n}.")
+    if n == 0:
+        return float("nan"), float("nan")
+    p = min(max(float(successes) / n, 0.0), 1.0)
+    z = float(norm.ppf(0.5 + confidence / 2))
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def mean_interval(values, *, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of repeated measurements and its Student-t interval: ``(mean, low, high)``.
+
+    One value gives an interval of ``(nan, nan)`` around it (one run says nothing about its
+    spread); NaNs are ignored.
+    """
+    from scipy.stats import t
+
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(x.mean())
+    if x.size == 1:
+        return mean, float("nan"), float("nan")
+    half = float(t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+def below_reference(value: float, reference: float, *, what: str = "the constant guess",
+                    higher_is_better: bool = True) -> str | None:
+    """One sentence when ``value`` is no better than ``reference``, else None.
+
+    ``below_reference(0.61, 0.84)`` -> "0.61 is below the constant guess (0.84): this model
+    has learned nothing a constant could not." Used beside every accuracy and error so
+    that a scheme under its reference is said in words, not left to the reader.
+    """
+    v, r = float(value), float(reference)
+    if not (np.isfinite(v) and np.isfinite(r)):
+        return None
+    worse = v <= r if higher_is_better else v >= r
+    if not worse:
+        return None
+    side = "below" if higher_is_better else "above"
+    if v == r:
+        return f"{v:.3g} equals {what} ({r:.3g}): nothing is gained over it."
+    return f"{v:.3g} is {side} {what} ({r:.3g}): it does no better than {what}."
 
 
 # ---------------------------------------------------------------------------------------
