@@ -91,6 +91,7 @@ __all__ = [
     "hub_record_pair",
     "held_out_pair",
     "audit_ceiling",
+    "UNBOUNDED_TEXT",
     "off_grid_share",
 ]
 
@@ -911,8 +912,16 @@ def _hub_record(data: Any, rows: np.ndarray) -> Any:
 # --------------------------------------------------------------------------- result
 
 
+#: What an infinite point estimate ("inf") means, in words, for every page, chart and file.
+UNBOUNDED_TEXT = (
+    "unbounded (inf): in the evaluation runs the test made no error, so some output was seen on one "
+    "dataset and never on the other; such a mechanism's epsilon has no finite bound from these runs, "
+    "and the lower bound stays finite only because the number of runs limits it (the ceiling)"
+)
+
+
 def _fmt(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.3g}"
+    return "unbounded (inf)" if math.isinf(x) else f"{x:.3g}"
 
 
 @dataclass
@@ -926,8 +935,10 @@ class AuditResult:
     epsilon_lower : float
         Lower bound on the true epsilon that holds with probability ``confidence``.
     epsilon_point : float
-        The same formula with the plain rates on the evaluation half (no confidence; may
-        be inf when the test made no error there).
+        The same formula with the plain rates on the evaluation half (no confidence; inf
+        when the test made no error there: an output seen on one dataset and never on the
+        other, unbounded, limited in the lower bound only by the number of runs; see
+        ``point_text`` and :data:`UNBOUNDED_TEXT`).
     runs : int
         Runs per side that were done (``2 * runs`` mechanism calls).
     threshold : float
@@ -987,6 +998,13 @@ class AuditResult:
         return text
 
     @property
+    def point_text(self) -> str:
+        """The point estimate in words: '0.7', or what an infinite estimate means."""
+        if math.isinf(self.epsilon_point):
+            return UNBOUNDED_TEXT[0].upper() + UNBOUNDED_TEXT[1:] + "."
+        return f"{self.epsilon_point:.3g}"
+
+    @property
     def runs_per_second(self) -> float:
         """Mechanism runs (both sides) per second of the audit."""
         return 2 * self.runs / self.seconds if self.seconds > 0 else math.inf
@@ -1032,12 +1050,13 @@ class AuditResult:
         )
 
     def to_dict(self) -> dict:
-        """All fields plus ``verdict``, ``runs_per_second``, ``saturated`` and
-        ``ceiling_text``, as plain Python values."""
+        """All fields plus ``verdict``, ``runs_per_second``, ``saturated``,
+        ``ceiling_text`` and ``point_text``, as plain Python values."""
         out = asdict(self)
         out["runs_per_second"] = self.runs_per_second
         out["saturated"] = self.saturated
         out["ceiling_text"] = self.ceiling_text
+        out["point_text"] = self.point_text
         out["verdict"] = self.verdict
         return out
 

@@ -6,7 +6,17 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["audit_interval", "audit_data"]
+from core.audit import UNBOUNDED_TEXT
+
+__all__ = ["audit_interval", "audit_data", "point_words", "UNBOUNDED_SHORT"]
+
+#: The chart's label for an infinite point estimate (the full sentence: core.audit.UNBOUNDED_TEXT).
+UNBOUNDED_SHORT = "point estimate unbounded: an output seen on one dataset, never on the other"
+
+
+def point_words(point: float) -> str:
+    """The point estimate in words: '0.7', or what 'inf' means (core.audit.UNBOUNDED_TEXT)."""
+    return UNBOUNDED_TEXT if math.isinf(point) else f"{point:.3g}"
 
 
 def _saturated(lower: float, ceiling: float | None) -> bool:
@@ -17,12 +27,14 @@ def audit_data(*, claimed: float, lower: float, point: float, confidence: float 
                ceiling: float | None = None, runs: int | None = None) -> pd.DataFrame:
     """What :func:`audit_interval` draws, as one row: the claimed epsilon (inf when none is
     claimed), the audit's lower bound and point estimate (inf when the test made no error),
-    the bound's confidence, and whether the bound exceeds the claim. With ``ceiling``, also
+    the bound's confidence, the point estimate in words (what an infinite one means), and
+    whether the bound exceeds the claim. With ``ceiling``, also
     the largest bound the audit's runs could show and whether the bound reached it."""
     row = {
         "claimed epsilon": [float(claimed)],
         "audited lower bound on epsilon": [float(lower)],
         "audited point estimate of epsilon": [float(point)],
+        "point estimate in words": [point_words(float(point))],
         "confidence of the lower bound": [float(confidence)],
         "violation (lower bound above the claim)": [bool(math.isfinite(claimed) and lower > claimed)],
     }
@@ -45,7 +57,9 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
     lower : float
         The audit's lower bound on epsilon (holds with probability ``confidence``).
     point : float
-        The point estimate on the evaluation half (may be inf when the test made no error).
+        The point estimate on the evaluation half; inf when the test made no error (an
+        output seen on one dataset and never on the other: unbounded, limited only by the
+        number of runs). Then the band runs to the axis end and a note says so in words.
     ceiling : float, optional
         The largest lower bound an audit with these runs could show
         (:func:`core.audit.audit_ceiling`), drawn as a dotted line: a bound on it means the
@@ -63,7 +77,9 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
         x=[lower, shown_point], y=["audit", "audit"], mode="lines+markers",
         line=dict(color=colour, width=10), marker=dict(size=14, color=colour),
         name=f"measured: {confidence:.0%} lower bound to point estimate",
-        hovertemplate="epsilon %{x:.3f}<extra></extra>",
+        customdata=[f"{confidence:.0%} lower bound: epsilon {lower:.3f}",
+                    f"point estimate: epsilon {point:.3f}" if math.isfinite(point) else UNBOUNDED_SHORT],
+        hovertemplate="%{customdata}<extra></extra>",
     ))
     shapes, notes = [], []
     if math.isfinite(claimed):
@@ -83,6 +99,9 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
                            line=dict(color="grey", dash="dot", width=2)))
         notes.append(dict(x=ceiling, y=0, xref="x", yref="paper", showarrow=False, yanchor="top",
                           xanchor="right", text=label, font=dict(color="grey")))
+    if not math.isfinite(point):
+        notes.append(dict(x=top, y=0.5, xref="x", yref="paper", showarrow=False, xanchor="right",
+                          yanchor="bottom", text=UNBOUNDED_SHORT, font=dict(size=11)))
     fig.update_layout(
         height=190, title="Privacy audit: claimed vs measured epsilon",
         xaxis=dict(title="epsilon (privacy loss)", range=[0, top]),

@@ -13,13 +13,14 @@ import streamlit as st
 
 from core.audit_cases import AuditCase
 from core.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
-from core.release import NoiseSource, release_csv, release_file_name
+from core.audit import UNBOUNDED_TEXT
+from core.release import NoiseSource, release_file_name, release_zip
 from dashboard.cached.audit import start_audit
 from dashboard.charts.audit import audit_data, audit_interval
 from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import live_job
 from dashboard.safe import md
-from dashboard.state import record_release, released_count, session_total_text, show_error
+from dashboard.state import DATASET_KEY, record_release, released_count, session_total_text, show_error
 
 __all__ = ["guarantee_text", "guarantee_box", "audit_panel", "release_download"]
 
@@ -77,8 +78,13 @@ def _show_audit_result(job: Any, current_key: Any, key: str) -> None:
     m2.metric(f"Audited lower bound ({res.confidence:.0%})", f"{res.epsilon_lower:.3g}",
               f"most these runs can show: {ceiling:.3g}" if ceiling is not None else None,
               delta_color="off", delta_arrow="off")
-    m3.metric("Point estimate", "inf" if math.isinf(res.epsilon_point) else f"{res.epsilon_point:.3g}")
+    unbounded = math.isinf(res.epsilon_point)
+    m3.metric("Point estimate", "unbounded (inf)" if unbounded else f"{res.epsilon_point:.3g}",
+              help=(UNBOUNDED_TEXT[0].upper() + UNBOUNDED_TEXT[1:] + ".") if unbounded else
+              "The same formula as the bound with the plain rates of the evaluation runs (no confidence).")
     m4.metric("Runs per second", f"{res.runs_per_second:,.0f}")
+    if unbounded:
+        st.caption("Point estimate " + md(UNBOUNDED_TEXT) + f" ({res.runs:,} runs per side).")
     if res.saturated:
         st.warning(md(f"The lower bound reached the ceiling of {res.runs:,} runs per side "
                       f"({res.ceiling:.3g}): the audit saturates, every run was told apart; more runs "
@@ -174,33 +180,61 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
     _show_audit_result(job, current, key)
 
 
+def _chosen_table(frame: pd.DataFrame) -> tuple[str | None, Any]:
+    """The chosen dataset's name and public schema when the release's columns are its columns
+    (a page that falls back to a sample releases other columns: then neither)."""
+    from core.data import Dataset
+    from dashboard.state import current_schema
+
+    chosen = st.session_state.get(DATASET_KEY)
+    if not isinstance(chosen, Dataset) or not set(map(str, frame.columns)) <= set(map(str, chosen.frame.columns)):
+        return None, None
+    try:
+        return chosen.name, current_schema(chosen)
+    except (ValueError, TypeError):
+        return chosen.name, None
+
+
 def release_download(key: str, *, method: str, label: str, file_name: str, seed: int,
                      settings_key: Any,
-                     make_release: Callable[[NoiseSource], tuple[pd.DataFrame, PrivacyLedger]]) -> None:
-    """Prepare a release with fresh noise, add it to the session ledger, offer the file.
+                     make_release: Callable[[NoiseSource], tuple[pd.DataFrame, PrivacyLedger]],
+                     dataset: str | None = None, schema: Any = None) -> None:
+    """Prepare a release with fresh noise, add it to the session ledger, offer the files.
+
+    The download is one zip (:func:`core.release.release_zip`): the table as a plain CSV
+    whose name carries the guarantee (``...-dp-eps1.csv``, ``...-not-dp.csv``), its JSON
+    sidecar (method, guarantee, public schema, noise source, session total) and a README.
 
     Parameters
     ----------
     key : str
         Prefix of the widget and session-state keys.
     method : str
-        What produced the release, for the file header.
+        What produced the release, for the sidecar and the README.
     label : str
         Short name in the session ledger ("SSKM_DP at epsilon 1").
     file_name : str
-        Name of the downloaded file.
+        The page's name for the table ("sskm_dp_release.csv"); the guarantee, the release
+        number and the dataset are added (:func:`core.release.release_file_name`).
     seed : int
         The sidebar seed, used only when the user ticks "reproducible (not private)".
     settings_key : hashable
         The settings the release depends on (a prepared file for other settings is marked).
     make_release : callable(NoiseSource) -> (DataFrame, PrivacyLedger)
         Draws the release from the given noise source.
+    dataset : str, optional
+        The dataset's name for the file name (default: the chosen dataset's, when the
+        release's columns are its columns).
+    schema : PublicSchema, optional
+        The public schema the release was built from, for the sidecar (default: the chosen
+        dataset's reviewed schema, as for ``dataset``).
     """
     c1, c2 = st.columns([2, 3], vertical_alignment="center")
     reproducible = c2.checkbox(
         "Reproducible (not private)", key=f"{key}_reproducible",
         help="Draw the noise from the sidebar seed so the same file comes out again. Anyone who "
-        "knows the seed can regenerate and remove the noise: the file and this page say NOT PRIVATE.")
+        "knows the seed can regenerate and remove the noise: the file name, its sidecar and this "
+        "page say NOT PRIVATE.")
     prepared_key = f"{key}_prepared"
     if c1.button("Prepare a release for download", key=f"{key}_prepare",
                  help="Draws new noise from fresh operating-system entropy (unless reproducible) "
@@ -208,33 +242,42 @@ def release_download(key: str, *, method: str, label: str, file_name: str, seed:
         noise = NoiseSource(seed if reproducible else None)
         try:
             frame, ledger = make_release(noise)
+            chosen_name, chosen_schema = _chosen_table(frame)
+            number = released_count() + 1
+            # the guarantee is in the file name too (core.release.release_file_name)
+            csv_name = release_file_name(file_name, ledger=ledger, noise=noise, number=number,
+                                         dataset=dataset if dataset is not None else chosen_name)
+            session = record_release(ledger, label)
+            data = release_zip(frame, file_name=csv_name, method=method, ledger=ledger, noise=noise,
+                               session_total=session.total(),
+                               schema=schema if schema is not None else chosen_schema)
         except (ValueError, TypeError) as exc:
             show_error(exc)
             return
-        session = record_release(ledger, label)
         st.session_state[prepared_key] = {
-            "csv": release_csv(frame, method=method, ledger=ledger, noise=noise,
-                               session_total=session.total()),
+            "zip": data, "csv_name": csv_name, "file_name": csv_name[:-4] + ".zip",
             "guarantee": ledger.describe(), "noise": noise.describe(), "private": noise.private,
             "dp": ledger.is_dp, "number": released_count(), "settings": settings_key,
             "label": label,
         }
-        # a release that is not DP says so in its file name too (core.release.release_file_name)
-        st.session_state[prepared_key]["file_name"] = release_file_name(
-            file_name, ledger=ledger, noise=noise, number=st.session_state[prepared_key]["number"])
     prepared = st.session_state.get(prepared_key)
     if not prepared:
         st.caption("Nothing prepared yet. Each prepared release draws new noise and counts toward "
                    "the session's total budget.")
         return
-    name = prepared.get("file_name") or file_name
-    st.download_button(f"Download release {prepared['number']} (CSV)", prepared["csv"], file_name=name,
-                       mime="text/csv", key=f"{key}_download")
+    st.download_button(f"Download release {prepared['number']} (CSV) in a zip with its JSON and README",
+                       prepared["zip"],
+                       file_name=prepared["file_name"], mime="application/zip", key=f"{key}_download")
     if prepared["settings"] != settings_key:
         st.info("This file was prepared for earlier settings; prepare a new release for the current ones.",
                 icon=":material/history:")
     if not prepared["private"]:
         st.error("NOT PRIVATE: this release's noise comes from the sidebar seed, so anyone who knows "
-                 "the seed can remove it. The file says so in its header.", icon=":material/lock_open:")
+                 "the seed can remove it. The file name and its JSON sidecar say so.",
+                 icon=":material/lock_open:")
     st.caption(f"Release {prepared['number']} ({md(prepared['label'])}): {md(prepared['guarantee'])} "
-               f"{md(prepared['noise'])} {md(session_total_text())}")
+               f"{md(prepared['noise'])} {md(session_total_text())} The zip holds "
+               f"{md(prepared['csv_name'])} (a plain CSV, header on the first line: pandas, R and "
+               "spreadsheets read it as it is; text that a spreadsheet would run as a formula starts "
+               "with a quote), its JSON sidecar (method, guarantee, public schema, noise, session "
+               "total) and a README.")

@@ -132,3 +132,30 @@ def test_audit_panel_runs_several_pairs_and_shows_the_worst_with_its_ceiling():
     assert at.expander[-1].label == "All 2 pairs audited (the worst is shown above)"
     rows = at.dataframe[0].value
     assert list(rows["shown above"]) == ["", "worst"] and list(rows["verdict"]) == ["no violation", "VIOLATION"]
+
+
+def test_audit_chart_says_in_words_what_an_infinite_point_estimate_means():
+    from dashboard.charts.audit import UNBOUNDED_SHORT
+
+    fig = audit_interval(claimed=1.0, lower=3.28, point=math.inf, ceiling=3.28, runs=200)
+    assert fig.layout.annotations[-1].text == UNBOUNDED_SHORT
+    assert "never on the other" in UNBOUNDED_SHORT
+    assert UNBOUNDED_SHORT in fig.data[0].customdata
+
+
+def test_audit_data_explains_inf_and_keeps_a_finite_estimate_as_a_number():
+    from dashboard.charts.audit import audit_data
+
+    unbounded = audit_data(claimed=1.0, lower=4.9, point=math.inf).iloc[0]["point estimate in words"]
+    assert unbounded.startswith("unbounded (inf)") and "number of runs" in unbounded
+    assert audit_data(claimed=1.0, lower=0.4, point=0.7).iloc[0]["point estimate in words"] == "0.7"
+
+
+def test_audit_result_point_text_explains_inf():
+    from core.audit import AuditResult
+
+    res = AuditResult(claimed_epsilon=1.0, claimed_delta=0.0, epsilon_lower=4.9, epsilon_point=math.inf, runs=1000,
+                      threshold=0.5, direction="x", confidence=0.95, violation=True, seconds=1.0, description="d",
+                      ceiling=4.9)
+    assert res.point_text.startswith("Unbounded (inf): ") and "never on the other" in res.point_text
+    assert res.to_dict()["point_text"] == res.point_text
