@@ -376,6 +376,7 @@ def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = 
     if not isinstance(config, CompareConfig):
         raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
     dataset = _raw_dataset(config, data_dir, csv).with_roles(label=config.label, sensitive=config.sensitive)
+    dataset = dataset.without_identifiers()  # as the dashboard's pages see it (row numbers, IDs left out)
     if config.fingerprint is not None and dataset.fingerprint() != config.fingerprint:
         raise DataError(f"The data differs from the data this config was saved from (fingerprint "
                         f"{dataset.fingerprint()}, the config expects {config.fingerprint}): load the same "

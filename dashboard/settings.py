@@ -10,6 +10,17 @@ as an error). Uploaded tables are never named in the URL: a link cannot carry th
 
 Each page's settings are listed once in :data:`PAGE_SETTINGS` (by the page's URL path);
 ``tests/dashboard/test_settings.py`` checks the list against the widgets on the pages.
+
+One dataset, one state. A setting that names columns (``Setting(..., role=...)``, and the
+keys under :data:`COLUMN_PREFIXES`) belongs to the dataset it was made on. Before every
+page runs, :func:`restore` compares the chosen dataset's fingerprint (its rows, columns and
+roles: label, sensitive, identifiers) with the one the kept settings were made on: when it
+changed (another dataset, or other roles marked on the Data page), every column setting is
+dropped, so each page starts again from the Data page's roles (its sensitive, label and
+column pickers default to them), and the Data page's own column pick is dropped when the new
+dataset lacks its column. A page may still override the Data page's roles for itself, with
+its own visible widget (IMPOSTER's "Sensitive attribute s", SSKM_DP's "Attributes to
+publish"): the override holds while the dataset and its roles stay the same.
 """
 from __future__ import annotations
 
@@ -17,8 +28,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-__all__ = ["Setting", "PAGE_SETTINGS", "KEPT_PREFIXES", "url_params", "parse_params", "restore",
-           "remember"]
+__all__ = ["Setting", "PAGE_SETTINGS", "KEPT_PREFIXES", "COLUMN_PREFIXES", "COLUMN_SETTINGS", "url_params",
+           "parse_params", "restore", "remember", "is_column_setting", "settle_dataset"]
 
 
 @dataclass(frozen=True)
@@ -34,12 +45,17 @@ class Setting:
         How the value reads from the URL.
     lo, hi : float, optional
         The widget's bounds (sliders and number inputs); a URL value outside is ignored.
+    role : {None, "label", "sensitive", "columns"}
+        What a column-valued setting holds: the label, sensitive columns or other columns
+        (None: not columns). Column settings are dropped when the dataset changes, so the
+        page starts again from the Data page's roles.
     """
 
     key: str
     kind: str
     lo: float | None = None
     hi: float | None = None
+    role: str | None = None
 
     @property
     def param(self) -> str:
@@ -96,6 +112,11 @@ def _l(key: str) -> Setting:
     return Setting(key, "list")
 
 
+def _col(key: str, role: str, kind: str = "str") -> Setting:
+    """A setting that names columns of the dataset (the label, sensitive or other columns)."""
+    return Setting(key, kind, role=role)
+
+
 #: the settings of each page, by its URL path (selections fall back to the widget's
 #: default when the URL names an option that does not exist, so they need no bounds)
 PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
@@ -108,21 +129,21 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
     "publishing": (_s("pub_measure"), _f("pub_threshold", 0.05, 1.0), _i("pub_queries", 20, 500),
                    _i("pub_reps", 1, 20), _s("pub_budget"), _b("pub_products"), _f("pub_epsilon", 0.0, 1e9),
                    _s("pub_scheme"), _b("pub_fig7")),
-    "imposter": (_s("imposter_sensitive"), _s("imposter_label"), _f("imposter_theta", 0.0, 0.3),
+    "imposter": (_col("imposter_sensitive", "sensitive"), _col("imposter_label", "label"), _f("imposter_theta", 0.0, 0.3),
                  _f("imposter_beta", 0.0, 1.0), _s("imposter_det_clf"), _s("imposter_metric"),
                  _b("imposter_rewrite_label"), _f("imposter_lambda", 0.0, 10.0),
                  _i("imposter_epochs", 1, 1000), _i("imposter_latent", 1, 1024), _s("imposter_v2_loss"),
                  _l("imposter_classifiers"), _s("imposter_krr_clf"), _s("imposter_sweep_clf"),
                  _i("imposter_sweep_epochs", 1, 1000), _s("imposter_thetas"), _s("imposter_lambdas")),
-    "sskm": (_l("sskm_columns"), _l("sskm_sensitive"), _i("sskm_rows", 2, 20), _i("sskm_cols", 2, 20),
+    "sskm": (_col("sskm_columns", "columns", "list"), _col("sskm_sensitive", "sensitive", "list"), _i("sskm_rows", 2, 20), _i("sskm_cols", 2, 20),
              _s("sskm_topology"), _s("sskm_init"), _i("sskm_iterations", 1000, 200_000),
              _f("sskm_sigma", 0.5, 10.0), _i("sskm_mic_rows", 200, 50_000), _s("sskm_mode"),
-             _f("sskm_epsilon", 0.0, 1e9), _f("sskm_cs", 0.0, 1.0), _s("sskm_view"), _s("sskm_component"),
-             _s("sskm_share_attr"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list"),
+             _f("sskm_epsilon", 0.0, 1e9), _f("sskm_cs", 0.0, 1.0), _s("sskm_view"),
+             _col("sskm_component", "columns"), _col("sskm_share_attr", "sensitive"), _b("sskm_run_baselines"), Setting("sskm_a_values", "int-list"),
              Setting("sskm_sweep_m", "int-list"), _l("sskm_sweep_grids"), _i("sskm_sweep_reps", 1, 20),
              _i("sskm_sweep_iterations", 1000, 100_000)),
     "tour": (_i("tour_step", 0, 99), _b("tour_large")),
-    "compare": (_l("cmp_methods"), _l("cmp_sensitive"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
+    "compare": (_l("cmp_methods"), _col("cmp_sensitive", "sensitive", "list"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
                 _i("cmp_rows", 200, 50_000), _i("cmp_epochs", 1, 200), _s("cmp_risk")),
 }
 #: every registered setting's key (what the app keeps across pages, with KEPT_PREFIXES)
@@ -130,10 +151,20 @@ _REGISTERED = frozenset(s.key for settings in PAGE_SETTINGS.values() for s in se
 #: widget keys made of a prefix and the context they belong to (a dataset, a threshold):
 #: kept across pages, never put in the URL
 KEPT_PREFIXES = ("fb_tc_", "imposter_implicit_", "data_dist_col_")
+#: the kept prefixed keys whose values are columns (checked against the dataset's columns)
+COLUMN_PREFIXES = ("imposter_implicit_", "data_dist_col_")
+#: those among them that also start afresh when the dataset or its roles change (the Data
+#: page's own column picker only needs its column to exist)
+_RESET_PREFIXES = ("imposter_implicit_",)
+#: the keys of every column-valued setting (see the module's "one dataset, one state")
+COLUMN_SETTINGS = frozenset(s.key for settings in PAGE_SETTINGS.values() for s in settings if s.role)
 #: the URL's own parameters beside the page settings
 SEED_PARAM, DATA_PARAM, LABEL_PARAM, SENSITIVE_PARAM = "seed", "data", "label", "sensitive"
 _KEPT = "pux_kept_settings"
 _URL_READ = "pux_url_read"
+#: the fingerprint of the dataset the kept column settings were made on
+DATASET_SEEN = "pux_settings_dataset"
+_UNSEEN = object()
 
 
 def _settings(page: str) -> tuple[Setting, ...]:
@@ -178,6 +209,75 @@ def _kept_keys(state_keys: Iterable[str]) -> list[str]:
             if isinstance(k, str) and (k in _REGISTERED or k.startswith(KEPT_PREFIXES))]
 
 
+def is_column_setting(key: Any) -> bool:
+    """True for a kept key whose value names columns of the dataset."""
+    return isinstance(key, str) and (key in COLUMN_SETTINGS or key.startswith(COLUMN_PREFIXES))
+
+
+def _names_only(value: Any, columns: set) -> bool:
+    """True when ``value`` (a column, a list of columns, or None) names only ``columns``."""
+    if value is None:
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(v in columns for v in value)
+    try:
+        return value in columns
+    except TypeError:
+        return False
+
+
+def settle_dataset(state: Any, kept: dict, token: Any, columns: Iterable[str] | None, *,
+                   reset: bool = True) -> list[str]:
+    """Fit the column settings in ``state`` and ``kept`` to the dataset ``token`` names.
+
+    Parameters
+    ----------
+    state : mapping
+        Session state (or a dict in tests).
+    kept : dict
+        The kept copies of the settings.
+    token : str or None
+        The dataset's fingerprint (None: nothing chosen).
+    columns : iterable of str or None
+        Its columns (None: unknown, no check).
+    reset : bool
+        Act when ``token`` differs from the one seen before: drop every role and column
+        setting, and the Data page's column picks that name a column the dataset lacks
+        (False on a session's first run, where a link's settings go with the link's
+        dataset; a link's value that fits no option falls back to the widget's default).
+
+    Returns
+    -------
+    list of str
+        The keys dropped (each page's widget then starts from the Data page's roles).
+    """
+    changed = state.get(DATASET_SEEN, _UNSEEN) != token
+    state[DATASET_SEEN] = token
+    names = None if columns is None else set(columns)
+    dropped = []
+    for key in {k for k in [*kept, *list(state.keys())] if is_column_setting(k)}:
+        for store in (kept, state):
+            if key not in store:
+                continue
+            if not (changed and reset):
+                continue
+            afresh = key in COLUMN_SETTINGS or key.startswith(_RESET_PREFIXES)
+            if afresh or (names is not None and not _names_only(store[key], names)):
+                del store[key]
+                if key not in dropped:
+                    dropped.append(key)
+    return dropped
+
+
+def _settle(state: Any, kept: dict, *, reset: bool = True) -> list[str]:
+    from dashboard.state import chosen_dataset
+
+    chosen = chosen_dataset()
+    token = None if chosen is None else chosen.fingerprint()
+    return settle_dataset(state, kept, token, None if chosen is None else chosen.frame.columns,
+                          reset=reset)
+
+
 # ---------------------------------------------------------------- streamlit side
 def _keep(state) -> dict:
     """Copy the registered settings now in session state; returns the kept copies.
@@ -198,10 +298,12 @@ def restore(page: str) -> None:
     import streamlit as st
 
     kept = _keep(st.session_state)
+    first = not st.session_state.get(_URL_READ)
+    _settle(st.session_state, kept, reset=not first)  # another dataset: its own settings
     for key in _kept_keys(kept):
         if key not in st.session_state:
             st.session_state[key] = kept[key]
-    if st.session_state.get(_URL_READ):
+    if not first:
         _write_url(page)
         return
     st.session_state[_URL_READ] = True
@@ -213,6 +315,7 @@ def restore(page: str) -> None:
         st.session_state[key] = value
     _restore_seed(params, ignored)
     _restore_dataset(params, ignored)
+    _settle(st.session_state, kept, reset=False)  # the link's column settings go with its dataset
     if ignored:
         from dashboard.safe import md
 

@@ -29,7 +29,13 @@ SOURCE_KEY, SAMPLE_KEY = "pux_data_source", "pux_data_sample"
 
 
 def current_dataset(default: str = "supplier") -> Dataset:
-    """The dataset chosen on the Data page, or the built-in sample ``default``.
+    """The dataset chosen on the Data page without its identifier columns, or the built-in
+    sample ``default``.
+
+    Identifiers (row numbers, IDs, keys: :attr:`core.data.Dataset.identifiers`) are left
+    out here, once for every page: no page uses them as a feature, synthesizes, attacks or
+    publishes them. The Data page, which shows and changes them, reads
+    :func:`chosen_dataset` instead.
 
     Parameters
     ----------
@@ -37,12 +43,130 @@ def current_dataset(default: str = "supplier") -> Dataset:
         Sample to use while the user has not chosen a dataset ("supplier" for the
         paper-000 pages, "census" for the pages that need a sensitive attribute).
     """
-    chosen = st.session_state.get(DATASET_KEY)
-    if isinstance(chosen, Dataset):
-        return chosen
+    chosen = chosen_dataset()
+    if chosen is not None:
+        return chosen.without_identifiers()
     from dashboard.cached.data import sample_dataset
 
-    return sample_dataset(default)
+    return sample_dataset(default).without_identifiers()
+
+
+def chosen_dataset() -> Dataset | None:
+    """The dataset chosen on the Data page as it was loaded (identifier columns included),
+    or None while nothing is chosen."""
+    chosen = st.session_state.get(DATASET_KEY)
+    return chosen if isinstance(chosen, Dataset) else None
+
+
+# ---------------------------------------------------------------- one dataset, one state
+#: results kept in the session, by dataset fingerprint then by :func:`scoped_key`
+RESULTS_KEY = "pux_results"
+#: how many datasets' results a session keeps (the oldest dataset's go first)
+_MAX_RESULT_DATASETS = 3
+
+
+def dataset_token() -> str | None:
+    """The fingerprint of the chosen dataset (its rows, columns and roles: label, sensitive,
+    identifiers), or None while nothing is chosen. Settings and results belong to it."""
+    chosen = chosen_dataset()
+    return None if chosen is None else chosen.fingerprint()
+
+
+def scoped_key(name: str, dataset: Dataset, **settings: Any) -> str:
+    """A session key for a result of ``name`` on ``dataset`` with ``settings``.
+
+    The key carries the dataset's fingerprint and a hash of the settings, so a result kept
+    under it is never shown for another dataset (or other roles, or other settings)::
+
+        key = scoped_key("imposter_job", dataset, sensitive=s, theta=theta)
+        job = st.session_state.get(key)
+
+    Raises
+    ------
+    TypeError
+        ``name`` is not a str or ``dataset`` not a Dataset.
+    """
+    import hashlib
+
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}.")
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
+    digest = hashlib.sha1(repr(sorted(settings.items())).encode()).hexdigest()[:12]
+    return f"{name}@{dataset.fingerprint()}#{digest}"
+
+
+def results_for(dataset: Dataset) -> dict:
+    """The session's store of results for ``dataset`` (a dict a page reads and writes,
+    keyed as it likes, e.g. by :func:`scoped_key`).
+
+    Each dataset (fingerprint: rows, columns and roles) has its own store, so switching
+    dataset never shows another dataset's result; switching back finds its results again
+    while the session keeps them (the last three datasets').
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
+    stores = st.session_state.get(RESULTS_KEY)
+    if not isinstance(stores, dict):
+        stores = st.session_state[RESULTS_KEY] = {}
+    fp = dataset.fingerprint()
+    store = stores.pop(fp, None)
+    if not isinstance(store, dict):
+        store = {}
+    stores[fp] = store  # most recent last
+    while len(stores) > _MAX_RESULT_DATASETS:
+        stores.pop(next(iter(stores)))
+    return store
+
+
+def forget_results(dataset: Dataset | None = None) -> None:
+    """Drop the results kept for ``dataset`` (default: for every dataset)."""
+    stores = st.session_state.get(RESULTS_KEY)
+    if not isinstance(stores, dict):
+        return
+    if dataset is None:
+        stores.clear()
+    else:
+        stores.pop(dataset.fingerprint(), None)
+
+
+def role_override_text(dataset: Dataset, *, label: Any = ..., sensitive: Any = ...) -> str | None:
+    """One sentence when a page's own choice differs from the Data page's marks, else None.
+
+    A page may override a role for itself (its own widget); it says so with this sentence
+    (``st.caption``), so the override is visible. ``...`` for a role: the page does not
+    choose it. Names are escaped for markdown.
+    """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
+
+    def names(values) -> str:
+        return ", ".join(f"'{md(v)}'" for v in values) or "none"
+
+    parts = []
+    if label is not ... and label != dataset.label:
+        parts.append(f"label {names([label] if label else [])} (the Data page marks "
+                     f"{names([dataset.label] if dataset.label else [])})")
+    if sensitive is not ...:
+        chosen = [sensitive] if isinstance(sensitive, str) else list(sensitive or [])
+        if chosen != list(dataset.sensitive):
+            parts.append(f"sensitive {names(chosen)} (the Data page marks {names(dataset.sensitive)})")
+    if not parts:
+        return None
+    return ("This page uses " + " and ".join(parts) + "; the other pages keep the Data page's marks, "
+            "and this choice is dropped when the dataset or its marks change.")
+
+
+def role_defaults(dataset: Dataset | None = None) -> dict[str, Any]:
+    """The Data page's roles for ``dataset`` (default the chosen one, else None for every
+    role): ``{"label": str | None, "sensitive": [..], "identifiers": [..]}``, read from its
+    reviewed public schema (:func:`current_schema`). Every page starts from them."""
+    ds = chosen_dataset() if dataset is None else dataset
+    if ds is None:
+        return {"label": None, "sensitive": [], "identifiers": []}
+    schema = current_schema(ds)
+    return {"label": schema.label, "sensitive": list(schema.sensitive),
+            "identifiers": list(schema.identifiers)}
 
 
 #: the reviewed public schemas of this session, by :func:`schema_key` of their table (a
@@ -87,17 +211,29 @@ def _schemas() -> dict:
 
 
 def _fit_roles(schema: "PublicSchema", dataset: Dataset) -> "PublicSchema":
-    """``schema`` with ``dataset``'s label and sensitive columns; a column drafted as an
-    identifier that now has a role is drafted again as a feature (read from data)."""
-    from core.data.schema import draft_schema
+    """``schema`` with ``dataset``'s label, sensitive and identifier columns.
 
-    if schema.label == dataset.label and tuple(schema.sensitive) == tuple(dataset.sensitive):
+    The dataset's roles are the Data page's marks, the one source: a column the schema
+    holds as an identifier that the dataset does not (given a role, or marked "not an
+    identifier") is drafted again as a feature (read from data); a column the dataset marks
+    as an identifier becomes one (declared: the user marked it)."""
+    from dataclasses import replace
+
+    from core.data.schema import ColumnSchema, draft_schema
+
+    ids = [c for c in dataset.identifiers if c in schema]
+    if (schema.label == dataset.label and tuple(schema.sensitive) == tuple(dataset.sensitive)
+            and set(schema.identifiers) == set(ids)):
         return schema
-    roles = {dataset.label, *dataset.sensitive} - {None}
-    clash = [c for c in roles if c in schema and schema[c].kind == "identifier"]
-    for col in clash:
-        schema = schema.replace_column(draft_schema(dataset.subset([col]))[col])
-    return schema.with_roles(label=dataset.label, sensitive=dataset.sensitive)
+    cols = []
+    for entry in schema.columns:
+        if entry.kind == "identifier" and entry.name not in ids and entry.name in dataset.frame.columns:
+            entry = draft_schema(dataset.subset([entry.name]), detect=False)[entry.name]
+        elif entry.kind != "identifier" and entry.name in ids:
+            entry = ColumnSchema(entry.name, "identifier", source="declared",
+                                 note="marked as an identifier on the Data page")
+        cols.append(entry)
+    return replace(schema, columns=tuple(cols), label=dataset.label, sensitive=tuple(dataset.sensitive))
 
 
 def current_schema(dataset: Dataset | None = None) -> "PublicSchema":
@@ -138,8 +274,12 @@ def _from_chosen(ds: Dataset, store: dict) -> "PublicSchema | None":
     if (not isinstance(chosen, Dataset) or chosen is ds or chosen.name != ds.name
             or ds.n_rows > chosen.n_rows):
         return None
-    parent = store.get(schema_key(chosen))
     cols = list(ds.frame.columns)
+    if not set(cols) <= set(chosen.frame.columns):
+        return None
+    parent = store.get(schema_key(chosen))
+    if parent is None:  # the Data page has not drawn it yet (a link): the chosen table's schema
+        parent = current_schema(chosen)
     if parent is None or not set(cols) <= set(parent.names):
         return None
     return replace(parent, columns=tuple(parent[c] for c in cols), label=None, sensitive=())
@@ -176,6 +316,45 @@ def set_schema(schema: "PublicSchema", dataset: Dataset | None = None) -> None:
 def schema_version() -> int:
     """How many times this session's schemas were set (widgets key on it)."""
     return int(st.session_state.get(SCHEMA_VERSION_KEY, 0))
+
+
+#: the Data page's identifier marks, by :func:`schema_key` of the table (kept per dataset)
+IDENTIFIERS_KEY = "pux_identifiers"
+
+
+def identifiers_widget_key(dataset: Dataset) -> str:
+    """The key of the Data page's identifier picker for ``dataset``'s table."""
+    return f"data_identifiers_{schema_key(dataset)}"
+
+
+def marked_identifiers(dataset: Dataset) -> tuple[str, ...] | None:
+    """The identifier columns the user marked on the Data page for ``dataset``'s table, or
+    None when the user has not changed what loading found."""
+    store = st.session_state.get(IDENTIFIERS_KEY)
+    kept = store.get(schema_key(dataset)) if isinstance(store, dict) else None
+    return None if kept is None else tuple(c for c in kept if c in dataset.frame.columns)
+
+
+def set_identifiers(dataset: Dataset, identifiers: Any) -> Dataset:
+    """Mark ``identifiers`` as the identifier columns of ``dataset``'s table (the Data page's
+    override, kept for this table for the session); returns the dataset with them, which
+    becomes the chosen one when ``dataset`` is (or is the same table as) the chosen one.
+
+    Raises
+    ------
+    DataError
+        A column is not in the table, or has another role (label, sensitive).
+    """
+    new = dataset.with_identifiers(identifiers)
+    store = st.session_state.get(IDENTIFIERS_KEY)
+    if not isinstance(store, dict):
+        store = st.session_state[IDENTIFIERS_KEY] = {}
+    store[schema_key(dataset)] = tuple(new.identifiers)
+    st.session_state.pop(identifiers_widget_key(dataset), None)  # the picker starts from the marks
+    chosen = chosen_dataset()
+    if chosen is not None and schema_key(chosen) == schema_key(dataset):
+        set_dataset(new)
+    return new
 
 
 def user_chose_dataset() -> bool:
@@ -291,10 +470,14 @@ def _describe(dataset: Dataset | None) -> str:
 
 
 def roles_text(dataset: Dataset) -> str:
-    """'1,160 rows · label listed · sensitive none' for captions (names escaped for markdown)."""
+    """'1,160 rows · label listed · sensitive none' for captions (names escaped for markdown),
+    with ' · identifiers id (left out)' when the dataset marks any."""
     label = md(dataset.label) if dataset.label else "none"
     sensitive = ", ".join(md(s) for s in dataset.sensitive) or "none"
-    return f"{dataset.n_rows:,} rows · label {label} · sensitive {sensitive}"
+    text = f"{dataset.n_rows:,} rows · label {label} · sensitive {sensitive}"
+    if dataset.identifiers:
+        text += " · identifiers " + ", ".join(md(i) for i in dataset.identifiers) + " (left out)"
+    return text
 
 
 def render_sidebar():

@@ -5,13 +5,14 @@ from core.data.csv_loader import (
 )
 from core.data.dataset import Dataset, infer_column_types
 from core.data.encoding import Encoded, encode, ordinal_codes
+from core.data.identifiers import detect_identifiers
 from core.data.public import available_public, load_adult, load_nltcs, resolve_data_dir
 from core.data.samples import SAMPLES, load_sample, make_census, make_supplier
 from core.data.schema import OTHER, ColumnSchema, PublicSchema, draft_schema, schema_for
 from core.data.schema_estimate import estimate_schema
 
 __all__ = [
-    "Dataset", "Encoded", "encode", "ordinal_codes", "infer_column_types",
+    "Dataset", "Encoded", "encode", "ordinal_codes", "infer_column_types", "detect_identifiers",
     "load_csv", "frame_to_dataset", "export_frame", "MIN_ROWS", "MAX_BYTES", "MAX_UPLOAD_MB",
     "MAX_COLUMNS",
     "load_sample", "make_supplier", "make_census", "SAMPLES",

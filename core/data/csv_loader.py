@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset, infer_column_types
+from core.data.identifiers import detect_identifiers
 from core.validation import DataError
 
 __all__ = [
@@ -252,8 +253,8 @@ def _with_clean_column_names(
 def _usable_columns(
     frame: pd.DataFrame, label: str | None, sensitive: tuple[str, ...], notes: list[str]
 ) -> list[str]:
-    """The columns to keep: empty, constant and identifier-like columns are left out (noted),
-    unless they are the label or sensitive (an empty one of those is an error)."""
+    """The columns to keep: empty and constant columns are left out (noted), unless they are
+    the label or sensitive (an empty one of those is an error)."""
     keep = []
     for col in frame.columns:
         s = frame[col]
@@ -265,14 +266,6 @@ def _usable_columns(
             continue
         if s.nunique(dropna=True) < 2 and not protected:
             notes.append(f"Column '{col}' has a single value and was left out.")
-            continue
-        if (
-            not protected
-            and not pd.api.types.is_numeric_dtype(s)
-            and s.nunique(dropna=True) == len(s)
-            and len(s) > MIN_ROWS
-        ):
-            notes.append(f"Column '{col}' has a different value in every row (an identifier?) and was left out.")
             continue
         keep.append(col)
     if not keep:
@@ -300,12 +293,15 @@ def frame_to_dataset(
     sensitive: Iterable[str] = (),
     name: str = "dataset",
     notes: Iterable[str] = (),
+    identifiers: Iterable[str] | None = None,
 ) -> Dataset:
     """Validate a frame and wrap it into a :class:`Dataset` (the checks of :func:`load_csv`).
 
     Empty and constant columns are dropped with a note (unless they are the label or
-    sensitive, which is an error); identifier-like text columns (a distinct value in every
-    row) are dropped with a note; infinite or huge values are errors.
+    sensitive, which is an error); infinite or huge values are errors. Identifier columns
+    (row numbers, IDs, keys: :func:`core.data.identifiers.detect_identifiers`) are kept in
+    the frame with the role "identifier" and a note each, unless ``identifiers`` names them
+    (a list, possibly empty: those columns and no detection).
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
@@ -319,6 +315,15 @@ def frame_to_dataset(
     numeric, categorical = infer_column_types(frame)
     _check_values(frame, numeric)
     frame = _without_empty_rows(frame, notes)
+    if identifiers is None:
+        found = detect_identifiers(frame, exclude=(label, *sensitive))
+        for col, why in found.items():
+            notes.append(f"Column '{col}' has {why}: it is marked as an identifier, so no method "
+                         "uses it as a feature, synthesizes, attacks or publishes it (the Data page "
+                         "can change that).")
+        identifiers = tuple(found)
+    elif isinstance(identifiers, str):
+        raise TypeError("identifiers must be a list of column names, not one string.")
     return Dataset(
         frame=frame,
         label=label,
@@ -327,6 +332,7 @@ def frame_to_dataset(
         categorical=categorical,
         name=name,
         notes=tuple(notes),
+        identifiers=tuple(identifiers),
     )
 
 

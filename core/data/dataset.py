@@ -46,6 +46,12 @@ class Dataset:
     notes : tuple of str
         What loading changed or noticed (dropped columns, delimiter used, ...), one
         sentence each, shown to the user.
+    identifiers : tuple of str
+        Columns that say which record a row is (a row number, an ID, a key: see
+        :mod:`core.data.identifiers`): never a feature, never synthesized, attacked or
+        published. :func:`core.data.load_csv` detects them; the Data page lets the user
+        change them. They stay in ``frame`` (so the Data page can show them) and
+        :meth:`without_identifiers` drops them: the dashboard hands every page that copy.
     """
 
     frame: pd.DataFrame
@@ -55,11 +61,15 @@ class Dataset:
     categorical: tuple[str, ...]
     name: str = "dataset"
     notes: tuple[str, ...] = field(default=())
+    identifiers: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         if not isinstance(self.frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame, got {type(self.frame).__name__}.")
+        if isinstance(self.identifiers, str):
+            raise TypeError("identifiers must be a list of column names, not one string.")
         object.__setattr__(self, "sensitive", tuple(self.sensitive))
+        object.__setattr__(self, "identifiers", tuple(self.identifiers))
         object.__setattr__(self, "numeric", tuple(self.numeric))
         object.__setattr__(self, "categorical", tuple(self.categorical))
         cols = list(self.frame.columns)
@@ -76,6 +86,14 @@ class Dataset:
                 f"'{self.label}' cannot be both the label and a sensitive attribute; "
                 "pick it for one role only."
             )
+        for i in self.identifiers:
+            if i not in cols:
+                raise DataError(f"The identifier column '{i}' is not in the data.")
+            if i == self.label or i in self.sensitive:
+                raise DataError(f"'{i}' cannot be both an identifier and the label or a sensitive "
+                                "attribute; pick it for one role only.")
+        if len(set(self.identifiers)) != len(self.identifiers):
+            raise ValueError("each identifier column may be listed only once.")
         if self.label is not None:
             n_classes = self.frame[self.label].nunique(dropna=True)
             if n_classes < 2:
@@ -102,17 +120,54 @@ class Dataset:
 
     @property
     def features(self) -> tuple[str, ...]:
-        """Every column except the label."""
-        return tuple(c for c in self.frame.columns if c != self.label)
+        """Every column except the label and the identifiers."""
+        ids = set(self.identifiers)
+        return tuple(c for c in self.frame.columns if c != self.label and c not in ids)
 
     def with_roles(
-        self, *, label: str | None = None, sensitive: Iterable[str] = ()
+        self, *, label: str | None = None, sensitive: Iterable[str] = (),
+        identifiers: Iterable[str] | None = None,
     ) -> "Dataset":
-        """A copy with other label / sensitive columns (validated)."""
-        return replace(self, label=label, sensitive=tuple(sensitive))
+        """A copy with other label / sensitive / identifier columns (validated).
+
+        ``identifiers`` None keeps the current ones, less any column that now is the label
+        or sensitive (a role given on purpose wins over a detected identifier).
+        """
+        sensitive = tuple(sensitive)
+        if identifiers is None:
+            identifiers = tuple(i for i in self.identifiers if i != label and i not in sensitive)
+        return replace(self, label=label, sensitive=sensitive, identifiers=tuple(identifiers))
+
+    def with_identifiers(self, identifiers: Iterable[str]) -> "Dataset":
+        """A copy whose identifier columns are ``identifiers`` (validated; the Data page's
+        override)."""
+        if isinstance(identifiers, str):
+            raise TypeError("identifiers must be a list of column names, not one string.")
+        wanted = list(identifiers)
+        unknown = [c for c in wanted if c not in set(self.frame.columns)]
+        if unknown:
+            raise DataError(f"The identifier column '{unknown[0]}' is not in the data.")
+        return replace(self, identifiers=tuple(c for c in self.frame.columns if c in set(wanted)))
+
+    def without_identifiers(self) -> "Dataset":
+        """A copy without the identifier columns (itself when there are none).
+
+        What every method and page works on: an identifier is never a feature, never
+        synthesized, attacked or published. Made once per object (a Dataset is immutable),
+        so its fingerprint is computed once too.
+        """
+        if not self.identifiers:
+            return self
+        cached = self.__dict__.get("_without_identifiers")
+        if cached is None:
+            ids = set(self.identifiers)
+            cached = self.subset([c for c in self.frame.columns if c not in ids])
+            object.__setattr__(self, "_without_identifiers", cached)
+        return cached
 
     def subset(self, columns: Iterable[str]) -> "Dataset":
-        """A copy with only ``columns`` (the label and sensitive columns are kept if listed)."""
+        """A copy with only ``columns`` (the label, sensitive and identifier columns are kept
+        if listed)."""
         cols = [c for c in self.frame.columns if c in set(columns)]
         return replace(
             self,
@@ -121,6 +176,7 @@ class Dataset:
             sensitive=tuple(s for s in self.sensitive if s in cols),
             numeric=tuple(c for c in self.numeric if c in cols),
             categorical=tuple(c for c in self.categorical if c in cols),
+            identifiers=tuple(i for i in self.identifiers if i in cols),
         )
 
     def dropna(self) -> "Dataset":
@@ -154,6 +210,8 @@ class Dataset:
         h = hashlib.sha1()
         h.update(pd.util.hash_pandas_object(self.frame, index=False).values.tobytes())
         h.update(repr((list(self.frame.columns), self.label, self.sensitive)).encode())
+        if self.identifiers:  # (absent when none, so older fingerprints hold)
+            h.update(repr(("identifiers", self.identifiers)).encode())
         value = h.hexdigest()[:16]
         object.__setattr__(self, "_fingerprint", value)
         return value
@@ -164,7 +222,8 @@ class Dataset:
         for col in self.frame.columns:
             s = self.frame[col]
             role = (
-                "label" if col == self.label else "sensitive" if col in self.sensitive else "feature"
+                "label" if col == self.label else "sensitive" if col in self.sensitive
+                else "identifier" if col in self.identifiers else "feature"
             )
             kind = "numeric" if col in self.numeric else "categorical"
             if kind == "numeric" and s.notna().any():
@@ -189,7 +248,8 @@ class Dataset:
     def __repr__(self) -> str:
         return (
             f"Dataset(name={self.name!r}, rows={len(self.frame)}, cols={self.frame.shape[1]}, "
-            f"label={self.label!r}, sensitive={self.sensitive!r})"
+            f"label={self.label!r}, sensitive={self.sensitive!r}"
+            + (f", identifiers={self.identifiers!r})" if self.identifiers else ")")
         )
 
     def __hash__(self) -> int:  # lets caching layers hash a Dataset by content

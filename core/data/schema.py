@@ -653,31 +653,36 @@ def _missing(value: Any) -> bool:
         return False
 
 
-def draft_schema(dataset: Dataset) -> PublicSchema:
+def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     """A schema drafted from the rows: every entry marked "read from data".
 
     Numbers get their observed min and max, categories their observed values (sorted by
-    text). A column whose values are all distinct and that is either text or a run of
-    consecutive integers (a row number) is drafted as an identifier. Nothing here is
-    private: the draft is for the user to review, confirm or replace by an estimate.
+    text). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
+    identifiers and, with ``detect``, so is every column the rule of
+    :func:`core.data.identifiers.detect_identifiers` finds (row numbers, also unsorted or
+    with gaps, IDs, text keys; never a number with decimals), unless it is the label or
+    sensitive. Nothing here is private: the draft is for the user to review, confirm or
+    replace by an estimate.
     """
+    from core.data.identifiers import detect_identifiers
+
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
     cols = []
     frame = dataset.frame
-    n = len(frame)
+    roles = {dataset.label, *dataset.sensitive} - {None}
+    ids = {c: "marked as an identifier" for c in dataset.identifiers}
+    if detect:
+        found = detect_identifiers(frame, exclude=roles)
+        ids.update({c: f"{why}: an identifier" for c, why in found.items() if c not in ids})
     for name in frame.columns:
         s = frame[name]
-        roles = name == dataset.label or name in dataset.sensitive
+        if name in ids and name not in roles:
+            cols.append(ColumnSchema(name, "identifier", source="read from data", note=ids[name]))
+            continue
         if name in dataset.numeric:
             v = pd.to_numeric(s, errors="coerce").dropna()
             integer = bool(len(v)) and bool(np.all(v.to_numpy() == np.round(v.to_numpy())))
-            if not roles and n >= 20 and integer and v.nunique() == n:
-                srt = np.sort(v.to_numpy())
-                if np.all(np.diff(srt) == 1):
-                    cols.append(ColumnSchema(name, "identifier", source="read from data",
-                                             note="every value distinct and consecutive: a row number"))
-                    continue
             lo = float(v.min()) if len(v) else 0.0
             hi = float(v.max()) if len(v) else 1.0
             if not lo < hi:
@@ -686,10 +691,6 @@ def draft_schema(dataset: Dataset) -> PublicSchema:
                                      source="read from data"))
         else:
             values = s.dropna()
-            if not roles and n >= 20 and values.nunique() == n:
-                cols.append(ColumnSchema(name, "identifier", source="read from data",
-                                         note="every value distinct: an identifier"))
-                continue
             cats = sorted(values.unique(), key=str) or [OTHER]
             cols.append(ColumnSchema(name, "categorical", categories=tuple(cats), source="read from data"))
     return PublicSchema(tuple(cols), label=dataset.label, sensitive=dataset.sensitive,

@@ -32,7 +32,7 @@ from core.data.schema import KINDS, PublicSchema
 from core.data.schema_estimate import DEFAULT_DELTA
 from dashboard.cached.data import estimate_public_schema, parse_schema, schema_json
 from dashboard.safe import md
-from dashboard.state import current_schema, schema_key, schema_version, set_schema
+from dashboard.state import current_schema, schema_key, schema_version, set_identifiers, set_schema
 
 __all__ = ["DRAFT_WARNING", "parse_ranges", "schema_panel", "schema_table"]
 
@@ -75,6 +75,8 @@ def _show_flash() -> None:
 
 
 def _apply(schema: PublicSchema, dataset: Dataset, message: tuple[str, str] | None = None) -> None:
+    if set(schema.identifiers) != set(dataset.identifiers):  # a kind set to or from "identifier":
+        dataset = set_identifiers(dataset, schema.identifiers)  # the Data page's marks follow
     set_schema(schema, dataset)
     if message:
         _flash(*message)

@@ -24,7 +24,10 @@ from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import with_estimate
 from dashboard.components.schema import schema_panel
 from dashboard.safe import md
-from dashboard.state import DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset
+from dashboard.state import (
+    DATASET_KEY, IDENTIFIERS_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, identifiers_widget_key,
+    marked_identifiers, roles_text, schema_key, set_dataset,
+)
 
 #: Session keys that survive navigation (not widget keys).
 MAX_ROWS_KEY = "pux_data_max_rows"
@@ -69,7 +72,9 @@ def _upload_dataset() -> Dataset | None:
                 "another file to replace it."
             )
             return stored["dataset"]
-        st.info("Choose a file to upload. Nothing leaves this machine.")
+        st.info("Choose a file to upload. Only this app's server reads it: your own machine when you "
+                "started it with `make run` (and the compute workers, if an operator set up a cluster); "
+                "it is sent nowhere else.")
         return None
     key = (upload.file_id, int(max_rows))
     if not stored or stored.get("key") != key:
@@ -109,6 +114,52 @@ def _download_bytes(dataset: Dataset, from_upload: bool) -> bytes:
         stored = (dataset.fingerprint(), csv_bytes(dataset))
         st.session_state[DOWNLOAD_KEY] = stored
     return stored[1]
+
+
+def _identifier_picker(where, loaded: Dataset, label: str | None, sensitive: list[str]) -> tuple[str, ...]:
+    """The identifier columns of ``loaded``'s table: what loading found, or what the user
+    marked for this table (kept per table for the session); a column with a role is none."""
+    roles = {label, *sensitive} - {None}
+    marked = marked_identifiers(loaded)
+    start = list(loaded.identifiers if marked is None else marked)
+    key = identifiers_widget_key(loaded)
+    now = st.session_state.get(key)
+    if isinstance(now, list) and any(c in roles for c in now):  # a role given wins
+        st.session_state[key] = [c for c in now if c not in roles]
+    default = None if key in st.session_state else [c for c in start if c not in roles]
+    picked = where.multiselect(
+        "Identifiers (left out)", list(loaded.frame.columns), default=default,
+        key=key, placeholder="none",
+        help="Columns that say which record a row is (a row number, an ID, a key): no page uses "
+        "them as a feature, synthesizes, attacks or publishes them. Found on loading: a different "
+        "value in every row, text or whole numbers (never a number with decimals). Remove a "
+        "column to use it as data; add one the rule missed.",
+    )
+    ids = tuple(c for c in loaded.frame.columns if c in set(picked) and c not in roles)
+    if marked is None and ids == tuple(c for c in loaded.identifiers if c not in roles):
+        return ids  # what loading found: nothing to keep
+    if marked != ids:
+        store = st.session_state.setdefault(IDENTIFIERS_KEY, {})
+        store[schema_key(loaded)] = ids
+    return ids
+
+
+def _identifier_line(dataset: Dataset, loaded: Dataset) -> None:
+    """One line naming the identifier columns in use (and whether loading found them)."""
+    ids = dataset.identifiers
+    found = set(loaded.identifiers) - {dataset.label, *dataset.sensitive}
+    if ids:
+        names = ", ".join(f"'{md(c)}'" for c in ids)
+        how = "found on loading" if set(ids) <= found else "marked by you"
+        st.info(f"Identifier column{'s' if len(ids) > 1 else ''} {how}: {names}. Left out of features, "
+                "synthesis, attacks and releases on every page; change it with 'Identifiers (left out)'.",
+                icon=":material/badge:")
+    elif found:
+        st.caption("No identifier column: you marked " + ", ".join(f"'{md(c)}'" for c in sorted(found))
+                   + " as data.")
+    else:
+        st.caption("No identifier column found (a row number, an ID or a key would be left out of "
+                   "every method); mark one with 'Identifiers (left out)' if the rule missed it.")
 
 
 st.title("Data")
@@ -159,7 +210,7 @@ if loaded is not None:
     base = current if same_data else loaded
 
     cols = list(loaded.frame.columns)
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     label_options = ["(none)"] + cols
     label = c1.selectbox(
         "Label (predicted)",
@@ -174,11 +225,13 @@ if loaded is not None:
         key=f"data_sensitive_{loaded.name}",
     )
     label = None if label == "(none)" else label
+    identifiers = _identifier_picker(c3, loaded, label, sensitive)
     try:
-        if same_data and current.label == label and current.sensitive == tuple(sensitive):
+        if (same_data and current.label == label and current.sensitive == tuple(sensitive)
+                and current.identifiers == identifiers):
             dataset = current  # unchanged: keep the object (and its cached fingerprint)
         else:
-            dataset = loaded.with_roles(label=label, sensitive=sensitive)
+            dataset = loaded.with_roles(label=label, sensitive=sensitive, identifiers=identifiers)
             set_dataset(dataset)
         st.success(
             f"Using **{md(dataset.name)}**: {dataset.frame.shape[1]} columns · "
@@ -191,8 +244,10 @@ if loaded is not None:
             set_dataset(base)
         st.info(f"Roles kept as before: {roles_text(base)}.")
 
+    _identifier_line(dataset, loaded)
     for note in dataset.notes:
-        st.info(md(note), icon=":material/info:")
+        if not (note.startswith("Column '") and "marked as an identifier" in note):  # said above
+            st.info(md(note), icon=":material/info:")
 
     st.subheader("Preview")
     st.dataframe(dataset.frame.head(200), width="stretch", hide_index=True)

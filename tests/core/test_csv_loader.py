@@ -14,7 +14,7 @@ from core.validation import DataError
 def _csv(rows: int = 30, sep: str = ",") -> str:
     lines = [sep.join(["age", "city", "income", "label"])]
     for i in range(rows):
-        lines.append(sep.join([str(20 + i), "AB"[i % 2] + "town", str(1000 * (i % 7)), "yn"[i % 2]]))
+        lines.append(sep.join([str(20 + i % 25), "AB"[i % 2] + "town", str(1000 * (i % 7)), "yn"[i % 2]]))
     return "\n".join(lines) + "\n"
 
 
@@ -168,11 +168,53 @@ def test_question_marks_are_missing():
     assert ds.frame["c"].isna().sum() == 1
 
 
-def test_identifier_column_is_dropped_with_a_note():
+def test_text_identifier_is_marked_with_a_note_and_kept_out_of_features():
     text = "id,x\n" + "".join(f"person-{i},{i % 3}\n" for i in range(30))
     ds = load_csv(text.encode())
-    assert "id" not in ds.frame.columns
-    assert any("identifier" in n for n in ds.notes)
+    assert ds.identifiers == ("id",)
+    assert ds.features == ("x",)
+    assert list(ds.without_identifiers().frame.columns) == ["x"]
+    assert any("'id'" in n and "marked as an identifier" in n for n in ds.notes)
+
+
+def test_unsorted_row_number_with_gaps_is_an_identifier():
+    rng = np.random.default_rng(3)
+    rows = rng.permutation(np.arange(1, 90))[:60]  # a row number after rows were dropped, shuffled
+    text = "n,x\n" + "".join(f"{r},{i % 3}\n" for i, r in enumerate(rows))
+    assert load_csv(text.encode()).identifiers == ("n",)
+
+
+def test_pandas_written_index_is_an_identifier():
+    frame = pd.DataFrame({"x": np.arange(40) % 4, "y": ["a", "b"] * 20})
+    ds = load_csv(frame.sample(frac=1, random_state=0).to_csv().encode())  # index written, shuffled
+    assert ds.identifiers == ("Unnamed: 0",)
+    assert "Unnamed: 0" not in ds.features
+
+
+def test_continuous_column_with_all_distinct_values_is_not_an_identifier():
+    rng = np.random.default_rng(0)
+    text = "income,x\n" + "".join(f"{v:.2f},{i % 3}\n" for i, v in enumerate(rng.normal(5e4, 1e4, 60)))
+    ds = load_csv(text.encode())
+    assert ds.identifiers == ()
+    assert "income" in ds.features
+
+
+def test_identifier_with_a_few_missing_cells_is_still_an_identifier():
+    text = "customer_id,x\n" + "".join(f"{'' if i == 5 else 1000 + 7 * i},{i % 3}\n" for i in range(40))
+    ds = load_csv(text.encode())
+    assert ds.frame["customer_id"].dtype.kind == "f"  # whole numbers with a missing cell
+    assert ds.identifiers == ("customer_id",)
+
+
+def test_label_or_sensitive_column_is_never_an_identifier():
+    text = "code,x\n" + "".join(f"c{i},{i % 3}\n" for i in range(30))
+    assert load_csv(text.encode(), sensitive=["code"]).identifiers == ()
+
+
+def test_identifiers_given_skip_detection():
+    frame = pd.DataFrame({"row": np.arange(30), "x": np.arange(30) % 3})
+    assert frame_to_dataset(frame, identifiers=[]).identifiers == ()
+    assert frame_to_dataset(frame, identifiers=["x"]).identifiers == ("x",)
 
 
 def test_max_rows_caps_and_notes():

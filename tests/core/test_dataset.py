@@ -85,3 +85,48 @@ def test_encode_rejects_bad_options(census):
         encode(census, scale="log")
     with pytest.raises(TypeError):
         encode(census.frame)
+
+
+# --------------------------------------------------------------------------- identifiers
+
+
+def _with_row_numbers() -> Dataset:
+    frame = pd.DataFrame({"row": [3, 1, 7, 4, 9, 2], "x": [1.5, 2.5, 1.5, 3.0, 2.0, 1.0],
+                          "y": ["a", "b"] * 3})
+    return Dataset(frame, "y", (), ("row", "x"), ("y",), name="t", identifiers=("row",))
+
+
+def test_identifiers_are_left_out_of_features():
+    ds = _with_row_numbers()
+    assert ds.features == ("x",)
+    assert ds.schema().set_index("column").loc["row", "role"] == "identifier"
+
+
+def test_without_identifiers_drops_them_once():
+    ds = _with_row_numbers()
+    out = ds.without_identifiers()
+    assert list(out.frame.columns) == ["x", "y"] and out.identifiers == ()
+    assert ds.without_identifiers() is out  # made once per object
+    assert out.without_identifiers() is out
+
+
+def test_identifier_cannot_have_another_role():
+    ds = _with_row_numbers()
+    with pytest.raises(DataError, match="both an identifier"):
+        Dataset(ds.frame, "y", ("row",), ds.numeric, ds.categorical, identifiers=("row",))
+    with pytest.raises(DataError, match="not in the data"):
+        ds.with_identifiers(["nope"])
+    with pytest.raises(TypeError, match="not one string"):
+        ds.with_identifiers("row")
+
+
+def test_a_role_given_wins_over_an_identifier():
+    ds = _with_row_numbers()
+    assert ds.with_roles(label="y", sensitive=["row"]).identifiers == ()
+    assert ds.with_roles(label="y", sensitive=[], identifiers=["x"]).identifiers == ("x",)
+
+
+def test_fingerprint_changes_with_identifiers():
+    ds = _with_row_numbers()
+    assert ds.fingerprint() != ds.with_identifiers([]).fingerprint()
+    assert ds.subset(["row", "y"]).identifiers == ("row",)

@@ -114,3 +114,9 @@ def test_bad_nltcs_file_gives_one_sentence(tmp_path, text, message):
     with pytest.raises(DataError, match=message) as info:
         load_nltcs(tmp_path)
     _one_sentence_without_path_or_contents(info.value, tmp_path)
+
+
+def test_nltcs_has_no_identifier(monkeypatch, tmp_path):
+    (tmp_path / "nltcs.csv").write_text(_nltcs_text())
+    ds = load_nltcs(tmp_path)
+    assert ds.identifiers == () and ds.features == tuple(f"x{i}" for i in range(1, 17))

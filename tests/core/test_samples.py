@@ -61,3 +61,13 @@ def test_census_sex_leaks_through_other_columns():
 def test_unknown_sample():
     with pytest.raises(DataError, match="no sample called"):
         load_sample("nope")
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_samples_have_no_identifier_and_keep_their_shipped_schema(name):
+    from core.data import detect_identifiers, schema_for
+
+    ds = load_sample(name)
+    assert ds.identifiers == () and ds.without_identifiers() is ds
+    assert detect_identifiers(ds.frame) == {}  # nothing the rule would take for a key either
+    assert {c.source for c in schema_for(ds).columns} == {"built-in"}

@@ -197,6 +197,23 @@ def test_draft_detects_a_row_number_column_as_identifier():
     assert draft["c"].categories == ("u", "v")
 
 
+def test_draft_finds_unsorted_gappy_row_numbers_and_text_keys_not_distinct_floats():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"n": rng.permutation(np.arange(1, 80))[:50],
+                          "code": [f"A-{v}" for v in rng.permutation(50)],
+                          "weight": rng.normal(70, 10, 50).round(3),
+                          "c": ["u", "v"] * 25})
+    draft = draft_schema(_table(frame))
+    assert draft.identifiers == ["n", "code"]
+    assert draft["weight"].kind == "numeric"
+    assert draft.features == ["weight", "c"]
+
+
+def test_draft_without_detection_keeps_only_the_marked_identifiers():
+    frame = pd.DataFrame({"row": np.arange(1, 41), "x": np.tile([1.5, 2.5], 20)})
+    assert draft_schema(_table(frame), detect=False)["row"].kind == "numeric"
+
+
 def test_every_drafted_entry_is_read_from_data():
     draft = draft_schema(load_sample("census"))
     assert {c.source for c in draft.columns} == {"read from data"}

@@ -435,3 +435,93 @@ def test_a_page_working_on_part_of_the_table_reads_the_reviewed_schema():
     at = AppTest.from_function(script).run()
     assert not at.exception
     assert at.text[0].value == "['age', 'sex', 'income'] declared read from data"
+
+
+# --------------------------------------------------------------------------- identifiers
+
+def _id_table() -> bytes:
+    """60 rows: a shuffled pandas index with gaps, a text key, a continuous float with all
+    distinct values (not an identifier), a category and a label."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({
+        "Unnamed: 0": rng.permutation(np.arange(100))[:60],
+        "code": [f"R{v:04d}" for v in rng.permutation(60)],
+        "weight": rng.normal(70, 12, 60).round(3),
+        "colour": rng.choice(["red", "blue"], 60),
+        "y": rng.choice(["no", "yes"], 60),
+    })
+    return frame.to_csv(index=False).encode()
+
+
+def _fitted(at):
+    """The schema every page reads: the stored one with the Data page's roles and marks."""
+    from dashboard.state import _fit_roles
+
+    return _fit_roles(_schema(at), at.session_state["pux_dataset"])
+
+
+def _id_line(at) -> str:
+    lines = [i.value for i in at.info if "Identifier column" in i.value]
+    assert len(lines) == 1, [i.value for i in at.info]
+    return lines[0]
+
+
+def test_identifiers_are_found_on_upload_and_named_in_one_line(open_page):
+    at = _upload(open_page("data"), _id_table())
+    assert_clean(at)
+    line = _id_line(at)
+    assert "Unnamed" in line and "'code'" in line and "weight" not in line
+    assert at.session_state["pux_dataset"].identifiers == ("Unnamed: 0", "code")
+    assert set(_fitted(at).identifiers) == {"Unnamed: 0", "code"}
+    assert _fitted(at)["weight"].kind == "numeric"
+
+
+def test_an_identifier_marked_as_data_is_kept_per_dataset(open_page):
+    at = _upload(open_page("data"), _id_table())
+    key = next(w.key for w in at.multiselect if w.key.startswith("data_identifiers_"))
+    at.multiselect(key=key).set_value(["Unnamed: 0"]).run()  # 'code' is data after all
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].identifiers == ("Unnamed: 0",)
+    assert _fitted(at)["code"].kind == "categorical"
+    at.radio(key="data_source").set_value("Built-in sample").run()
+    assert at.session_state["pux_dataset"].identifiers == ()
+    at.radio(key="data_source").set_value("Upload a CSV").run()
+    at.switch_page("views/cdp_lr.py").run()
+    at.switch_page("views/data.py").run()
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].identifiers == ("Unnamed: 0",)  # the mark held
+    assert at.multiselect(key=key).value == ["Unnamed: 0"]
+
+
+def test_a_column_marked_as_identifier_leaves_every_page(open_page):
+    at = _upload(open_page("data"), _id_table())
+    at.selectbox(key="data_label_mine").set_value("y").run()
+    key = next(w.key for w in at.multiselect if w.key.startswith("data_identifiers_"))
+    at.multiselect(key=key).set_value(["Unnamed: 0", "code", "weight"]).run()
+    assert_clean(at)
+    assert "marked by you" in _id_line(at)
+    entry = _fitted(at)["weight"]
+    assert entry.kind == "identifier" and entry.source == "declared"
+    at.switch_page("views/compare.py").run()
+    options = at.multiselect(key="cmp_sensitive").options
+    assert set(options) == {"colour"}  # no identifier is offered to a method
+
+
+def test_a_kind_set_to_identifier_in_the_schema_table_marks_it(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    version = at.session_state["pux_schema_version"] if "pux_schema_version" in at.session_state else 0
+    key = f"schema_editor_{_schema_key(at)}_{version}"
+    at.session_state[key] = {"edited_rows": {2: {"kind": "identifier"}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].identifiers == ("a", "c")
+
+
+def test_a_sample_has_no_identifier_and_says_so(open_page):
+    at = open_page("data")
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].identifiers == ()
+    assert any("No identifier column found" in c.value for c in at.caption)

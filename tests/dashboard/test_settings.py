@@ -117,3 +117,95 @@ def test_a_link_that_names_no_sensitive_attribute_chooses_none():
     at.run()
     assert_clean(at)
     assert at.session_state["pux_dataset"].sensitive == ()
+
+
+# --------------------------------------------------------------------------- one dataset, one state
+
+def test_another_dataset_drops_every_column_setting_and_keeps_the_rest():
+    from dashboard.settings import DATASET_SEEN, settle_dataset
+
+    state = {DATASET_SEEN: "A", "imposter_sensitive": "sex", "sskm_columns": ["age", "sex"],
+             "imposter_implicit_sex_0.1": ["age"], "lr_eps": 2.0, "data_dist_col_t": "age"}
+    kept = dict(state)
+    del kept[DATASET_SEEN]
+    dropped = settle_dataset(state, kept, "B", ["colour", "y"])
+    assert set(dropped) == {"imposter_sensitive", "sskm_columns", "imposter_implicit_sex_0.1", "data_dist_col_t"}
+    assert state == {DATASET_SEEN: "B", "lr_eps": 2.0} and kept == {"lr_eps": 2.0}
+
+
+def test_the_same_dataset_keeps_a_page_override():
+    from dashboard.settings import DATASET_SEEN, settle_dataset
+
+    state = {DATASET_SEEN: "A", "imposter_sensitive": "race", "data_dist_col_t": "age"}
+    assert settle_dataset(state, {}, "A", ["age", "race"]) == []
+    assert state["imposter_sensitive"] == "race"
+
+
+def test_a_links_first_run_keeps_its_column_settings():
+    from dashboard.settings import DATASET_SEEN, settle_dataset
+
+    state = {"imposter_sensitive": "race"}
+    assert settle_dataset(state, {}, "A", ["race"], reset=False) == []
+    assert state == {DATASET_SEEN: "A", "imposter_sensitive": "race"}
+
+
+def test_every_setting_that_names_columns_is_marked():
+    from dashboard.settings import COLUMN_SETTINGS
+
+    assert {"imposter_sensitive", "imposter_label", "sskm_columns", "sskm_sensitive", "sskm_component",
+            "sskm_share_attr", "cmp_sensitive"} <= COLUMN_SETTINGS
+    assert "lr_eps" not in COLUMN_SETTINGS
+
+
+def test_results_are_kept_per_dataset():
+    from core.data import load_sample
+    from dashboard.state import results_for, scoped_key
+
+    census, supplier = load_sample("census"), load_sample("supplier")
+    results_for(census)["curve"] = "census result"
+    assert "curve" not in results_for(supplier)
+    assert results_for(census)["curve"] == "census result"
+    assert scoped_key("job", census, s="sex") != scoped_key("job", supplier, s="sex")
+    assert scoped_key("job", census, s="sex") != scoped_key("job", census, s="race")
+    assert scoped_key("job", census, s="sex") == scoped_key("job", census, s="sex")
+
+
+#: dataset B: other columns than census (a row number, a colour, a size and a label)
+B_CSV = ("n,colour,size,grp\n" + "".join(
+    f"{i},{'rgb'[i % 3]},{(i * 7) % 11},{'ab'[(i // 2) % 2]}\n" for i in range(60))).encode()
+
+
+def test_switching_dataset_leaves_no_setting_of_the_old_one(open_page):
+    at = open_page("data")
+    at.selectbox(key="data_sample").set_value("census").run()  # dataset A, sensitive sex
+    at.switch_page("views/compare.py").run()
+    at.multiselect(key="cmp_sensitive").set_value(["sex", "age"]).run()  # the page's own override
+    at.session_state["imposter_sensitive"] = "sex"  # as the IMPOSTER page leaves it
+    at.session_state["sskm_columns"] = ["age", "sex"]
+    at.switch_page("views/data.py").run()
+    at.switch_page("views/compare.py").run()
+    assert at.multiselect(key="cmp_sensitive").value == ["sex", "age"]  # same dataset: kept
+    at.switch_page("views/data.py").run()
+    at.radio(key="data_source").set_value("Upload a CSV").run()  # dataset B
+    at.file_uploader(key="data_upload").set_value(("b.csv", B_CSV, "text/csv")).run()
+    at.selectbox(key="data_label_b").set_value("grp").run()
+    at.multiselect(key="data_sensitive_b").set_value(["colour"]).run()
+    assert at.session_state["pux_dataset"].identifiers == ("n",)
+    at.switch_page("views/compare.py").run()
+    assert_clean(at)
+    assert at.multiselect(key="cmp_sensitive").value == ["colour"]  # B's Data page marks
+    assert "n" not in at.multiselect(key="cmp_sensitive").options
+    kept = at.session_state["pux_kept_settings"]
+    for key in ("imposter_sensitive", "sskm_columns"):
+        assert key not in at.session_state and key not in kept
+
+
+def test_a_page_override_of_the_roles_is_said_in_words():
+    from core.data import load_sample
+    from dashboard.state import role_override_text
+
+    census = load_sample("census")  # label income, sensitive sex
+    assert role_override_text(census, label="income", sensitive=["sex"]) is None
+    text = role_override_text(census, sensitive="race")
+    assert "sensitive 'race' (the Data page marks 'sex')" in text
+    assert "label" not in text.split(";")[0]
