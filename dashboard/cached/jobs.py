@@ -115,15 +115,29 @@ class JobPool:
                 return 0
 
     def expected_wait(self, job: "BackgroundJob") -> float | None:
-        """Rough seconds until ``job`` starts, from the durations of finished jobs."""
-        pos = self.position(job)
-        if pos == 0:
-            return 0.0
+        """Rough seconds until ``job`` starts: what is left of the running jobs plus the jobs
+        ahead of it in line, each at the mean duration of finished jobs of its kind (its
+        ``name``; the mean over kinds for a kind not seen yet), shared among the slots.
+        None while no job has finished (nothing to go on)."""
+        now = time.monotonic()
         with self._cond:
-            known = [sum(d) / len(d) for d in self._durations.values() if d]
-        if not known:
+            try:
+                pos = self._waiting.index(job) + 1
+            except ValueError:
+                return 0.0
+            means = {name: sum(d) / len(d) for name, d in self._durations.items() if d}
+            running = [(j.name, j.started_at) for j in self._running]
+            ahead = [j.name for j in list(self._waiting)[:pos - 1]]
+        if not means:
             return None
-        return pos * (sum(known) / len(known)) / max(1, self.slots)
+        default = sum(means.values()) / len(means)
+        work = 0.0
+        for name, started in running:
+            expected = means.get(name, default)
+            spent = 0.0 if started is None else now - started
+            work += max(expected - spent, 0.1 * expected)  # a job past its mean still needs a while
+        work += sum(means.get(name, default) for name in ahead)
+        return work / max(1, self.slots)
 
     def counts(self) -> tuple[int, int]:
         """(running, waiting)."""
@@ -159,6 +173,10 @@ class JobPool:
                 self.wake()
 
 
+#: seconds from the last progress a page saw to the end, per kind of job (see seconds_left)
+_TAILS: dict[str, deque[float]] = {}
+_TAILS_LOCK = threading.Lock()
+
 POOL = JobPool(MAX_RUNNING)
 #: setup steps (feature selection, sensitivities, the SSKM_DP map, detection): short, needed
 #: before a page can draw, so they never wait behind trainings; a few at once at most
@@ -183,6 +201,9 @@ class BackgroundJob:
         self.session_id = current_session_id()
         self.pool = POOL if pool is None else pool
         self.started_at: float | None = None
+        self._first_seen: tuple[float, float] | None = None  # (time, fraction) of the first estimate
+        self._last_seen: float | None = None  # the last estimate asked for
+        self.working_at: float | None = None  # the first progress of the work proper
         self.cancelled = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -208,7 +229,11 @@ class BackgroundJob:
             try:
                 self._work()
             finally:
-                self.pool.release(self, time.monotonic() - self.started_at)
+                ended = time.monotonic()
+                self.pool.release(self, ended - self.started_at)
+                if self._last_seen is not None and not self._stop.is_set():
+                    with _TAILS_LOCK:  # the time after the last progress, for the next estimate
+                        _TAILS.setdefault(self.name, deque(maxlen=10)).append(ended - self._last_seen)
         except BaseException as exc:  # shown on the page as one sentence
             self.error = exc
         finally:
@@ -240,13 +265,52 @@ class BackgroundJob:
         return (f"Waiting for a free worker: {pos}{suffix} in line{about} "
                 f"({self.pool.slots} job(s) run at once on this server).")
 
-    def time_left(self, fraction: float) -> str:
-        """', about 12 s left' from the time spent and the ``fraction`` done ('' before the
-        job starts, at 0 or 1, or under a second): one estimate for every progress bar."""
+    def mark_working(self) -> None:
+        """Say that the work proper has begun (its first progress): the time before it
+        (starting a process, importing torch) is left out of the pace."""
+        with self._lock:
+            if self.working_at is None:
+                self.working_at = time.monotonic()
+
+    def seconds_left(self, fraction: float) -> float | None:
+        """Seconds until the job ends, from the pace of its progress (None before it starts
+        or at 0 or 1).
+
+        The pace is measured from the first time the page asked (``fraction`` then) to now;
+        until the progress has moved by 1 % it is the pace since the work began
+        (:meth:`mark_working`, else the job's start). A pace taken from the job's start
+        made a training's first estimates up to 20 times too long (its process starts for
+        seconds before the first iteration). What jobs of this kind took after their last
+        progress (drawing the sample, sending the model back) is added; before any has
+        finished, half the start-up of this one.
+        ``benchmarks/bench_estimates.py`` measures each estimate against the real time left.
+        """
         if self.started_at is None or not 0 < fraction < 1:
-            return ""
-        left = (time.monotonic() - self.started_at) / fraction * (1 - fraction)
-        return f", about {left:.0f} s left" if left >= 1 else ""
+            return None
+        now = time.monotonic()
+        with self._lock:
+            if self._first_seen is None or fraction < self._first_seen[1]:
+                self._first_seen = (now, fraction)
+            t0, f0 = self._first_seen
+            self._last_seen = now
+            began = self.working_at if self.working_at is not None else self.started_at
+        if fraction - f0 >= 0.01 and now - t0 >= 0.5:
+            pace = (now - t0) / (fraction - f0)
+        else:
+            pace = (now - began) / fraction
+        with _TAILS_LOCK:
+            tails = _TAILS.get(self.name)
+            tail = sum(tails) / len(tails) if tails else None
+        if tail is None:  # no job of this kind finished yet: half its start-up (measured: a
+            # training's 12 s start-up and 6 s after its last iteration on a loaded server)
+            tail = 0.5 * (began - self.started_at)
+        return pace * (1 - fraction) + tail
+
+    def time_left(self, fraction: float) -> str:
+        """', about 12 s left' (:meth:`seconds_left`; '' before the job starts, at 0 or 1,
+        or under a second): one estimate for every progress bar."""
+        left = self.seconds_left(fraction)
+        return f", about {left:.0f} s left" if left is not None and left >= 1 else ""
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job ends (tests and the CLI); True when it ended."""

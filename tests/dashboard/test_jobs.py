@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import dashboard.cached.jobs as jobs
 from dashboard.cached.jobs import BackgroundJob, JobPool
 
@@ -102,3 +104,52 @@ def test_time_left_extrapolates_the_time_spent():
     assert job.time_left(0.25) == ", about 30 s left"
     assert job.time_left(0.0) == job.time_left(1.0) == ""
     assert job.time_left(0.999) == ""  # under a second left
+
+
+def test_time_left_leaves_out_the_start_up_of_the_job():
+    import time
+
+    job = _Sleeper(JobPool(1))
+    job.started_at = time.monotonic() - 20.0  # twenty seconds of start-up before any progress
+    job.time_left(0.01)  # the page first asks at 1 %
+    job._first_seen = (time.monotonic() - 1.0, 0.01)  # one second later it is at 11 %
+    left = job.seconds_left(0.11)
+    assert 8.0 <= left <= 10.0  # 10 % per second: about 9 s left, not the 160 s the start-up implies
+
+
+def test_expected_wait_uses_the_duration_of_each_kind_of_job():
+    import time
+
+    pool = JobPool(1)
+    pool._durations = {"long": jobs.deque([100.0]), "short": jobs.deque([1.0])}
+    running, queued = _Sleeper(pool), _Sleeper(pool)
+    running.name, queued.name = "short", "long"
+    running.started_at = time.monotonic() - 0.5
+    pool._running.add(running)
+    pool._waiting.extend([queued])
+    assert pool.expected_wait(queued) == pytest.approx(0.5, abs=0.2)  # what is left of the short job
+    pool._running.clear()
+    long_running = _Sleeper(pool)
+    long_running.name, long_running.started_at = "long", time.monotonic() - 10.0
+    pool._running.add(long_running)
+    assert pool.expected_wait(queued) == pytest.approx(90.0, abs=1.0)
+
+
+def test_time_left_adds_what_jobs_of_its_kind_took_after_their_last_progress(monkeypatch):
+    import time
+
+    monkeypatch.setattr(jobs, "_TAILS", {"sleeper": jobs.deque([4.0])})
+    job = _Sleeper(JobPool(1))
+    job.started_at = time.monotonic() - 10.0
+    job.working_at = job.started_at
+    assert job.seconds_left(0.5) == pytest.approx(10.0 + 4.0, abs=0.1)
+
+
+def test_time_left_before_any_job_finished_counts_half_the_start_up(monkeypatch):
+    import time
+
+    monkeypatch.setattr(jobs, "_TAILS", {})
+    job = _Sleeper(JobPool(1))
+    job.started_at = time.monotonic() - 10.0
+    job.working_at = job.started_at + 6.0  # six seconds of start-up, four of work for 50 %
+    assert job.seconds_left(0.5) == pytest.approx(4.0 + 3.0, abs=0.1)
