@@ -7,7 +7,8 @@ the numbers that decide it. The paper's words come from the reproduction registr
 - :func:`fig6_claim`: some attributes reach theta; which one leaks most (the NMI ranking).
 - :func:`table1_claim`: in setting B the attacker's accuracy on s is within ``tolerance``
   (0.03) of the majority share for every classifier, while the label's accuracy stays
-  within ``utility_drop`` (0.05) of setting A.
+  within ``utility_drop`` (0.05) of setting A; "cannot be judged" when on the real table
+  the attacker (or the label's model) does no better than the constant guess.
 - :func:`fig7_claim`: at kRR's budget where its s-accuracy matches IMPOSTER's (the kRR
   curve interpolated), kRR's label accuracy is lower than IMPOSTER's.
 - :func:`table2_claim`: a lower theta protects more attributes; setting-B s-accuracy is
@@ -93,7 +94,11 @@ def table1_claim(table: pd.DataFrame, *, tolerance: float = 0.03, utility_drop: 
     Returns
     -------
     Claim
-        Cannot be judged when the table lacks setting A or B, or the majority share.
+        Cannot be judged when the table lacks setting A or B, or the majority share, and
+        when the reference already explains the result: on the real table (setting A) the
+        best classifier's accuracy on s is within its Wilson interval of the majority share
+        (no leak to remove: B at the floor proves nothing), or its label accuracy within
+        that of the label's majority share (no utility to keep).
     """
     table = check_table(table, [], name="table")
     tolerance = _tolerance(tolerance, "tolerance")
@@ -104,6 +109,9 @@ def table1_claim(table: pd.DataFrame, *, tolerance: float = 0.03, utility_drop: 
         return Claim(f"{_PAPER}, Table 1", paper, None,
                      "The table lacks setting A or B (or the majority share), so there is nothing to compare.")
     floor = float(table.attrs["majority_synthetic"])
+    no_leak = _no_leak_on_real(table)
+    if no_leak is not None:
+        return Claim(f"{_PAPER}, Table 1", paper, None, no_leak)
     b_s = table[("B", "sensitive", "accuracy")].astype(float)
     drop = (table[("A", "label", "accuracy")] - table[("B", "label", "accuracy")]).astype(float)
     gap = (b_s - floor).abs()
@@ -116,6 +124,42 @@ def table1_claim(table: pd.DataFrame, *, tolerance: float = 0.03, utility_drop: 
                f"({'within' if util_ok else 'beyond'} {utility_drop:g}, worst {drop.idxmax()}), "
                f"over {n} classifier{'s' if n != 1 else ''}.")
     return Claim(f"{_PAPER}, Table 1", paper, leak_ok and util_ok, finding)
+
+
+def _no_leak_on_real(table: pd.DataFrame) -> str | None:
+    """Why Table 1 cannot be judged, or None: on the real table (setting A) no classifier
+    predicts s better than the majority share by more than its Wilson interval (so there
+    was no leak to remove), or none predicts the label better than its majority share (so
+    there is no utility to keep)."""
+    from core.metrics import proportion_interval
+
+    n = table.attrs.get("n_test_real")
+    sens = table.attrs.get("sensitive", "s")
+    lab = table.attrs.get("label", "the label")
+
+    def explained(values: pd.Series, reference: float) -> tuple[bool, float]:
+        best = float(values.astype(float).max())
+        if n:  # the best accuracy's Wilson interval reaches down to the reference
+            return bool(proportion_interval(best * int(n), int(n))[0] <= reference), best
+        return bool(best <= reference), best
+
+    reasons = []
+    s_ref = float(table.attrs.get("majority_real", float("nan")))
+    if math.isfinite(s_ref):
+        flat, best = explained(table[("A", "sensitive", "accuracy")], s_ref)
+        if flat:
+            reasons.append(f"on the real table the best attacker predicts {sens} with {_g(best)}, within the "
+                           f"interval of the constant guess (majority share {_g(s_ref)}): there is no leak "
+                           "to remove")
+    l_ref = float(table.attrs.get("label_majority_real", float("nan")))
+    if math.isfinite(l_ref):
+        flat, best = explained(table[("A", "label", "accuracy")], l_ref)
+        if flat:
+            reasons.append(f"the best model predicts {lab} on the real table with {_g(best)}, within the "
+                           f"interval of the constant guess ({_g(l_ref)}): there is no utility to keep")
+    if not reasons:
+        return None
+    return "Cannot be judged: " + "; ".join(reasons) + "."
 
 
 # ---------------------------------------------------------------------------- Fig. 7

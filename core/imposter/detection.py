@@ -1,9 +1,24 @@
-"""Implicit-privacy detection (paper 002, Definition 2 and Algorithm 1).
+"""Implicit-privacy detection (paper 002, Definition 2 and Algorithm 1), against a null.
 
-An attribute is a candidate implicit-privacy attribute when its normalised mutual
-information with the sensitive attribute ``s`` reaches ``theta``; the candidate set is
-kept when a classifier predicting ``s`` from it reaches ``tau >= beta`` (cross-validated
-accuracy or F1), otherwise nothing is flagged.
+Two rules, both always computed:
+
+* **The default rule** (``rule="default"``): an attribute is implicit only when it predicts
+  the sensitive attribute ``s`` better than the majority share by a margin a held-out
+  estimate supports. Per attribute, a cheap classifier (the most common ``s`` in each of
+  the attribute's values, numeric attributes in ``bins`` quantile bins) predicts ``s``
+  out of fold (``folds``-fold stratified cross-validation, the same folds for every
+  attribute); the constant guess (the training folds' most common ``s``) is scored on the
+  same rows. The per-row difference (model correct - constant guess correct) has mean
+  ``gain``; its normal interval (``confidence``, Bonferroni-corrected over the attributes
+  tested) gives ``gain_lo`` / ``gain_hi``, and the attribute is flagged when
+  ``gain_lo > min_gain`` (0 by default). No permutation null is drawn: under independence
+  the per-value majority can only match or lose to the constant guess out of fold, so the
+  interval of a noise column sits at or below 0. A table with no leak flags nothing.
+* **The paper's rule** (``rule="paper"``, Algorithm 1): candidates are the attributes whose
+  normalised mutual information with ``s`` reaches ``theta``; the candidate set is kept
+  when a classifier predicting ``s`` from it reaches ``tau >= beta`` (cross-validated
+  accuracy or F1), otherwise nothing is flagged. It has no reference: with a 0.9 majority
+  share and beta = 0.7 it flags attributes that predict nothing. The reproductions use it.
 
 The formula printed as Eq. 7, (H(x|s) + H(s|x)) / H(x, s), is a distance (0 for identical
 variables, 1 for independent ones), while the text and Fig. 6 use NMI as a similarity
@@ -33,6 +48,7 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
+from core.metrics import proportion_interval
 from core.progress import Progress, report, stage
 from core.validation import (
     DataError,
@@ -43,7 +59,10 @@ from core.validation import (
     draw_seed,
 )
 
-__all__ = ["DetectionResult", "detect_implicit", "nmi_scores", "discretize"]
+__all__ = ["DetectionResult", "RULES", "detect_implicit", "gain_scores", "nmi_scores", "discretize"]
+
+#: the two detection rules: the held-out gain over the constant guess, and Algorithm 1
+RULES = ("default", "paper")
 
 
 @dataclass(frozen=True)
@@ -70,8 +89,27 @@ class DetectionResult:
     majority_share : float
         Accuracy of always guessing the most common value of ``s`` (the no-leak floor).
     implicit : tuple of str
-        The detected implicit-privacy attributes: the candidates when tau >= beta, else
-        empty (Algorithm 1 returns the empty set).
+        The detected implicit-privacy attributes by ``rule``: :attr:`default_implicit` or
+        :attr:`paper_implicit`.
+    bins : int
+        Quantile bins of numeric attributes (NMI and the default rule's classifier).
+    rule : {"default", "paper"}
+        Which verdict :attr:`implicit` holds.
+    paper_implicit : tuple of str
+        The paper's verdict: the candidates when tau >= beta, else empty.
+    default_implicit : tuple of str
+        The default verdict: attributes whose gain interval lies above ``min_gain``. The
+        ``scores`` columns ``accuracy``, ``majority_accuracy`` (the constant guess on the
+        same out-of-fold rows), ``gain``, ``gain_lo``, ``gain_hi`` and ``flagged`` (default
+        verdict), ``paper_flagged`` (paper's verdict) give each attribute's numbers.
+    confidence : float
+        Family-wise coverage of the gain intervals (Bonferroni over the attributes).
+    min_gain : float
+        The margin the gain's lower bound must exceed.
+    n_tested : int
+        Rows the gains and tau were measured on (after ``max_rows``).
+    tau_interval : (float, float)
+        Wilson interval of tau when it is an accuracy (NaNs otherwise).
     """
 
     sensitive: str
@@ -85,11 +123,27 @@ class DetectionResult:
     majority_share: float
     implicit: tuple[str, ...] = field(default=())
     bins: int = 10
+    rule: str = "default"
+    paper_implicit: tuple[str, ...] = field(default=())
+    default_implicit: tuple[str, ...] = field(default=())
+    confidence: float = 0.95
+    min_gain: float = 0.0
+    n_tested: int = 0
+    tau_interval: tuple[float, float] = (float("nan"), float("nan"))
 
     @property
     def detected(self) -> bool:
-        """True when the candidate set passed the (theta, beta) check."""
+        """True when the rule in force flagged at least one attribute."""
         return bool(self.implicit)
+
+    def gains(self, attributes: Sequence[str] | None = None) -> pd.DataFrame:
+        """``attribute``, ``gain``, ``gain_lo``, ``gain_hi`` of ``attributes`` (default:
+        every scored attribute), in the order of :attr:`scores`."""
+        cols = ["attribute", "gain", "gain_lo", "gain_hi"]
+        out = self.scores[[c for c in cols if c in self.scores.columns]]
+        if attributes is not None:
+            out = out[out["attribute"].isin(list(attributes))]
+        return out.reset_index(drop=True)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able summary."""
@@ -99,6 +153,10 @@ class DetectionResult:
             "tau": None if math.isnan(self.tau) else self.tau,
             "majority_share": self.majority_share,
             "candidates": list(self.candidates), "implicit": list(self.implicit),
+            "rule": self.rule, "paper_implicit": list(self.paper_implicit),
+            "default_implicit": list(self.default_implicit), "confidence": self.confidence,
+            "min_gain": self.min_gain, "n_tested": self.n_tested,
+            "tau_interval": [None if math.isnan(v) else v for v in self.tau_interval],
             "scores": self.scores.to_dict(orient="records"),
         }
 
@@ -182,6 +240,88 @@ def nmi_scores(
     return out.sort_values("nmi", ascending=False, kind="mergesort").reset_index(drop=True)
 
 
+
+def _majority_per_code(codes: np.ndarray, y: np.ndarray, n_classes: int, fallback: int) -> np.ndarray:
+    """The most common class of ``y`` per code (ties and unseen codes: ``fallback``)."""
+    table = np.zeros((int(codes.max()) + 1 if codes.size else 1, n_classes))
+    np.add.at(table, (codes, y), 1.0)
+    table[:, fallback] += 0.5  # a tie goes to the constant guess: never a gain by chance
+    return table.argmax(axis=1)
+
+
+def gain_scores(
+    frame: pd.DataFrame, sensitive: str, columns: Sequence[str], *, bins: int = 10, folds: int = 3,
+    confidence: float = 0.95, random_state: RandomState = 0,
+) -> pd.DataFrame:
+    """Each attribute's held-out gain over the constant guess in predicting ``sensitive``.
+
+    Per attribute, the most common value of ``sensitive`` in each of its values (numeric
+    attributes in ``bins`` quantile bins) is learned on the training folds and predicted on
+    the held-out fold; the constant guess is the training folds' most common value. Unseen
+    values and ties fall back to the constant guess.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows to test (no missing ``sensitive``).
+    sensitive : str
+        The explicit privacy attribute.
+    columns : sequence of str
+        The attributes to test.
+    bins : int
+        Quantile bins of numeric attributes.
+    folds : int
+        Stratified cross-validation folds (the same for every attribute).
+    confidence : float in (0, 1)
+        Family-wise coverage: each interval has coverage ``1 - (1 - confidence) / m`` for
+        ``m`` attributes (Bonferroni), so a table with no leak flags nothing with
+        probability about ``confidence`` or more.
+    random_state : int, Generator or None
+        Seeds the folds.
+
+    Returns
+    -------
+    DataFrame
+        ``attribute``, ``accuracy`` (the attribute's classifier, out of fold),
+        ``majority_accuracy`` (the constant guess on the same rows), ``gain`` (their
+        difference), ``gain_lo``, ``gain_hi`` (the interval of the mean paired difference).
+    """
+    from scipy.stats import norm
+
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
+    rng = check_random_state(random_state)
+    y, _ = encode_target(frame[sensitive].astype(object))
+    y = np.asarray(y, dtype=np.int64)
+    n, n_classes = len(y), int(y.max()) + 1 if len(y) else 1
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=draw_seed(rng))
+    splits = list(cv.split(np.zeros(n), y))
+    constant = np.empty(n, dtype=np.int64)
+    for train, test in splits:
+        constant[test] = np.bincount(y[train], minlength=n_classes).argmax()
+    const_ok = (constant == y).astype(float)
+    m = max(len(columns), 1)
+    z = float(norm.ppf(1 - (1 - float(confidence)) / (2 * m)))
+    rows = []
+    for col in columns:
+        codes = discretize(frame[col], bins=bins, numeric=_is_numeric(frame, col)) + 1  # missing -> 0
+        pred = np.empty(n, dtype=np.int64)
+        for train, test in splits:
+            fallback = int(np.bincount(y[train], minlength=n_classes).argmax())
+            lookup = _majority_per_code(codes[train], y[train], n_classes, fallback)
+            seen = codes[test] < len(lookup)
+            pred[test] = fallback
+            pred[test[seen]] = lookup[codes[test][seen]]
+        diff = (pred == y).astype(float) - const_ok
+        gain = float(diff.mean()) if n else float("nan")
+        half = z * float(diff.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan")
+        rows.append({"attribute": col, "accuracy": float((pred == y).mean()),
+                     "majority_accuracy": float(const_ok.mean()), "gain": gain,
+                     "gain_lo": gain - half, "gain_hi": gain + half})
+    return pd.DataFrame(rows, columns=["attribute", "accuracy", "majority_accuracy", "gain", "gain_lo",
+                                       "gain_hi"])
+
+
 def _cv_score(
     frame: pd.DataFrame, sensitive: str, columns: Sequence[str], *, classifier: str,
     metric: str, folds: int, rng: np.random.Generator, progress: Progress | None = None,
@@ -244,8 +384,16 @@ def detect_implicit(
     max_rows: int | None = 20_000,
     random_state: RandomState = 0,
     progress: Progress | None = None,
+    rule: str = "default",
+    confidence: float = 0.95,
+    min_gain: float = 0.0,
 ) -> DetectionResult:
-    """Find the (theta, beta)-implicit privacy attributes for ``sensitive`` (Algorithm 1).
+    """Find the implicit privacy attributes for ``sensitive``: by the default rule (a held-out
+    gain over the constant guess) or by the paper's (theta, beta) rule (Algorithm 1).
+
+    Both verdicts are always computed (:attr:`DetectionResult.default_implicit`,
+    :attr:`DetectionResult.paper_implicit`); ``rule`` picks the one in
+    :attr:`DetectionResult.implicit`. See the module docstring for the two rules.
 
     Parameters
     ----------
@@ -276,6 +424,19 @@ def detect_implicit(
         Seeds the subsample, the folds and the classifier.
     progress : callable(fraction, message), optional
         Told each attribute's NMI and each fold of the attacker (:mod:`core.progress`).
+    rule : {"default", "paper"}
+        "default": an attribute is implicit when the lower end of its gain interval over
+        the constant guess exceeds ``min_gain`` (theta and beta do not enter). "paper":
+        Algorithm 1's theta/beta rule (the reproductions use it).
+    confidence : float in (0, 1)
+        Family-wise coverage of the gain intervals (Bonferroni over the attributes tested).
+    min_gain : float in [0, 1)
+        The margin over the constant guess the gain's lower bound must exceed.
+
+    Returns
+    -------
+    DetectionResult
+        ``implicit`` is empty when the rule flags nothing (then there is nothing to protect).
     """
     if isinstance(frame, Dataset):
         frame = frame.frame
@@ -289,6 +450,16 @@ def detect_implicit(
         raise ValueError(f"metric must be 'accuracy' or 'f1', got {metric!r}.")
     if classifier not in CLASSIFIERS:
         raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}.")
+    if rule not in RULES:
+        raise ValueError(f"rule must be 'default' (a held-out gain over the constant guess) or 'paper' "
+                         f"(Algorithm 1's theta and beta), got {rule!r}.")
+    for name, value in (("confidence", confidence), ("min_gain", min_gain)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
+    if not 0 <= min_gain < 1:
+        raise ValueError(f"min_gain must lie in [0, 1), got {min_gain!r}.")
     folds = check_positive_int(folds, name="folds", minimum=2)
     counts = _check_sensitive(frame, sensitive, folds)
     rng = check_random_state(random_state)
@@ -298,17 +469,29 @@ def detect_implicit(
     scores["candidate"] = scores["nmi"] >= theta
     candidates = tuple(scores.loc[scores["candidate"], "attribute"])
     majority = float(counts.max() / counts.sum())
+    work = frame[frame[sensitive].notna()]
+    if max_rows is not None and len(work) > max_rows:
+        idx = rng.choice(len(work), size=max_rows, replace=False)
+        work = work.iloc[np.sort(idx)]
     tau = float("nan")
-    if candidates:
-        work = frame[frame[sensitive].notna()]
-        if max_rows is not None and len(work) > max_rows:
-            idx = rng.choice(len(work), size=max_rows, replace=False)
-            work = work.iloc[np.sort(idx)]
+    tau_interval = (float("nan"), float("nan"))
+    if candidates:  # first, so the paper's tau draws from the generator as it always did
         tau = _cv_score(work, sensitive, candidates, classifier=classifier, metric=metric,
-                        folds=folds, rng=rng, progress=stage(progress, 0.2, 1.0, "The attacker's check"))
-    implicit = candidates if candidates and tau >= beta else ()
+                        folds=folds, rng=rng, progress=stage(progress, 0.2, 0.9, "The attacker's check"))
+        if metric == "accuracy":
+            tau_interval = proportion_interval(tau * len(work), len(work))
+    report(progress, 0.9, "Each attribute against the constant guess")
+    gains = gain_scores(work, sensitive, list(scores["attribute"]), bins=bins, folds=folds,
+                        confidence=confidence, random_state=rng)
+    scores = scores.merge(gains, on="attribute", how="left")
+    scores["flagged"] = scores["gain_lo"] > min_gain
+    default_implicit = tuple(scores.loc[scores["flagged"], "attribute"])
+    paper_implicit = candidates if candidates and tau >= beta else ()
+    scores["paper_flagged"] = scores["attribute"].isin(paper_implicit)
     return DetectionResult(
         sensitive=sensitive, scores=scores, theta=theta, beta=beta, candidates=candidates,
         tau=tau, metric=metric, classifier=classifier, majority_share=majority,
-        implicit=implicit, bins=bins,
+        implicit=paper_implicit if rule == "paper" else default_implicit, bins=bins, rule=rule,
+        paper_implicit=paper_implicit, default_implicit=default_implicit, confidence=float(confidence),
+        min_gain=float(min_gain), n_tested=len(work), tau_interval=tau_interval,
     )

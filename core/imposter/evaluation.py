@@ -140,8 +140,10 @@ def evaluate_settings(
     DataFrame
         Index: classifier (XGBoost, GBDT, RF, MLP, LR). Columns: a MultiIndex
         (setting, task, metric) with setting in A / B / TSTR, task "sensitive" or
-        "label", metric "accuracy" or "f1". ``attrs`` holds the column names and the
-        majority shares of ``sensitive`` in the real and synthetic test sets.
+        "label", metric "accuracy" or "f1". ``attrs`` holds the column names, the
+        majority shares of ``sensitive`` (``majority_real``, ``majority_synthetic``) and of
+        ``label`` (``label_majority_real``, ``label_majority_synthetic``) in the test sets,
+        and the test sets' sizes (``n_test_real``, ``n_test_synthetic``: for intervals).
     """
     real_f, syn_f = _frame(real), _frame(synthetic)
     implicit = list(implicit)
@@ -160,6 +162,10 @@ def evaluate_settings(
         majority_synthetic=_majority_share(splits[("syn", "sensitive")][1], sensitive),
         label_majority_real=float(splits[("real", "label")][1][label].astype(str)
                                   .value_counts(normalize=True).max()),
+        label_majority_synthetic=float(splits[("syn", "label")][1][label].astype(str)
+                                       .value_counts(normalize=True).max()),
+        n_test_real=int(len(splits[("real", "sensitive")][1])),
+        n_test_synthetic=int(len(splits[("syn", "sensitive")][1])),
     )
     return table
 

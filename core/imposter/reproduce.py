@@ -91,8 +91,9 @@ def _start(data_dir, quick: bool, random_state):
 
 
 def _detect(ds, rng, theta: float = 0.01):
+    # the paper's theta/beta rule (Algorithm 1): the reproductions keep the paper's detection
     return detect_implicit(ds.frame, SENSITIVE, theta=theta, beta=0.7, classifier="lr",
-                           random_state=draw_seed(rng))
+                           random_state=draw_seed(rng), rule="paper")
 
 
 def _train(ds, implicit, params: dict, seed: int, progress: Progress):

@@ -14,6 +14,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from core.audit_cases import AuditCase, krr_case
@@ -33,9 +34,12 @@ from core.imposter import claims as _claims
 from core.imposter.evaluation import lambda_sweep as _lambda_sweep
 from core.imposter.evaluation import marginal_tv
 from core.imposter.evaluation import theta_sweep as _theta_sweep
+from core.imposter.detection import DetectionResult
+from core.metrics import below_reference
 from core.imposter.reproduce import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
 from dashboard.cached.jobs import BackgroundJob, run_in_child
 from dashboard.cached.sweeps import Sweep
+from dashboard.safe import md
 
 #: the paper's numbers (the reproduction registry, the one source), for the charts
 PAPER = {"Table 1": PAPER_TABLE1, "Table 2": PAPER_TABLE2, "Fig. 7": PAPER_FIG7, "Fig. 8": PAPER_FIG8}
@@ -92,6 +96,7 @@ class TrainingJob(BackgroundJob):
         self.synthetic: pd.DataFrame | None = None
 
     def _callback(self, event: dict) -> None:
+        self.mark_working()
         with self._lock:
             self._events.append(event)
             self.total = event["iterations"]
@@ -235,14 +240,174 @@ def label_options(dataset: Dataset, sensitive: str) -> list[str]:
     return [c for c in frame.columns if c != sensitive and _categorical(frame, c)]
 
 
-def default_label(dataset: Dataset, choices: list[str]) -> str:
-    """The dataset's label when it is among ``choices``, else the first choice."""
-    return dataset.label if dataset.label in choices else choices[0]
+def default_label(dataset: Dataset, choices: list[str], schema: PublicSchema | None = None) -> str:
+    """The Data page's label (``schema.label``, else the dataset's) when it is among
+    ``choices``, else the first choice."""
+    for candidate in ((schema.label if schema is not None else None), dataset.label):
+        if candidate in choices:
+            return candidate
+    return choices[0]
 
 
 def protect_options(dataset: Dataset, sensitive: str) -> list[str]:
-    """The attributes D2 may protect: every column but the sensitive one."""
-    return [c for c in dataset.frame.columns if c != sensitive]
+    """The attributes D2 may protect: every column but the sensitive one and the identifiers."""
+    ids = set(dataset.identifiers)
+    return [c for c in dataset.frame.columns if c != sensitive and c not in ids]
+
+
+# ------------------------------------------------------------------ one dataset, one state
+#: the page's widgets that name columns: checked against the current dataset, reset on a switch
+COLUMN_KEYS = ("imposter_sensitive", "imposter_label", "imposter_audit_col")
+#: the session key of the dataset (fingerprint) the column widgets were set for
+COLUMNS_OF = "imposter_columns_of"
+#: the session's trainings, one per dataset (fingerprint), the last few datasets
+JOBS_KEY, _MAX_JOBS = "imposter_jobs", 3
+
+
+def without_identifiers(dataset: Dataset, schema: PublicSchema | None = None) -> tuple[Dataset, tuple[str, ...]]:
+    """``dataset`` without its identifier columns (the dataset's and the reviewed schema's,
+    never the label or a sensitive column), and their names: they are never scored,
+    synthesized or published."""
+    cols = set(dataset.frame.columns)
+    roles = {dataset.label, *dataset.sensitive}
+    found = list(dataset.identifiers) + (list(schema.identifiers) if schema is not None else [])
+    ids = tuple(c for c in dict.fromkeys(found) if c in cols and c not in roles)
+    if not ids:
+        return dataset, ()
+    return dataset.with_identifiers(ids).without_identifiers(), ids
+
+
+def forget_other_dataset(state: Any, dataset: Dataset) -> bool:
+    """On a dataset switch (another fingerprint than the column widgets were set for), drop
+    the column widgets' values, so they start again from the Data page's roles; True when
+    it did. The first visit keeps them (a shared link's settings), checked by
+    :func:`check_columns`."""
+    fp = dataset.fingerprint()
+    before = state.get(COLUMNS_OF)
+    state[COLUMNS_OF] = fp
+    if before is None or before == fp:
+        return False
+    for key in [*COLUMN_KEYS, *[k for k in list(state.keys()) if str(k).startswith("imposter_implicit_")]]:
+        if key in state:
+            del state[key]
+    return True
+
+
+def check_columns(state: Any, key: str, options: list[str]) -> None:
+    """Drop the value of the column widget ``key`` when it names a column not among
+    ``options`` (another dataset's column): the widget then starts from its default."""
+    if key not in state:
+        return
+    value = state[key]
+    values = value if isinstance(value, (list, tuple)) else [value]
+    if any(v is not None and v not in options for v in values):
+        del state[key]
+
+
+def implicit_key(dataset: Dataset, sensitive: str, *settings: Any) -> str:
+    """The protected-set widget's key: the dataset's fingerprint, s and the detection's
+    settings (a new detection starts a new set from its verdict)."""
+    import hashlib
+
+    digest = hashlib.sha1(repr((sensitive, settings)).encode()).hexdigest()[:10]
+    return f"imposter_implicit_{dataset.fingerprint()}_{digest}"
+
+
+def session_jobs(state: Any) -> dict:
+    """The session's trainings by dataset fingerprint (a dict kept in ``state``)."""
+    jobs = state.get(JOBS_KEY)
+    if not isinstance(jobs, dict):
+        jobs = state[JOBS_KEY] = {}
+    return jobs
+
+
+def keep_job(jobs: dict, dataset: Dataset, job: TrainingJob) -> None:
+    """Keep ``job`` as the training of ``dataset`` (the oldest dataset's goes first)."""
+    fp = dataset.fingerprint()
+    jobs.pop(fp, None)
+    jobs[fp] = job
+    while len(jobs) > _MAX_JOBS:
+        old = jobs.pop(next(iter(jobs)))
+        if old.running:
+            old.stop()
+
+
+# ------------------------------------------------------------------ detection: the two verdicts
+#: the two rules, as the page names them
+RULE_NAMES = {"default": "the default rule (gain over the constant guess)",
+              "paper": "the paper's rule (theta, beta)"}
+
+
+def _gain_text(scores: pd.DataFrame, attributes) -> str:
+    rows = scores.set_index("attribute")
+    return ", ".join(f"{md(a)} {rows.loc[a, 'gain']:+.3f} [{rows.loc[a, 'gain_lo']:+.3f}, "
+                     f"{rows.loc[a, 'gain_hi']:+.3f}]" for a in attributes)
+
+
+def verdict_lines(det: DetectionResult, *, sensitive: str) -> list[tuple[str, str]]:
+    """The two verdicts side by side, as (``st`` function, markdown) pairs: the default
+    rule's (with each flagged attribute's gain and interval) and the paper's (with the
+    gain of each attribute it flags); names escaped."""
+    s = md(sensitive)
+    lines: list[tuple[str, str]] = []
+    if det.default_implicit:
+        lines.append(("success", f"**Default rule:** {len(det.default_implicit)} attribute(s) predict {s} better "
+                                 f"than the constant guess ({det.majority_share:.3f}): "
+                                 f"{_gain_text(det.scores, det.default_implicit)} (gain, {det.confidence:.0%} "
+                                 "interval)."))
+    else:
+        lines.append(("info", f"**Default rule:** no implicit attribute found: no attribute predicts {s} "
+                              f"better than always guessing its most common value ({det.majority_share:.3f}) "
+                              "by a margin its held-out interval supports. IMPOSTER has nothing to remove."))
+    tau = "n/a" if det.tau != det.tau else f"{det.tau:.3f}"
+    lo, hi = det.tau_interval
+    tau_ci = f" [{lo:.3f}, {hi:.3f}]" if lo == lo and hi == hi else ""
+    if det.paper_implicit:
+        zero = [a for a in det.paper_implicit if a not in det.default_implicit]
+        text = (f"**The paper's rule:** flags {_gain_text(det.scores, det.paper_implicit)} (tau = {tau}{tau_ci} "
+                f"≥ beta = {det.beta:g}; majority share {det.majority_share:.3f}).")
+        if zero:
+            text += (f" {len(zero)} of them gain nothing the held-out interval supports: the paper's rule has "
+                     "no reference.")
+        lines.append(("warning" if zero else "success", text))
+    elif det.candidates:
+        lines.append(("warning", f"**The paper's rule:** flags nothing: the {len(det.candidates)} candidate(s) "
+                                 f"predict {s} with tau = {tau}{tau_ci} < beta = {det.beta:g}."))
+    else:
+        lines.append(("warning", f"**The paper's rule:** flags nothing: no attribute reaches theta = "
+                                 f"{det.theta:g}."))
+    if det.metric == "accuracy" and det.tau == det.tau:
+        sentence = below_reference(det.tau, det.majority_share)
+        if sentence:
+            lines.append(("warning", "The paper's tau: " + sentence))
+    return lines
+
+
+def flagged_gains(det: DetectionResult) -> pd.DataFrame:
+    """One row per attribute either rule flags: its held-out accuracy, gain and interval,
+    NMI and the two verdicts (the table under the detection chart)."""
+    flagged = set(det.default_implicit) | set(det.paper_implicit)
+    rows = det.scores[det.scores["attribute"].isin(flagged)]
+    return pd.DataFrame({
+        "attribute": rows["attribute"].astype(str),
+        "held-out accuracy": rows["accuracy"].astype(float),
+        "gain": rows["gain"].astype(float), "gain: lower end": rows["gain_lo"].astype(float),
+        "gain: upper end": rows["gain_hi"].astype(float), "NMI": rows["nmi"].astype(float),
+        "default rule": np.where(rows["flagged"], "implicit", "–"),
+        "paper's rule": np.where(rows["paper_flagged"], "implicit", "–"),
+    }).reset_index(drop=True)
+
+
+def nothing_to_protect(det: DetectionResult, *, presenting: bool = False) -> str:
+    """The sentence beside a disabled Train: no attribute chosen to protect, and why."""
+    if not det.default_implicit:
+        text = ("No implicit attribute found, so IMPOSTER has nothing to remove: training it would only copy "
+                "the table.")
+    else:
+        text = "No attribute is chosen to protect, so there is nothing to train for."
+    if not presenting:
+        text += " Choose attributes to protect above to train anyway."
+    return text
 
 
 def batch_size(n_rows: int) -> int:
@@ -270,6 +435,37 @@ def tradeoff_points(point_table: pd.DataFrame) -> tuple[tuple[float, float], tup
     point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
     real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
     return point, real, float(point_table.attrs["majority_synthetic"])
+
+
+def table1_references(table: pd.DataFrame) -> list[str]:
+    """Table 1's accuracies that fall to their constant guess, said in words
+    (:func:`core.metrics.below_reference`): the attacker on the real table (no leak to
+    remove) and each label accuracy (A, B, train synthetic / test real)."""
+    sens, lab = table.attrs.get("sensitive", "s"), table.attrs.get("label", "the label")
+    out = []
+    checks = [(("A", "sensitive", "accuracy"), "majority_real",
+               f"On the real table the attacker predicting {md(sens)} from the implicit attributes", " — "
+               "there was no leak to remove"),
+              (("A", "label", "accuracy"), "label_majority_real", f"On the real table {md(lab)}", ""),
+              (("B", "label", "accuracy"), "label_majority_synthetic", f"On the synthetic table {md(lab)}", ""),
+              (("TSTR", "label", "accuracy"), "label_majority_real",
+               f"Trained on the synthetic table and tested on the real one, {md(lab)}", "")]
+    for col, ref_key, who, tail in checks:
+        if col not in table.columns or ref_key not in table.attrs:
+            continue
+        for clf, value in table[col].astype(float).items():
+            sentence = below_reference(value, float(table.attrs[ref_key]))
+            if sentence:
+                out.append(f"{who} ({md(clf)}): {sentence}{tail}")
+    return out
+
+
+def tradeoff_references(point: tuple[float, float], label_majority: float | None) -> list[str]:
+    """IMPOSTER's label accuracy under its constant guess, said in words (empty otherwise)."""
+    if label_majority is None:
+        return []
+    sentence = below_reference(point[1], float(label_majority))
+    return [f"IMPOSTER's synthetic table, label accuracy: {sentence}"] if sentence else []
 
 
 def krr_note(implicit: list[str] | tuple[str, ...], columns: list[str],

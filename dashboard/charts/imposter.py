@@ -10,7 +10,8 @@ from plotly.subplots import make_subplots
 from dashboard.charts import plotly_text
 from dashboard.palette import color, log_ticks
 
-__all__ = ["nmi_bars", "nmi_data", "training_curves", "training_data", "table1_bars", "table1_data",
+__all__ = ["nmi_bars", "nmi_data", "detection_chart", "detection_data", "REFERENCE_NAME", "MODEL_NAME",
+           "training_curves", "training_data", "table1_bars", "table1_data",
            "tradeoff", "krr_vs_epsilon", "krr_data", "table1_display", "fidelity_summary",
            "marginal_tv_bars", "marginal_tv_data", "table2_chart", "table2_data", "fig8_chart",
            "fig8_data", "PAPER_NAME"]
@@ -19,6 +20,9 @@ _MARGIN = dict(l=10, r=10, t=50, b=10)
 _SENS_COLOR, _LABEL_COLOR = "#1f77b4", "#ff7f0e"
 #: how the paper's own numbers are labelled beside ours
 PAPER_NAME = "paper (Adult)"
+#: the reference lines of every accuracy chart (the project's convention)
+REFERENCE_NAME, MODEL_NAME = "majority class (constant guess)", "non-private model"
+_REF_COLOR = "#7f7f7f"
 
 
 def _on(title: str, data: str | None) -> str:
@@ -67,6 +71,75 @@ def nmi_bars(scores: pd.DataFrame, *, theta: float, implicit=(), data: str | Non
     fig.add_hline(y=theta, line_dash="dash", line_color="black",
                   annotation_text=f"theta = {theta:g}", annotation_position="top right")
     fig.update_layout(height=360, margin=_MARGIN, legend_title_text="")
+    return fig
+
+
+_GAIN = "gain over the constant guess"
+_STATUS_COLORS = {"flagged": "#d62728", "not flagged": "#9e9e9e",
+                  "implicit": "#d62728", "candidate (failed beta)": "#ff7f0e", "below theta": "#9e9e9e"}
+
+
+def detection_data(scores: pd.DataFrame, *, theta: float, default_implicit=(), paper_implicit=(),
+                   majority: float | None = None) -> pd.DataFrame:
+    """The two panels of :func:`detection_chart`, one row per attribute (in the order of
+    ``scores``): its NMI with s and its status under the paper's rule (implicit, candidate
+    that failed beta, below theta), theta; its held-out accuracy, the constant guess's,
+    the gain and its interval and its status under the default rule (flagged or not)."""
+    out = nmi_data(scores, theta=theta, implicit=paper_implicit).rename(columns={"status": "paper's rule"})
+    flagged = scores["attribute"].isin(set(default_implicit)).to_numpy()
+    for col, name in (("accuracy", "held-out accuracy from the attribute"),
+                      ("majority_accuracy", REFERENCE_NAME), ("gain", _GAIN),
+                      ("gain_lo", "gain: lower end"), ("gain_hi", "gain: upper end")):
+        out[name] = scores[col].to_numpy(dtype=float) if col in scores.columns else np.nan
+    out["default rule"] = np.where(flagged, "flagged", "not flagged")
+    if majority is not None:
+        out["majority share of s"] = float(majority)
+    return out
+
+
+def detection_chart(scores: pd.DataFrame, *, theta: float, default_implicit=(), paper_implicit=(),
+                    majority: float | None = None, sensitive: str = "s", data: str | None = None) -> go.Figure:
+    """Detection, both rules side by side, one row per attribute: left, the held-out gain
+    over the constant guess with its interval (error bars) and the zero line (the default
+    rule flags an attribute whose whole interval lies right of 0); right, the NMI with s
+    and the theta line (the paper's rule). Drawn from :func:`detection_data`."""
+    df = detection_data(scores, theta=theta, default_implicit=default_implicit,
+                        paper_implicit=paper_implicit, majority=majority).iloc[::-1]  # largest NMI on top
+    names = [plotly_text(a) for a in df["attribute"]]
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.06, subplot_titles=(
+        "Default rule: gain", "Paper's rule: NMI"))
+    gain = df[_GAIN].to_numpy(dtype=float)
+    lo, hi = df["gain: lower end"].to_numpy(dtype=float), df["gain: upper end"].to_numpy(dtype=float)
+    for status in ("flagged", "not flagged"):
+        m = (df["default rule"] == status).to_numpy()
+        if not m.any():
+            continue
+        fig.add_trace(go.Scatter(
+            x=gain[m], y=[n for n, k in zip(names, m) if k], mode="markers", name=f"default rule: {status}",
+            marker=dict(size=10, color=_STATUS_COLORS[status], symbol="diamond"),
+            error_x=dict(type="data", symmetric=False, array=np.nan_to_num(hi[m] - gain[m]),
+                         arrayminus=np.nan_to_num(gain[m] - lo[m]), color=_STATUS_COLORS[status]),
+            hovertemplate="%{y}: gain %{x:+.3f}<extra></extra>", legendgroup="default"), row=1, col=1)
+    fig.add_vline(x=0, line_dash="dash", line_color=_REF_COLOR, row=1, col=1)  # the constant guess
+    for status in ("implicit", "candidate (failed beta)", "below theta"):
+        m = (df["paper's rule"] == status).to_numpy()
+        if not m.any():
+            continue
+        fig.add_trace(go.Bar(x=df.loc[m, _NMI], y=[n for n, k in zip(names, m) if k], orientation="h",
+                             name=f"paper's rule: {status}", marker_color=_STATUS_COLORS[status],
+                             hovertemplate="%{y}: NMI %{x:.4f}<extra></extra>", legendgroup="paper"),
+                      row=1, col=2)
+    fig.add_vline(x=theta, line_dash="dash", line_color="black", row=1, col=2)  # theta
+    span = np.nanmax(np.abs(np.concatenate([lo, hi, [0.02]])))
+    fig.update_xaxes(title_text="gain (0 = constant guess)", range=[-1.1 * span, 1.1 * span], zeroline=False,
+                     row=1, col=1)
+    fig.update_xaxes(title_text=f"NMI (theta = {theta:g})", rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(categoryorder="array", categoryarray=names)
+    fig.update_yaxes(title_text="attribute", row=1, col=1)
+    fig.update_layout(
+        title=_on(f"Which attributes give {plotly_text(sensitive)} away", data),
+        height=max(300, 110 + 24 * len(df)), margin=dict(l=10, r=10, t=70, b=10), barmode="overlay",
+        showlegend=False, bargap=0.25)  # the colours are the verdicts: red flagged (the caption says)
     return fig
 
 
@@ -147,6 +220,12 @@ def table1_display(table: pd.DataFrame, *, paper: dict | None = None) -> pd.Data
         f"{_SETTING_NAMES.get(s, s)} · predict {sens if t == 'sensitive' else label} · {m}"
         for s, t, m in table.columns
     ]
+    ours = ~out.index.str.endswith("(paper, Adult)")
+    for key, name in (("majority_real", f"{REFERENCE_NAME} · {sens} (real)"),
+                      ("majority_synthetic", f"{REFERENCE_NAME} · {sens} (synthetic)"),
+                      ("label_majority_real", f"{REFERENCE_NAME} · {label} (real)")):
+        if key in table.attrs:
+            out[name] = np.where(ours, float(table.attrs[key]), np.nan)
     return out
 
 
@@ -175,6 +254,8 @@ def table1_data(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | 
                          ignore_index=True)
     if metric == "accuracy" and "majority_synthetic" in table.attrs:
         long[f"majority share of {sens} (synthetic)"] = float(table.attrs["majority_synthetic"])
+    if metric == "accuracy" and "label_majority_real" in table.attrs:
+        long[f"majority share of {label} (real)"] = float(table.attrs["label_majority_real"])
     return long
 
 
@@ -194,9 +275,11 @@ def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | 
                  facet_col="task", range_y=[0, 1], labels={"classifier": "classifier"},
                  title=_on(title, data), **hatched)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-    if metric == "accuracy" and "majority_synthetic" in table.attrs:
-        fig.add_hline(y=table.attrs["majority_synthetic"], line_dash="dash", col=1,
-                      annotation_text="majority share", annotation_position="bottom left")
+    if metric == "accuracy":
+        for col, key in ((1, "majority_synthetic"), (2, "label_majority_real")):
+            if key in table.attrs:
+                fig.add_hline(y=float(table.attrs[key]), line_dash="dash", line_color=_REF_COLOR, col=col,
+                              annotation_text=REFERENCE_NAME, annotation_position="bottom left")
     fig.update_layout(height=400, margin=dict(l=10, r=10, t=80, b=10), legend_title_text="")
     return fig
 
@@ -241,9 +324,12 @@ def krr_data(curve: pd.DataFrame, *, imposter: tuple[float, float] | None = None
 
 def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
              majority: float | None = None, real: tuple[float, float] | None = None,
-             paper: dict | None = None, data: str | None = None) -> go.Figure:
+             paper: dict | None = None, data: str | None = None,
+             label_majority: float | None = None) -> go.Figure:
     """Privacy (x: accuracy predicting s, lower is better) against utility (y: label
-    accuracy, higher is better): the kRR curve over epsilon and IMPOSTER's point; with
+    accuracy, higher is better): the kRR curve over epsilon and IMPOSTER's point, the
+    constant guesses as dashed grey lines (``majority`` for s, ``label_majority`` for the
+    label) and the real data's model (setting A, the non-private model); with
     ``paper`` (PAPER_FIG7) the paper's kRR and IMPOSTER points on Adult as hollow
     markers (drawn from :func:`krr_data`)."""
     on_data = data
@@ -269,7 +355,11 @@ def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
                                  marker=dict(size=13, symbol="star-open" if who == "IMPOSTER" else "circle-open",
                                              color=color(who), line=dict(width=2))))
     if majority is not None:
-        fig.add_vline(x=majority, line_dash="dash", annotation_text="no leak (majority share)")
+        fig.add_vline(x=majority, line_dash="dash", line_color=_REF_COLOR,
+                      annotation_text=f"{REFERENCE_NAME}: no leak")
+    if label_majority is not None:
+        fig.add_hline(y=label_majority, line_dash="dash", line_color=_REF_COLOR,
+                      annotation_text=f"{REFERENCE_NAME}: label", annotation_position="bottom right")
     fig.update_layout(height=380, margin=_MARGIN,
                       title=_on("Privacy vs utility: kRR over epsilon and IMPOSTER", on_data),
                       xaxis_title="accuracy predicting the sensitive attribute",
@@ -278,9 +368,13 @@ def tradeoff(curve: pd.DataFrame, *, imposter: tuple[float, float] | None,
 
 
 def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None = None,
-                   sensitive: str = "sensitive", label: str = "label", data: str | None = None) -> go.Figure:
+                   sensitive: str = "sensitive", label: str = "label", data: str | None = None,
+                   majority: float | None = None, label_majority: float | None = None,
+                   real: tuple[float, float] | None = None) -> go.Figure:
     """Fig. 7: accuracy of both tasks on kRR-perturbed data against epsilon (log scale),
-    IMPOSTER's two accuracies as horizontal lines (drawn from :func:`krr_data`)."""
+    IMPOSTER's two accuracies as horizontal lines, the constant guesses (``majority``,
+    ``label_majority``: dashed grey) and the real data's model (``real``, setting A: the
+    non-private model, dotted grey). Drawn from :func:`krr_data`."""
     on_data = data
     data = krr_data(curve, imposter=imposter, sensitive=sensitive, label=label)
     s_col, l_col = data.columns[2], data.columns[3]
@@ -295,6 +389,12 @@ def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None 
                       annotation_text=f"IMPOSTER {sensitive}")
         fig.add_hline(y=imposter[1], line_dash="dot", line_color=_LABEL_COLOR,
                       annotation_text=f"IMPOSTER {label}")
+    for value, text, dash in ((majority, f"{REFERENCE_NAME}: {sensitive}", "dash"),
+                              (label_majority, f"{REFERENCE_NAME}: {label}", "dash"),
+                              (None if real is None else real[1], f"{MODEL_NAME}: {label}", "dot")):
+        if value is not None and np.isfinite(value):
+            fig.add_hline(y=float(value), line_dash=dash, line_color=_REF_COLOR, annotation_text=text,
+                          annotation_position="bottom left")
     fig.update_xaxes(type="log", title_text="epsilon (per perturbed value, log scale)", **log_ticks(c["epsilon"]))
     fig.update_yaxes(title_text="accuracy")
     fig.update_layout(title=_on("Accuracy on kRR-perturbed data vs epsilon (Fig. 7)", on_data), height=380,

@@ -2,7 +2,11 @@
 numbers beside ours and one computed sentence (a claim box) saying whether its claim holds
 on the data at hand.
 
-1. Detection (Algorithm 1): NMI bars of each attribute with s (Fig. 6) and its claim.
+1. Detection: theta and beta beside the chart of both rules, the default (each attribute's
+   held-out gain over always guessing the most common s, with its interval) and the
+   paper's Algorithm 1 (NMI bars, Fig. 6, and tau >= beta), their two verdicts side by side
+   and the Fig. 6 claim. The default verdict starts the protected set; when it finds
+   nothing the page says so and IMPOSTER has nothing to remove.
 2. Protection (Algorithm 2): the training curves of a live, stoppable training; then the
    sweeps, each started by its button as a background job with progress and Stop and kept
    for every session once finished: theta (Table 2, the paper's numbers dashed) and lambda
@@ -11,6 +15,12 @@ on the data at hand.
    marginal fidelity of the synthetic table (not in the paper).
 4. kRR against IMPOSTER (Fig. 7), with the paper's two points and its claim.
 5. The synthetic table for download.
+
+One dataset, one state: column settings start from the Data page's roles and are dropped
+on a dataset switch; trainings are kept per dataset fingerprint and every other result is
+keyed by it, so another dataset's result never shows. Identifier columns are left out.
+Every accuracy stands beside its constant guess (the majority share), said in words when
+it falls to it.
 
 Everything that computes lives in :mod:`dashboard.cached.imposter`; the charts are pure
 functions of :mod:`dashboard.charts.imposter`.
@@ -29,7 +39,8 @@ from dashboard.components.chart_data import show_chart
 from dashboard.components.claims import claim_box
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import live_job, setup_view, sweep_on_request, sweep_view
-from dashboard.components.preamble import choose_sensitive, page_data, stop_until_chosen
+from dashboard.components.preamble import choose_sensitive, page_data
+from dashboard.components.present import control_hint, is_presenting
 from dashboard.components.privacy import audit_panel, guarantee_box, release_download
 from dashboard.safe import md
 
@@ -37,84 +48,111 @@ from dashboard.state import current_schema, show_error
 
 st.title("IMPOSTER: implicit privacy")
 st.caption(
-    "Paper 002. Some public attributes give a sensitive one away (relationship = Husband "
-    "says sex = Male). IMPOSTER finds them (normalised mutual information, then an attacker's "
-    "classifier) and publishes a synthetic table in which they no longer predict the "
-    "sensitive attribute, while the label stays predictable. This is not differential "
-    "privacy: the generator is trained on the raw data."
+    "Paper 002. Some public attributes give a sensitive one away (relationship = Husband says sex = Male). "
+    "IMPOSTER finds them and publishes a synthetic table in which they no longer predict it, while the "
+    "label stays predictable. Not differential privacy: the generator is trained on the raw data."
 )
 
 page = page_data("census", needs_sensitive=True)
-dataset, seed = page.dataset, page.seed
+seed = page.seed
+# one dataset, one state: the Data page's roles are where every setting starts; identifiers
+# (row numbers, keys) are left out of detection, training and the release
+schema = current_schema(page.dataset)
+dataset, identifiers = cached.without_identifiers(page.dataset, schema)
+if identifiers:
+    st.caption(f"Identifier column(s) left out (never scored, synthesized or published): "
+               f"{', '.join(md(c) for c in identifiers)}. The Data page's identifier setting changes this.")
+cached.forget_other_dataset(st.session_state, dataset)
 
 sens_options = cached.sensitive_options(dataset)
 if not sens_options:
     st.error("This table has no categorical column with 2 to 20 values to protect; "
              "mark such a column as sensitive on the Data page, or bin a numeric one.")
     st.stop()
+cached.check_columns(st.session_state, "imposter_sensitive", sens_options)
 
 c1, c2 = st.columns(2)
 sensitive = choose_sensitive(c1, "Sensitive attribute s", sens_options, dataset, key="imposter_sensitive",
                              help="The explicit privacy attribute the published table must not give away.")
-stop_until_chosen(sensitive, dataset, "Choose the sensitive attribute above: {marked}IMPOSTER has nothing "
-                  "to protect until you do (it hides what the other attributes say about it).")
+if not sensitive:
+    marked = "this table marks none, so " if not dataset.sensitive else ""
+    st.info(("No sensitive attribute is marked for this table: mark one on the Data page (leave the "
+             "presentation first); IMPOSTER has nothing to protect until then.") if is_presenting() else
+            f"Choose the sensitive attribute above: {marked}IMPOSTER has nothing to protect until you do "
+            "(it hides what the other attributes say about it).", icon=":material/touch_app:")
+    st.stop()
 label_choices = cached.label_options(dataset, sensitive)
 if not label_choices:
     st.error("There is no other categorical column to use as the label (2 to 20 values).")
     st.stop()
+cached.check_columns(st.session_state, "imposter_label", label_choices)
 label = c2.selectbox("Label (utility target)", label_choices,
-                     index=label_choices.index(cached.default_label(dataset, label_choices)),
+                     index=label_choices.index(cached.default_label(dataset, label_choices, schema)),
                      key="imposter_label")
 
 # ------------------------------------------------------------------ 1. detection
-st.subheader("1 · Detection (Algorithm 1)")
-c1, c2, c3, c4 = st.columns(4)
-theta = c1.slider("theta (NMI threshold)", 0.0, 0.3, 0.01, 0.001, format="%.3f",
-                  key="imposter_theta",
-                  help="Attributes whose NMI with s reaches theta are candidates. Lower theta "
-                  "protects more attributes (and rewrites more of the table).")
-beta = c2.slider("beta (attacker threshold)", 0.0, 1.0, 0.7, 0.01, key="imposter_beta",
-                 help="The candidates count as implicit privacy when a classifier predicts s "
-                 "from them with a score of at least beta. Compare with the majority share.")
-det_clf = c3.selectbox("Attacker's classifier", CLASSIFIERS, index=CLASSIFIERS.index("lr"),
-                       format_func=CLASSIFIER_LABELS.get, key="imposter_det_clf")
-metric = c4.radio("Score tau", ["accuracy", "f1"], horizontal=True, key="imposter_metric")
-
-rewrite_label = st.checkbox(
-    "Let the label be rewritten too", value=False, key="imposter_rewrite_label",
-    help="Off: the label (the utility target) is left out of detection, so IMPOSTER never flags it as "
-    "an attribute to rewrite. On: it is scored like any other attribute.")
+st.subheader("1 · Detection: which attributes give s away")
+left, right = st.columns([1, 2.5])
+theta = left.slider("theta (paper's rule: NMI)", 0.0, 0.3, 0.01, 0.001, format="%.3f",
+                    key="imposter_theta",
+                    help="The paper's rule: attributes whose NMI with s reaches theta are candidates. Lower "
+                    "theta protects more attributes (and rewrites more of the table).")
+beta = left.slider("beta (paper's rule: tau)", 0.0, 1.0, 0.7, 0.01, key="imposter_beta",
+                   help="The paper's rule: the candidates count as implicit privacy when a classifier predicts "
+                   "s from them with a score of at least beta. It has no reference: compare with the "
+                   "majority share.")
+verdicts = left.container()
+with st.expander("Detection settings: the paper's attacker, the label, which verdict starts the protected set"):
+    e1, e2 = st.columns(2)
+    det_clf = e1.selectbox("The paper's attacker (tau)", CLASSIFIERS, index=CLASSIFIERS.index("lr"),
+                           format_func=CLASSIFIER_LABELS.get, key="imposter_det_clf")
+    metric = e2.radio("Score tau", ["accuracy", "f1"], horizontal=True, key="imposter_metric")
+    rule = e1.radio("Start the protected set from", list(cached.RULE_NAMES), format_func=cached.RULE_NAMES.get,
+                    key="imposter_rule",
+                    help="The default rule flags an attribute only when it predicts s better than always "
+                    "guessing the most common value, by a margin its held-out interval supports. The paper's "
+                    "rule flags the NMI >= theta candidates when tau >= beta, with no such reference.")
+    rewrite_label = e2.checkbox(
+        "Let the label be rewritten too", value=False, key="imposter_rewrite_label",
+        help="Off: the label (the utility target) is left out of detection, so IMPOSTER never flags it as "
+        "an attribute to rewrite. On: it is scored like any other attribute.")
 with page_errors(stop=True):
     det = setup_view("imposter_detection", cached.detection(dataset, sensitive, theta, beta, det_clf, metric, 10,
                                                             seed, () if rewrite_label else (label,)))
 
-show_chart(charts.nmi_bars(det.scores, theta=theta, implicit=det.implicit, data=dataset.name),
-           charts.nmi_data(det.scores, theta=theta, implicit=det.implicit),
-           name="imposter-nmi", key="imposter_nmi_chart", width="stretch")
+with right:
+    show_chart(charts.detection_chart(det.scores, theta=theta, default_implicit=det.default_implicit,
+                                      paper_implicit=det.paper_implicit, majority=det.majority_share,
+                                      sensitive=sensitive, data=dataset.name),
+               charts.detection_data(det.scores, theta=theta, default_implicit=det.default_implicit,
+                                     paper_implicit=det.paper_implicit, majority=det.majority_share),
+               name="imposter-detection", key="imposter_nmi_chart", width="stretch")
+with verdicts:
+    for kind, text in cached.verdict_lines(det, sensitive=sensitive):
+        getattr(st, kind)(text)
 st.caption(
-    "How to read: bar height is the NMI of each attribute with s (0 = independent, 1 = one "
-    "determines the other); the dashed line is theta; red bars are the detected implicit "
-    "attributes. Hover for Eq. 7 as printed in the paper (a distance: 1 = independent)."
+    f"How to read: left, how much better than always guessing the most common {md(sensitive)} "
+    f"(majority share {det.majority_share:.3f}) each attribute alone predicts it on held-out rows, with a "
+    f"{det.confidence:.0%} interval (Bonferroni over the attributes): the default rule flags an attribute "
+    "(red diamond) when its whole interval lies right of the dashed zero line; grey: not flagged. Right, the "
+    "paper's Fig. 6: NMI with s and the dashed theta line; red bars are the paper's verdict, orange candidates "
+    "whose tau missed beta, grey below theta."
 )
+flagged_table = cached.flagged_gains(det)
+if len(flagged_table):
+    st.dataframe(flagged_table.style.format({c: "{:+.3f}" for c in flagged_table.columns
+                                             if c.startswith("gain")} | {"held-out accuracy": "{:.3f}",
+                                                                         "NMI": "{:.4f}"}),
+                 hide_index=True, width="stretch", key="imposter_gains")
 claim_box(cached.fig6_claim(det.scores, theta, sensitive))
-tau_text = "n/a" if det.tau != det.tau else f"{det.tau:.3f}"
-m1, m2, m3 = st.columns(3)
-m1.metric("Candidates (NMI ≥ theta)", len(det.candidates))
-m2.metric(f"tau ({metric}, {CLASSIFIER_LABELS[det_clf]}, 3-fold)", tau_text)
-m3.metric("Majority share of s (no-leak floor)", f"{det.majority_share:.3f}")
-if det.implicit:
-    st.success(f"Implicit privacy attributes for **{md(sensitive)}**: {', '.join(md(c) for c in det.implicit)} "
-               f"(tau = {tau_text} ≥ beta = {beta:g}).")
-elif det.candidates:
-    st.warning(f"The {len(det.candidates)} candidate(s) predict {md(sensitive)} with tau = {tau_text} "
-               f"< beta = {beta:g}: Algorithm 1 flags nothing. Lower beta to protect them anyway.")
-else:
-    st.warning("No attribute reaches theta: lower theta.")
 
+protect_options = cached.protect_options(dataset, sensitive)
+start_set = [c for c in (det.paper_implicit if rule == "paper" else det.default_implicit) if c in protect_options]
 implicit = st.multiselect(
-    "Attributes D2 will protect", cached.protect_options(dataset, sensitive),
-    default=list(det.implicit), key=f"imposter_implicit_{sensitive}_{theta}_{beta}_{det_clf}_{metric}",
-    help="The detected set; you may add or remove attributes.")
+    "Attributes D2 will protect", protect_options, default=start_set,
+    key=cached.implicit_key(dataset, sensitive, theta, beta, det_clf, metric, rule, rewrite_label),
+    help="The detected set (by the rule chosen under Detection settings); you may add or remove attributes.")
+cached.check_columns(st.session_state, "imposter_audit_col", list(implicit))
 
 with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR", icon=":material/shield:"):
     guarantee_box(synthesizer_ledger(), expanded=True)
@@ -126,11 +164,11 @@ with st.expander("Privacy: what IMPOSTER and kRR guarantee, and an audit of kRR"
         st.caption("kRR (the baseline of section 4) is epsilon-locally-DP for each perturbed value; "
                    "the table it releases is not DP as a whole, because the other columns stay exact.")
         audit_panel("imposter", lambda: cached.krr_audit_case(dataset, audit_col, float(audit_eps),
-                                                               schema=current_schema(dataset)),
+                                                               schema=schema),
                     case_key=(dataset.fingerprint(), audit_col, float(audit_eps)), seed=seed,
                     default_runs=2000)
     else:
-        st.caption("Choose an attribute to protect to audit kRR on it.")
+        control_hint("Choose an attribute to protect to audit kRR on it.")
 
 # ------------------------------------------------------------------ 2. training
 st.subheader("2 · Protection: train IMPOSTER (Algorithm 2)")
@@ -141,15 +179,16 @@ if batch < 500:
                f"reduced to {batch} so each epoch sees several batches. With so few rows the generator can "
                "collapse to a few typical records; compare the synthetic table's spread with the real one "
                "below before using it.", icon=":material/warning:")
-c1, c2, c3 = st.columns(3)
-lam = c1.slider("lambda (weight of D2, Eq. 10)", 0.0, 10.0, 1.0, 0.1, key="imposter_lambda",
-                help="0 = VAE-CGAN, keeps every correlation. About 1 removes the leak; much "
-                "larger values trade utility for little more protection.")
-epochs = int(c2.number_input("Epochs", 1, 1000, 100 if small else 15, key="imposter_epochs",
-                             help=f"Passes over the data (batch size {batch})."))
-latent = int(c3.selectbox("Latent size", [8, 16, 32, 64], index=2, key="imposter_latent"))
-with st.expander("Advanced"):
-    v2_loss = st.radio(
+t_left, t_right = st.columns([1, 2.5])
+lam = t_left.slider("lambda (weight of D2, Eq. 10)", 0.0, 10.0, 1.0, 0.1, key="imposter_lambda",
+                    help="0 = VAE-CGAN, keeps every correlation. About 1 removes the leak; much "
+                    "larger values trade utility for little more protection.")
+with st.expander("Training settings: epochs, latent size, G's V2 term"):
+    k1, k2, k3 = st.columns(3)
+    epochs = int(k1.number_input("Epochs", 1, 1000, 100 if small else 15, key="imposter_epochs",
+                                 help=f"Passes over the data (batch size {batch})."))
+    latent = int(k2.selectbox("Latent size", [8, 16, 32, 64], index=2, key="imposter_latent"))
+    v2_loss = k3.radio(
         "G's V2 term", ["minimax", "capped", "confusion"], horizontal=True,
         key="imposter_v2_loss",
         help="minimax: Eq. 12 as in the paper (the default; samples come from averaged "
@@ -159,10 +198,12 @@ with st.expander("Advanced"):
 params = cached.training_params(lam, epochs, latent, batch, v2_loss)
 job_key = (dataset.fingerprint(), sensitive, tuple(implicit), params, seed)
 
-train = st.button("Train", type="primary", key="imposter_train", disabled=not implicit)
-job = st.session_state.get("imposter_job")
+train = t_left.button("Train", type="primary", key="imposter_train", disabled=not implicit)
+jobs = cached.session_jobs(st.session_state)
+job = jobs.get(dataset.fingerprint())  # never another dataset's training
 if not implicit:
-    st.info("Choose at least one attribute to protect before training.")
+    with t_left:
+        st.info(cached.nothing_to_protect(det, presenting=is_presenting()), icon=":material/info:")
 if train:
     if job is not None and job.running:
         job.stop()
@@ -171,7 +212,7 @@ if train:
         with page_errors(stop=True):
             job = cached.training_job(dataset, sensitive, tuple(implicit), params, seed)
         job.key = job_key
-    st.session_state["imposter_job"] = job
+    cached.keep_job(jobs, dataset, job)
 
 n_classes = cached.class_count(dataset, sensitive)
 
@@ -192,33 +233,36 @@ def _draw_progress() -> None:
 
 
 ready = False  # a finished model below: the sections after the sweeps need it
-if job is not None and job.running:
-    live_job(job, stop_key="imposter_stop", draw_progress=_draw_progress)
-elif job is None:
-    st.info("Press **Train** to fit the synthesizer; the curves grow live and **Stop** keeps "
-            "what was learned so far.")
-elif job.cancelled:
-    st.info("The training was stopped before it started; press **Train** to queue it again.")
-else:
-    _draw_progress()
-    if job.error is not None:
-        show_error(job.error)
+with t_right:
+    if job is not None and job.running:
+        live_job(job, stop_key="imposter_stop", draw_progress=_draw_progress)
+    elif job is None:
+        if implicit:
+            control_hint("Press **Train** to fit the synthesizer; the curves grow live and **Stop** keeps "
+                         "what was learned so far.")
+    elif job.cancelled:
+        control_hint("The training was stopped before it started; press **Train** to queue it again.")
     else:
-        ready = True
-        cached.remember_training(job.key, job)
-        model, synthetic = job.model, job.synthetic
-        if job.key != job_key:
-            st.info("The settings above changed since this model was trained; press **Train** to "
-                    "train with them. The results below are for the last model.")
-        state = "stopped early" if model.stopped_ else "finished"
-        st.success(f"Training {state} after {model.iterations_:,} iterations; "
-                   f"{len(synthetic):,} synthetic rows generated.")
+        _draw_progress()
+        if job.error is not None:
+            show_error(job.error)
+        else:
+            ready = True
+            cached.remember_training(job.key, job)
+            model, synthetic = job.model, job.synthetic
+            if job.key != job_key:
+                st.info("The settings above changed since this model was trained"
+                        + ("" if is_presenting() else "; press **Train** to train with them")
+                        + ". The results below are for the last model.")
+            state = "stopped early" if model.stopped_ else "finished"
+            st.success(f"Training {state} after {model.iterations_:,} iterations; "
+                       f"{len(synthetic):,} synthetic rows generated.")
 
 # ------------------------------------------------------------------ 2b. sweeps
 st.subheader("Sweeps: theta (Table 2) and lambda (Fig. 8)")
-st.caption("Each point of a sweep trains IMPOSTER once with the settings above (lambda, latent size, "
-           "G's V2 term) and scores one classifier in settings A and B. They run in the background "
-           "when you press their button; a finished sweep is kept for everyone with the same inputs.")
+control_hint("Each point of a sweep trains IMPOSTER once with the settings above (lambda, latent size, "
+             "G's V2 term) and scores one classifier in settings A and B. They run in the background "
+             "when you press their button; a finished sweep is kept for everyone with the same inputs.")
 c1, c2 = st.columns(2)
 sweep_clf = c1.selectbox("Classifier of the sweeps", CLASSIFIERS, index=CLASSIFIERS.index("xgboost"),
                          format_func=CLASSIFIER_LABELS.get, key="imposter_sweep_clf",
@@ -234,7 +278,8 @@ tab_theta, tab_lambda = st.tabs(["theta (Table 2)", "lambda (Fig. 8)"])
 def _sweep(slot: str, sweep, run_key: str, what: str):
     """The finished result of ``sweep``, or None: started by its button."""
     return sweep_on_request(slot, sweep, button=f"Run the {what} sweep", key=run_key,
-                            waiting=f"Nothing trained yet for these settings: press **Run the {what} sweep**.")
+                            waiting=("Nothing trained yet for these settings." if is_presenting() else
+                                     f"Nothing trained yet for these settings: press **Run the {what} sweep**."))
 
 
 with tab_theta:
@@ -265,7 +310,8 @@ with tab_lambda:
                                 key="imposter_lambdas",
                                 help="0 is the VAE-CGAN without D2; the paper finds about 1 best.")
     if not implicit:
-        st.info("Choose at least one attribute to protect above: the lambda sweep protects that set.")
+        st.info("The lambda sweep protects the chosen set, and it is empty: "
+                + cached.nothing_to_protect(det, presenting=is_presenting()))
     else:
         with page_errors():
             lambdas = cached.parse_grid(lambda_text, name="lambda", lo=0.0, hi=100.0)
@@ -308,6 +354,8 @@ if table is not None:
         "from all attributes — B and train-synthetic/test-real should stay close to A. Hatched bars "
         "and the rows marked (paper, Adult) are the paper's Table 1 for the same classifiers."
     )
+    for sentence in cached.table1_references(table):
+        st.warning(sentence, icon=":material/horizontal_rule:")
     claim_box(cached.table1_claim(table))
     shown = charts.table1_display(table, paper=cached.PAPER["Table 1"])
     st.dataframe(shown.style.format("{:.3f}", na_rep="–"), width="stretch", key="imposter_table1")
@@ -338,23 +386,30 @@ with page_errors(stop=True):
                                                              tuple(trained_implicit), (krr_clf,), seed))
 if curve is not None and point_table is not None:
     point, real, majority = cached.tradeoff_points(point_table)
+    label_majority = point_table.attrs.get("label_majority_real")
     c1, c2 = st.columns(2)
     with c1:
         show_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real,
-                                   paper=cached.PAPER["Fig. 7"], data=dataset.name),
+                                   paper=cached.PAPER["Fig. 7"], data=dataset.name,
+                                   label_majority=label_majority),
                    charts.krr_data(curve, imposter=point, real=real, majority=majority,
                                    paper=cached.PAPER["Fig. 7"]),
                    name="imposter-privacy-vs-utility", key="imposter_tradeoff", width="stretch")
-    c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful. "
+    c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful; "
+               "the grey dashed lines are the constant guesses (no leak, no utility). "
                "IMPOSTER beats kRR where its star lies above the kRR curve at the same x. Hollow "
                "markers: the paper's two points on Adult (section 5.6).")
     with c2:
         show_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label,
-                                         data=dataset.name),
+                                         data=dataset.name, majority=point_table.attrs.get("majority_real"),
+                                         label_majority=label_majority, real=real),
                    charts.krr_data(curve, imposter=point, sensitive=job.sensitive, label=label),
                    name="imposter-krr-vs-epsilon", key="imposter_krr_eps", width="stretch")
     c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
-               "the dotted lines are IMPOSTER's accuracies, which do not depend on epsilon.")
+               "the coloured dotted lines are IMPOSTER's accuracies, which do not depend on epsilon; grey "
+               "dashed, always guessing the most common value; grey dotted, the model on the real table.")
+    for sentence in cached.tradeoff_references(point, label_majority):
+        st.warning(sentence, icon=":material/horizontal_rule:")
     claim_box(cached.fig7_claim(curve, point))
 st.caption(cached.krr_note(trained_implicit, list(dataset.frame.columns), current_schema(dataset)))
 

@@ -106,7 +106,7 @@ def test_table1_bars_name_the_task_panels_and_keep_one_colour_per_setting():
 def test_table1_bars_draw_the_majority_share_in_the_sensitive_panel():
     fig = charts.table1_bars(_table())
     assert [(s.y0, s.xref) for s in fig.layout.shapes] == [(0.67, "x domain")]
-    assert "majority share" in [a.text for a in fig.layout.annotations]
+    assert charts.REFERENCE_NAME in [a.text for a in fig.layout.annotations]
     assert not charts.table1_bars(_table(), metric="f1").layout.shapes  # accuracy only
 
 
@@ -120,7 +120,8 @@ def test_table1_display_names_every_column():
     disp = charts.table1_display(_table())
     assert list(disp.columns[:4]) == ["A: real · predict sex · accuracy", "A: real · predict sex · f1",
                                       "A: real · predict income · accuracy", "A: real · predict income · f1"]
-    assert disp.to_numpy().tolist() == _table().to_numpy().tolist()
+    assert disp.iloc[:, :12].to_numpy().tolist() == _table().to_numpy().tolist()
+    assert list(disp.columns[12:]) == [f"{charts.REFERENCE_NAME} · sex (synthetic)"]  # the table's references
 
 
 # ---------------------------------------------------------------- trade-off and Fig. 7
@@ -315,3 +316,74 @@ def test_fig8_chart_draws_both_tasks_and_the_floor_on_named_axes():
     assert fig.layout.xaxis.title.text == "lambda (weight of D2)"
     assert fig.layout.yaxis.title.text == "score in setting B"
     assert "Fig. 8" in fig.layout.title.text and fig.layout.title.text.endswith("census")
+
+
+# ---------------------------------------------------------------- detection: both rules (issue 24)
+def _gain_scores():
+    s = _scores()
+    s["accuracy"] = [0.95, 0.90, 0.90]
+    s["majority_accuracy"] = 0.90
+    s["gain"] = [0.05, 0.0, 0.0]
+    s["gain_lo"] = [0.03, -0.01, 0.0]
+    s["gain_hi"] = [0.07, 0.01, 0.0]
+    return s
+
+
+def test_detection_chart_draws_gain_with_its_interval_and_the_zero_line():
+    fig = charts.detection_chart(_gain_scores(), theta=0.01, default_implicit=["a"], paper_implicit=["a", "b"],
+                                 majority=0.9, sensitive="sex")
+    flagged = next(t for t in fig.data if t.name == "default rule: flagged")
+    assert list(flagged.y) == ["a"] and list(flagged.x) == [0.05]
+    assert list(flagged.error_x.array) == pytest.approx([0.02])
+    assert list(flagged.error_x.arrayminus) == pytest.approx([0.02])
+    rest = next(t for t in fig.data if t.name == "default rule: not flagged")
+    assert sorted(rest.y) == ["b", "c"]
+    zero = [s for s in fig.layout.shapes if s.x0 == 0 and s.x1 == 0]
+    assert zero and zero[0].line.dash == "dash"
+    theta = [s for s in fig.layout.shapes if s.x0 == 0.01]
+    assert theta  # the paper's theta line in the NMI panel
+    paper = next(t for t in fig.data if t.name == "paper's rule: implicit")
+    assert sorted(paper.y) == ["a", "b"]
+    assert fig.layout.title.text == "Which attributes give sex away"
+
+
+def test_detection_data_carries_both_verdicts_and_the_reference():
+    df = charts.detection_data(_gain_scores(), theta=0.01, default_implicit=["a"], paper_implicit=["a", "b"],
+                               majority=0.9)
+    assert list(df["default rule"]) == ["flagged", "not flagged", "not flagged"]
+    assert list(df["paper's rule"]) == ["implicit", "implicit", "below theta"]
+    assert (df[charts.REFERENCE_NAME] == 0.9).all() and (df["majority share of s"] == 0.9).all()
+
+
+def test_detection_chart_escapes_attribute_names():
+    s = _gain_scores()
+    s["attribute"] = ["<a href='x'>a</a>", "b", "c"]
+    fig = charts.detection_chart(s, theta=0.01, default_implicit=[], paper_implicit=[])
+    assert not any("<a href" in str(y) for t in fig.data for y in (t.y or ()))
+
+
+def test_table1_bars_draw_both_constant_guesses():
+    t = _table()
+    t.attrs["label_majority_real"] = 0.76
+    fig = charts.table1_bars(t)
+    refs = [s for s in fig.layout.shapes if s.line.dash == "dash"]
+    assert sorted(s.y0 for s in refs) == [0.67, 0.76]
+    assert [a.text for a in fig.layout.annotations if "constant guess" in a.text] == [
+        charts.REFERENCE_NAME, charts.REFERENCE_NAME]
+
+
+def test_table1_display_puts_each_reference_beside_the_accuracies():
+    t = _table()
+    t.attrs.update(majority_real=0.668, label_majority_real=0.76)
+    disp = charts.table1_display(t)
+    assert disp[f"{charts.REFERENCE_NAME} · sex (real)"].tolist() == [0.668, 0.668]
+    assert disp[f"{charts.REFERENCE_NAME} · income (real)"].tolist() == [0.76, 0.76]
+
+
+def test_krr_charts_draw_the_constant_guesses_and_the_real_model():
+    fig = charts.tradeoff(_curve(), imposter=(0.67, 0.83), majority=0.6, label_majority=0.75)
+    assert any(s.y0 == 0.75 and s.line.dash == "dash" for s in fig.layout.shapes)
+    fig = charts.krr_vs_epsilon(_curve(), imposter=(0.67, 0.83), majority=0.6, label_majority=0.75,
+                                real=(0.84, 0.85))
+    ys = {(s.y0, s.line.dash) for s in fig.layout.shapes}
+    assert {(0.6, "dash"), (0.75, "dash"), (0.85, "dot")} <= ys

@@ -40,8 +40,14 @@ def _fast_evaluation(at):
     at.session_state["imposter_krr_clf"] = "lr"
 
 
+def _job(at):
+    """The session's training of the dataset shown (the page keeps one per dataset)."""
+    jobs = at.session_state["imposter_jobs"]
+    return jobs[at.session_state["imposter_columns_of"]]
+
+
 def _wait_for_job(at, timeout: float = 120.0):
-    job = at.session_state["imposter_job"]
+    job = _job(at)
     assert job.wait(timeout), "training did not end"
     at.run()
     return job
@@ -127,14 +133,16 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
         "imposter_tradeoff", "imposter_krr_eps"]
     assert_every_chart_has_its_csv(at)
     assert any("finished after 8 iterations" in s.value for s in at.success)
-    table = at.dataframe[0].value
+    frames = [d.value for d in at.dataframe]
+    assert "attribute" in frames[0].columns and "gain" in frames[0].columns  # the flagged attributes' gains
+    table = frames[1]
     assert list(table.index) == ["LR", "LR (paper, Adult)"]  # the paper's Table 1 row below ours
     claims = _claims(at)
     assert any("Paper 002, Table 1" in c for c in claims)
     assert any("Paper 002, Fig. 7" in c for c in claims)
     assert any("B: synthetic" in c for c in table.columns)
     # the leak, the income accuracy and the marginal TV side by side
-    fidelity = at.dataframe[1].value
+    fidelity = frames[2]
     assert list(fidelity.index) == ["LR"]
     assert {"one-way TV (marginals)", "two-way TV (pairs)"} <= set(fidelity.columns)
     assert any("predict sex (leak)" in c for c in fidelity.columns)
@@ -147,7 +155,7 @@ def test_stop_keeps_what_was_learned(open_page):
     _fast_evaluation(at)
     at.button(key="imposter_train").click().run()
     assert not at.exception
-    job = at.session_state["imposter_job"]
+    job = _job(at)
     deadline = time.monotonic() + 60  # the training process starts (imports torch), then iterates
     while job.progress()[0] < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -184,8 +192,9 @@ def test_synthetic_release_is_labelled_not_private_in_the_file(open_page):
     _wait_for_job(at)
     at.button(key="imposter_prepare").click().run()
     assert_clean(at)
-    header, table = read_release(at.session_state["imposter_prepared"]["csv"])
-    assert any(line.startswith("privacy: Not differentially private") for line in header)
+    table, meta = read_release(at.session_state["imposter_prepared"]["zip"])
+    assert meta["guarantee"].startswith("Not differentially private")
+    assert at.session_state["imposter_prepared"]["file_name"].endswith("-not-dp.zip")
     assert len(table) == 500
     assert at.get("download_button")
     assert "no overall guarantee" in " ".join(c.value for c in at.sidebar.caption)
@@ -216,7 +225,7 @@ def test_a_second_train_with_the_same_inputs_reuses_the_finished_model(open_page
     at.button(key="imposter_train").click().run()
     first = _wait_for_job(at)
     at.button(key="imposter_train").click().run()
-    assert at.session_state["imposter_job"] is first  # finished: shared read-only, no retraining
+    assert _job(at) is first  # finished: shared read-only, no retraining
 
 
 def test_choices_and_parameters_are_built_outside_the_page():
@@ -312,3 +321,172 @@ def test_a_tiny_lambda_sweep_runs_to_its_chart_and_claim(open_page):
     assert "imposter_fig8_chart" in [c.key for c in at.get("plotly_chart")]
     assert any("Paper 002, Fig. 8" in c for c in _claims(at))
     assert_every_chart_has_its_csv(at)
+
+
+# ---------------------------------------------------------------- issue 24: against a null, one state
+def _no_leak_table(n: int = 600, *, seed: int = 0):
+    """A 0.9-majority sensitive column beside pure-noise attributes, a label, and a row
+    number with gaps (an identifier)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.data import Dataset
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "row": np.sort(rng.choice(10 * n, size=n, replace=False)),
+        "noise_cat": rng.choice(list("pqrs"), size=n),
+        "noise_num": rng.normal(size=n).round(3),
+        "y": rng.choice(["yes", "no"], size=n),
+        "g": np.where(rng.random(n) < 0.9, "a", "b"),
+    })
+    return Dataset(frame, "y", ("g",), ("noise_num", "row"), ("noise_cat", "y", "g"), name="noleak",
+                   identifiers=("row",))
+
+
+def test_a_table_without_a_leak_says_so_and_has_nothing_to_protect(open_page):
+    at = _open(open_page, _no_leak_table())
+    assert_clean(at)
+    assert at.selectbox(key="imposter_sensitive").value == "g"  # the Data page's mark
+    text = " ".join(i.value for i in at.info)
+    assert "no implicit attribute found" in text and "nothing to remove" in text
+    protect = [m for m in at.multiselect if m.key and m.key.startswith("imposter_implicit_")][0]
+    assert protect.value == []  # nothing pre-selected
+    assert at.button(key="imposter_train").disabled
+    assert not any("relationship" in s.value for s in at.success)
+
+
+def test_the_papers_verdict_is_shown_beside_the_default_one(open_page):
+    at = _open(open_page, _no_leak_table())
+    at.slider(key="imposter_theta").set_value(0.0).run()
+    at.slider(key="imposter_beta").set_value(0.5).run()
+    assert_clean(at)
+    boxes = [b.value for b in (*at.success, *at.warning, *at.info)]
+    assert any(b.startswith("**Default rule:** no implicit attribute found") for b in boxes)
+    paper = [b for b in boxes if b.startswith("**The paper's rule:** flags")]
+    assert paper and "gain nothing the held-out interval supports" in paper[0]
+    protect = [m for m in at.multiselect if m.key and m.key.startswith("imposter_implicit_")][0]
+    assert protect.value == []  # the default rule starts the set
+
+
+def test_identifiers_are_never_scored_or_offered(open_page):
+    at = _open(open_page, _no_leak_table())
+    assert_clean(at)
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert '"row"' not in spec and '"noise_cat"' in spec
+    protect = [m for m in at.multiselect if m.key and m.key.startswith("imposter_implicit_")][0]
+    assert "row" not in protect.options
+
+
+def test_switching_dataset_shows_nothing_of_the_old_one(open_page):
+    at = _open(open_page, _small_census())
+    at.selectbox(key="imposter_sensitive").set_value("sex").run()
+    at.number_input(key="imposter_epochs").set_value(1).run()
+    _fast_evaluation(at)
+    at.button(key="imposter_train").click().run()
+    _wait_for_job(at)
+    assert "imposter_curves" in [c.key for c in at.get("plotly_chart")]
+    at.session_state["pux_dataset"] = _no_leak_table()  # the Data page switches the table
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="imposter_sensitive").value == "g"  # the new table's mark, not 'sex'
+    assert at.selectbox(key="imposter_label").value == "y"
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "imposter_curves" not in keys and "imposter_table1_chart" not in keys  # no old training
+    shown = " ".join(str(e.value) for kind in ("success", "info", "warning", "caption", "markdown")
+                     for e in getattr(at, kind)).replace("(relationship = Husband says", "")  # the intro
+    import re
+    assert "census" not in shown, [m.start() for m in re.finditer("census", shown)]
+    assert "relationship" not in shown, shown[max(0, shown.find("relationship") - 300):shown.find("relationship") + 100]
+    assert "relationship" not in at.get("plotly_chart")[0].proto.spec
+    assert not any("Training finished" in s.value for s in at.success)
+    # back to census: its own training is found again
+    at.session_state["pux_dataset"] = _small_census()
+    at.run()
+    assert_clean(at)
+    assert "imposter_curves" in [c.key for c in at.get("plotly_chart")]
+
+
+def test_presenting_shows_the_content_without_control_hints(open_page):
+    at = _open(open_page)
+    at.session_state["present"] = True
+    at.run()
+    assert_clean(at)
+    assert at.get("plotly_chart")  # the detection chart
+    captions = " ".join(c.value for c in at.caption)
+    assert "Press **Train**" not in captions and "Choose an attribute" not in captions
+
+
+def test_the_data_pages_new_mark_wins_over_the_old_setting(open_page):
+    at = _open(open_page, _small_census())
+    assert at.selectbox(key="imposter_sensitive").value == "sex"
+    census = _small_census()
+    at.session_state["pux_dataset"] = census.with_roles(label="income", sensitive=["relationship"])
+    at.run()
+    assert_clean(at)
+    assert at.selectbox(key="imposter_sensitive").value == "relationship"  # not the old 'sex'
+
+
+def test_a_column_of_another_dataset_is_dropped_not_shown(open_page):
+    from dashboard.cached import imposter as cached
+
+    state = {"imposter_sensitive": "relationship", "imposter_label": "income"}
+    cached.check_columns(state, "imposter_sensitive", ["g"])
+    cached.check_columns(state, "imposter_label", ["income", "y"])
+    assert state == {"imposter_label": "income"}
+
+
+def _det(frame, sensitive, **kw):
+    from core.imposter.detection import detect_implicit
+
+    return detect_implicit(frame, sensitive, random_state=0, **kw)
+
+
+def test_verdict_lines_name_each_flagged_attribute_with_its_gain_interval():
+    from dashboard.cached import imposter as cached
+
+    det = _det(_no_leak_table().frame.drop(columns=["row"]), "g", theta=0.0, beta=0.5)
+    lines = cached.verdict_lines(det, sensitive="g")
+    assert lines[0][0] == "info" and "no implicit attribute found" in lines[0][1]
+    assert lines[1][0] == "warning" and "noise\\_cat +0.000 [" in lines[1][1]  # names escaped
+    assert cached.flagged_gains(det)["default rule"].eq("–").all()
+    assert "nothing to remove" in cached.nothing_to_protect(det)
+    assert "Choose" not in cached.nothing_to_protect(det, presenting=True)  # no pointer at a hidden control
+
+
+def test_table1_references_say_when_an_accuracy_is_at_its_constant_guess():
+    import pandas as pd
+
+    from dashboard.cached import imposter as cached
+
+    cols = pd.MultiIndex.from_tuples([(s, t, "accuracy") for s in ("A", "B") for t in ("sensitive", "label")])
+    table = pd.DataFrame([[0.88, 0.80, 0.90, 0.70]], index=["LR"], columns=cols)
+    table.attrs.update(sensitive="g", label="y", majority_real=0.90, label_majority_real=0.75,
+                       label_majority_synthetic=0.76)
+    said = cached.table1_references(table)
+    assert len(said) == 2
+    assert said[0].startswith("On the real table the attacker predicting g") and "no leak to remove" in said[0]
+    assert said[1].startswith("On the synthetic table y (LR): 0.7 is below the constant guess (0.76)")
+
+
+def test_a_switch_drops_the_column_settings_but_a_first_visit_keeps_them():
+    from dashboard.cached import imposter as cached
+
+    census, other = _small_census(), _no_leak_table()
+    state = {"imposter_sensitive": "sex", "imposter_implicit_x": ["relationship"]}
+    assert not cached.forget_other_dataset(state, census)  # first visit: a shared link's settings stay
+    assert state["imposter_sensitive"] == "sex"
+    assert cached.forget_other_dataset(state, other)
+    assert "imposter_sensitive" not in state and "imposter_implicit_x" not in state
+    assert state[cached.COLUMNS_OF] == other.fingerprint()
+
+
+def test_the_papers_rule_can_start_the_protected_set(open_page):
+    at = _open(open_page, _no_leak_table())
+    at.slider(key="imposter_theta").set_value(0.0).run()
+    at.slider(key="imposter_beta").set_value(0.5).run()
+    at.radio(key="imposter_rule").set_value("paper").run()
+    assert_clean(at)
+    protect = [m for m in at.multiselect if m.key and m.key.startswith("imposter_implicit_")][0]
+    assert set(protect.value) == {"noise_cat", "noise_num"}  # the label stays out of detection
+    assert not at.button(key="imposter_train").disabled

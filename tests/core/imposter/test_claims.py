@@ -63,6 +63,31 @@ def test_table1_does_not_hold_when_the_label_loses_too_much():
     assert claim.holds is False and "at most 0.130 (beyond 0.05, worst C0)" in claim.finding
 
 
+def _no_leak_table(a_sens: float, *, n: int = 900, label_majority: float = 0.76) -> pd.DataFrame:
+    """A Table 1 whose real-table attacker scores ``a_sens`` against a 0.90 majority share."""
+    t = _table1([0.90], [0.85], [0.84], floor=0.90)
+    t[("A", "sensitive", "accuracy")] = a_sens
+    t.attrs.update(majority_real=0.90, label_majority_real=label_majority, n_test_real=n)
+    return t
+
+
+def test_table1_cannot_be_judged_when_the_real_table_leaks_nothing():
+    """B at the floor proves nothing when A is already at the constant guess."""
+    claim = table1_claim(_no_leak_table(0.905))
+    assert claim.holds is None
+    assert "no leak to remove" in claim.finding and "majority share 0.900" in claim.finding
+
+
+def test_table1_is_judged_when_the_real_table_leaks():
+    claim = table1_claim(_no_leak_table(0.96))
+    assert claim.holds is True and "no leak" not in claim.finding
+
+
+def test_table1_cannot_be_judged_when_the_label_is_not_learned():
+    claim = table1_claim(_no_leak_table(0.96, label_majority=0.85))
+    assert claim.holds is None and "no utility to keep" in claim.finding
+
+
 def test_table1_cannot_be_judged_without_setting_b():
     t = _table1([0.66], [0.83], [0.81]).drop(columns="B", level="setting")
     assert table1_claim(t).holds is None

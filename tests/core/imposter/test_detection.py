@@ -9,7 +9,7 @@ from core.validation import DataError
 
 
 def test_census_leak_is_found(census):
-    res = detect_implicit(census.frame, "sex", theta=0.01, beta=0.7, random_state=0)
+    res = detect_implicit(census.frame, "sex", theta=0.01, beta=0.7, random_state=0, rule="paper")
     assert res.scores["attribute"].iloc[0] == "relationship"
     assert set(res.candidates) == {"relationship", "occupation", "hours_per_week"}
     assert res.implicit == res.candidates
@@ -37,7 +37,7 @@ def test_nmi_and_printed_ratio_run_opposite_ways(census):
 
 
 def test_beta_above_tau_returns_empty_set(census):
-    res = detect_implicit(census.frame, "sex", theta=0.01, beta=0.99, random_state=0)
+    res = detect_implicit(census.frame, "sex", theta=0.01, beta=0.99, random_state=0, rule="paper")
     assert res.candidates and res.implicit == ()
     assert not res.detected
 
@@ -95,6 +95,10 @@ def test_to_dict_is_json_able(census):
         ({"beta": -0.1}, ValueError),
         ({"metric": "auc"}, ValueError),
         ({"classifier": "svm"}, ValueError),
+        ({"rule": "strict"}, ValueError),
+        ({"confidence": 1.0}, ValueError),
+        ({"confidence": "high"}, TypeError),
+        ({"min_gain": -0.1}, ValueError),
     ],
 )
 def test_bad_parameters(census, kwargs, exc):
@@ -121,7 +125,7 @@ def test_accepts_a_dataset(census):
 def test_adult_gender_at_theta_001(adult):
     """Fig. 6 / Table 1 setting: theta = 0.01 on Adult flags seven attributes (income among
     them) and an attacker predicts sex from them with accuracy about 0.84 (the paper: 0.84-0.85)."""
-    res = detect_implicit(adult.frame, "sex", theta=0.01, beta=0.7, random_state=0)
+    res = detect_implicit(adult.frame, "sex", theta=0.01, beta=0.7, random_state=0, rule="paper")
     assert res.scores["attribute"].iloc[0] == "relationship"
     assert set(res.implicit) == {"relationship", "marital_status", "occupation", "income",
                                  "hours_per_week", "workclass", "race"}
@@ -137,4 +141,107 @@ def test_progress_names_the_steps_and_changes_nothing(census):
     assert told.tau == quiet.tau and told.implicit == quiet.implicit
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions)
-    assert seen[0][1].startswith("NMI") and seen[-1][1] == "The attacker's check: fold 3 of 3"
+    assert seen[0][1].startswith("NMI")
+    assert ("The attacker's check: fold 3 of 3" in [m for _, m in seen]
+            and seen[-1][1] == "Each attribute against the constant guess")
+
+
+# ------------------------------------------------------------------ the default rule: against a null
+def _table(n: int = 3000, *, seed: int = 0) -> pd.DataFrame:
+    """A 0.9-majority sensitive column, a pure-noise attribute (numeric and categorical), a
+    leaking attribute (s copied with 3% flips: with 10% flips under a 0.9 majority a 'b'
+    copy is right half the time, so it changes no guess) and a row number with gaps."""
+    rng = np.random.default_rng(seed)
+    s = np.where(rng.random(n) < 0.9, "a", "b")
+    flip = rng.random(n) < 0.03
+    leak = np.where(flip, np.where(s == "a", "b", "a"), s)
+    return pd.DataFrame({
+        "row": np.sort(rng.choice(10 * n, size=n, replace=False)),
+        "noise_num": rng.normal(size=n),
+        "noise_cat": rng.choice(list("pqrstu"), size=n),
+        "leak": np.char.add("v", leak),
+        "s": s,
+    })
+
+
+def test_default_rule_does_not_flag_pure_noise_beside_a_majority_class():
+    frame = _table().drop(columns=["leak"])
+    res = detect_implicit(frame, "s", exclude=["row"], random_state=0)
+    assert res.rule == "default" and res.implicit == () and res.default_implicit == ()
+    noise = res.scores.set_index("attribute").loc[["noise_num", "noise_cat"]]
+    assert (noise["gain_lo"] <= 0).all() and not noise["flagged"].any()
+
+
+def test_paper_rule_flags_that_noise_at_a_low_beta():
+    """The paper's rule has no reference: beta = 0.7 under a 0.9 majority keeps any candidate."""
+    frame = _table().drop(columns=["leak"])
+    res = detect_implicit(frame, "s", theta=0.0, beta=0.7, exclude=["row"], random_state=0, rule="paper")
+    assert set(res.implicit) == {"noise_num", "noise_cat"}
+    assert res.paper_implicit == res.implicit and res.default_implicit == ()
+
+
+def test_shuffled_sensitive_flags_nothing():
+    frame = _table()
+    frame["s"] = np.random.default_rng(1).permutation(frame["s"].to_numpy())
+    res = detect_implicit(frame, "s", exclude=["row"], random_state=0)
+    assert res.implicit == ()
+    assert not res.scores["flagged"].any()
+
+
+def test_shuffled_balanced_sensitive_flags_nothing():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({f"x{i}": rng.choice(list("abcdefgh"), size=2000) for i in range(13)})
+    frame["s"] = rng.choice(["m", "f"], size=2000)
+    res = detect_implicit(frame, "s", random_state=0)
+    assert res.implicit == ()
+
+
+def test_a_real_leak_is_flagged_with_its_gain_interval_above_zero():
+    res = detect_implicit(_table(), "s", exclude=["row"], random_state=0)
+    assert res.implicit == ("leak",)
+    row = res.scores.set_index("attribute").loc["leak"]
+    assert 0 < row["gain_lo"] <= row["gain"] <= row["gain_hi"]
+    # s copied with 10% flips: 0.9 accuracy against the 0.9 constant guess is no gain;
+    # the per-value majority predicts b for 'vb' rows: about 0.09 of the rows right instead of wrong
+    assert row["accuracy"] > row["majority_accuracy"]
+    assert res.gains(["leak"])["gain"].iloc[0] == pytest.approx(row["gain"])
+
+
+def test_a_balanced_copy_with_10_percent_flips_is_flagged():
+    rng = np.random.default_rng(3)
+    s = rng.choice(["m", "f"], size=1000)
+    leak = np.where(rng.random(1000) < 0.1, np.where(s == "m", "f", "m"), s)
+    frame = pd.DataFrame({"leak": leak, "noise": rng.normal(size=1000), "s": s})
+    res = detect_implicit(frame, "s", random_state=0)
+    assert res.implicit == ("leak",)
+    row = res.scores.set_index("attribute").loc["leak"]
+    assert row["gain_lo"] > 0.3 and abs(row["accuracy"] - 0.9) < 0.03
+
+
+def test_the_constant_guess_is_scored_on_the_same_rows():
+    res = detect_implicit(_table(), "s", exclude=["row"], random_state=0)
+    maj = res.scores["majority_accuracy"]
+    assert maj.nunique() == 1 and abs(maj.iloc[0] - res.majority_share) < 0.01
+    assert np.allclose(res.scores["accuracy"] - maj, res.scores["gain"])
+
+
+def test_paper_verdict_is_computed_beside_the_default_one():
+    res = detect_implicit(_table(), "s", theta=0.0, beta=0.7, exclude=["row"], random_state=0)
+    assert res.implicit == res.default_implicit == ("leak",)
+    assert set(res.paper_implicit) == {"leak", "noise_num", "noise_cat"}
+    assert set(res.scores.loc[res.scores["paper_flagged"], "attribute"]) == set(res.paper_implicit)
+
+
+def test_min_gain_raises_the_bar():
+    res = detect_implicit(_table(), "s", exclude=["row"], min_gain=0.5, random_state=0)
+    assert res.implicit == ()
+
+
+def test_paper_rule_keeps_its_tau_and_verdict(census):
+    """The default rule is computed after the paper's tau: the reproduced numbers do not move."""
+    paper = detect_implicit(census.frame, "sex", theta=0.01, beta=0.7, random_state=0, rule="paper")
+    default = detect_implicit(census.frame, "sex", theta=0.01, beta=0.7, random_state=0)
+    assert paper.tau == default.tau and paper.paper_implicit == default.paper_implicit
+    assert paper.tau == pytest.approx(0.861, abs=1e-4)  # as before the default rule
+    lo, hi = paper.tau_interval
+    assert lo < paper.tau < hi
