@@ -16,6 +16,19 @@ Rules:
   mean a), for every m.
 - **Fig. 7** (:func:`fig7_claim`): SSKM_DP's mean MSE is below MDAV's, MDAV_DP's and
   IDP-KMeans's at every a; and each baseline's MSE falls at every step of a.
+
+References (:mod:`core.sskm.references`): a claim the reference already explains cannot be
+judged, with the reason. Fig. 5 and 6 read the random release the sweep measured per m
+(columns ``random_mse`` and ``random_rl`` / ``random_rl_hi`` of
+:func:`core.sskm.sweeps.grid_summary`); Fig. 7 takes it as ``random_mse``:
+
+- Fig. 5: every release's MSE at or above a random release's (the low end of its interval):
+  the releases keep no utility, so how MSE moves with epsilon or a is the noise's, not the
+  method's.
+- Fig. 6: every release's RL at or below a random release's (the top of its interval):
+  nothing links beyond chance, so flat or rising cannot be told from the floor.
+- Fig. 7: SSKM_DP's MSE at or above a random release's: beating the baselines then says
+  nothing about utility.
 """
 from __future__ import annotations
 
@@ -74,6 +87,16 @@ def _eps(x: float) -> str:
     return f"{x:g}"
 
 
+def _ref(table: pd.DataFrame, column: str, fallback: str | None = None) -> pd.Series | None:
+    """Per row, the reference ``column`` of the table (``fallback`` where it is NaN), or None."""
+    if column not in table.columns:
+        return None
+    values = table[column].astype(float)
+    if fallback is not None and fallback in table.columns:
+        values = values.where(np.isfinite(values), table[fallback].astype(float))
+    return values if np.isfinite(values).all() else None
+
+
 def _by_a(part: pd.DataFrame) -> pd.DataFrame:
     """One row per map (grid) of one m and epsilon, ordered by mean a."""
     return part.sort_values(["a_mean", "grid"], kind="stable")
@@ -102,6 +125,13 @@ def fig5_claim(table: pd.DataFrame, *, mode: str, tolerance: float = 0.2) -> Cla
     paper = PAPER["sskm-fig5"]
     if table.empty:
         return Claim("Paper 003, Fig. 5", paper, None, f"{words}: no runs to judge.")
+    floor = _ref(table, "random_mse_lo", "random_mse")
+    if floor is not None and bool((table["mse_mean"].astype(float) >= floor).all()):
+        return Claim("Paper 003, Fig. 5", paper, None, (
+            f"{words}: cannot be judged. Every release's MSE ({_g(table['mse_mean'].min())} to "
+            f"{_g(table['mse_mean'].max())}) is at or above a random release's ({_g(table['random_mse'].mean())}: "
+            "rows drawn at random within the bounds): the releases keep no utility on this table, so how their "
+            "MSE moves with epsilon or a is the noise's, not the method's."))
     # part 1: falls with epsilon, per m (MSE averaged over the maps)
     falls, steps = None, []
     epsilons = sorted(table["epsilon"].unique())
@@ -167,6 +197,13 @@ def fig6_claim(table: pd.DataFrame, *, mode: str, flat_share: float = 0.25, low_
     paper = PAPER["sskm-fig6"]
     if table.empty:
         return Claim("Paper 003, Fig. 6", paper, None, f"{words}: no runs to judge.")
+    chance = _ref(table, "random_rl_hi", "random_rl")
+    if chance is not None and bool((table["rl_mean"].astype(float) <= chance).all()):
+        return Claim("Paper 003, Fig. 6", paper, None, (
+            f"{words}: cannot be judged. Every release's record linkage ({100 * table['rl_mean'].min():.3g} % to "
+            f"{100 * table['rl_mean'].max():.3g} %) is at or below a random release's "
+            f"({100 * table['random_rl'].mean():.3g} %): nothing links beyond chance, so whether it stays flat or "
+            "rises with a cannot be told from that floor."))
     top = float(table["epsilon"].max())
     lows = sorted(e for e in table["epsilon"].unique() if e <= low_epsilon and e < top)
     cells = table.groupby(["m", "grid"]).ngroups
@@ -206,7 +243,7 @@ def fig6_claim(table: pd.DataFrame, *, mode: str, flat_share: float = 0.25, low_
     return Claim("Paper 003, Fig. 6", paper, _both(flat, rises), f"{words}, {rule}. {_cap(first)}; {second}.")
 
 
-def fig7_claim(table: pd.DataFrame, *, mode: str, epsilon: float) -> Claim:
+def fig7_claim(table: pd.DataFrame, *, mode: str, epsilon: float, random_mse: float | None = None) -> Claim:
     """Fig. 7: SSKM_DP's MSE is below MDAV, MDAV_DP and IDP-KMeans at every a, and the
     baselines' MSE falls as a grows.
 
@@ -219,12 +256,17 @@ def fig7_claim(table: pd.DataFrame, *, mode: str, epsilon: float) -> Claim:
         SSKM_DP's mode (named in the finding).
     epsilon : float
         The budget of the runs (the paper's: 1), named in the finding.
+    random_mse : float, optional
+        A random release's MSE on the same records (:mod:`core.sskm.references`): when
+        SSKM_DP's MSE is at or above it, the claim cannot be judged.
 
     Returns
     -------
     Claim
     """
     table = _check_table(table, {"method", "a", "mse_mean"})
+    if random_mse is not None and (not isinstance(random_mse, (int, float)) or isinstance(random_mse, bool)):
+        raise TypeError(f"random_mse must be a number or None, got {type(random_mse).__name__}.")
     mode = _mode(mode)
     if not isinstance(epsilon, (int, float)) or isinstance(epsilon, bool):
         raise TypeError(f"epsilon must be a number, got {type(epsilon).__name__}.")
@@ -237,6 +279,11 @@ def fig7_claim(table: pd.DataFrame, *, mode: str, epsilon: float) -> Claim:
                      f"{words}: SSKM_DP and at least one baseline are needed to judge (none "
                      f"{'for SSKM_DP' if not len(ours) else 'for the baselines'}).")
     sskm = float(ours.mean())
+    if random_mse is not None and np.isfinite(random_mse) and sskm >= float(random_mse):
+        return Claim("Paper 003, Fig. 7", paper, None, (
+            f"{words}: cannot be judged. SSKM_DP's MSE {_g(sskm)} is at or above a random release's "
+            f"({_g(float(random_mse))}: rows drawn at random within the bounds): it keeps no utility here, so "
+            "being below the baselines or not says nothing about the method."))
     a_values = sorted(base["a"].unique())
     # part 1: below every baseline at every a
     misses = []

@@ -470,7 +470,9 @@ class SSKMDP:
         Sound mode: the bounds and category lists of the published columns. Required for a
         DP claim: without it (or where it has entries "read from data" for a published
         column) the release says it is not differentially private, with the reason. The
-        paper mode ignores it (it scales on the data, as the paper does).
+        paper mode scales on the data, as the paper does, and reads the schema only for its
+        identifiers. In both modes the columns the schema marks identifier (row numbers,
+        IDs, keys) are left out of the map, the MIC step and the release.
     map_fit : {"noisy", "reference"}
         Sound mode: where the map comes from. ``"noisy"`` (default): a data-independent
         start and a batch SOM fitted through noisy per-neuron counts and sums
@@ -594,6 +596,28 @@ class SSKMDP:
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
+    def _without_identifiers(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` without the columns the schema marks identifier (both modes): a row
+        number or key is never clustered, measured or published."""
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
+        if self.schema is None:
+            return frame
+        if not isinstance(self.schema, PublicSchema):
+            raise TypeError(f"schema must be a PublicSchema, got {type(self.schema).__name__}.")
+        ids = [c for c in frame.columns if c in set(self.schema.identifiers)]
+        if not ids:
+            return frame
+        sens = (self.sensitive,) if isinstance(self.sensitive, str) else tuple(self.sensitive)
+        marked = [s for s in sens if s in ids]
+        if marked:
+            raise ValueError(f"The sensitive attribute(s) {marked} are identifiers in the public schema; an "
+                             "identifier is never published. Change its role on the Data page.")
+        rest = frame.drop(columns=ids)
+        if rest.shape[1] == 0:
+            raise DataError("Every column is an identifier in the schema: nothing to publish.")
+        return rest
+
     def _sensitive(self, frame: pd.DataFrame) -> tuple[str, ...]:
         sens = (self.sensitive,) if isinstance(self.sensitive, str) else tuple(self.sensitive)
         if not sens:
@@ -666,6 +690,7 @@ class SSKMDP:
         check_epsilon(self.epsilon)
         check_probability(self.cs_threshold, name="cs_threshold")
         mode = self._check_mode()
+        frame = self._without_identifiers(frame)
         sens = self._sensitive(frame)
         self._rng = check_random_state(self.random_state)
         self.mode_ = mode

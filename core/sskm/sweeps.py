@@ -20,11 +20,13 @@ from core.experiments import summarize
 from core.progress import Progress, report, stage
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
-from core.sskm.publisher import SSKMDP
+from core.metrics import mean_interval
+from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.references import RANDOM, table_references
 from core.validation import check_positive_int, check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy", "grid_runs", "clusters_sweep",
-           "grid_summary", "attributes_for_m", "parse_grid"]
+           "grid_summary", "attributes_for_m", "parse_grid", "release_references"]
 
 #: the modes of :class:`core.sskm.publisher.SSKMDP`
 _MODES = ("sound", "paper")
@@ -88,7 +90,8 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
     -------
     pandas.DataFrame
         One row per epsilon, in increasing order: ``epsilon, mse_mean, mse_std, rl_mean, rl_std`` (std 0 for one
-        repetition).
+        repetition) and the 95% t-interval of each mean over the repetitions, ``mse_lo, mse_hi, rl_lo, rl_hi``
+        (:func:`core.metrics.mean_interval`; NaN for one repetition).
     """
     rng = check_random_state(random_state)
     rows, total = [], len(epsilons) * repetitions
@@ -99,7 +102,28 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
             rows.append({"epsilon": eps, "mse": mse_, "rl": rl_})
             if progress is not None:
                 progress(len(rows) / total, f"release {len(rows)} of {total}")
-    return _summary(rows, "epsilon", ["mse", "rl"])
+    out = _summary(rows, "epsilon", ["mse", "rl"])
+    runs = pd.DataFrame(rows)
+    for metric, top in (("mse", np.inf), ("rl", 1.0)):  # an interval stays within what the measure can be
+        spans = {e: mean_interval(part[metric]) for e, part in runs.groupby("epsilon")}
+        out[f"{metric}_lo"] = [max(spans[e][1], 0.0) if np.isfinite(spans[e][1]) else np.nan for e in out["epsilon"]]
+        out[f"{metric}_hi"] = [min(spans[e][2], top) if np.isfinite(spans[e][2]) else np.nan for e in out["epsilon"]]
+    return out
+
+
+def release_references(pub: SSKMDP, *, repetitions: int = 5, max_rows: int = 2000,
+                       random_state=None) -> pd.DataFrame:
+    """The raw table's and a random release's MSE and RL for a fitted publisher's records
+    (:func:`core.sskm.references.table_references` on ``pub.table_``: the same scaled units
+    and bounds as its releases; the random rows lie within the public schema's bounds and
+    categories in the sound mode, the data's in the paper mode).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``reference, mse_mean, mse_lo, mse_hi, rl_mean, rl_lo, rl_hi, repetitions``.
+    """
+    return table_references(pub.table_, repetitions=repetitions, max_rows=max_rows, random_state=random_state)
 
 
 def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions: int, cs_threshold: float,
@@ -230,7 +254,8 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
         Called after each grid and repetition.
     schema : PublicSchema, optional
         The sound mode's public bounds and categories; without it the sound releases read
-        them from the data and are not DP (``is_dp`` False).
+        them from the data and are not DP (``is_dp`` False). Both modes leave its
+        identifier columns out.
 
     Returns
     -------
@@ -259,7 +284,7 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
                 # not read it (every attribute is noised)
                 pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=cs_threshold, rows=rows_, cols=cols_,
                              mode=mode, iterations=iterations, random_state=seed,
-                             schema=schema if mode == "sound" else None)
+                             schema=schema)
                 pub.fit(frame, connections=connections)
                 for eps in epsilons:
                     pub.publish(epsilon=eps)
@@ -342,8 +367,9 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
     Returns
     -------
     pandas.DataFrame
-        One row per release: ``m, attributes`` (comma-joined) and the columns of
-        :func:`grid_runs`.
+        One row per release: ``m, attributes`` (comma-joined), the columns of
+        :func:`grid_runs`, and the panel's random release (:mod:`core.sskm.references`):
+        ``random_mse, random_mse_lo, random_rl, random_rl_hi``.
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
@@ -365,11 +391,27 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         if mode == "paper":
             conn = mic_connections(table, sens, threshold=cs_threshold, max_rows=mic_max_rows, random_state=rng)
         part = stage(progress, i / len(m_values), (i + 1) / len(m_values), f"m = {m}")
+        # its own stream (spawned: the maps' and releases' seeds stay those drawn before)
+        ref = _random_reference(table, mode=mode, schema=schema, random_state=rng.spawn(1)[0])
         for run in grid_runs(table, sensitive=sens, grids=grids, epsilons=epsilons, repetitions=repetitions,
                              modes=(mode,), iterations=iterations, cs_threshold=cs_threshold, connections=conn,
                              random_state=rng, progress=part, schema=schema):
-            rows.append({"m": m, "attributes": ", ".join(columns), **run})
+            rows.append({"m": m, "attributes": ", ".join(columns), **run, **ref})
     return pd.DataFrame(rows)
+
+
+def _random_reference(table: pd.DataFrame, *, mode: str, schema, random_state) -> dict:
+    """A random release's MSE and RL (mean and interval top) on the panel's table, scaled as
+    the mode scales it (the schema's bounds in the sound mode, the data's in the paper's)."""
+    if mode == "sound" and schema is not None:
+        scaled = ScaledTable(table, schema=schema)
+    else:
+        ids = [c for c in table.columns if schema is not None and c in set(schema.identifiers)]
+        scaled = ScaledTable(table.drop(columns=ids))
+    refs = table_references(scaled, repetitions=5, random_state=random_state)
+    rand = refs[refs["reference"] == RANDOM].iloc[0]
+    return {"random_mse": float(rand["mse_mean"]), "random_mse_lo": float(rand["mse_lo"]),
+            "random_rl": float(rand["rl_mean"]), "random_rl_hi": float(rand["rl_hi"])}
 
 
 def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -386,7 +428,8 @@ def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         ``[dataset, mode,] m, grid, epsilon, a_mean, a_std, a_min, a_max, mse_mean, mse_std,
-        rl_mean, rl_std`` (std 0 for one repetition).
+        rl_mean, rl_std`` (std 0 for one repetition), and the random release's
+        ``random_mse, random_mse_lo, random_rl, random_rl_hi`` when the runs carry them.
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a pandas DataFrame, got {type(runs).__name__}.")
@@ -397,4 +440,8 @@ def grid_summary(runs: pd.DataFrame) -> pd.DataFrame:
     out = _summary(runs.to_dict(orient="records"), by, ["a", "mse", "rl"], appearance=True)
     span = runs.groupby(by, sort=False)["a"].agg(["min", "max"]).rename(columns={"min": "a_min", "max": "a_max"})
     out = out.merge(span.reset_index(), on=by, how="left")
-    return out[by + ["a_mean", "a_std", "a_min", "a_max", "mse_mean", "mse_std", "rl_mean", "rl_std"]]
+    refs = [c for c in ("random_mse", "random_mse_lo", "random_rl", "random_rl_hi") if c in runs.columns]
+    if refs:
+        first = runs.groupby(by, sort=False)[refs].first().reset_index()
+        out = out.merge(first, on=by, how="left")
+    return out[by + ["a_mean", "a_std", "a_min", "a_max", "mse_mean", "mse_std", "rl_mean", "rl_std"] + refs]

@@ -52,8 +52,10 @@ def _fitted(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...], s
     sound_schema = schema if mode == "sound" else None
     user_bounds = None if sound_schema is not None else ({c: (lo, hi) for c, lo, hi in bounds} or None)
     reference_map = mode == "sound" and map_fit == "reference" and reference is not None
+    # the paper mode scales on the data (or the user's bounds) and reads the schema only to leave
+    # its identifiers out
     pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, mic_max_rows=max_rows,
-                 bounds=user_bounds, schema=sound_schema, map_fit="reference" if reference_map else "noisy",
+                 bounds=user_bounds, schema=schema, map_fit="reference" if reference_map else "noisy",
                  random_state=seed, **params)
     return pub.fit(frame, connections=conn, reference=reference if reference_map else None,
                    progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))
@@ -163,6 +165,10 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
         "guarantee": mine.ledger_.describe(),
         "assumptions": list(mine.ledger_.assumptions),
         "clusters": int(np.count_nonzero(mine.row_counts_)),
+        # the release's map (sound mode, noisy map: drawn for this release; else the fitted one)
+        "som": getattr(mine, "release_som_", None) if mine.mode_ == "sound" else None,
+        "row_counts": np.asarray(mine.row_counts_).copy(),
+        "neurons": np.asarray(mine.clusters_).copy(),
         "noise": pd.DataFrame({"neuron": mine.clusters_, "rows released": mine.row_counts_,
                                "noise scale (scaled units)": [mine.noise_scale_[int(c)] for c in mine.clusters_]}),
     }
@@ -274,9 +280,11 @@ def fig6_claim(summary: pd.DataFrame, mode: str) -> Claim:
     return claims.fig6_claim(summary, mode=mode)
 
 
-def fig7_claim(table: pd.DataFrame, mode: str, epsilon: float) -> Claim:
-    """Fig. 7's claim on the baselines' table (:func:`core.sskm.claims.fig7_claim`)."""
-    return claims.fig7_claim(table, mode=mode, epsilon=float(epsilon))
+def fig7_claim(table: pd.DataFrame, mode: str, epsilon: float, random_mse: float | None = None) -> Claim:
+    """Fig. 7's claim on the baselines' table (:func:`core.sskm.claims.fig7_claim`), read
+    against a random release's MSE when given."""
+    return claims.fig7_claim(table, mode=mode, epsilon=float(epsilon),
+                             random_mse=None if random_mse is None else float(random_mse))
 
 
 def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, str]:
@@ -314,34 +322,66 @@ def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitiv
 
 
 # ------------------------------------------------------------------ what the page shows of a fitted map
-def feature_columns(dataset: Dataset) -> list[str]:
-    """The attributes the page can publish: every column but the label."""
-    return [c for c in dataset.frame.columns if c != dataset.label]
+def feature_columns(dataset: Dataset, schema: PublicSchema | None = None) -> list[str]:
+    """The attributes the page can publish: every column but the label and the identifiers
+    (those the dataset marks and those the public schema marks: a row number, an ID or a
+    key is never clustered nor published; the Data page changes a column's role)."""
+    ids = set(getattr(dataset, "identifiers", ()) or ())
+    if schema is not None:
+        ids |= set(schema.identifiers)
+    return [c for c in dataset.frame.columns if c != dataset.label and c not in ids]
 
 
-def u_matrix(pub: SSKMDP) -> tuple[np.ndarray, str]:
-    """The U-matrix (mean distance of each neuron to its neighbours) and its colour-bar title."""
-    return pub.som_.u_matrix(), "mean distance"
+def _som(pub: SSKMDP, som=None):
+    return pub.som_ if som is None else som
 
 
-def hit_map(pub: SSKMDP) -> tuple[np.ndarray, str]:
+def u_matrix(pub: SSKMDP, som=None) -> tuple[np.ndarray, str]:
+    """The U-matrix (mean distance of each neuron to its neighbours) and its colour-bar title;
+    ``som`` (a release's map) replaces the fitted one."""
+    return _som(pub, som).u_matrix(), "mean distance"
+
+
+def hit_map(pub: SSKMDP, som=None) -> tuple[np.ndarray, str]:
     """Rows won by each neuron (NaN for a neuron that won none, drawn grey) and the colour-bar title."""
-    hits = pub.som_.hit_map().astype(float)
+    hits = _som(pub, som).hit_map().astype(float)
     return np.where(hits > 0, hits, np.nan), "rows"
 
 
-def component_plane(pub: SSKMDP, columns: tuple[str, ...] | list[str], attribute: str) -> tuple[np.ndarray, str]:
+def component_plane(pub: SSKMDP, columns: tuple[str, ...] | list[str], attribute: str,
+                    som=None) -> tuple[np.ndarray, str]:
     """The (min-max scaled) weight of ``attribute`` at each neuron and the colour-bar title;
     ``columns`` are the published attributes in the order the map was fitted on."""
-    return pub.som_.component_plane(list(columns).index(attribute)), f"{attribute} (scaled)"
+    return _som(pub, som).component_plane(list(columns).index(attribute)), f"{attribute} (scaled)"
 
 
-def sensitive_share(pub: SSKMDP, column: str) -> tuple[np.ndarray, str, str]:
+def sensitive_share(pub: SSKMDP, column: str, som=None) -> tuple[np.ndarray, str, str]:
     """Per neuron, the share of the rows it wins that have the indicator of ``column``
     (:func:`sensitive_indicator`); with the colour-bar title and the indicator's text."""
     frame = pub.table_.decode(pub.table_.X)
     indicator, label = sensitive_indicator(frame, column)
-    return pub.som_.share_per_neuron(indicator[pub.som_index_]), "share", label
+    return _som(pub, som).share_per_neuron(indicator[pub.som_index_]), "share", label
+
+
+def released_rows(result: dict, rows: int, cols: int) -> tuple[np.ndarray, str]:
+    """Rows the release emits per neuron (what is published: noisy in the sound mode),
+    NaN where none, and the colour-bar title."""
+    grid = np.full(int(rows) * int(cols), np.nan)
+    counts = np.asarray(result["row_counts"], dtype=float)
+    neurons = np.asarray(result["neurons"], dtype=np.int64)
+    grid[neurons] = np.where(counts > 0, counts, np.nan)
+    return grid.reshape(int(rows), int(cols)), "rows released"
+
+
+def references(fingerprint: str, pub: SSKMDP, key: tuple, seed: int, repetitions: int = 5) -> pd.DataFrame:
+    """The raw table's and a random release's MSE and RL on the fitted records
+    (:func:`core.sskm.sweeps.release_references`), cached per fit."""
+    return _references_cached(fingerprint, pub, key, int(seed), int(repetitions))
+
+
+@st.cache_data(max_entries=16, ttl=TTL, show_spinner=False)
+def _references_cached(fingerprint: str, _pub: SSKMDP, key: tuple, seed: int, repetitions: int) -> pd.DataFrame:
+    return sweeps.release_references(_pub, repetitions=repetitions, max_rows=1500, random_state=seed)
 
 
 def map_quality(pub: SSKMDP) -> dict[str, float | int]:

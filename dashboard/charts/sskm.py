@@ -197,37 +197,84 @@ _MSE, _MSE_SD = "mean MSE", "standard deviation of MSE"
 _RL, _RL_SD = "mean record linkage (%)", "standard deviation of record linkage (%)"
 
 
-def epsilon_data(curve: pd.DataFrame) -> pd.DataFrame:
+#: the references' legend names and line styles (:mod:`core.sskm.references`)
+_REF_STYLE = {"raw table (no protection)": dict(dash="dot", color="#555555"),
+              "random release (no information)": dict(dash="dash", color="#999999")}
+
+
+def _ref_value(references: pd.DataFrame | None, name: str, column: str) -> float:
+    if references is None:
+        return float("nan")
+    hit = references.loc[references["reference"] == name, column]
+    return float(hit.iloc[0]) if len(hit) else float("nan")
+
+
+def epsilon_data(curve: pd.DataFrame, references: pd.DataFrame | None = None) -> pd.DataFrame:
     """The points of :func:`epsilon_curves`, one row per epsilon: the mean and standard
-    deviation of the MSE and of the record linkage (in percent, as drawn)."""
-    return pd.DataFrame({"epsilon": curve["epsilon"].to_numpy(dtype=float),
-                         _MSE: curve["mse_mean"].to_numpy(dtype=float),
-                         _MSE_SD: curve["mse_std"].to_numpy(dtype=float),
-                         _RL: 100 * curve["rl_mean"].to_numpy(dtype=float),
-                         _RL_SD: 100 * curve["rl_std"].to_numpy(dtype=float)})
+    deviation of the MSE and of the record linkage (in percent, as drawn), their 95%
+    intervals over the repetitions when the curve has them, and each reference's MSE and
+    linkage (the same on every row) when ``references`` are given."""
+    out = pd.DataFrame({"epsilon": curve["epsilon"].to_numpy(dtype=float),
+                        _MSE: curve["mse_mean"].to_numpy(dtype=float),
+                        _MSE_SD: curve["mse_std"].to_numpy(dtype=float),
+                        _RL: 100 * curve["rl_mean"].to_numpy(dtype=float),
+                        _RL_SD: 100 * curve["rl_std"].to_numpy(dtype=float)})
+    for metric, scale, name in (("mse", 1.0, "MSE"), ("rl", 100.0, "record linkage (%)")):
+        if f"{metric}_lo" in curve.columns and f"{metric}_hi" in curve.columns:
+            out[f"{name} 95% interval low"] = scale * curve[f"{metric}_lo"].to_numpy(dtype=float)
+            out[f"{name} 95% interval high"] = scale * curve[f"{metric}_hi"].to_numpy(dtype=float)
+    if references is not None:
+        for ref in _REF_STYLE:
+            out[f"{ref}: MSE"] = _ref_value(references, ref, "mse_mean")
+            out[f"{ref}: record linkage (%)"] = 100 * _ref_value(references, ref, "rl_mean")
+    return out
+
+
+def _bars(data: pd.DataFrame, mean: str, sd: str, name: str) -> dict:
+    """Error bars: the 95% interval when the data has it (finite), else one standard deviation."""
+    lo, hi = f"{name} 95% interval low", f"{name} 95% interval high"
+    if lo in data.columns and np.isfinite(data[lo]).all() and np.isfinite(data[hi]).all():
+        return dict(type="data", symmetric=False, array=(data[hi] - data[mean]).clip(lower=0),
+                    arrayminus=(data[mean] - data[lo]).clip(lower=0))
+    return dict(type="data", array=data[sd])
 
 
 def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: str = "sound",
-                   dataset: str = "") -> go.Figure:
-    """MSE and RL of the release vs epsilon (mean over repetitions, bars = 1 std).
+                   dataset: str = "", references: pd.DataFrame | None = None) -> go.Figure:
+    """MSE and RL of the release vs epsilon (mean over repetitions; bars: the 95% interval
+    when the curve has ``*_lo`` / ``*_hi``, else one standard deviation).
 
     Both y axes start at 0, so a curve that barely moves with epsilon looks flat (a zoomed
-    axis made small changes look large); the log epsilon axis has 1-2-5 ticks. Drawn from
-    :func:`epsilon_data`.
+    axis made small changes look large); the log epsilon axis has 1-2-5 ticks. With
+    ``references`` (:func:`core.sskm.references.references`) each panel draws the raw
+    table (dotted) and a random release (dashed grey) as horizontal lines named in the
+    legend. Drawn from :func:`epsilon_data`.
     """
-    data = epsilon_data(curve)
+    data = epsilon_data(curve, references)
     eps = data["epsilon"]
     fig = make_subplots(rows=1, cols=2, subplot_titles=("Information loss (MSE)", "Record linkage (RL, %)"))
     c = color(mode)
-    fig.add_trace(go.Scatter(x=eps, y=data[_MSE], mode="lines+markers", name="MSE",
-                             line=dict(color=c), error_y=dict(type="data", array=data[_MSE_SD])),
+    fig.add_trace(go.Scatter(x=eps, y=data[_MSE], mode="lines+markers", name="MSE", showlegend=False,
+                             line=dict(color=c), error_y=_bars(data, _MSE, _MSE_SD, "MSE")),
                   row=1, col=1)
-    fig.add_trace(go.Scatter(x=eps, y=data[_RL], mode="lines+markers", name="RL",
-                             line=dict(color=c), error_y=dict(type="data", array=data[_RL_SD])),
+    fig.add_trace(go.Scatter(x=eps, y=data[_RL], mode="lines+markers", name="RL", showlegend=False,
+                             line=dict(color=c), error_y=_bars(data, _RL, _RL_SD, "record linkage (%)")),
                   row=1, col=2)
+    tops = {1: [float(np.nanmax(data[_MSE] + data[_MSE_SD]))] if len(data) else [1.0],
+            2: [float(np.nanmax(data[_RL] + data[_RL_SD]))] if len(data) else [1.0]}
+    if references is not None and len(eps):
+        span = [float(eps.min()), float(eps.max())]
+        for ref, style in _REF_STYLE.items():
+            for col, column in ((1, f"{ref}: MSE"), (2, f"{ref}: record linkage (%)")):
+                value = float(data[column].iloc[0])
+                if not np.isfinite(value):
+                    continue
+                tops[col].append(value)
+                fig.add_trace(go.Scatter(x=span, y=[value, value], mode="lines", name=ref, legendgroup=ref,
+                                         showlegend=col == 1, line=dict(width=2, **style),
+                                         hovertemplate=f"{ref}: %{{y:.4g}}<extra></extra>"), row=1, col=col)
     fig.update_xaxes(type="log", title_text="epsilon (log scale)", **log_ticks(eps))
-    top_mse = float(np.nanmax(data[_MSE] + data[_MSE_SD])) if len(data) else 1.0
-    top_rl = float(np.nanmax(data[_RL] + data[_RL_SD])) if len(data) else 1.0
+    top_mse, top_rl = max(tops[1]), max(tops[2])
     fig.update_yaxes(title_text="MSE (scaled attributes)", range=[0, 1.1 * top_mse if top_mse > 0 else 1],
                      row=1, col=1)
     fig.update_yaxes(title_text="record linkage (%)", range=[0, 1.1 * top_rl if top_rl > 0 else 1],
@@ -235,8 +282,10 @@ def epsilon_curves(curve: pd.DataFrame, *, current: float | None = None, mode: s
     if current is not None:
         for col in (1, 2):
             fig.add_vline(x=current, line_dash="dot", line_color="grey", row=1, col=col)
-    fig.update_layout(title=f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon{_on(dataset)}", height=360,
-                      margin=dict(l=10, r=10, t=70, b=10), showlegend=False)
+    fig.update_layout(title=f"SSKM_DP ({mode} mode): MSE and record linkage vs epsilon{_on(dataset)}",
+                      height=360 if references is None else 420,
+                      margin=dict(l=10, r=10, t=70, b=10), showlegend=references is not None,
+                      legend=dict(orientation="h", y=-0.3, x=0))
     return fig
 
 
@@ -252,11 +301,19 @@ def baselines_data(table: pd.DataFrame) -> pd.DataFrame:
                          _MSE: t["mse_mean"].to_numpy(dtype=float), _MSE_SD: t["mse_std"].to_numpy(dtype=float)})
 
 
-def baselines_vs_a(table: pd.DataFrame, *, dataset: str = "", epsilon: float | None = None) -> go.Figure:
+def baselines_vs_a(table: pd.DataFrame, *, dataset: str = "", epsilon: float | None = None,
+                   random_mse: float | None = None) -> go.Figure:
     """MSE vs number of clusters a for each method (SSKM_DP's a is its own cluster count;
-    drawn from :func:`baselines_data`)."""
+    drawn from :func:`baselines_data`); ``random_mse`` (a random release's MSE on the same
+    records) is drawn as a dashed grey line named in the legend."""
     data = baselines_data(table)
     fig = go.Figure()
+    if random_mse is not None and np.isfinite(random_mse) and len(data):
+        a_span = [float(data[_A].min()), float(data[_A].max())]
+        name = "random release (no information)"
+        fig.add_trace(go.Scatter(x=a_span, y=[float(random_mse)] * 2, mode="lines", name=name,
+                                 line=dict(width=2, **_REF_STYLE[name]),
+                                 hovertemplate=name + ": %{y:.4g}<extra></extra>"))
     for method, part in data.groupby("method", sort=False):
         c = color(method)
         fig.add_trace(go.Scatter(x=part[_A], y=part[_MSE], mode="lines+markers", name=method,
@@ -275,6 +332,7 @@ def baselines_vs_a(table: pd.DataFrame, *, dataset: str = "", epsilon: float | N
 
 # ---------------------------------------------------------------- Fig. 5-6: across a and m
 _ACOL, _ALO, _AHI = "number of clusters a (mean)", "least a", "largest a"
+_RANDOM = "random release (no information)"
 _WHAT = {"mse": (_MSE, _MSE_SD, 1.0, "MSE (scaled attributes)", "Information loss (MSE)", "Fig. 5"),
          "rl": (_RL, _RL_SD, 100.0, "record linkage (%)", "Record linkage (RL, %)", "Fig. 6")}
 
@@ -288,11 +346,14 @@ def _clusters_data(summary: pd.DataFrame, metric: str) -> pd.DataFrame:
         raise ValueError(f"summary lacks the column(s) {sorted(missing)}.")
     mean, sd, scale = _WHAT[metric][:3]
     t = summary.sort_values(["m", "epsilon", "a_mean"], kind="stable")
-    return pd.DataFrame({"m": t["m"].to_numpy(), "epsilon": t["epsilon"].to_numpy(dtype=float),
-                         "SOM grid": t["grid"].astype(str).to_numpy(), _ACOL: t["a_mean"].to_numpy(dtype=float),
-                         _ALO: t["a_min"].to_numpy(), _AHI: t["a_max"].to_numpy(),
-                         mean: scale * t[f"{metric}_mean"].to_numpy(dtype=float),
-                         sd: scale * t[f"{metric}_std"].to_numpy(dtype=float)})
+    out = pd.DataFrame({"m": t["m"].to_numpy(), "epsilon": t["epsilon"].to_numpy(dtype=float),
+                        "SOM grid": t["grid"].astype(str).to_numpy(), _ACOL: t["a_mean"].to_numpy(dtype=float),
+                        _ALO: t["a_min"].to_numpy(), _AHI: t["a_max"].to_numpy(),
+                        mean: scale * t[f"{metric}_mean"].to_numpy(dtype=float),
+                        sd: scale * t[f"{metric}_std"].to_numpy(dtype=float)})
+    if f"random_{metric}" in t.columns:  # the sweep measured a random release per m
+        out[_RANDOM] = scale * t[f"random_{metric}"].to_numpy(dtype=float)
+    return out
 
 
 def _clusters_chart(summary: pd.DataFrame, metric: str, *, mode: str, dataset: str) -> go.Figure:
@@ -312,6 +373,13 @@ def _clusters_chart(summary: pd.DataFrame, metric: str, *, mode: str, dataset: s
                 hovertemplate=("epsilon " + f"{eps:g}" + "<br>map %{customdata[0]}: a = %{x:.0f} "
                                "(%{customdata[1]} to %{customdata[2]})<br>%{y:.4g}<extra></extra>"),
             ), row=1, col=col)
+        ref = data.loc[data["m"] == m, _RANDOM] if _RANDOM in data.columns else pd.Series(dtype=float)
+        if len(ref) and np.isfinite(ref.iloc[0]):
+            a_span = data.loc[data["m"] == m, _ACOL]
+            fig.add_trace(go.Scatter(
+                x=[float(a_span.min()), float(a_span.max())], y=[float(ref.iloc[0])] * 2, mode="lines", name=_RANDOM,
+                legendgroup=_RANDOM, showlegend=col == 1, line=dict(width=2, **_REF_STYLE[_RANDOM]),
+                hovertemplate=_RANDOM + ": %{y:.4g}<extra></extra>"), row=1, col=col)
         fig.update_xaxes(title_text="number of clusters a", row=1, col=col)
         fig.update_yaxes(title_text=y_title, rangemode="tozero", row=1, col=col)
     fig.update_layout(title=f"{fig_no}: {what} of SSKM_DP ({mode} mode) vs number of clusters a, per epsilon"

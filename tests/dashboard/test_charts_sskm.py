@@ -252,3 +252,40 @@ def test_fig56_data_refuses_a_table_without_its_columns():
         charts.rl_vs_clusters_data(_clusters().drop(columns=["rl_mean"]))
     with pytest.raises(TypeError):
         charts.mse_vs_clusters_data([1, 2])
+
+
+# ---------------------------------------------------------------- references (issue 24)
+def _refs():
+    return pd.DataFrame([
+        {"reference": "raw table (no protection)", "mse_mean": 0.0, "mse_lo": 0.0, "mse_hi": 0.0,
+         "rl_mean": 0.8, "rl_lo": 0.8, "rl_hi": 0.8, "repetitions": 1},
+        {"reference": "random release (no information)", "mse_mean": 0.4, "mse_lo": 0.38, "mse_hi": 0.42,
+         "rl_mean": 0.001, "rl_lo": 0.0005, "rl_hi": 0.0015, "repetitions": 5},
+    ])
+
+
+def test_epsilon_curves_draw_the_raw_table_and_a_random_release_in_the_legend():
+    fig = charts.epsilon_curves(_curve(), references=_refs())
+    names = [t.name for t in fig.data if t.showlegend]
+    assert names == ["raw table (no protection)", "random release (no information)"]
+    random_mse = next(t for t in fig.data if t.name == "random release (no information)" and t.xaxis == "x")
+    assert list(random_mse.y) == [0.4, 0.4] and random_mse.line.dash == "dash"
+    assert fig.layout.yaxis.range[1] >= 0.4 and fig.layout.yaxis2.range[1] >= 80  # both references in view
+    data = charts.epsilon_data(_curve(), _refs())
+    assert (data["random release (no information): MSE"] == 0.4).all()
+    assert (data["raw table (no protection): record linkage (%)"] == 80).all()
+
+
+def test_epsilon_curves_draw_the_95_percent_interval_when_the_curve_has_it():
+    curve = pd.DataFrame({"epsilon": [0.1, 1.0], "mse_mean": [0.2, 0.1], "mse_std": [0.01, 0.02],
+                          "rl_mean": [0.001, 0.002], "rl_std": [0.0, 0.001], "mse_lo": [0.15, 0.05],
+                          "mse_hi": [0.3, 0.12], "rl_lo": [0.0, 0.001], "rl_hi": [0.002, 0.004]})
+    mse = charts.epsilon_curves(curve).data[0]
+    np.testing.assert_allclose(list(mse.error_y.array), [0.1, 0.02])
+    np.testing.assert_allclose(list(mse.error_y.arrayminus), [0.05, 0.05])
+
+
+def test_baselines_draw_a_random_release_line():
+    table = pd.DataFrame({"method": ["MDAV", "MDAV"], "a": [10, 25], "mse_mean": [0.1, 0.05], "mse_std": [0, 0]})
+    fig = charts.baselines_vs_a(table, random_mse=0.3)
+    assert fig.data[0].name == "random release (no information)" and list(fig.data[0].y) == [0.3, 0.3]

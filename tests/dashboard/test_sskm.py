@@ -61,7 +61,7 @@ def test_grid_views_and_size_change(sskm_page):
     at = sskm_page
     at.slider(key="sskm_rows").set_value(5).run()
     at.radio(key="sskm_topology").set_value("hexagonal").run()
-    for view in ("Hit map", "Component plane", "Sensitive share", "U-matrix"):
+    for view in ("Hit map", "Released rows", "Component plane", "Sensitive share", "U-matrix"):
         at.radio(key="sskm_view").set_value(view).run()
         assert_clean(at)
     assert any(m.label == "Clusters (non-empty neurons)" and m.value.endswith("of 40") for m in at.metric)
@@ -119,13 +119,13 @@ def test_two_downloads_add_up_in_the_session_ledger(open_page):
 
     at = open_page("sskm", timeout=300)
     at.button(key="sskm_prepare").click().run()
-    first = read_release(at.session_state["sskm_prepared"]["csv"])
+    first, _ = read_release(at.session_state["sskm_prepared"]["zip"])
     at.select_slider(key="sskm_epsilon").set_value(2.0).run()
     at.button(key="sskm_prepare").click().run()
-    header, table = read_release(at.session_state["sskm_prepared"]["csv"])
-    assert any(line == "session total so far: epsilon = 3" for line in header)
-    assert any("fresh operating-system entropy" in line for line in header)
-    assert not first[1].equals(table)
+    table, meta = read_release(at.session_state["sskm_prepared"]["zip"])
+    assert meta["session_total_text"] == "epsilon = 3"
+    assert "fresh operating-system entropy" in meta["noise"]
+    assert not first.equals(table)
     assert "epsilon = 3 over 2 release(s)" in " ".join(c.value for c in at.sidebar.caption)
 
 
@@ -135,8 +135,9 @@ def test_reproducible_release_is_labelled_not_private(open_page):
     at = open_page("sskm", timeout=300)
     at.checkbox(key="sskm_reproducible").check().run()
     at.button(key="sskm_prepare").click().run()
-    header, _ = read_release(at.session_state["sskm_prepared"]["csv"])
-    assert any(line.startswith("privacy: NOT PRIVATE as released") for line in header)
+    _, meta = read_release(at.session_state["sskm_prepared"]["zip"])
+    assert meta["guarantee"].startswith("NOT PRIVATE as released")
+    assert at.session_state["sskm_prepared"]["file_name"].endswith("-not-private-reproducible.zip")
     assert any(e.value.startswith("NOT PRIVATE") for e in at.error)
 
 
@@ -308,3 +309,99 @@ def test_reference_csv_is_read_and_checked():
     assert list(frame.columns) == ["age", "sex"] and len(frame) == 2
     with pytest.raises(ValueError, match="at least 2 rows"):
         read_reference(b"age,sex\n30,Male\n")
+
+
+# ---------------------------------------------------------------- issue 24: references, identifiers, layout
+def _sskm_on(dataset, *, present: bool = False):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = dataset
+    if present:
+        at.session_state["present"] = True
+    at.switch_page("views/sskm.py")
+    at.run()
+    return at
+
+
+def _with_row_numbers(n: int = 240):
+    """A small table with a row-number column with gaps (marked identifier), two numbers and a
+    sensitive category."""
+    import numpy as np
+
+    from core.data import Dataset
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"row_id": np.sort(rng.choice(20 * n, size=n, replace=False)) + 1,
+                          "age": rng.integers(18, 90, n), "hours": rng.integers(1, 80, n),
+                          "sex": rng.choice(["F", "M"], n)})
+    return Dataset(frame, label=None, sensitive=("sex",), numeric=("row_id", "age", "hours"),
+                   categorical=("sex",), name="row numbers", identifiers=("row_id",))
+
+
+def test_an_identifier_column_is_neither_offered_nor_published():
+    at = _sskm_on(_with_row_numbers())
+    assert_clean(at)
+    box = at.multiselect(key="sskm_columns")
+    assert "row_id" not in box.options and "row_id" not in box.value
+    published = next(d.value for d in at.dataframe if "age" in d.value.columns)  # the published table
+    assert "row_id" not in published.columns
+
+
+def test_the_schema_marking_an_identifier_keeps_it_out_of_the_columns():
+    from core.data import load_sample
+    from core.data.schema import ColumnSchema, schema_for
+    from dashboard.cached.sskm import feature_columns
+
+    census = load_sample("census")
+    schema = schema_for(census).replace_column(ColumnSchema("age", "identifier", source="declared"))
+    assert "age" not in feature_columns(census, schema)
+    assert "age" in feature_columns(census)
+
+
+def test_epsilon_and_the_som_grid_come_first_side_by_side(sskm_page):
+    import json
+
+    at = sskm_page
+    control = at.main.columns[0]
+    chart = next(c for c in at.main.columns if c.get("plotly_chart"))  # the first column with a chart
+    assert control.select_slider[0].key == "sskm_epsilon"
+    grid = chart.get("plotly_chart")
+    assert [c.key for c in grid] == ["sskm_grid_chart"]
+    assert _charts(at)[0].key == "sskm_grid_chart"  # the page's first chart
+    assert "SOM grid" in json.loads(grid[0].proto.spec)["layout"]["title"]["text"]
+    assert {m.label for m in control.metric} >= {"MSE", "Record linkage"}
+    assert at.expander  # the other settings fold away
+
+
+def test_the_release_is_set_beside_the_raw_table_and_a_random_release(sskm_page):
+    at = sskm_page
+    table = next(d.value for d in at.dataframe if "release" in d.value.columns)
+    assert list(table["release"]) == ["this release", "raw table (no protection)", "random release (no information)"]
+    spec = next(c.proto.spec for c in _charts(at) if c.key == "sskm_eps_curve")
+    assert "raw table (no protection)" in spec and "random release (no information)" in spec
+    assert any(c.value.startswith("Raw table: MSE 0") for c in at.caption)
+
+
+def test_a_release_no_better_than_random_is_said_in_words(sskm_page):
+    at = sskm_page
+    at.select_slider(key="sskm_epsilon").set_value(0.05).run()  # 3,000 rows, 81 numbers per neuron: noise wins
+    assert_clean(at)
+    mse = float(next(m.value for m in at.metric if m.label == "MSE"))
+    table = next(d.value for d in at.dataframe if "release" in d.value.columns).set_index("release")
+    floor = float(table.loc["random release (no information)", "MSE 95% interval"].split(" to ")[0])
+    said = any("no better than a random release on utility" in w.value for w in at.warning)
+    assert said == (mse >= floor)
+
+
+def test_presenting_shows_the_grid_and_no_caption_points_at_a_control():
+    from core.data import load_sample
+
+    at = _sskm_on(load_sample("census"), present=True)
+    assert_clean(at)
+    assert any(c.key == "sskm_grid_chart" for c in _charts(at))
+    hints = ("Press the button", "Pick at least", "Switch 'Compute", "review it on the Data page",
+             "Until a reference", "'Initial weights' applies")
+    assert not [c.value for c in at.caption if any(h in c.value for h in hints)]

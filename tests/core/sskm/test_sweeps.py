@@ -29,7 +29,8 @@ def _baselines(pub, **kw) -> pd.DataFrame:
 
 def test_epsilon_curve_has_one_row_per_epsilon_in_order(pub):
     out = _curve(pub, epsilons=(5.0, 0.5, 1.0))
-    assert list(out.columns) == ["epsilon", "mse_mean", "mse_std", "rl_mean", "rl_std"]
+    assert list(out.columns) == ["epsilon", "mse_mean", "mse_std", "rl_mean", "rl_std", "mse_lo", "mse_hi", "rl_lo",
+                                 "rl_hi"]
     assert out["epsilon"].tolist() == [0.5, 1.0, 5.0]
 
 
