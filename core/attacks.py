@@ -468,7 +468,7 @@ class DCRReference:
 
 def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target: str,
                         features: Sequence[str] | None = None, classifier: str = "gbdt",
-                        random_state: RandomState = None) -> dict[str, Any]:
+                        random_state: RandomState = None, members: pd.DataFrame | None = None) -> dict[str, Any]:
     """Attribute inference: a model trained on the release guesses ``target`` of real records.
 
     The attacker knows every other attribute of a person (``features``) and wants the
@@ -499,6 +499,14 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
         The attacker's model (paper 002's classifiers, or "hgb": the same boosted trees on native categorical splits).
     random_state : int, Generator or None
         Seeds the classifier.
+    members : DataFrame or Dataset, optional
+        Real records the release *was* made from (a sample of the training records): the
+        same fitted attacker is also tested on them. Anonymeter's inference evaluator
+        (Giomi et al. 2023; github.com/statice/anonymeter,
+        ``src/anonymeter/evaluators/inference_evaluator.py``) attacks training targets and
+        *control* targets (records not used to make the release) with the same release and
+        reads the difference as what the release leaks about the people in it; here the
+        control targets are ``holdout``.
 
     Returns
     -------
@@ -510,6 +518,10 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
         (negative: the model's guesses are worse than the base rate, e.g. it learnt
         noise); 1 - majority at most (every guess right). ``f1``: macro F1 of the
         guesses. ``classifier``, ``target``, ``features``, ``n_release``, ``n_holdout``.
+        With ``members``: ``accuracy_members`` (the same attacker on the members),
+        ``n_members`` and ``member_advantage`` = accuracy_members - accuracy (Anonymeter's
+        train-minus-control success: 0 when the release tells no more about the people in it
+        than about people who are not; positive when it reproduces them).
 
     Raises
     ------
@@ -540,9 +552,17 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
     for name, frame in (("release", rel), ("holdout", ho)):
         if frame[target].notna().sum() == 0:
             raise DataError(f"The {name} table has no row with a value of '{target}'.")
-    scores = score_task(rel, ho, target, features, classifier=classifier, random_state=rng)
+    if members is None:
+        scores = score_task(rel, ho, target, features, classifier=classifier, random_state=rng)
+    else:
+        mem = _as_frame(members, "members")
+        _check_columns([*features, target], rel, {"members": mem})
+        if mem[target].notna().sum() == 0:
+            raise DataError(f"The members table has no row with a value of '{target}'.")
+        scores, member_scores = _score_two(rel, ho, mem, target, features, classifier=classifier,
+                                           random_state=rng)
     majority = majority_share(ho[target].dropna().astype(str))
-    return {
+    out = {
         "accuracy": scores["accuracy"],
         "majority": majority,
         "advantage": scores["accuracy"] - majority,
@@ -550,6 +570,40 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
         "classifier": classifier, "target": target, "features": features,
         "n_release": len(rel), "n_holdout": int(ho[target].notna().sum()),
     }
+    if members is not None:
+        out.update(accuracy_members=member_scores["accuracy"], n_members=int(mem[target].notna().sum()),
+                   member_advantage=member_scores["accuracy"] - scores["accuracy"])
+    return out
+
+
+def _score_two(release: pd.DataFrame, holdout: pd.DataFrame, members: pd.DataFrame, target: str,
+               features: list[str], *, classifier: str, random_state: np.random.Generator
+               ) -> tuple[dict[str, float], dict[str, float]]:
+    """:func:`core.imposter.evaluation.score_task` on ``holdout`` and on ``members`` from one
+    fitted attacker: the holdout's scores equal ``score_task``'s (same classes, same seed)."""
+    from core.imposter.classifiers import encode_target, few_threads, make_classifier, prepare_frame
+    from core.imposter.evaluation import _scores
+
+    train = release[release[target].notna()]
+    tests = [f[f[target].notna()] for f in (holdout, members)]
+    y_tr_raw = train[target].astype(str)
+    classes = np.array(sorted(set(y_tr_raw).union(*(set(t[target].astype(str)) for t in tests))))
+    y_tr, _ = encode_target(y_tr_raw, classes)
+    present = np.unique(y_tr)
+    out = []
+    if len(present) < 2:  # a one-class release: the attacker can only say that class
+        for t in tests:
+            out.append(_scores(encode_target(t[target].astype(str), classes)[0], np.full(len(t), present[0])))
+        return out[0], out[1]
+    remap = {c: i for i, c in enumerate(present)}
+    X_tr = prepare_frame(train, features)
+    model = make_classifier(classifier, X_tr, list(features), random_state=random_state)
+    with few_threads():
+        model.fit(X_tr, np.array([remap[c] for c in y_tr]))
+        for t in tests:
+            pred = present[model.predict(prepare_frame(t, features)).astype(np.int64)]
+            out.append(_scores(encode_target(t[target].astype(str), classes)[0], pred))
+    return out[0], out[1]
 
 
 # ---------------------------------------------------------------------------------------

@@ -28,6 +28,20 @@ measured the same way:
   :mod:`core.attacks`. Models: a loss-threshold
   membership-inference attack (members: the training rows; non-members: the holdout
   rows), its AUC and advantage. Measures that do not apply to a kind of release are NaN.
+- **References.** Every number beside what it is read against (:func:`_references`, once per
+  comparison, :attr:`ComparisonResult.references`): the utility beside the majority share of
+  the holdout's label (the constant guess) and the utility classifier trained on the real
+  training part (the non-private model); each risk beside the **raw table** (the training
+  rows released as they are: no protection) and its **control** (what a release that tells
+  nothing about the people in it would give), with Wilson intervals; the MSE beside the raw
+  table (0) and a random release. Attribute inference is read twice: ``ai_advantage`` (the
+  population: accuracy on the holdout above the constant guess, its control) and
+  ``ai_member`` (the people in the release: accuracy on a sample of training records above
+  accuracy on the holdout, the control records the release never saw, as Anonymeter's
+  inference evaluator does; github.com/statice/anonymeter, Giomi et al. 2023). When the raw
+  table's interval does not lie above its control's, the attack **has no power on this
+  table** (:data:`NO_POWER`): :meth:`ComparisonResult.takeaway` then recommends nothing from
+  that risk and says why.
 - **Formal privacy.** The release's ledger: ``ledger_epsilon`` and ``ledger_delta`` (its
   :meth:`~core.mechanisms.PrivacyLedger.total`: infinite for a release that is not DP),
   the ``nominal_epsilon`` it names, ``is_dp``, the ``guarantee`` sentence
@@ -44,9 +58,12 @@ bounds and encoders (docs/design.md section 2.1): the tables of IDP-KMeans, SSKM
 and MDAV_DP are :class:`core.sskm.publisher.ScaledTable` of the schema, kRR's domain and
 bins come from it, and CDP-LR's features are the CDP-LR page's DP reading
 (:class:`SchemaEncoder`: one-hot codes over each declared category list plus OTHER,
-numbers scaled by their declared bounds).
-Identifier columns are dropped before the split. CDP-LR's sensitivity is the schema's
-declared correlated-group bound (1, ordinary DP for one record, when none is declared).
+numbers scaled by their declared bounds) trained as that page trains it (its noise method
+:data:`CDP_LR_NOISE_METHOD` and preset :data:`CDP_LR_PRESET`; the ``reading`` column says so).
+Identifier columns (the schema's and the dataset's) are dropped before the split: no release,
+attack or reference sees them. CDP-LR's sensitivity is the schema's public correlated-group
+bound (:func:`core.cdp.dp_reading.group_bound`: 1, ordinary DP for one record, when none is
+declared or when it was read from the data).
 Every release's ledger is charged with the schema entries it used
 (:meth:`~core.data.schema.PublicSchema.charge`): an entry "read from data" makes the
 release not differentially private, with the reason.
@@ -82,7 +99,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
 from core import attacks, compute
-from core.cdp.dp_reading import schema_labels, schema_matrix
+from core.cdp.dp_reading import charge_reading, group_bound, reading_columns, schema_labels, schema_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.data import Dataset
 from core.data.schema import OTHER, PublicSchema, schema_for
@@ -91,7 +108,7 @@ from core.imposter.evaluation import marginal_tv, score_task
 from core.imposter.krr_baseline import krr_ledger, krr_perturb
 from core.imposter.synthesizer import ImposterSynthesizer
 from core.mechanisms import PrivacyLedger
-from core.metrics import mse
+from core.metrics import below_reference, majority_share, mse, proportion_interval
 from core.progress import Progress, report, stage
 from core.release import display_seed
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
@@ -127,6 +144,9 @@ __all__ = [
     "PRIVATE_MEASURES_NOTE",
     "NOT_DP_BADGE",
     "privacy_label",
+    "CDP_LR_NOISE_METHOD",
+    "CDP_LR_PRESET",
+    "NO_POWER",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
@@ -139,15 +159,22 @@ DCR_RECORDS = 10_000
 MICRO_K = 5
 #: Clusters of IDP-KMeans: min(MAX_CLUSTERS, n // MICRO_K), the size of SSKM_DP's 10 x 10 map.
 MAX_CLUSTERS = 100
-#: Measures of every run (plus ``ai_advantage_<s>`` per sensitive attribute s).
+#: Measures of every run (plus ``ai_advantage_<s>`` and ``ai_member_<s>`` per sensitive attribute s).
 MEASURES = ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage",
-            "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage")
+            "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage", "ai_member")
+#: CDP-LR's settings in the comparison: the CDP-LR page's defaults (its noise method, the
+#: paper's Laplace method 1, and its training preset; a test reads the page to check them).
+CDP_LR_NOISE_METHOD = 1
+CDP_LR_PRESET = "sensible"
+#: Said (with the reason) wherever a risk measure's attack cannot tell the raw table from its control.
+NO_POWER = "the attack has no power on this table"
 #: The low-risk level :meth:`ComparisonResult.takeaway` names by default, per risk: an
 #: attacker at most 2 points better than guessing (attribute inference), at most 2 points of
 #: copying above an independent release (DCR), a membership AUC at most 0.52.
-LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02}
+LOW_RISK = {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02,
+            "ai_member": 0.02}
 _FORMAL = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee",
-           "caveats")
+           "caveats", "reading")
 #: What a table's DP column says for a release that is not differentially private.
 NOT_DP_BADGE = "NOT DP"
 #: Said wherever the measures are shown: they read the private rows and are not released.
@@ -159,6 +186,7 @@ _WORDS = {
     "mse": "MSE", "ai_advantage": "attribute-inference advantage", "dcr_risk": "DCR risk",
     "dcr_excess": "DCR risk above the holdout baseline", "mia_auc": "membership-inference AUC",
     "mia_advantage": "membership-inference advantage", "ledger_epsilon": "epsilon",
+    "ai_member": "attribute-inference advantage on the people in the release",
 }
 
 
@@ -175,6 +203,7 @@ class Release:
     table: pd.DataFrame | None = None
     model: Any = None
     aligned: bool = False
+    reading: str = ""
 
 
 @dataclass
@@ -210,13 +239,26 @@ class _Context:
             self.train.frame, self.holdout, max_records=DCR_RECORDS,
             random_state=display_seed(self.base_seed, "dcr")))
 
+    def member_targets(self) -> pd.DataFrame:
+        """The training records every attribute-inference attack also targets (the people
+        in the release): a seeded sample of the holdout's size, the same for every release."""
+        def make() -> pd.DataFrame:
+            n = min(len(self.train.frame), len(self.holdout))
+            rng = np.random.default_rng(display_seed(self.base_seed, "members"))
+            rows = np.sort(rng.choice(len(self.train.frame), size=n, replace=False))
+            return self.train.frame.iloc[rows].reset_index(drop=True)
+
+        return self.cached("members", make)
+
     def scaled_train(self) -> ScaledTable:
         """The training part scaled by the schema (the MSE measure's units)."""
         return self.cached("scaled", lambda: _schema_table(self.train.frame, self.schema))
 
     def model_columns(self) -> list[str]:
-        """The model's features: the schema's features among the training part's columns."""
-        return [c for c in self.train.features if c in set(self.schema.features)]
+        """The model's features: the CDP-LR page's DP reading, every schema feature but the
+        label (:func:`core.cdp.dp_reading.reading_columns`), among the training part's columns."""
+        present = set(self.train.frame.columns)
+        return [c for c in reading_columns(self.schema, self.train.label) if c in present]
 
     def encoder(self) -> "SchemaEncoder":
         """The model matrix's encoder (:func:`_model_encoder`: from the schema, never the rows)."""
@@ -510,17 +552,30 @@ def _idp_kmeans(ctx: _Context, table: ScaledTable, epsilon: float | None, seed: 
 
 
 # ---- model releases
+def _cdp_lr_reading(ctx: _Context) -> str:
+    """Which CDP-LR this is, in words (the Compare table's "reading" column)."""
+    bound = group_bound(ctx.schema)
+    sens = (f"{bound.value:g} (declared group bound, {bound.source})" if bound.covers_group
+            else "1 (one record: no group bound declared)")
+    return (f"the CDP-LR page's DP reading: {len(ctx.model_columns())} schema features scaled by their "
+            f"declared bounds, sensitivity {sens}, noise method {CDP_LR_NOISE_METHOD}, "
+            f"preset '{CDP_LR_PRESET}'")
+
+
 def _cdp_lr(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
-    """Paper 000's DP reading: features and scaling from the schema (:class:`SchemaEncoder`),
-    the sensitivity from the schema's declared correlated-group bound (1 when none)."""
+    """Paper 000's DP reading as the CDP-LR page trains it (:func:`core.cdp.dp_reading.dp_reading`):
+    features and scaling from the schema (:class:`SchemaEncoder`), the sensitivity from the
+    schema's public correlated-group bound (:func:`~core.cdp.dp_reading.group_bound`: 1 when
+    none is declared or when it was read from the data), the page's noise method and preset."""
+    from core.cdp.logistic import PRESETS
+
     X, y, _, _ = ctx.model_data()
-    group = ctx.schema.max_group_size
-    model = CDPLogisticRegression(epsilon=epsilon, sensitivity=float(group or 1),
-                                  random_state=seed).fit(X, y)
-    ledger = _charge(ctx, model.ledger_, [*ctx.model_columns(), ctx.train.label])
-    if group is not None:  # without a bound the model's ledger says it covers one record
-        ctx.schema.charge(ledger, [], group_size=True)
-    return Release(ledger, model=model)
+    bound = group_bound(ctx.schema)
+    model = CDPLogisticRegression(epsilon=epsilon, noise_method=CDP_LR_NOISE_METHOD, sensitivity=bound.value,
+                                  sensitivity_source=bound.source, random_state=seed,
+                                  **PRESETS[CDP_LR_PRESET]).fit(X, y)
+    ledger = charge_reading(model.ledger_, ctx.schema, [*ctx.model_columns(), ctx.train.label], bound)
+    return Release(ledger, model=model, reading=_cdp_lr_reading(ctx))
 
 
 def _logistic(ctx: _Context, fitted: Any, epsilon: float | None, seed: int) -> Release:
@@ -571,9 +626,10 @@ def _registry() -> dict[str, Method]:
                "centres; epsilon-DP.",
                _idp_kmeans, fit=_idp_fit),
         Method("CDP-LR", "model", True, True,
-               "CDP-LR's DP reading at its defaults (noise method 'auto'): one-hot features and scaling "
-               "from the public schema, sensitivity from the schema's declared correlated-group bound "
-               "(1 when none: ordinary DP for one record, the relation every other method is held to).",
+               f"CDP-LR as the CDP-LR page trains its DP reading (noise method {CDP_LR_NOISE_METHOD}, preset "
+               f"'{CDP_LR_PRESET}'): one-hot features and scaling from the public schema, sensitivity from the "
+               "schema's public correlated-group bound (1 when none: ordinary DP for one record, the relation "
+               "every other method is held to).",
                _cdp_lr, requires=_needs_binary_label),
         Method("Logistic regression (non-private)", "model", False, False,
                "Ordinary logistic regression on the same features: the model reference, not DP.",
@@ -593,6 +649,7 @@ DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in METHODS if m not in ("VAE-GA
 def _empty_measures(sensitive: Sequence[str]) -> dict[str, float]:
     out = {m: math.nan for m in MEASURES}
     out.update({f"ai_advantage_{s}": math.nan for s in sensitive})
+    out.update({f"ai_member_{s}": math.nan for s in sensitive})
     return out
 
 
@@ -620,10 +677,12 @@ def _measure_table(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
         out["mse"] = _aligned_mse(ctx, table)
     for s in ctx.train.sensitive:
         ai = attacks.attribute_inference(table, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
-                                         random_state=seed)
+                                         random_state=seed, members=ctx.member_targets())
         out[f"ai_advantage_{s}"] = float(ai["advantage"])
+        out[f"ai_member_{s}"] = float(ai["member_advantage"])
     if ctx.train.sensitive:  # the frontier's risk: an attacker worse than guessing leaks nothing
         out["ai_advantage"] = max(0.0, *(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive))
+        out["ai_member"] = max(0.0, *(out[f"ai_member_{s}"] for s in ctx.train.sensitive))
     dcr = ctx.dcr_reference().measure(table)
     out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
     return out
@@ -638,12 +697,149 @@ def _measure_model(ctx: _Context, rel: Release, seed: int) -> dict[str, float]:
     return out
 
 
-def _formal(ledger: PrivacyLedger) -> dict[str, Any]:
+def _formal(ledger: PrivacyLedger, reading: str = "") -> dict[str, Any]:
     eps, dlt = ledger.total()
     nom_eps, nom_dlt = ledger.nominal()
     return {"ledger_epsilon": eps, "ledger_delta": dlt, "nominal_epsilon": nom_eps,
             "nominal_delta": nom_dlt, "is_dp": bool(ledger.is_dp), "guarantee": ledger.describe(),
-            "caveats": " ".join(ledger.assumptions)}
+            "caveats": " ".join(ledger.assumptions), "reading": reading}
+
+
+# ---------------------------------------------------------------------------- references
+#: What each risk's control is, in words (the value a release at no more risk than it would get).
+CONTROL_WORDS = {
+    "ai_advantage": "the constant guess (always the commonest value: advantage 0)",
+    "ai_member": "the same attacker on real records the release never saw (Anonymeter's control)",
+    "dcr_excess": "a release of real records the training never saw (an independent sample: excess 0)",
+    "mia_auc": "guessing (AUC 0.5)",
+}
+
+
+def _share(value: float, n: int) -> list[float]:
+    """The Wilson interval of a share measured on ``n`` records."""
+    return list(proportion_interval(value * n, n)) if n > 0 else [math.nan, math.nan]
+
+
+def _risk_entry(measure: str, raw: float, raw_interval: Sequence[float], control: float,
+                control_interval: Sequence[float] | None, power: bool, words: str) -> dict[str, Any]:
+    """One risk's references and whether its attack has power, with the sentence that says so."""
+    lo, hi = raw_interval
+    ctrl = f"{control:.3g}" if control_interval is None else (
+        f"{control:.3g} ({control_interval[0]:.3g} to {control_interval[1]:.3g})")
+    if power:
+        sentence = (f"The attack separates the raw table ({raw:.3g}, 95% interval {lo:.3g} to {hi:.3g}) from "
+                    f"its control, {words}: {ctrl}.")
+    else:
+        sentence = (f"Even the raw table (no protection) gives {raw:.3g} (95% interval {lo:.3g} to {hi:.3g}), "
+                    f"not above its control, {words}: {ctrl}.")
+    return {"measure": measure, "raw": raw, "raw_interval": [lo, hi], "control": control,
+            "control_interval": None if control_interval is None else list(control_interval),
+            "control_words": words, "power": bool(power), "sentence": sentence}
+
+
+def _ai_references(ctx: _Context, seed: int) -> dict[str, dict[str, Any]]:
+    """Attribute inference with the raw table as the release, per sensitive attribute and for
+    the frontier's largest (the same attacker and seed as every release's measure).
+
+    Two readings. The population advantage (``ai_advantage``): accuracy on the holdout above
+    the constant guess; its control is the constant guess, since a release of other real
+    records (the raw table is one) teaches the same population facts. The advantage on the
+    people in the release (``ai_member``): accuracy on training records above accuracy on
+    control records the release never saw (Anonymeter's control, Giomi et al. 2023: the
+    inference evaluator of github.com/statice/anonymeter attacks training and control
+    targets with one synthetic table and reads the difference). Power: the raw table's
+    Wilson interval lies above the control's."""
+    out: dict[str, dict[str, Any]] = {}
+    pop, mem = [], []
+    for s in ctx.train.sensitive:
+        ai = attacks.attribute_inference(ctx.train.frame, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
+                                         random_state=seed, members=ctx.member_targets())
+        n_h, n_m, maj = ai["n_holdout"], ai["n_members"], ai["majority"]
+        acc_lo, acc_hi = _share(ai["accuracy"], n_h)
+        e = _risk_entry(f"ai_advantage_{s}", ai["advantage"], [acc_lo - maj, acc_hi - maj], 0.0, None,
+                        acc_lo > maj, CONTROL_WORDS["ai_advantage"])
+        out[e["measure"]] = e
+        pop.append(e)
+        m_lo, m_hi = _share(ai["accuracy_members"], n_m)
+        base = ai["accuracy"]
+        e = _risk_entry(f"ai_member_{s}", ai["member_advantage"], [m_lo - base, m_hi - base], 0.0,
+                        [acc_lo - base, acc_hi - base], m_lo > acc_hi, CONTROL_WORDS["ai_member"])
+        out[e["measure"]] = e
+        mem.append(e)
+    for name, entries in (("ai_advantage", pop), ("ai_member", mem)):
+        if entries:  # the frontier's risk is the largest over the attributes, at least 0
+            top = max(entries, key=lambda e: e["raw"])
+            strong = [e for e in entries if e["power"]]
+            pick = max(strong, key=lambda e: e["raw"]) if strong else top
+            entry = dict(pick, measure=name, raw=max(0.0, pick["raw"]))
+            if len(entries) > 1:
+                entry["sentence"] = (f"Over {len(entries)} sensitive attributes, the strongest: " + pick["sentence"]
+                                     if strong else f"For each of the {len(entries)} sensitive attributes: "
+                                     + " ".join(e["sentence"] for e in entries))
+            out[name] = entry
+    return out
+
+
+def _references(ctx: _Context, seed: int, *, models: bool) -> dict[str, Any]:
+    """The numbers every measure is read against (computed once, with repetition 0's
+    measurement seed: the raw table's values equal its repetition-0 row).
+
+    ``utility``: the majority share of the holdout's label (the constant guess) and the
+    utility classifier trained on the real training part (the non-private model), each with
+    its Wilson interval over the holdout. ``risks``: per risk measure the raw table (no
+    protection), the control, and whether the attack has power (:func:`_risk_entry`).
+    ``mse``: the raw table (0) and a random release (uniform rows in the schema's domain).
+    """
+    out: dict[str, Any] = {"n_holdout": int(len(ctx.holdout)), "n_members": 0, "utility": None,
+                           "risks": {}, "mse": None}
+    label = ctx.train.label
+    if label is not None and ctx.train.frame[label].notna().any():
+        y = ctx.holdout[label].dropna().astype(str)
+        n = int(len(y))
+        maj = majority_share(y) if n else math.nan
+        model = score_task(ctx.train.frame, ctx.holdout, label, [c for c in ctx.train.frame.columns if c != label],
+                           classifier=UTILITY_CLASSIFIER, random_state=seed)["accuracy"] if n else math.nan
+        out["utility"] = {"majority": maj, "majority_interval": _share(maj, n), "nonprivate": float(model),
+                          "nonprivate_interval": _share(model, n), "n": n,
+                          "nonprivate_words": f"the utility classifier ({UTILITY_CLASSIFIER}) trained on the real "
+                                              "training part"}
+    if ctx.train.sensitive:
+        try:
+            out["risks"].update(_ai_references(ctx, seed))
+            out["n_members"] = int(len(ctx.member_targets()))
+        except (DataError, ValueError):  # the releases' own measures fail alike and say why
+            pass
+    try:
+        dcr = ctx.dcr_reference().measure(ctx.train.frame)
+    except (DataError, ValueError):
+        dcr = None
+    if dcr is not None:
+        n, b = int(dcr["n_measured"]), float(dcr["baseline"])
+        lo, hi = _share(float(dcr["risk"]), n)
+        out["risks"]["dcr_excess"] = _risk_entry("dcr_excess", float(dcr["excess"]), [lo - b, hi - b], 0.0, None,
+                                                 lo > b, CONTROL_WORDS["dcr_excess"])
+    if models:
+        try:
+            X, yb, Xh, yh = ctx.model_data()
+            lr = LogisticRegression(max_iter=1000).fit(X, yb)
+            mia = attacks.membership_inference_auc(lr, X, yb, Xh, yh)
+            n1, n0 = len(yb), len(yh)
+            se = math.sqrt((n1 + n0 + 1) / (12.0 * n1 * n0))  # the AUC's spread under no leak (Mann-Whitney)
+            auc = float(mia["auc"])
+            entry = _risk_entry("mia_auc", auc, [auc - 1.96 * se, auc + 1.96 * se], 0.5,
+                                [0.5 - 1.96 * se, 0.5 + 1.96 * se], auc - 1.96 * se > 0.5, CONTROL_WORDS["mia_auc"])
+            entry["sentence"] = entry["sentence"].replace("the raw table", "the non-private logistic regression")
+            out["risks"]["mia_auc"] = entry
+        except (DataError, ValueError):
+            pass
+    try:
+        scaled = ctx.scaled_train()
+        rng = np.random.default_rng(display_seed(ctx.base_seed, "random release"))
+        out["mse"] = {"raw": 0.0, "random": float(mse(scaled.X, rng.uniform(size=scaled.X.shape))),
+                      "random_words": "a random release: every attribute drawn uniformly over its public domain"}
+    except (DataError, ValueError):
+        pass
+    return out
 
 
 # ---------------------------------------------------------------------------- the run
@@ -744,7 +940,7 @@ def _run_repetition(unit: tuple[str, int], ctx: _Context, epsilons: Sequence[flo
             measures = measure(ctx, rel, display_seed(ctx.base_seed, "measure", rep))
             rows.append({"method": method.name, "kind": method.kind,
                          "epsilon": math.nan if eps is None else float(eps), "repetition": rep,
-                         "seed": release_seed, **measures, **_formal(rel.ledger)})
+                         "seed": release_seed, **measures, **_formal(rel.ledger, rel.reading)})
             where = "" if eps is None else f", epsilon {eps:g}"
             report(progress, done / len(grid), f"repetition {rep + 1} of {repetitions}{where}")
     except (DataError, ValueError, np.linalg.LinAlgError) as exc:
@@ -842,6 +1038,7 @@ def compare(
     schema = _check_schema(schema, dataset)
     source = dataset
     dataset = _without_identifiers(dataset, schema)
+    schema = _kept_schema(schema, dataset)
     grid = _check_epsilons(epsilons)
     repetitions = check_positive_int(repetitions, name="repetitions")
     share = _check_options(test_size, max_rows, imposter_epochs, progress)
@@ -853,6 +1050,8 @@ def compare(
     todo = _runnable(ctx, names, skipped)
     report(progress, 0.0, "Preparing the split, the DCR reference and the shared steps")
     _prepare(ctx, todo)
+    report(progress, 0.0, "Measuring the references: the raw table, the control, the constant guess")
+    refs = _references(ctx, display_seed(ctx.base_seed, "measure", 0), models=any(m.kind == "model" for m in todo))
     units = [(m.name, rep) for m in todo for rep in range(repetitions)]
     weights = [_units(METHODS[name], grid, 1) for name, _ in units]
     done = compute.map_tasks(partial(_run_repetition, epsilons=grid, repetitions=repetitions), units,
@@ -869,8 +1068,8 @@ def compare(
     report(progress, 1.0, "Comparison done")
     parameters = _parameters(source, names, grid, repetitions, seed, share, max_rows, imposter_epochs)
     parameters["schema"] = schema.to_dict()
-    parameters["identifiers_dropped"] = list(schema.identifiers)
-    return ComparisonResult(_runs_frame(rows, train.sensitive), skipped, parameters, seconds)
+    parameters["identifiers_dropped"] = sorted(set(source.frame.columns) - set(dataset.frame.columns))
+    return ComparisonResult(_runs_frame(rows, train.sensitive), skipped, parameters, seconds, refs)
 
 
 def _check_schema(schema: Any, dataset: Dataset) -> PublicSchema:
@@ -890,11 +1089,21 @@ def _check_schema(schema: Any, dataset: Dataset) -> PublicSchema:
 
 
 def _without_identifiers(dataset: Dataset, schema: PublicSchema) -> Dataset:
-    """The dataset without the schema's identifier columns (never a feature, never published)."""
-    ids = set(schema.identifiers)
+    """The dataset without its identifier columns, the schema's and the dataset's own
+    (:attr:`Dataset.identifiers`): never a feature, never released, never attacked. Dropped
+    before the split, so no release, attack, reference (raw table, control) or model sees them."""
+    ids = set(schema.identifiers) | set(dataset.identifiers)
     if not ids:
         return dataset
     return dataset.subset([c for c in dataset.frame.columns if c not in ids])
+
+
+def _kept_schema(schema: PublicSchema, dataset: Dataset) -> PublicSchema:
+    """``schema`` less the columns :func:`_without_identifiers` dropped (roles kept)."""
+    kept = set(dataset.frame.columns)
+    if all(c.name in kept for c in schema.columns):
+        return schema
+    return replace(schema, columns=tuple(c for c in schema.columns if c.name in kept))
 
 
 def _parameters(dataset: Dataset, names, grid, repetitions, seed, share, max_rows, epochs) -> dict[str, Any]:
@@ -910,7 +1119,7 @@ def _parameters(dataset: Dataset, names, grid, repetitions, seed, share, max_row
 
 def _runs_frame(rows: list[dict[str, Any]], sensitive: Sequence[str]) -> pd.DataFrame:
     columns = ["method", "kind", "epsilon", "repetition", "seed", *MEASURES,
-               *(f"ai_advantage_{s}" for s in sensitive), *_FORMAL]
+               *(f"ai_advantage_{s}" for s in sensitive), *(f"ai_member_{s}" for s in sensitive), *_FORMAL]
     runs = pd.DataFrame(rows, columns=columns)
     return runs.astype({"repetition": "int64", "seed": "int64", "is_dp": bool}) if len(runs) else runs
 
@@ -941,7 +1150,7 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     stats.columns = [f"{v}_{'n' if s == 'count' else s}" for v, s in stats.columns]
     for v in values:
         stats.loc[stats[f"{v}_n"] == 1, f"{v}_std"] = 0.0
-    first = groups[[c for c in ("kind", "is_dp", "guarantee", "caveats") if c in runs.columns]].first()
+    first = groups[[c for c in ("kind", "is_dp", "guarantee", "caveats", "reading") if c in runs.columns]].first()
     out = first.join(stats).reset_index()
     out["_order"] = out["method"].map(order)
     out = out.sort_values(["_order", "epsilon"], na_position="first", kind="stable")
@@ -1013,7 +1222,8 @@ def _point(row: pd.Series) -> str:
 
 def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai_advantage",
              below: float | None = None, reference: str = "Raw table",
-             utility_label: str | None = None, risk_label: str | None = None) -> str:
+             utility_label: str | None = None, risk_label: str | None = None,
+             no_power: str | None = None, majority: float | None = None) -> str:
     """One sentence computed from the numbers: which method keeps the most utility at low risk.
 
     Parameters
@@ -1029,6 +1239,13 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
         The method whose utility is quoted for comparison (the unprotected table).
     utility_label, risk_label : str, optional
         Words for the measures (default from their names).
+    no_power : str, optional
+        Why the risk's attack has no power on this table (it does not separate the raw table
+        from its control: :meth:`ComparisonResult.power`); then no method is recommended from
+        that risk, and the sentence says so.
+    majority : float, optional
+        The constant guess's accuracy: a recommended method whose utility is not above it is
+        said to be so in words (:func:`core.metrics.below_reference`).
 
     Returns
     -------
@@ -1040,6 +1257,12 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
         raise TypeError(f"below must be a number, got {type(below).__name__}.")
     u_word = utility_label or _WORDS.get(utility, utility)
     r_word = risk_label or _WORDS.get(risk, risk)
+    if no_power is not None:
+        if not isinstance(no_power, str):
+            raise TypeError(f"no_power must be a sentence (str) or None, got {type(no_power).__name__}.")
+        return (f"No recommendation from {r_word}: {NO_POWER}. {no_power.strip()} A release that scores low "
+                "on it is not shown to protect anyone; choose another risk, or read the releases by their "
+                "guarantees.")
     data = summary[np.isfinite(summary[u_col].astype(float)) & np.isfinite(summary[r_col].astype(float))]
     others = data[data["method"] != reference]
     if others.empty:
@@ -1053,8 +1276,12 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
         return (f"No method brings {r_word} to {level:.3g} or below; the lowest is {_point(low)} at "
                 f"{low[r_col]:.3g}, with {low[u_col]:.3g} {u_word}{against}.")
     best = under.loc[under[u_col].idxmax()]
-    return (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
+    text = (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
             f"{best[u_col]:.3g} {u_word}{against}.")
+    under_guess = None if majority is None else below_reference(best[u_col], majority)
+    if under_guess:
+        text += f" But {under_guess}"
+    return text
 
 
 def _plain(value: Any) -> Any:
@@ -1066,6 +1293,21 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (numbers.Real, np.floating)):
         return float(value) if math.isfinite(float(value)) else None
     return value
+
+
+def _plain_tree(value: Any) -> Any:
+    """:func:`_plain` through nested dicts and lists."""
+    if isinstance(value, dict):
+        return {str(k): _plain_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_tree(v) for v in value]
+    return _plain(value)
+
+
+def _interval_text(interval: Sequence[float] | None) -> str:
+    if interval is None or not all(isinstance(v, numbers.Real) and math.isfinite(v) for v in interval):
+        return ""
+    return f"{interval[0]:.3g} to {interval[1]:.3g}"
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -1091,12 +1333,57 @@ class ComparisonResult:
         ``compare`` with them gives the same runs.
     seconds : dict of str to float
         Wall time per method (not part of ``runs``: it varies between runs).
+    references : dict
+        What every number is read against (:func:`_references`): ``utility`` (the constant
+        guess and the non-private model, with intervals), ``risks`` (per risk measure the raw
+        table, its control and whether the attack has power), ``mse`` (the raw table and a
+        random release). Empty for a result made without them.
     """
 
     runs: pd.DataFrame
     skipped: dict[str, str]
     parameters: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
+    references: dict[str, Any] = field(default_factory=dict)
+
+    def power(self, risk: str) -> bool | None:
+        """Whether ``risk``'s attack separates the raw table from its control on this table
+        (None where no reference was measured for it)."""
+        entry = self.references.get("risks", {}).get(risk)
+        return None if entry is None else bool(entry["power"])
+
+    def reference_rows(self) -> pd.DataFrame:
+        """Every reference as a table: one row per risk measure (raw table, control, power,
+        the sentence), then the utility's (constant guess, non-private model) and the MSE's
+        (raw table, random release). Plain text, evaluated on the private data."""
+        rows = []
+        util = self.references.get("utility")
+        if util:
+            rows.append({"measure": "utility (accuracy)", "raw table / non-private model": util["nonprivate"],
+                         "interval": _interval_text(util["nonprivate_interval"]),
+                         "control / constant guess": util["majority"],
+                         "control interval": _interval_text(util["majority_interval"]),
+                         "attack has power": "",
+                         "reading": f"Above the constant guess ({util['majority']:.3g}, the majority class of "
+                                    f"the {util['n']} held-out records) a release teaches something; the "
+                                    f"non-private model is {util['nonprivate_words']}."})
+        risks = self.references.get("risks", {})
+        for name, e in risks.items():
+            if name.startswith(("ai_advantage_", "ai_member_")) and len(self.parameters.get("sensitive", [])) < 2:
+                continue  # one sensitive attribute: its row is the frontier's
+            rows.append({"measure": _WORDS.get(name, name), "raw table / non-private model": e["raw"],
+                         "interval": _interval_text(e["raw_interval"]), "control / constant guess": e["control"],
+                         "control interval": _interval_text(e["control_interval"]),
+                         "attack has power": "yes" if e["power"] else "no: " + NO_POWER,
+                         "reading": e["sentence"]})
+        m = self.references.get("mse")
+        if m:
+            rows.append({"measure": "MSE", "raw table / non-private model": m["raw"], "interval": "",
+                         "control / constant guess": m["random"], "control interval": "", "attack has power": "",
+                         "reading": f"0 for the raw table; {m['random']:.3g} for {m['random_words']}."})
+        return pd.DataFrame(rows, columns=["measure", "raw table / non-private model", "interval",
+                                           "control / constant guess", "control interval", "attack has power",
+                                           "reading"])
 
     def summary(self) -> pd.DataFrame:
         """Mean, std and n of every measure per method and epsilon (:func:`summarize_runs`)."""
@@ -1120,7 +1407,12 @@ class ComparisonResult:
             below = LOW_RISK.get(risk)
         label = self.parameters.get("label")
         words = f"{label} accuracy" if utility == "utility" and label else None
-        return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words)
+        entry = self.references.get("risks", {}).get(risk)
+        no_power = None if entry is None or entry["power"] else entry["sentence"]
+        util = self.references.get("utility") or {}
+        majority = util.get("majority") if utility == "utility" else None
+        return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words,
+                        no_power=no_power, majority=majority)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: parameters (the public schema included), method descriptions, runs,
@@ -1134,5 +1426,6 @@ class ComparisonResult:
             "summary": _records(self.summary()),
             "skipped": dict(self.skipped),
             "seconds": {k: float(v) for k, v in self.seconds.items()},
+            "references": _plain_tree(self.references),
             "measures_note": PRIVATE_MEASURES_NOTE,
         }

@@ -159,7 +159,7 @@ def _check_schema(value: Any) -> dict | str | None:
 def _check_axis(value: Any, *, name: str, sensitive: tuple[str, ...]) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a measure name, got {type(value).__name__}.")
-    allowed = [*_AXES, *(f"ai_advantage_{s}" for s in sensitive)]
+    allowed = [*_AXES, *(f"ai_advantage_{s}" for s in sensitive), *(f"ai_member_{s}" for s in sensitive)]
     if value not in allowed:
         raise ValueError(f"{name} must be one of the measures {allowed}, got {value!r}.")
     return value
@@ -197,7 +197,8 @@ class CompareConfig:
         Training epochs of IMPOSTER and the VAE-GAN (None: the synthesizer's default).
     utility, risk : str
         The frontier's axes: measures of :data:`core.compare.MEASURES`, ``ledger_epsilon``
-        or ``ai_advantage_<sensitive column>``.
+        ``ai_advantage_<sensitive column>`` or ``ai_member_<sensitive column>`` (optional
+        fields of ``pux-compare/1``: older configs read as before).
     fingerprint : str or None
         :meth:`core.data.Dataset.fingerprint` of the data (with its roles) the config was
         saved from; when set, :func:`load_dataset` checks that the data matches.

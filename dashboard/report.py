@@ -267,13 +267,46 @@ def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[st
     words = {m: MEASURE_WORDS.get(m, m) for m in (config.utility, config.risk)}
     words = {k: _e(v) for k, v in words.items()}  # a risk may carry a column name
     figs = [("frontier", frontier_chart(summary, result.pareto_front(utility=config.utility, risk=config.risk),
-                                        utility=config.utility, risk=config.risk, words=words))]
+                                        utility=config.utility, risk=config.risk, words=words,
+                                        references=result.references))]
     models = summary[summary["kind"] == "model"]
     if config.risk not in ("mia_auc", "mia_advantage") and len(models) and models["mia_auc_mean"].notna().any():
         figs.append(("frontier-models", frontier_chart(
             models, None, utility="utility", risk="mia_auc",
-            title="Models: accuracy against membership-inference AUC")))
+            title="Models: accuracy against membership-inference AUC", references=result.references)))
     return figs
+
+
+def _references_section(result: ComparisonResult, risk: str) -> str:
+    """The references of every number, the no-power sentence of the frontier's risk, and the
+    points whose utility is not above the constant guess (every string escaped)."""
+    from core.compare import NO_POWER
+    from core.metrics import below_reference
+
+    refs = result.reference_rows()
+    if refs.empty:
+        return "<p>No reference was measured with this result.</p>"
+    parts = ['<p class="note">The utility beside the constant guess (the majority class of the held-out '
+             "records) and the non-private model; each risk beside the raw table (no protection) and its "
+             "control, with 95% intervals. An attack that does not separate the raw table from its control has "
+             "no power on this table, and nothing is recommended from it.</p>"]
+    entry = result.references.get("risks", {}).get(risk)
+    if entry is not None and not entry["power"]:
+        parts.append(f'<p class="takeaway">The {_e(NO_POWER[4:])} for the frontier\'s risk. '
+                     f'{_e(entry["sentence"])}</p>')
+    majority = (result.references.get("utility") or {}).get("majority")
+    if majority is not None:
+        summary = result.summary()
+        below = [f"{r['method']}" + ("" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})")
+                 + f": {below_reference(r['utility_mean'], majority)}" for _, r in summary.iterrows()
+                 if "utility_mean" in r and below_reference(r["utility_mean"], majority)]
+        if below:
+            parts.append("<p><b>Below the constant guess:</b> " + _e(" ".join(below)) + "</p>")
+    rows = [[r["measure"], _number(float(r["raw table / non-private model"])), r["interval"],
+             _number(float(r["control / constant guess"])), r["control interval"], r["attack has power"],
+             r["reading"]] for _, r in refs.iterrows()]
+    parts.append(_table(list(refs.columns), rows, numeric=[1, 3]))
+    return "\n".join(parts)
 
 
 # ----------------------------------------------------------------------------- report
@@ -319,6 +352,7 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "it measures.</p>",
         "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
         "<h2>Frontier</h2>", *figures,
+        "<h2>References</h2>", _references_section(result, config.risk),
         "<h2>Every measure</h2>",
         f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
         "asked for; the guarantee column says what it delivers (a release marked "

@@ -17,12 +17,16 @@ from core.compare import (
 from core.compare_config import CompareConfig, config_from_result
 from core.data import Dataset
 from core.data.schema import PublicSchema
+from core.metrics import below_reference
 from core.progress import Progress
 from dashboard.cached.sweeps import Sweep
 
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
            "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
-           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE"]
+           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS"]
+
+#: The table's column that says, in words, when a release's utility is not above the constant guess.
+BELOW_GUESS = "utility against the constant guess"
 
 #: The table's column of the epsilon each release was asked for (a setting, not a guarantee).
 EPSILON_SETTING = "epsilon (setting)"
@@ -32,6 +36,7 @@ EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
 #: the empirical risks a user can put on the frontier's x axis, by column
 RISKS = {
     "ai_advantage": "Attribute inference (tables)",
+    "ai_member": "Attribute inference on the people in the release (tables)",
     "dcr_excess": "Distance to closest record (tables)",
     "mia_auc": "Membership inference (models)",
 }
@@ -70,7 +75,9 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
     """The summary as the page's table: one row per method and epsilon, DP or not (a
     :data:`NOT_DP_BADGE` where not), the guarantee in words (:func:`privacy_label`), a column
     per measure (mean; '± sd' columns beside the main ones; evaluated on the private data,
-    not released), then the ledger's sentence with its caveats."""
+    not released), the number of runs, then :data:`BELOW_GUESS` (the utility against the
+    constant guess, in words: :func:`core.metrics.below_reference`), the ``reading`` of a
+    method that names one (CDP-LR: which CDP-LR it is) and the ledger's sentence with its caveats."""
     s = result.summary()
     eps_col = s["ledger_epsilon_mean"] if "ledger_epsilon_mean" in s else pd.Series(math.inf, index=s.index)
     dlt_col = s["ledger_delta_mean"] if "ledger_delta_mean" in s else pd.Series(0.0, index=s.index)
@@ -78,17 +85,59 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
                         "DP": s["is_dp"].map({True: "yes", False: NOT_DP_BADGE}),
                         "guarantee": [privacy_label(bool(d), float(e), float(t), x) for d, e, t, x
                                       in zip(s["is_dp"], eps_col, dlt_col, s["epsilon"])]})
+    majority = (result.references.get("utility") or {}).get("majority")
     for col, name in (("utility", "utility"), ("ai_advantage", "attribute inference"),
+                      ("ai_member", "attribute inference (people in it)"),
                       ("dcr_excess", "DCR excess"), ("mia_auc", "membership AUC"),
                       ("tv_one_way", "TV one-way"), ("tv_two_way", "TV two-way"), ("mse", "MSE")):
         if f"{col}_mean" in s:
             out[name] = s[f"{col}_mean"].round(4)
-            if col in ("utility", "ai_advantage", "dcr_excess", "mia_auc"):
+            if col in ("utility", "ai_advantage", "ai_member", "dcr_excess", "mia_auc"):
                 out[f"{name} sd"] = s[f"{col}_std"].round(4)
+
     out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
+    if majority is not None and "utility_mean" in s:  # after the measures: the grid shows them first
+        out[BELOW_GUESS] = [below_reference(u, majority) or ("" if pd.isna(u) else
+                            f"above the constant guess ({majority:.3g})") for u in s["utility_mean"]]
     caveats = s["caveats"] if "caveats" in s else pd.Series("", index=s.index)
+    if "reading" in s and s["reading"].fillna("").astype(str).str.len().any():
+        out["reading"] = s["reading"].fillna("").astype(str)
     out["ledger"] = [_ledger_text(g, c) for g, c in zip(s["guarantee"], caveats)]
     return out
+
+
+def reference_rows(result: ComparisonResult) -> pd.DataFrame:
+    """The references of every number (:meth:`ComparisonResult.reference_rows`), to 4 decimals."""
+    rows = result.reference_rows()
+    for col in ("raw table / non-private model", "control / constant guess"):
+        rows[col] = rows[col].astype(float).round(4)
+    return rows
+
+
+def below_guess(result: ComparisonResult) -> list[str]:
+    """One sentence per point whose utility is not above the constant guess (the majority
+    class of the held-out records), naming the point."""
+    majority = (result.references.get("utility") or {}).get("majority")
+    s = result.summary()
+    if majority is None or "utility_mean" not in s:
+        return []
+    out = []
+    for _, r in s.iterrows():
+        text = below_reference(r["utility_mean"], majority)
+        if text:
+            eps = "" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})"
+            out.append(f"{r['method']}{eps}: {text}")
+    return out
+
+
+def power_note(result: ComparisonResult, risk: str) -> str | None:
+    """The sentence saying that ``risk``'s attack has no power on this table, or None."""
+    from core.compare import NO_POWER
+
+    entry = result.references.get("risks", {}).get(risk)
+    if entry is None or entry["power"]:
+        return None
+    return f"The {NO_POWER[4:]}. {entry['sentence']} No method is recommended from this risk."
 
 
 def _ledger_text(guarantee: str, caveats: str | None) -> str:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from dashboard.charts import number
 from dashboard.palette import color
 
-__all__ = ["MEASURE_WORDS", "frontier_chart"]
+__all__ = ["MEASURE_WORDS", "frontier_chart", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE"]
 
 #: Axis words of the measures a user can put on the frontier (core.compare's column names).
 MEASURE_WORDS: dict[str, str] = {
@@ -19,13 +19,19 @@ MEASURE_WORDS: dict[str, str] = {
     "tv_one_way": "one-way marginal TV (lower is more faithful)",
     "tv_two_way": "two-way marginal TV (lower is more faithful)",
     "ai_advantage": "attribute-inference advantage over the majority guess",
+    "ai_member": "attribute-inference advantage on the people in the release (over the control)",
     "dcr_excess": "distance-to-closest-record risk above the holdout baseline",
     "dcr_risk": "distance-to-closest-record risk",
     "mia_auc": "membership-inference AUC (0.5 = guessing)",
     "mia_advantage": "membership-inference advantage (TPR - FPR)",
 }
-_HOVER = ("utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage", "dcr_risk", "dcr_excess",
+_HOVER = ("utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage", "ai_member", "dcr_risk", "dcr_excess",
           "mia_auc", "ledger_epsilon")
+#: The names of the reference lines (the legend's words; shared with the other accuracy charts).
+MAJORITY_LINE = "majority class (constant guess)"
+NONPRIVATE_LINE = "non-private model"
+RAW_LINE = "raw table (no protection)"
+CONTROL_LINE = "control (no more than without the release)"
 _LAYOUT = dict(margin=dict(l=10, r=10, t=60, b=10))
 
 
@@ -65,9 +71,43 @@ def _hover(row: pd.Series) -> str:
     return "<br>".join(lines)
 
 
+def _span(values: list[float]) -> tuple[float, float]:
+    v = [x for x in values if np.isfinite(x)]
+    if not v:
+        return 0.0, 1.0
+    lo, hi = min(v), max(v)
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05
+    return lo - pad, hi + pad
+
+
+def _reference_lines(traces: list, references: Mapping, *, utility: str, risk: str) -> list[go.Scatter]:
+    """Horizontal utility references and vertical risk references spanning the points."""
+    xs = [float(x) for t in traces for x in t.x if x is not None]
+    ys = [float(y) for t in traces for y in t.y if y is not None]
+    util = references.get("utility") if utility == "utility" else None
+    entry = (references.get("risks") or {}).get(risk)
+    hlines = [] if not util else [(MAJORITY_LINE, util["majority"], "dash", "#888888"),
+                                  (NONPRIVATE_LINE, util["nonprivate"], "dot", "#333333")]
+    vlines = [] if not entry else [(RAW_LINE, entry["raw"], "dashdot", "#b00020"),
+                                   (CONTROL_LINE, entry["control"], "longdash", "#2e7d32")]
+    x0, x1 = _span(xs + [v for _, v, _, _ in vlines])
+    y0, y1 = _span(ys + [v for _, v, _, _ in hlines])
+    out = []
+    for name, v, dash, c in hlines:
+        if np.isfinite(v):
+            out.append(go.Scatter(x=[x0, x1], y=[v, v], name=name, mode="lines", hoverinfo="name+y",
+                                  line=dict(color=c, dash=dash, width=1.5)))
+    for name, v, dash, c in vlines:
+        if np.isfinite(v):
+            out.append(go.Scatter(x=[v, v], y=[y0, y1], name=name, mode="lines", hoverinfo="name+x",
+                                  line=dict(color=c, dash=dash, width=1.5)))
+    return out
+
+
 def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, utility: str = "utility",
                    risk: str = "ai_advantage", title: str = "Privacy-utility frontier",
-                   words: Mapping[str, str] | None = None) -> go.Figure:
+                   words: Mapping[str, str] | None = None,
+                   references: Mapping | None = None) -> go.Figure:
     """Utility (up is better) against an empirical risk (left is better), one series per method.
 
     Parameters
@@ -81,6 +121,11 @@ def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, 
         The measures on the y and x axes.
     words : mapping, optional
         Axis titles by measure (default :data:`MEASURE_WORDS`).
+    references : mapping, optional
+        :attr:`core.compare.ComparisonResult.references`: drawn as reference lines, named in
+        the legend: for the utility a dashed grey "majority class (constant guess)" and a
+        dotted "non-private model"; for the risk a vertical line at the raw table and one at
+        its control (where the two coincide, the attack has no power on this table).
 
     Notes
     -----
@@ -114,6 +159,7 @@ def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, 
             error_y=dict(type="data", array=[_value(r, utility, "std") for _, r in g.iterrows()], thickness=1,
                          width=0, color=c),
         ))
+    traces += _reference_lines(traces, references or {}, utility=utility, risk=risk)
     if front is not None and len(front):
         fx = [_value(r, risk) for _, r in front.iterrows()]
         fy = [_value(r, utility) for _, r in front.iterrows()]

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboard.cached import compare as cached
 from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
+from dashboard.components.chart_data import show_chart
 from dashboard.components.errors import page_errors
 from dashboard.components.jobs import sweep_view
 from dashboard.components.preamble import choose_sensitive, is_builtin_sample, page_data, stop_until_chosen
@@ -72,19 +73,31 @@ with page_errors(stop=True):
         "ai_advantage": "An attacker trained on the release predicts each sensitive attribute of held-out real "
                         "records; the advantage is its accuracy above always guessing the commonest value "
                         "(0 = no leak), the largest over the sensitive attributes.",
+        "ai_member": "The same attacker aimed at the people in the release (training records) against people "
+                     "it never saw (the control, as in Anonymeter): its accuracy on the first above the second "
+                     "(0 = the release tells no more about its people than about anyone).",
         "dcr_excess": "The share of training records whose nearest released row is closer than their nearest "
                       "held-out record, minus what an independent release would give (0 = no copying).",
         "mia_auc": "A loss-threshold attacker tells training records from held-out ones by the model's loss "
                    "(Yeom et al. 2018); 0.5 is guessing.",
     }[risk])
     front = result.pareto_front(risk=risk)
-    st.plotly_chart(frontier_chart(summary, front, risk=risk,
-                                   title=f"Utility against {cached.RISKS[risk].lower()}"),
-                    width="stretch", key="cmp_frontier")
+    show_chart(frontier_chart(summary, front, risk=risk, title=f"Utility against {cached.RISKS[risk].lower()}",
+                              references=result.references),
+               summary, name="compare-frontier", key="cmp_frontier", width="stretch")
     st.info(md(result.takeaway(risk=risk)), icon=":material/lightbulb:")
+    no_power = cached.power_note(result, risk)
+    if no_power:
+        st.warning(md(no_power), icon=":material/search_off:")
     st.caption("Filled markers are differentially private releases, crosses are not; numbers beside a line's "
                "points are its epsilons; whiskers are one standard deviation over repetitions; the dashed "
-               "step is the Pareto front (no point is both more useful and less risky).")
+               "step is the Pareto front (no point is both more useful and less risky). Reference lines: "
+               "the dashed grey line is the majority class (the constant guess), the dotted one the non-private "
+               "model; the vertical lines are the raw table (no protection) and the control (no more risk than "
+               "without the release).")
+    below = cached.below_guess(result)
+    if below:
+        st.caption("Below the constant guess: " + " ".join(md(t) for t in below))
     for name, reason in result.skipped.items():
         st.caption(f"{md(name)} did not run: {md(reason)}")
 
@@ -93,6 +106,13 @@ with page_errors(stop=True):
                "the guarantee column says what it delivers: a release marked " + cached.NOT_DP_BADGE
                + " has no guarantee, whatever epsilon it names.")
     st.dataframe(cached.table_view(result), hide_index=True, width="stretch")
+
+    st.subheader("References")
+    st.caption("Every number beside what it is measured against: the utility beside the constant guess and the "
+               "non-private model; each risk beside the raw table and its control, with 95% intervals. An "
+               "attack that does not separate the raw table from its control has no power on this table, and "
+               "nothing is recommended from it.")
+    st.dataframe(cached.reference_rows(result), hide_index=True, width="stretch")
     methods_table = cached.method_rows(result)
     not_dp = methods_table[methods_table["DP"] == cached.NOT_DP_BADGE]
     with st.expander("What each method releases and guarantees", expanded=False):

@@ -364,3 +364,42 @@ def test_membership_empty_group():
     model = DummyClassifier().fit(Xm, ym)
     with pytest.raises(DataError, match="nonmembers needs at least one record"):
         membership_inference_auc(model, Xm, ym, Xn[:0], yn[:0])
+
+
+# ------------------------------------------------------------------ attribute inference on members
+def _noise_members(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A secret of pure noise beside unique numbers: only a copy of the rows reveals it."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"z": rng.normal(size=n), "w": rng.normal(size=n),
+                          "secret": rng.choice(["yes", "no"], size=n)})
+    return frame.iloc[: n // 2].reset_index(drop=True), frame.iloc[n // 2:].reset_index(drop=True)
+
+
+def test_members_leave_the_holdout_scores_unchanged():
+    release, holdout = _inference_tables(400, seed=3)
+    plain = attribute_inference(release, holdout, target="secret", classifier="hgb", random_state=1)
+    both = attribute_inference(release, holdout, target="secret", classifier="hgb", random_state=1,
+                               members=release)
+    assert {k: both[k] for k in plain} == plain
+    assert both["n_members"] == len(release)
+
+
+def test_a_copy_of_the_members_reveals_their_noise_secret():
+    """The release is the members themselves: the attacker does better on them than on the control."""
+    train, control = _noise_members(800, seed=4)
+    res = attribute_inference(train, control, target="secret", classifier="hgb", random_state=0, members=train)
+    assert res["member_advantage"] > 0.15
+    assert abs(res["advantage"]) < 0.1  # nothing about people outside the release
+
+
+def test_an_independent_release_tells_no_more_about_the_members():
+    train, control = _noise_members(1200, seed=5)
+    other, _ = _noise_members(1200, seed=6)
+    res = attribute_inference(other, control, target="secret", classifier="hgb", random_state=0, members=train)
+    assert abs(res["member_advantage"]) < 0.08
+
+
+def test_members_must_have_the_columns():
+    release, holdout = _inference_tables(40, seed=0)
+    with pytest.raises(DataError, match="members table lacks"):
+        attribute_inference(release, holdout, target="secret", members=release[["x"]])

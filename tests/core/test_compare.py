@@ -286,7 +286,7 @@ def test_cdp_lr_takes_its_sensitivity_from_the_declared_group_bound(census):
     schema = dataclasses.replace(schema_for(census), max_group_size=4)
     rel = METHODS["CDP-LR"].release(_ctx(census, schema), None, 1.0, 0)
     assert rel.model.sensitivity_ == 4.0
-    assert rel.ledger.is_dp and any("at most 4 records" in a for a in rel.ledger.assumptions)
+    assert rel.ledger.is_dp and any("group of up to 4 records" in a for a in rel.ledger.assumptions)
     plain = METHODS["CDP-LR"].release(_ctx(census), None, 1.0, 0)
     assert plain.model.sensitivity_ == 1.0 and "covers one record" in " ".join(plain.ledger.assumptions)
 
@@ -353,3 +353,160 @@ def test_flags_the_table_holds_as_numbers_come_back_as_numbers():
                      random_state=0)
     assert result.skipped == {}
     assert result.runs["is_dp"].all() and result.runs["utility"].between(0, 1).all()
+
+
+# ----------------------------------------------------------------------------- references and power
+def _noise_table(n=600, seed=0):
+    """Label and sensitive attribute of pure noise over coarse features (no record stands out)."""
+    from core.data import Dataset
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n),
+                          "c": rng.integers(0, 5, n).astype(float),
+                          "label": rng.choice(["no", "yes"], n), "s": rng.choice(["f", "m"], n)})
+    return Dataset(frame, name="noise", label="label", sensitive=("s",), numeric=("c",),
+                   categorical=("a", "b", "label", "s"))
+
+
+def _leak_table(n=600, seed=0):
+    """The sensitive attribute is the sign of a feature: a release of these rows reveals it."""
+    from core.data import Dataset
+
+    rng = np.random.default_rng(seed)
+    x, z = rng.normal(size=n), rng.normal(size=n)
+    frame = pd.DataFrame({"x": x, "z": z, "a": rng.choice(["p", "q"], n),
+                          "label": np.where(x + z > 0, "yes", "no"), "s": np.where(x > 0, "m", "f")})
+    return Dataset(frame, name="leak", label="label", sensitive=("s",), numeric=("x", "z"),
+                   categorical=("a", "label", "s"))
+
+
+_REF_METHODS = ["Raw table", "MDAV", "IDP-KMeans"]
+
+
+@pytest.fixture(scope="module")
+def noise_result():
+    return compare(_noise_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def leak_result():
+    return compare(_leak_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0)
+
+
+def test_on_pure_noise_the_attack_has_no_power_and_nothing_is_recommended(noise_result):
+    assert noise_result.power("ai_advantage") is False
+    text = noise_result.takeaway(risk="ai_advantage")
+    assert "the attack has no power on this table" in text
+    assert "keeps the most utility" not in text
+    assert not any(m in text for m in ("MDAV", "IDP-KMeans"))
+
+
+def test_with_a_real_leak_the_attack_has_power_and_recommends_as_before(leak_result):
+    assert leak_result.power("ai_advantage") is True
+    entry = leak_result.references["risks"]["ai_advantage"]
+    assert entry["raw_interval"][0] > entry["control"]  # the raw table's interval lies above its control
+    text = leak_result.takeaway(risk="ai_advantage")
+    assert "keeps the most utility" in text and "no power" not in text
+
+
+def test_the_raw_reference_equals_the_raw_tables_own_row(leak_result):
+    raw = leak_result.runs[leak_result.runs["method"] == "Raw table"].iloc[0]
+    refs = leak_result.references
+    assert refs["risks"]["ai_advantage_s"]["raw"] == pytest.approx(raw["ai_advantage_s"])
+    assert refs["risks"]["ai_member_s"]["raw"] == pytest.approx(raw["ai_member_s"])
+    assert refs["utility"]["nonprivate"] == pytest.approx(raw["utility"])
+
+
+def test_the_utility_references_are_the_constant_guess_and_the_non_private_model(noise_result, leak_result):
+    for result, near_guess in ((noise_result, True), (leak_result, False)):
+        util = result.references["utility"]
+        lo, hi = util["majority_interval"]
+        assert 0.5 <= util["majority"] <= 1 and lo <= util["majority"] <= hi
+        assert (abs(util["nonprivate"] - util["majority"]) < 0.1) == near_guess
+
+
+def test_a_recommendation_under_the_constant_guess_says_so_in_words():
+    summary = pd.DataFrame({"method": ["Raw table", "A"], "epsilon": [np.nan, 1.0], "is_dp": [False, True],
+                            "utility_mean": [0.9, 0.6], "ai_advantage_mean": [0.3, 0.0]})
+    text = takeaway(summary, below=0.02, majority=0.8)
+    assert "A at epsilon 1 keeps the most utility" in text and "below the constant guess (0.8)" in text
+
+
+def test_takeaway_without_power_names_no_method():
+    text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.02,
+                    no_power="Even the raw table gives 0.")
+    assert "no power" in text and "keeps the most utility" not in text
+    with pytest.raises(TypeError, match="no_power"):
+        takeaway(_hand_made(), no_power=1)
+
+
+def test_dcr_has_power_where_the_raw_table_copies_unique_records(leak_result):
+    assert leak_result.power("dcr_excess") is True
+    assert leak_result.references["mse"]["raw"] == 0 and leak_result.references["mse"]["random"] > 0.1
+
+
+def test_references_travel_in_the_json(leak_result):
+    data = json.loads(json.dumps(leak_result.to_dict(), allow_nan=False))
+    assert data["references"]["risks"]["ai_advantage"]["power"] is True
+    rows = leak_result.reference_rows()
+    assert {"utility (accuracy)", "attribute-inference advantage", "MSE"} <= set(rows["measure"])
+
+
+def test_identifiers_of_the_dataset_never_reach_a_release_or_a_reference(monkeypatch):
+    """A row number with gaps, marked an identifier on the Dataset only: every release, attack
+    and reference (raw table, control) sees the table without it."""
+    from core import attacks
+
+    data = _leak_table(n=300)
+    frame = data.frame.assign(row_no=np.arange(300) * 3 + 7)
+    data = type(data)(frame, name="ids", label="label", sensitive=("s",), numeric=("x", "z", "row_no"),
+                      categorical=("a", "label", "s"), identifiers=("row_no",))
+    seen = []
+    real = attacks.attribute_inference
+
+    def spy(release, holdout, **kw):
+        seen.append(set(release.columns) | set(holdout.columns) | set(kw["members"].columns))
+        return real(release, holdout, **kw)
+
+    monkeypatch.setattr(attacks, "attribute_inference", spy)
+    result = compare(data, methods=["Raw table", "MDAV"], epsilons=[1.0], repetitions=1, random_state=0)
+    assert result.parameters["identifiers_dropped"] == ["row_no"]
+    assert seen and not any("row_no" in cols for cols in seen)
+
+
+def test_compare_cdp_lr_is_the_pages_dp_reading(census):
+    """The same noise method, preset, features and group bound as the CDP-LR page's DP reading."""
+    import ast
+    import pathlib
+
+    from core.cdp.dp_reading import reading_columns
+    from core.compare import CDP_LR_NOISE_METHOD, CDP_LR_PRESET
+    from core.data.schema import schema_for
+
+    page = ast.parse(pathlib.Path("dashboard/views/cdp_lr.py").read_text())
+    consts = {t.id: n.value.value for n in page.body if isinstance(n, ast.Assign)
+              for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
+    assert consts["PAGE_METHOD"] == CDP_LR_NOISE_METHOD and consts["DEFAULT_PRESET"] == CDP_LR_PRESET
+    ctx = _ctx(census)
+    assert ctx.model_columns() == reading_columns(schema_for(census), "income")
+    rel = METHODS["CDP-LR"].release(ctx, None, 1.0, 0)
+    assert rel.model.noise_method == CDP_LR_NOISE_METHOD
+    assert "sensitivity 1 (one record" in rel.reading and "noise method 1" in rel.reading
+
+
+def test_a_group_bound_read_from_the_data_is_not_the_sensitivity(census):
+    """As on the CDP-LR page (core.cdp.dp_reading.group_bound): a bound read from the data gives
+    sensitivity 1, never a number the records chose."""
+    import dataclasses
+
+    from core.data.schema import schema_for
+
+    schema = dataclasses.replace(schema_for(census), max_group_size=9, max_group_source="read from data")
+    rel = METHODS["CDP-LR"].release(_ctx(census, schema), None, 1.0, 0)
+    assert rel.model.sensitivity_ == 1.0
+
+
+def test_the_reading_is_in_the_runs(census):
+    runs = _cheap(census, methods=["Raw table", "CDP-LR"]).runs.set_index("method")
+    assert runs.loc["CDP-LR", "reading"].startswith("the CDP-LR page's DP reading")
+    assert runs.loc["Raw table", "reading"] == ""

@@ -85,6 +85,11 @@ def test_risk_per_sensitive_attribute_is_allowed():
     assert make(risk="ai_advantage_sex").risk == "ai_advantage_sex"
 
 
+def test_the_attack_on_the_people_in_the_release_is_a_risk_axis():
+    assert make(risk="ai_member").risk == "ai_member"
+    assert make(risk="ai_member_sex").risk == "ai_member_sex"
+
+
 def _json(**changes) -> str:
     data = {**json.loads(make().to_json()), **changes}
     return json.dumps({k: v for k, v in data.items() if v is not ...})
@@ -229,4 +234,4 @@ def test_the_config_schema_is_what_the_comparison_uses():
     result = run_config(make(methods=("CDP-LR",), schema=schema))
     assert result.parameters["schema"]["max_group_size"] == 3
     ledger_text = result.runs["caveats"].iloc[0]
-    assert "at most 3 records" in ledger_text
+    assert "group of up to 3 records" in ledger_text

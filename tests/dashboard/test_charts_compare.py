@@ -46,3 +46,30 @@ def test_the_pareto_front_is_drawn_through_its_points():
     line = fig.data[-1]
     assert line.name == "Pareto front" and list(line.x) == [0.0, 0.01, 0.05, 0.20]
     assert "attribute-inference" in fig.layout.xaxis.title.text
+
+
+def _references(power=True):
+    return {"utility": {"majority": 0.8, "nonprivate": 0.86},
+            "risks": {"ai_advantage": {"raw": 0.2, "control": 0.0, "power": power}}}
+
+
+def test_reference_lines_for_the_constant_guess_and_the_non_private_model():
+    fig = frontier_chart(_summary(), references=_references())
+    lines = {t.name: t for t in fig.data}
+    guess, model = lines["majority class (constant guess)"], lines["non-private model"]
+    assert set(guess.y) == {0.8} and guess.line.dash == "dash"
+    assert set(model.y) == {0.86} and model.line.dash == "dot"
+    assert min(guess.x) <= 0.0 and max(guess.x) >= 0.2  # across every point
+
+
+def test_reference_lines_for_the_raw_table_and_the_control():
+    fig = frontier_chart(_summary(), references=_references())
+    lines = {t.name: t for t in fig.data}
+    assert set(lines["raw table (no protection)"].x) == {0.2}
+    assert set(lines["control (no more than without the release)"].x) == {0.0}
+
+
+def test_no_reference_lines_without_references_or_for_another_utility():
+    assert len(frontier_chart(_summary()).data) == 3
+    fig = frontier_chart(_summary().assign(tv_one_way_mean=0.1), utility="tv_one_way", references=_references())
+    assert "majority class (constant guess)" not in {t.name for t in fig.data}

@@ -72,7 +72,7 @@ def test_the_chart_hover_gives_the_reason_and_calls_the_epsilon_nominal(drafted)
 
 
 def test_the_takeaway_calls_a_not_dp_epsilon_nominal(drafted):
-    text = drafted.takeaway(below=1.0)
+    text = drafted.takeaway(risk="dcr_excess", below=1.0)
     assert "nominal epsilon 1 (not differentially private)" in text
 
 
@@ -93,3 +93,62 @@ def test_the_result_carries_its_schema(result, census):
     assert result.schema == schema_for(census)
     assert result.to_dict()["parameters"]["schema"] == schema_for(census).to_dict()
     assert dataclasses.replace(result, parameters={}).schema is None
+
+
+# ----------------------------------------------------------------------------- references (issue 24)
+def _noise_dataset():
+    import numpy as np
+    import pandas as pd
+
+    from core.data import Dataset
+
+    rng = np.random.default_rng(1)
+    n = 400
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], n), "c": rng.integers(0, 4, n).astype(float),
+                          "label": rng.choice(["no", "yes"], n, p=[0.9, 0.1]), "s": rng.choice(["f", "m"], n)})
+    return Dataset(frame, name="noise", label="label", sensitive=("s",), numeric=("c",),
+                   categorical=("a", "label", "s"))
+
+
+@pytest.fixture(scope="module")
+def noise():
+    return compare(_noise_dataset(), methods=["Raw table", "MDAV", "IDP-KMeans"], epsilons=[1.0], repetitions=1,
+                   random_state=0)
+
+
+def test_the_table_says_the_utility_against_the_constant_guess(noise):
+    from dashboard.cached.compare import BELOW_GUESS
+
+    table = table_rows(noise)
+    columns = list(table.columns)
+    assert columns.index(BELOW_GUESS) > columns.index("runs")  # the measures come first in the grid
+    rows = table.set_index("method")
+    assert rows[BELOW_GUESS].str.contains("constant guess").all()
+    assert rows[BELOW_GUESS].str.contains("equals the constant guess|is below the constant guess").any()
+
+
+def test_the_page_says_when_the_attack_has_no_power(noise):
+    from dashboard.cached.compare import below_guess, power_note, reference_rows
+
+    note = power_note(noise, "ai_advantage")
+    assert note.startswith("The attack has no power on this table.") and "Even the raw table" in note
+    refs = reference_rows(noise)
+    assert refs.loc[refs["measure"] == "attribute-inference advantage", "attack has power"].iloc[0].startswith("no")
+    assert any("constant guess" in t for t in below_guess(noise))
+
+
+def test_the_report_shows_the_references_and_the_missing_power(noise):
+    config = CompareConfig(dataset="csv:noise.csv", methods=("Raw table", "MDAV", "IDP-KMeans"), epsilons=(1.0,),
+                           seed=0, label="label", sensitive=("s",), repetitions=1)
+    html = build_report(noise, config=config, created="2030-01-01T00:00:00+00:00")
+    assert "<h2>References</h2>" in html
+    assert "The attack has no power on this table for the frontier's risk." in html
+    assert "No recommendation from attribute-inference advantage" in html
+    assert "majority class (constant guess)" in html and "non-private model" in html  # the chart's lines
+    assert "Below the constant guess:" in html
+
+
+def test_the_cdp_lr_row_names_its_reading(result):
+    rows = table_rows(result).set_index("method")
+    assert rows.loc["CDP-LR", "reading"].startswith("the CDP-LR page's DP reading")
+    assert rows.loc["Raw table", "reading"] == ""
