@@ -54,6 +54,13 @@ class CDPStory:
     audit_epsilon : float
     guarantee : str
         The Proposed training's ledger sentence at ``audit_epsilon``.
+    references : tuple of core.cdp.sweeps.Reference
+        What every accuracy is read against: the majority class of the test part (the
+        constant guess) and the Non-private scheme's mean accuracy (the non-private model),
+        each with its Wilson interval on the test rows.
+    reference_notes : tuple of str
+        One sentence per scheme no better than the constant guess ("... is below the
+        constant guess ..."); empty when every scheme beats it.
     """
 
     n_train: int
@@ -64,6 +71,8 @@ class CDPStory:
     audit: AuditResult
     audit_epsilon: float
     guarantee: str
+    references: tuple = ()
+    reference_notes: tuple[str, ...] = ()
 
 
 def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repetitions: int = 10,
@@ -90,6 +99,7 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
     from core.cdp.baselines import fit_scheme, prepare_schemes, scheme_curve
     from core.cdp.claims import fig4_claim
     from core.cdp.logistic import PRESETS
+    from core.cdp.sweeps import accuracy_references, reference_sentences
     from core.data import load_sample
 
     progress = _progress(progress)
@@ -98,8 +108,11 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
     setup = prepare_schemes(load_sample("supplier"), threshold=0.8, measure="pearson", tc=40.0,
                             random_state=draw_seed(rng))
     progress(0.3, "Fig. 4: training the four schemes")
-    curve, _ = scheme_curve(setup, epsilons=epsilons, repetitions=repetitions, noise_method=1,
-                            random_state=draw_seed(rng), progress=stage(progress, 0.3, 0.6))
+    curve, runs = scheme_curve(setup, epsilons=epsilons, repetitions=repetitions, noise_method=1,
+                               random_state=draw_seed(rng), progress=stage(progress, 0.3, 0.6))
+    # the constant guess and the non-private model: every accuracy is read against them
+    references = accuracy_references({"Non-private": setup.matrices("Non-private")}, runs)
+    notes = tuple(reference_sentences(runs[runs["scheme"] != "Non-private"], references[0]))
     mats = setup.matrices("Proposed")
     seeds = [draw_seed(rng) for _ in range(repetitions)]
     paper_preset = {
@@ -117,8 +130,9 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
     return CDPStory(
         n_train=int(len(setup.train)),
         sensitivity={k: float(v) for k, v in setup.sensitivity.items() if k != "Non-private"},
-        curve=curve, claim=fig4_claim(curve), paper_preset=paper_preset, audit=audit,
-        audit_epsilon=float(audit_epsilon), guarantee=model.ledger_.describe(),
+        curve=curve, claim=fig4_claim(curve, reference=references[0]), paper_preset=paper_preset, audit=audit,
+        audit_epsilon=float(audit_epsilon), guarantee=model.ledger_.describe(), references=tuple(references),
+        reference_notes=notes,
     )
 
 
@@ -236,9 +250,12 @@ class SSKMStory:
         The m = 5 attributes published (paper 003's first five on Adult).
     table : DataFrame
         Fig. 5-6 in the sound mode: one row per SOM grid and epsilon
-        (:func:`core.sskm.sweeps.grid_summary`: a_mean, mse_mean, rl_mean, ...).
+        (:func:`core.sskm.sweeps.grid_summary`: a_mean, mse_mean, rl_mean, ..., and the
+        random release's ``random_mse`` and ``random_rl``: what rows drawn at random within
+        the public schema's bounds lose and link, :mod:`core.sskm.references`).
     claim : Claim
-        Fig. 5's claim on ``table``.
+        Fig. 5's claim on ``table`` (cannot be judged when every release loses as much as
+        the random release).
     audits : dict
         Mode ("sound", "paper") -> the audit at ``audit_epsilon``: the sound mode's DP vector
         (one published record moved), and the paper's whole algorithm (map, MIC and noise)
@@ -335,6 +352,9 @@ class CompareStory:
     label: str
     sensitive: str
     extra: dict[str, Any] = field(default_factory=dict)
+    #: :attr:`core.compare.ComparisonResult.references`: the constant guess and the non-private
+    #: model for the utility, the raw table and its control for the risk
+    references: dict[str, Any] = field(default_factory=dict)
 
 
 def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: int = 15, max_rows: int = 2000,
@@ -361,7 +381,8 @@ def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: 
     return CompareStory(summary=summary, front=result.pareto_front(), takeaway=result.takeaway(),
                         dp={m: bool(METHODS[m].dp) for m in COMPARE_METHODS}, epsilons=tuple(epsilons),
                         label=str(data.label), sensitive=str(data.sensitive[0]),
-                        extra={"rows": min(int(max_rows), data.n_rows)})
+                        extra={"rows": min(int(max_rows), data.n_rows)},
+                        references=dict(getattr(result, "references", {}) or {}))
 
 
 #: story key -> (function, what it is about)

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 from core.audit import AuditResult
 from core.claims import Claim
+from core.metrics import below_reference
 from dashboard.charts import audit as audit_charts
 from dashboard.charts import cdp as cdp_charts
 from dashboard.charts import compare as compare_charts
@@ -121,25 +122,45 @@ def _cdp_sensitivity(s) -> StepView:
     ])
 
 
+def _reference_facts(references) -> list[str]:
+    """One sentence naming what every accuracy is read against (constant guess, non-private model)."""
+    if not references:
+        return []
+    words = {"majority class (constant guess)": "always guessing the majority class (the constant guess) scores",
+             "non-private model": "the non-private model scores"}
+    parts = [f"{words.get(r.name, r.name)} {r.describe()}" for r in references]
+    return ["References: " + "; ".join(parts) + "."]
+
+
 def _cdp_claim(s) -> StepView:
+    refs = tuple(getattr(s, "references", ()) or ())
     fig = cdp_charts.curve_with_spread(
         s.curve, group="scheme", value="accuracy", log_x=True, x_title="epsilon (log scale)",
-        y_title="test accuracy", title="Fig. 4 on the supplier sample: test accuracy vs epsilon per scheme")
+        y_title="test accuracy", title="Fig. 4 on the supplier sample: test accuracy vs epsilon per scheme",
+        references=refs)
     top = s.curve[s.curve["epsilon"] == s.curve["epsilon"].max()].set_index("scheme")["accuracy_mean"]
     facts = [f"At epsilon {s.curve['epsilon'].max():g}: " + ", ".join(
         f"{k} {v:.3f}" for k, v in top.sort_values(ascending=False).items()) + " (mean test accuracy)."]
-    return StepView(fig, cdp_charts.curve_data(s.curve, group="scheme", value="accuracy"), "tour-cdp-fig4",
-                    facts=facts, claim=s.claim)
+    facts += _reference_facts(refs)
+    facts += list(getattr(s, "reference_notes", ()) or ())
+    return StepView(fig, cdp_charts.curve_data(s.curve, group="scheme", value="accuracy", references=refs),
+                    "tour-cdp-fig4", facts=facts, claim=s.claim)
 
 
 def _cdp_breaks(s) -> StepView:
     fig, data = _audit_view(s.audit, f"Privacy audit of one CDP-LR training at epsilon {s.audit_epsilon:g}, "
                                      "supplier sample")
     paper, ours = s.paper_preset["paper"], s.paper_preset["sensible"]
+    refs = tuple(getattr(s, "references", ()) or ())
+    guess = next((r for r in refs if "constant guess" in r.name), None)
+    below = [t for t in (below_reference(v, guess.value, what="the constant guess") if guess else None
+                         for v in (paper, ours)) if t]
     return StepView(fig, data, "tour-cdp-audit", facts=[
         f"With the paper's own training settings (Table 2: learning rate 1e-6, 100 epochs) the weights barely "
         f"leave 0: accuracy {paper:.3f} at epsilon 5, against {ours:.3f} with a step size chosen from public "
-        "quantities. Table 2's accuracies near 50 % come from this, not from the noise.",
+        "quantities. Table 2's accuracies near 50 % come from this, not from the noise."
+        + (f" Always guessing the majority class scores {guess.value:.3f}." if guess else ""),
+        *below,
         f"CS is only {100 * (1 - s.sensitivity['Proposed'] / s.sensitivity['Group']):.0f} % below GS here, "
         "so calibrating to CS buys little accuracy on this table.",
         f"Guarantee: {s.guarantee}",
@@ -150,13 +171,18 @@ def _cdp_breaks(s) -> StepView:
 def _imposter_problem(s) -> StepView:
     fig = _titled(imposter_charts.nmi_bars(s.scores, theta=s.theta, implicit=s.implicit),
                   f"Fig. 6 on the census sample: how much each attribute says about {s.sensitive} (NMI)")
-    return StepView(fig, imposter_charts.nmi_data(s.scores, theta=s.theta, implicit=s.implicit),
-                    "tour-imposter-fig6", facts=[
+    below = below_reference(s.tau, s.majority_share, what="the constant guess")
+    facts = [
         f"An attacker's classifier predicts {s.sensitive} from {', '.join(s.implicit)} alone with accuracy "
-        f"{s.tau:.3f}; always guessing the most common value scores {s.majority_share:.3f}.",
-        f"Deleting {s.sensitive} from a release does not hide it: these attributes give it away "
-        "(implicit privacy).",
-    ])
+        f"{s.tau:.3f}; always guessing the most common value (the constant guess) scores {s.majority_share:.3f}.",
+    ]
+    if below is not None:
+        facts.append(f"The attacker is no better than the constant guess: {below} There is no leak to remove here.")
+    else:
+        facts.append(f"Deleting {s.sensitive} from a release does not hide it: these attributes give it away "
+                     f"(implicit privacy), {s.tau - s.majority_share:+.3f} over the constant guess.")
+    return StepView(fig, imposter_charts.nmi_data(s.scores, theta=s.theta, implicit=s.implicit),
+                    "tour-imposter-fig6", facts=facts)
 
 
 def _imposter_claim(s) -> StepView:
@@ -168,12 +194,19 @@ def _imposter_claim(s) -> StepView:
     a_s = float(t[("A", "sensitive", "accuracy")].iloc[0])
     a_l = float(t[("A", "label", "accuracy")].iloc[0])
     b_l = float(t[("B", "label", "accuracy")].iloc[0])
-    return StepView(fig, imposter_charts.table1_data(s.table), "tour-imposter-table1", facts=[
+    label_guess = float(t.attrs.get("label_majority_real", float("nan")))
+    facts = [
         f"Attacker on {s.sensitive}: {a_s:.3f} on the real table, {b_s:.3f} on the synthetic one "
-        f"(the majority share is {t.attrs.get('majority_synthetic', float('nan')):.3f}).",
-        f"{s.label}: {a_l:.3f} on the real table, {b_l:.3f} on the synthetic one "
-        f"({s.classifier.upper()} classifier, {s.epochs} training epochs).",
-    ], claim=s.claim)
+        f"(the majority share, the constant guess, is {t.attrs.get('majority_synthetic', float('nan')):.3f}).",
+        f"{s.label}: {a_l:.3f} on the real table (the non-private model), {b_l:.3f} on the synthetic one; always "
+        f"guessing the majority class scores {label_guess:.3f} ({s.classifier.upper()} classifier, {s.epochs} "
+        "training epochs).",
+    ]
+    for where, value in (("on the synthetic table", b_l), ("on the real table", a_l)):
+        below = below_reference(value, label_guess, what="the constant guess")
+        if below is not None:
+            facts.append(f"{s.label} {where}: {below}")
+    return StepView(fig, imposter_charts.table1_data(s.table), "tour-imposter-table1", facts=facts, claim=s.claim)
 
 
 def _imposter_breaks(s) -> StepView:
@@ -196,11 +229,21 @@ def _sskm_claim(s) -> StepView:
                   "of clusters a, one line per epsilon, sound mode")
     by_eps = t.groupby("epsilon", sort=True)["mse_mean"].mean()
     a_lo, a_hi = t["a_mean"].min(), t["a_mean"].max()
-    return StepView(fig, sskm_charts.mse_vs_clusters_data(t), "tour-sskm-fig5", facts=[
+    facts = [
         f"Each record is published as the centre of its self-organising-map cluster; maps of "
         f"{a_lo:.0f} to {a_hi:.0f} clusters were fitted on the census sample's {', '.join(s.columns)}.",
         "MSE averaged over the maps: " + ", ".join(f"{v:.3f} at epsilon {e:g}" for e, v in by_eps.items()) + ".",
-    ], claim=s.claim)
+    ]
+    if "random_mse" in t.columns:
+        random_mse = float(t["random_mse"].mean())
+        facts.append(f"References: the raw table loses nothing (MSE 0) and protects nothing; a random release "
+                     f"(rows drawn uniformly within the public schema's bounds and categories) loses {random_mse:.3f} "
+                     "and keeps no information (the dashed line).")
+        worse = [f"{e:g}" for e, v in by_eps.items() if v >= random_mse]
+        if worse:
+            facts.append(f"At epsilon {', '.join(worse)} the release is no better than a random release on "
+                         f"utility: its MSE is at or above {random_mse:.3f}.")
+    return StepView(fig, sskm_charts.mse_vs_clusters_data(t), "tour-sskm-fig5", facts=facts, claim=s.claim)
 
 
 def _sskm_breaks(s) -> StepView:
@@ -218,8 +261,27 @@ def _sskm_breaks(s) -> StepView:
 
 
 # ----------------------------------------------------------------------------- comparison
+def _compare_reference_facts(s) -> list[str]:
+    """The utility's references and, per method, whether it falls under the constant guess."""
+    util = (getattr(s, "references", {}) or {}).get("utility")
+    if not util:
+        return []
+    maj, model = float(util["majority"]), float(util["nonprivate"])
+    facts = [f"References for {s.label} accuracy: always guessing the majority class (the constant guess) scores "
+             f"{maj:.3f}; the non-private model scores {model:.3f} (held-out records)."]
+    if "utility_mean" in s.summary.columns:
+        for method, part in s.summary.groupby("method", sort=False):
+            best = float(part["utility_mean"].max())
+            below = below_reference(best, maj, what="the constant guess")
+            if below is not None:
+                where = "below" if best < maj else "no better than"
+                facts.append(f"{method}: {where} the constant guess at every epsilon. {below}")
+    return facts
+
+
 def _compare(s) -> StepView:
-    fig = _titled(compare_charts.frontier_chart(s.summary, s.front),
+    fig = _titled(compare_charts.frontier_chart(s.summary, s.front,
+                                                references=getattr(s, "references", None) or None),
                   f"Every method on the census sample: {s.label} accuracy vs attribute-inference advantage on "
                   f"{s.sensitive}")
     dp = [m for m, v in s.dp.items() if v]
@@ -227,6 +289,7 @@ def _compare(s) -> StepView:
     cols = [c for c in s.summary.columns if c in ("method", "epsilon", "utility_mean", "ai_advantage_mean")]
     return StepView(fig, s.summary[cols].copy(), "tour-compare-frontier", facts=[
         s.takeaway,
+        *_compare_reference_facts(s),
         "Differentially private: " + ", ".join(dp) + ". Not differentially private: " + ", ".join(not_dp) + ".",
         f"A seeded sample of {s.extra.get('rows', 0):,} rows (a quarter held out), epsilons "
         f"{', '.join(f'{e:g}' for e in s.epsilons)}, one release each: the full Compare page repeats each "
@@ -256,7 +319,8 @@ STEPS: tuple[TourStep, ...] = (
         "The paper trains logistic regression with noise on the gradient, sized to the correlated "
         "sensitivity CS (Proposed) rather than to the whole group GS (Group), and compares with Zhang's "
         "scheme and a model without noise (Fig. 4). Look at the gap between each scheme and the "
-        "non-private ceiling: that is what privacy costs in accuracy.",
+        "non-private model (dotted): that is what privacy costs in accuracy; and at the dashed line, always "
+        "guessing the majority class: a scheme under it has learned nothing a constant could not.",
         "views/cdp_lr.py", "CDP-LR", _cdp_claim),
     TourStep(
         "cdp-breaks", "cdp", "Paper 000 · correlated records", "Where it breaks, and the audit",
@@ -288,7 +352,8 @@ STEPS: tuple[TourStep, ...] = (
         "SSKM_DP clusters the records with a self-organising map (its starting weights found by a "
         "shuffled-frog-leaping search) and publishes each record as its cluster's centre, with Laplace "
         "noise on the attributes linked to the sensitive one (Fig. 5: information loss falls as epsilon "
-        "grows). This is our sound variant, which noises every attribute of every centre.",
+        "grows). This is our sound variant, which noises every attribute of every centre. The dashed line is "
+        "a random release: a release at or above it keeps no information about the records.",
         "views/sskm.py", "SSKM_DP", _sskm_claim),
     TourStep(
         "sskm-breaks", "sskm", "Paper 003 · clustering with noise", "Where it breaks: the paper's release is not private",

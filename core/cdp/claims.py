@@ -13,19 +13,26 @@ The rules:
 - **Fig. 2** (DC and importance rank the features differently): the top feature by DC
   differs from the top by importance, or Kendall's tau between the two is below 0.5.
 - **Fig. 3** (the traversals find redundant features): F_fb_del holds at least one
-  feature and not all of them.
+  feature and not all of them. With ``reference`` (the constant guess), when every
+  accuracy of both traversals lies at or below the top of its interval the claim cannot
+  be judged.
 - **Table 1** (DC-FBFS deletes only what both criteria call removable): F_del, the
-  intersection, holds at least one feature and keeps at least one.
+  intersection, holds at least one feature and keeps at least one; cannot be judged, as
+  Fig. 3, when the traversals never beat the constant guess.
 - **Table 2** (CS < GS at every stage): CS is strictly below GS at every stage computed.
 - **Fig. 4** (Proposed at least as accurate as Group and Zhang): its mean test accuracy
   over the epsilon grid is >= theirs. When the summary has the spread of the runs
   (``accuracy_std``, ``accuracy_n``), a gap smaller than twice its standard error is too
   close to call with that many runs: the claim then cannot be judged (unless Proposed is
-  clearly below the other scheme).
+  clearly below the other scheme). With ``reference`` (the constant guess on the test part,
+  :func:`core.cdp.sweeps.constant_guess`), when every one of the three schemes' grid means
+  lies at or below the top of its 95% interval, the claim cannot be judged: nothing beyond
+  the majority class was learned, so which scheme is ahead is noise.
 - **Fig. 5** (method 1 best or near-best): its mean accuracy over the grid is within
   0.01 of the best of the paper's differentially private methods 1, 2, 3, 5, 6 (method 4
   noises only N: its weights are not private, so it is left out; 0 adds no noise; 7 is
-  beyond the paper).
+  beyond the paper). With ``reference``, when every one of those methods is at or below the
+  constant guess's interval, the claim cannot be judged (the same reason as Fig. 4).
 - **Fig. 6** (Proposed below Group): Proposed's mean MAE over the grid is below Group's.
 - **Fig. 7** (product columns lower the MAE): Proposed's mean MAE over the grid with the
   product columns is below its mean without them.
@@ -129,10 +136,27 @@ def fig2_claim(result: DCFBFSResult) -> Claim:
                  f"between the two rankings = {tau:.2f} (the rule: different top features or tau < {FIG2_TAU}).")
 
 
-def fig3_claim(result: DCFBFSResult) -> Claim:
-    """Fig. 3: the forward and backward traversals find redundant features."""
+def _traversals_unlearned(r: DCFBFSResult, reference) -> str | None:
+    """The finding when every accuracy of both traversals is within or below the constant
+    guess's interval (the features predict nothing), else None."""
+    accs = np.r_[np.asarray(r.forward_accuracy, dtype=float), np.asarray(r.backward_accuracy, dtype=float)]
+    if reference is None or not len(accs) or not all(reference.covers(a) for a in accs):
+        return None
+    return (f"every accuracy of both traversals (at most {float(np.max(accs)):.3f}) is no better than always "
+            f"guessing the majority class, {reference.describe().replace('test rows', 'rows')}: the features "
+            "predict nothing here, so which of them are 'redundant' is noise.")
+
+
+def fig3_claim(result: DCFBFSResult, *, reference=None) -> Claim:
+    """Fig. 3: the forward and backward traversals find redundant features. ``reference``
+    (the constant guess on the labels): when every accuracy of both traversals is within or
+    below its interval, the features predict nothing and the claim cannot be judged."""
+    reference = _check_reference(reference)
     r = _result(result)
     n = len(r.names)
+    unlearned = _traversals_unlearned(r, reference)
+    if unlearned is not None:
+        return Claim(_F + "Fig. 3", PAPER_FIG3, None, unlearned)
     holds = bool(0 < len(r.F_fb_del) < n)
     return Claim(_F + "Fig. 3", PAPER_FIG3, holds,
                  f"the forward accuracy peaks at k1 = {r.k1} of {n} features ({n - r.k1} redundant), the "
@@ -140,10 +164,16 @@ def fig3_claim(result: DCFBFSResult) -> Claim:
                  f"{_names(r.F_fb_del)} (the rule: at least one feature, not all).")
 
 
-def table1_claim(result: DCFBFSResult) -> Claim:
-    """Table 1: DC-FBFS deletes the features both criteria call removable, and keeps some."""
+def table1_claim(result: DCFBFSResult, *, reference=None) -> Claim:
+    """Table 1: DC-FBFS deletes the features both criteria call removable, and keeps some.
+    ``reference`` (the constant guess): when the traversals never beat it, F_fb_del (one of
+    the two criteria) is noise and the claim cannot be judged."""
+    reference = _check_reference(reference)
     r = _result(result)
     n = len(r.names)
+    unlearned = _traversals_unlearned(r, reference)
+    if unlearned is not None:
+        return Claim(_F + "Table 1", PAPER_TABLE1_TEXT, None, unlearned)
     holds = bool(0 < len(r.F_del) < n)
     paper = "/".join(str(PAPER_TABLE1[k][0]) for k in ("F_fb_del", "F_c_del", "F_del"))
     return Claim(_F + "Table 1", PAPER_TABLE1_TEXT, holds,
@@ -182,15 +212,41 @@ def _grid_mean_se(summary: pd.DataFrame, group: str, value: str) -> dict | None:
     return {k: float(np.sqrt(g["_v"].sum()) / len(g)) for k, g in t.groupby(group, sort=False)}
 
 
-def fig4_claim(summary: pd.DataFrame) -> Claim:
+def _check_reference(reference):
+    from core.cdp.sweeps import Reference
+
+    if reference is not None and not isinstance(reference, Reference):
+        raise TypeError(f"reference must be a core.cdp.sweeps.Reference or None, got {type(reference).__name__}.")
+    return reference
+
+
+def _explained(means: dict, names, reference) -> str | None:
+    """The finding when the constant guess already explains every one of ``names``' means
+    (each at or below the top of its interval), else None."""
+    if reference is None or not all(reference.covers(means[n]) for n in names):
+        return None
+    parts = ", ".join(f"{n} {means[n]:.3f}" for n in names)
+    return (f"mean test accuracy over the epsilon grid ({parts}) is no better than always guessing the "
+            f"majority class, {reference.describe()}: nothing beyond the majority class was learned, "
+            "so which one is ahead is noise, not the paper's effect.")
+
+
+def fig4_claim(summary: pd.DataFrame, *, reference=None) -> Claim:
     """Fig. 4: Proposed at least as accurate as Group and Zhang, on average over the grid
     (``summary``: scheme, epsilon, accuracy_mean, and optionally accuracy_std and
-    accuracy_n: then a gap within two standard errors is too close to call)."""
+    accuracy_n: then a gap within two standard errors is too close to call).
+
+    ``reference`` (a :class:`core.cdp.sweeps.Reference`, the constant guess): when the three
+    schemes all sit within or below it, the claim cannot be judged."""
+    reference = _check_reference(reference)
     m = _means(summary, "scheme", "accuracy")
     label = _F + "Fig. 4"
     need = [s for s in ("Proposed", "Group", "Zhang") if s not in m]
     if need:
         return Claim(label, PAPER_FIG4, None, f"The curves lack {', '.join(need)}.")
+    explained = _explained(m, ("Proposed", "Group", "Zhang"), reference)
+    if explained is not None:
+        return Claim(label, PAPER_FIG4, None, explained)
     se = _grid_mean_se(summary, "scheme", "accuracy")
     verdicts, close = [], []
     for other in ("Group", "Zhang"):
@@ -210,16 +266,22 @@ def fig4_claim(summary: pd.DataFrame) -> Claim:
                  "by more than two standard errors of the runs' spread when it is known).")
 
 
-def fig5_claim(summary: pd.DataFrame) -> Claim:
+def fig5_claim(summary: pd.DataFrame, *, reference=None) -> Claim:
     """Fig. 5: noise method 1 best or within 0.01 of the best of the paper's differentially
     private methods 1, 2, 3, 5, 6 on average over the grid (``summary``: method, epsilon,
-    accuracy_mean)."""
+    accuracy_mean). ``reference`` (the constant guess): when every one of those methods sits
+    within or below it, the claim cannot be judged."""
+    reference = _check_reference(reference)
     m = {int(k): v for k, v in _means(summary, "method", "accuracy").items()}
     label = _F + "Fig. 5"
     noisy = {k: v for k, v in m.items() if k in PAPER_NOISY_METHODS}
     if 1 not in noisy or len(noisy) < 2:
         return Claim(label, PAPER_FIG5, None,
                      "The curves need method 1 and another of the paper's private methods 2, 3, 5, 6.")
+    explained = _explained({f"method {k}": v for k, v in noisy.items()},
+                           [f"method {k}" for k in sorted(noisy)], reference)
+    if explained is not None:
+        return Claim(label, PAPER_FIG5, None, explained)
     best = max(noisy, key=lambda k: (noisy[k], -k))
     holds = bool(noisy[1] >= noisy[best] - FIG5_MARGIN)
     others = ", ".join(f"{k}: {v:.3f}" for k, v in sorted(noisy.items()))
@@ -236,19 +298,24 @@ def _scheme(m: dict, scheme: str, measure: str = "pearson") -> str | None:
     return None
 
 
-def fig6_claim(summary: pd.DataFrame) -> Claim:
+def fig6_claim(summary: pd.DataFrame, *, mean_true: float | None = None) -> Claim:
     """Fig. 6: Proposed's count-query MAE below Group's on average over the grid
     (``summary``: scheme, epsilon, mae_mean; "Proposed (pearson)" is read when both
-    measures were run)."""
+    measures were run). ``mean_true``, the queries' mean true count: the finding gives each
+    MAE as a share of it."""
     m = _means(summary, "scheme", "mae")
     label = _F + "Fig. 6"
     p, g, z = _scheme(m, "Proposed"), _scheme(m, "Group"), _scheme(m, "Zhang")
     if p is None or g is None:
         return Claim(label, PAPER_FIG6, None, "The curves need Proposed and Group.")
-    zhang = f", Zhang {_g(m[z])}" if z else ""
+    def share(v: float) -> str:
+        return f" ({100 * v / mean_true:.3g}% of the mean true count)" if mean_true else ""
+
+    zhang = f", Zhang {_g(m[z])}{share(m[z])}" if z else ""
+    scale = f"; the queries' mean true count is {_g(mean_true)}" if mean_true else ""
     return Claim(label, PAPER_FIG6, bool(m[p] < m[g]),
-                 f"mean MAE over the epsilon grid: Proposed {_g(m[p])}, Group {_g(m[g])}{zhang} "
-                 "(the rule: Proposed below Group).")
+                 f"mean MAE over the epsilon grid: Proposed {_g(m[p])}{share(m[p])}, Group {_g(m[g])}{share(m[g])}"
+                 f"{zhang}{scale} (the rule: Proposed below Group).")
 
 
 def fig7_claim(with_products: pd.DataFrame | None, without_products: pd.DataFrame | None, *,

@@ -64,6 +64,8 @@ __all__ = [
     "release_counts",
     "publish_mae",
     "mae_curve",
+    "mean_true_count",
+    "zero_noise_mae",
 ]
 
 #: Paper 000's publishing schemes (faithful: sensitivity and attributes from the records).
@@ -436,6 +438,22 @@ def publish_mae(
     """Eq. 22 MAE of one noisy release of every query under ``scheme``."""
     rel = release_counts(setup, scheme, epsilon=epsilon, budget=budget, random_state=random_state)
     return count_query_mae(rel.noisy, setup.true_reduced[scheme], setup.true_original)
+
+
+def mean_true_count(setup: PublishingSetup) -> float:
+    """The mean exact answer of the setup's queries on the original table: the scale an MAE
+    is read against (an MAE equal to it is as large as the answers themselves)."""
+    return float(np.mean(setup.true_original))
+
+
+def zero_noise_mae(setup: PublishingSetup, scheme: str) -> float:
+    """Eq. 22 MAE of ``scheme``'s release without noise: its reduced-table answers as they
+    are. What is left is the error feature selection adds (0 for a scheme that keeps every
+    attribute); no noise level can bring the MAE below it."""
+    if scheme not in setup.true_reduced:
+        raise ValueError(f"scheme must be one of {tuple(setup.true_reduced)}, got {scheme!r}.")
+    reduced = setup.true_reduced[scheme]
+    return count_query_mae(reduced, reduced, setup.true_original)
 
 
 def mae_curve(

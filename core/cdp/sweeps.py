@@ -9,6 +9,7 @@ the bars are exactly the curve's point. All schemes share the seed of a repetiti
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -16,11 +17,14 @@ import pandas as pd
 
 from core.cdp.baselines import SchemeSetup, fit_scheme
 from core.experiments import summarize
+from core.metrics import below_reference, majority_share, mean_interval, proportion_interval
 from core.progress import Progress, report
 from core.release import display_seed
 from core.validation import draw_seeds
 
-__all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve", "dpsgd_curve", "DPSGD_SCHEME"]
+__all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve", "dpsgd_curve", "DPSGD_SCHEME",
+           "Reference", "CONSTANT_GUESS", "NON_PRIVATE", "constant_guess", "model_reference",
+           "accuracy_references", "reference_sentences"]
 
 #: The scheme value of :func:`dpsgd_curve` (its legend name).
 DPSGD_SCHEME = "DP-SGD (ordinary DP)"
@@ -134,3 +138,105 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
             report(progress, done / total, f"run {done} of {total}")
     summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
     return summary.sort_values("epsilon").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------
+# References: what every accuracy on the CDP-LR page is read against
+# ---------------------------------------------------------------------------------------
+
+#: the legend name of the majority-class reference (a constant guess: no model at all)
+CONSTANT_GUESS = "majority class (constant guess)"
+#: the legend name of the non-private model's reference (no noise: the ceiling)
+NON_PRIVATE = "non-private model"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An accuracy that every scheme is read against, with its 95% interval.
+
+    Attributes
+    ----------
+    name : str
+        :data:`CONSTANT_GUESS` or :data:`NON_PRIVATE` (the legend name on the charts).
+    value : float
+        The accuracy on the test part.
+    low, high : float
+        Its Wilson interval on the ``n`` test rows
+        (:func:`core.metrics.proportion_interval`): what another test part of that size could
+        have given.
+    n : int
+        Number of test rows.
+    """
+
+    name: str
+    value: float
+    low: float
+    high: float
+    n: int
+
+    def describe(self) -> str:
+        """"0.900 (95% interval 0.86-0.93, 200 test rows)"."""
+        return f"{self.value:.3f} (95% interval {self.low:.3f}-{self.high:.3f}, {self.n:,} test rows)"
+
+    def covers(self, value: float) -> bool:
+        """Whether ``value`` is at or below the top of this reference's interval (no better
+        than it, as far as this test part can tell)."""
+        return bool(np.isfinite(value) and value <= self.high)
+
+
+def constant_guess(y_test, *, confidence: float = 0.95) -> Reference:
+    """The accuracy of always guessing the most common class of the test part
+    (:func:`core.metrics.majority_share`), with its Wilson interval on the test size."""
+    y = np.asarray(y_test)
+    if y.ndim != 1 or len(y) == 0:
+        raise ValueError("y_test must be a non-empty 1-D array of the test part's labels.")
+    share = majority_share(y)
+    lo, hi = proportion_interval(share * len(y), len(y), confidence=confidence)
+    return Reference(CONSTANT_GUESS, share, lo, hi, len(y))
+
+
+def model_reference(accuracy: float, n_test: int, *, name: str = NON_PRIVATE,
+                    confidence: float = 0.95) -> Reference:
+    """A model's test accuracy as a reference (the non-private model), with its Wilson
+    interval on ``n_test`` rows."""
+    acc = float(accuracy)
+    if not 0.0 <= acc <= 1.0:
+        raise ValueError(f"accuracy must lie in [0, 1], got {accuracy!r}.")
+    lo, hi = proportion_interval(acc * int(n_test), int(n_test), confidence=confidence)
+    return Reference(str(name), acc, lo, hi, int(n_test))
+
+
+def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[Reference, ...]:
+    """The CDP-LR page's references: the constant guess on the test part of the
+    Non-private scheme's matrices (the split every scheme shares), and, when ``runs`` has
+    the Non-private scheme, its mean accuracy there."""
+    y_test = np.asarray(mats["Non-private"][3])
+    refs = [constant_guess(y_test)]
+    if runs is not None and not runs.empty and "Non-private" in set(runs["scheme"]):
+        acc = float(runs.loc[runs["scheme"] == "Non-private", "accuracy"].mean())
+        refs.append(model_reference(acc, len(y_test)))
+    return tuple(refs)
+
+
+def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme",
+                        value: str = "accuracy") -> list[str]:
+    """One sentence per group of ``runs`` whose mean ``value`` is no better than
+    ``reference`` (the constant guess): below it (:func:`core.metrics.below_reference`), or
+    inside its 95% interval. The Non-private scheme's sentence says what it means for all."""
+    out = []
+    for name, g in runs.groupby(group, sort=False):
+        mean, lo, hi = mean_interval(g[value].to_numpy(dtype=float))
+        spread = f" (runs' 95% interval {lo:.3f}-{hi:.3f})" if np.isfinite(lo) and hi > lo else ""
+        below = below_reference(mean, reference.value, what="the constant guess")
+        if below is not None:
+            text = f"{name}{spread}: {below}"
+        elif reference.covers(mean):
+            text = (f"{name}{spread}: {mean:.3g} lies inside the constant guess's 95% interval "
+                    f"({reference.low:.3f}-{reference.high:.3f}): not distinguishable from always "
+                    "guessing the majority class.")
+        else:
+            continue
+        if name == "Non-private":
+            text += " Even without noise the features do not beat the constant guess on this table."
+        out.append(text)
+    return out

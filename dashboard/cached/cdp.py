@@ -25,12 +25,16 @@ from core.cdp.publishing import (
     CountRelease,
     PublishingSetup,
     mae_curve,
+    mean_true_count,
     prepare_publishing,
     query_matches,
     release_counts,
+    zero_noise_mae,
 )
 from core.cdp.sensitivity import record_matrix
-from core.cdp.sweeps import accuracy_at, accuracy_curve, dpsgd_curve
+from core.cdp.sweeps import Reference, accuracy_at, accuracy_curve, constant_guess, dpsgd_curve
+from core.cdp.sweeps import accuracy_references as _accuracy_references
+from core.cdp.sweeps import reference_sentences as _reference_sentences
 from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
 from core.data import Dataset
 from core.data.schema import PublicSchema
@@ -169,6 +173,34 @@ def deleted_sets(res: DCFBFSResult) -> pd.DataFrame:
     ])
 
 
+def label_guess(dataset: Dataset) -> Reference:
+    """The constant guess on the dataset's labels (what DC-FBFS's cross-validated traversal
+    accuracies are read against), with its Wilson interval on the rows."""
+    return constant_guess(dataset.frame[dataset.label].astype(str).to_numpy())
+
+
+def tc_range(res: DCFBFSResult) -> float:
+    """The top of the T_c slider: 1.1 x the largest DC (at least 1), so every feature can
+    become a deletion candidate."""
+    return float(max(float(np.max(res.dc)) * 1.1, 1.0)) if len(res.dc) else 1.0
+
+
+def pairs(n: int) -> float:
+    """N(N-1)/2: how many record pairs C(x) sums over."""
+    return float(n) * (float(n) - 1.0) / 2.0
+
+
+def tc_reading(tc: float, res: DCFBFSResult, n_rows: int) -> str:
+    """T_c in the scales it is read against: a share of its range (0 to :func:`tc_range`),
+    of the largest DC and of C(x), with N."""
+    top, cx = tc_range(res), float(res.data_correlation)
+    big = float(np.max(res.dc)) if len(res.dc) else 0.0
+    return (f"T_c = {number(tc, decimals=1)} is {share_text(tc, top)} of its range (0 to {number(top)}, "
+            f"1.1 x the largest DC {number(big)}) and {share_text(tc, cx) if cx else 'n/a'} of "
+            f"C(x) = {number(cx, decimals=1)}, summed over the record pairs of N = {n_rows:,} records "
+            f"(at most {number(pairs(n_rows))}). The paper uses T_c = 40 on its 1,160 records.")
+
+
 def paper_table2() -> pd.DataFrame:
     """Table 2 as the paper prints it (its supplier data, 6 attributes): GS, CS and the
     accuracies of GDP-LR and CDP-LR after each selection stage."""
@@ -185,19 +217,102 @@ def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((k, v) for k, v in sets if len(v) < len(res.names))
 
 
-def scheme_rows(setup: SchemeSetup) -> pd.DataFrame:
+def scheme_rows(setup: SchemeSetup, *, runs: pd.DataFrame | None = None, reference: Reference | None = None,
+                n_rows: int | None = None) -> pd.DataFrame:
     """Beside CDP-LR's bars: each scheme, its number of features, the sensitivity its noise
     is calibrated to (GS for Group, CS otherwise, none for Non-private; the declared group
-    bound for the DP reading) and whether it is differentially private."""
+    bound for the DP reading), with CS / GS also as a share of the N training records they
+    were computed on, and whether it is differentially private.
+
+    With ``runs`` (the bars' runs) also each scheme's mean test accuracy with its 95%
+    interval over the runs, and with ``reference`` (the constant guess) where it stands
+    against it."""
+    from core.metrics import mean_interval
+
     private = {"Non-private": "no: no noise", DP_SCHEME: "yes (the ledger says what it covers)"}
-    return pd.DataFrame([
-        {"scheme": s, "features": len(setup.columns[s]),
-         "sensitivity": "none" if s == "Non-private"
-         else (setup.covers(s) if s == DP_SCHEME
-               else f"{number(setup.sensitivity[s])} ({'GS' if s == 'Group' else 'CS'}, read from the records)"),
-         "differentially private": private.get(s, "no: reads the records outside the budget")}
-        for s in ALL_SCHEMES if s in setup.columns
-    ])
+    n_train = len(setup.train)
+
+    def sens(s: str) -> str:
+        if s == "Non-private":
+            return "none"
+        if s == DP_SCHEME:
+            return setup.covers(s)
+        v = setup.sensitivity[s]
+        return (f"{number(v)} ({'GS' if s == 'Group' else 'CS'}, read from the records; "
+                f"{_share(v, n_train)} of N = {n_train:,} training records)")
+
+    rows = []
+    for s in ALL_SCHEMES:
+        if s not in setup.columns:
+            continue
+        row = {"scheme": s, "features": len(setup.columns[s]), "sensitivity": sens(s)}
+        if runs is not None and s in set(runs["scheme"]):
+            mean, lo, hi = mean_interval(runs.loc[runs["scheme"] == s, "accuracy"])
+            row["test accuracy"] = f"{mean:.3f}" + (f" ({lo:.3f}-{hi:.3f})" if np.isfinite(lo) else "")
+            if reference is not None:
+                row["vs the constant guess"] = (
+                    f"no better (at or below {reference.value:.3f})" if mean <= reference.value else
+                    (f"within its interval (up to {reference.high:.3f})" if reference.covers(mean) else "above"))
+        row["differentially private"] = private.get(s, "no: reads the records outside the budget")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _share(value: float, n: int) -> str:
+    """``value`` as a percentage of ``n`` ("0.9%"), or "an unbounded share" for inf."""
+    v = float(value)
+    if not np.isfinite(v):
+        return "an unbounded share"
+    return f"{100 * v / n:.2g}%" if n else "n/a"
+
+
+def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[Reference, ...]:
+    """:func:`core.cdp.sweeps.accuracy_references`: the constant guess on the shared test
+    part, and the non-private model's accuracy in ``runs``."""
+    return _accuracy_references(mats, runs)
+
+
+def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme") -> list[str]:
+    """:func:`core.cdp.sweeps.reference_sentences`: each scheme no better than the constant
+    guess, in words."""
+    return _reference_sentences(runs, reference, group=group)
+
+
+def mae_references(setup: PublishingSetup, scheme: str = "Proposed") -> tuple[Reference, ...]:
+    """What the Publishing page's MAE is read against: the queries' mean true count (an
+    MAE that large is as big as the answers) and ``scheme``'s zero-noise release (its
+    reduced-table answers without noise; the MAE left is feature selection's error)."""
+    n = len(setup.true_original)
+    nan = float("nan")
+    return (Reference(MEAN_TRUE, mean_true_count(setup), nan, nan, n),
+            Reference(f"{ZERO_NOISE} ({scheme})", zero_noise_mae(setup, scheme), nan, nan, n))
+
+
+def share_text(value: float, whole: float) -> str:
+    """``value`` as a percentage of ``whole`` ("12%"), in words when it is unbounded."""
+    v, w = float(value), float(whole)
+    if not np.isfinite(v):
+        return "an unbounded share (inf: no finite error)"
+    return f"{100 * v / w:.3g}%" if w else "n/a (of 0)"
+
+
+def mae_at(summary: pd.DataFrame, scheme: str, epsilon: float, *, measure: str = "pearson") -> float:
+    """The mean MAE of ``scheme`` at ``epsilon`` in a Fig. 6 summary (the scheme named
+    "Proposed (pearson)" and so on when both measures were run); NaN when absent."""
+    names = {scheme, f"{scheme} ({measure})"}
+    rows = summary[summary["scheme"].isin(names) & np.isclose(summary["epsilon"].astype(float), float(epsilon))]
+    return float(rows["mae_mean"].iloc[0]) if len(rows) else float("nan")
+
+
+def over_true_count(summary: pd.DataFrame, epsilon: float, true_mean: float) -> list[str]:
+    """The schemes of a Fig. 6 summary whose mean MAE at ``epsilon`` is at least the mean
+    true count, each with its MAE ("Zhang (934)"): their answers are mostly noise."""
+    rows = summary[np.isclose(summary["epsilon"].astype(float), float(epsilon))]
+    return [f"{s} ({number(v)})" for s, v in zip(rows["scheme"], rows["mae_mean"]) if float(v) >= float(true_mean)]
+
+
+#: the legend names of the Publishing page's references
+MEAN_TRUE, ZERO_NOISE = "mean true count", "zero-noise release"
 
 
 def _stage_sensitivities(progress: Progress, *, dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...],
@@ -329,10 +444,11 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
                  f"Selecting features and drawing queries ({measure})", in_process=True)
 
 
-def sensitivity_rows(setups: dict[str, PublishingSetup]) -> pd.DataFrame:
+def sensitivity_rows(setups: dict[str, PublishingSetup], n_rows: int | None = None) -> pd.DataFrame:
     """Each scheme's sensitivity and attribute count, for the measures of ``setups``
     (measure -> setup); with two measures the schemes are named "Proposed (pearson)" and so
-    on, and Group, which counts Pearson-correlated records whatever the measure, appears once."""
+    on, and Group, which counts Pearson-correlated records whatever the measure, appears once.
+    With ``n_rows`` (N, the records queried) the sensitivity is also given as a share of N."""
     both = len(setups) > 1
     rows = []
     for m, setup in setups.items():
@@ -340,7 +456,9 @@ def sensitivity_rows(setups: dict[str, PublishingSetup]) -> pd.DataFrame:
             if both and scheme in _MEASURE_FREE and m != "pearson":
                 continue
             rows.append({"scheme": scheme if not both or scheme in _MEASURE_FREE else f"{scheme} ({m})",
-                         "sensitivity": setup.covers(scheme) if scheme == DP_SCHEME else number(value),
+                         "sensitivity": setup.covers(scheme) if scheme == DP_SCHEME else (
+                             number(value) + (f" ({_share(value, n_rows)} of N = {n_rows:,} records)"
+                                              if n_rows else "")),
                          "attributes": len(setup.columns[scheme]),
                          "differentially private": "yes" if scheme == DP_SCHEME
                          else "no: reads the records outside the budget"})

@@ -149,11 +149,13 @@ def importance_dc_data(result: DCFBFSResult) -> pd.DataFrame:
                          "T_c": float(result.tc)})
 
 
-def importance_dc_bars(result: DCFBFSResult, *, data_name: str | None = None) -> go.Figure:
+def importance_dc_bars(result: DCFBFSResult, *, data_name: str | None = None,
+                       tc_range: float | None = None) -> go.Figure:
     """Fig. 2: change of data correlation when each feature is deleted, and its importance.
 
     Two panels sharing the features (DC above, with the T_c line; importance below), so the
-    bars never overlap and each has its own axis. Drawn from :func:`importance_dc_data`.
+    bars never overlap and each has its own axis. With ``tc_range`` (the top of the T_c
+    slider) the line's label gives T_c as a share of it. Drawn from :func:`importance_dc_data`.
     """
     data = importance_dc_data(result)
     names = list(data["attribute"])
@@ -167,7 +169,9 @@ def importance_dc_bars(result: DCFBFSResult, *, data_name: str | None = None) ->
                          marker_color=_IMPORTANCE_RED,
                          hovertemplate="%{x}: importance %{y:.3f}<extra></extra>"), row=2, col=1)
     fig.add_hline(y=result.tc, line_dash="dash", line_color="black", row=1, col=1,
-                  annotation_text=f"T_c = {number(result.tc)}", annotation_position="top left",
+                  annotation_text=f"T_c = {number(result.tc)}" + (
+                      f" ({100 * result.tc / tc_range:.2g}% of its range 0 to {number(tc_range)})"
+                      if tc_range else ""), annotation_position="top left",
                   annotation=dict(font=dict(size=13), bgcolor="rgba(255,255,255,0.85)"))
     fig.update_yaxes(title_text="DC", tickformat=",~r", row=1, col=1)
     fig.update_yaxes(title_text="importance", row=2, col=1)
@@ -191,9 +195,10 @@ def traversal_data(result: DCFBFSResult) -> pd.DataFrame:
                          "best backward step (k2)": k == result.k2})
 
 
-def traversal_curves(result: DCFBFSResult, *, data_name: str | None = None) -> go.Figure:
+def traversal_curves(result: DCFBFSResult, *, data_name: str | None = None, references=()) -> go.Figure:
     """Fig. 3: accuracy of the forward and backward traversals, best positions marked
-    (drawn from :func:`traversal_data`)."""
+    (drawn from :func:`traversal_data`); ``references`` (the constant guess on the labels,
+    :func:`core.cdp.sweeps.constant_guess`) as flat dashed lines with their 95% band."""
     data = traversal_data(result)
     k = data["step k"].to_numpy()
     forward, backward = data[_FORWARD].to_numpy(), data[_BACKWARD].to_numpy()
@@ -206,6 +211,14 @@ def traversal_curves(result: DCFBFSResult, *, data_name: str | None = None) -> g
                     marker=dict(size=14, symbol="star", color=_DC_BLUE), name=f"k1 = {result.k1}")
     fig.add_scatter(x=[result.k2], y=[backward[result.k2 - 1]], mode="markers",
                     marker=dict(size=14, symbol="diamond", color=_IMPORTANCE_RED), name=f"k2 = {result.k2}")
+    for r in references:
+        style = _reference_style(r.name)
+        if _finite(r.low) and _finite(r.high):
+            fig.add_scatter(x=[k[0], k[-1], k[-1], k[0]], y=[r.high, r.high, r.low, r.low], fill="toself",
+                            fillcolor=style["color"], opacity=0.12, line=dict(width=0), hoverinfo="skip",
+                            showlegend=False, legendgroup=r.name)
+        fig.add_scatter(x=[k[0], k[-1]], y=[float(r.value)] * 2, mode="lines", name=r.name, legendgroup=r.name,
+                        line=dict(color=style["color"], dash=style["dash"], width=2))
     fig.update_layout(height=380, title=f"Forward and backward traversal (Fig. 3){_on(data_name)}",
                       xaxis_title="step k",
                       yaxis_title="cross-validated accuracy", **_LAYOUT)
@@ -215,20 +228,75 @@ def traversal_curves(result: DCFBFSResult, *, data_name: str | None = None) -> g
 _MEAN_ACC, _STD_ACC = "mean test accuracy", "standard deviation of test accuracy"
 
 
-def accuracy_data(runs: pd.DataFrame, *, epsilon: float) -> pd.DataFrame:
+#: how each reference line is drawn (a dashed grey constant guess, a dotted non-private
+#: model, dash-dot for the rest: the publishing page's true count and zero-noise release)
+_REFERENCE_STYLE = {"majority class (constant guess)": dict(dash="dash", color="#7f7f7f"),
+                    "non-private model": dict(dash="dot", color="#333333")}
+_OTHER_REFERENCE = dict(dash="longdashdot", color="#555555")
+_LOW, _HIGH = "95% interval low", "95% interval high"
+
+
+def _reference_style(name: str) -> dict:
+    return _REFERENCE_STYLE.get(str(name), _OTHER_REFERENCE)
+
+
+def _finite(v) -> bool:
+    return v is not None and bool(np.isfinite(float(v)))
+
+
+def accuracy_data(runs: pd.DataFrame, *, epsilon: float, references=()) -> pd.DataFrame:
     """The bars of :func:`accuracy_bars`, one row per scheme (in the order of the runs):
-    epsilon, the mean and standard deviation (0 for one run) of the test accuracy, and the
-    number of runs."""
+    epsilon, the mean and standard deviation (0 for one run) of the test accuracy, the
+    t-interval of the mean over the runs (:func:`core.metrics.mean_interval`), and the
+    number of runs; then one row per reference (:class:`core.cdp.sweeps.Reference`: the
+    constant guess, the non-private model) with its Wilson interval on the test rows."""
+    from core.metrics import mean_interval
+
     g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std", "size"])
-    return pd.DataFrame({"scheme": [str(s) for s in g.index], "epsilon": float(epsilon),
-                         _MEAN_ACC: g["mean"].to_numpy(dtype=float),
-                         _STD_ACC: g["std"].fillna(0.0).to_numpy(dtype=float),
-                         "runs": g["size"].to_numpy(dtype=int)})
+    intervals = [mean_interval(runs.loc[runs["scheme"] == s, "accuracy"])[1:] for s in g.index]
+    out = pd.DataFrame({"scheme": [str(s) for s in g.index], "epsilon": float(epsilon),
+                        _MEAN_ACC: g["mean"].to_numpy(dtype=float),
+                        _STD_ACC: g["std"].fillna(0.0).to_numpy(dtype=float),
+                        _LOW: [lo for lo, _ in intervals], _HIGH: [hi for _, hi in intervals],
+                        "runs": g["size"].to_numpy(dtype=int)})
+    if references:
+        out = pd.concat([out, pd.DataFrame([
+            {"scheme": f"reference: {r.name}", "epsilon": float(epsilon), _MEAN_ACC: float(r.value),
+             _STD_ACC: np.nan, _LOW: float(r.low), _HIGH: float(r.high), "runs": 0}
+            for r in references])], ignore_index=True)
+    return out
 
 
-def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None = None) -> go.Figure:
+def _reference_shapes(references) -> tuple[list, list]:
+    """Layout shapes and annotations of horizontal reference lines across the plot (a band
+    for each 95% interval): layout items, not add_hline, which is slow on the slider path."""
+    shapes, notes = [], []
+    for r in references:
+        style = _reference_style(r.name)
+        if _finite(r.low) and _finite(r.high):
+            shapes.append(dict(type="rect", xref="paper", yref="y", x0=0, x1=1, y0=float(r.low), y1=float(r.high),
+                               fillcolor=style["color"], opacity=0.12, line=dict(width=0), layer="below",
+                               name=f"{r.name}: 95% interval"))
+        shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=float(r.value), y1=float(r.value),
+                           line=dict(dash=style["dash"], color=style["color"], width=2), name=r.name))
+        # the constant guess labelled at the right, the others at the left, so two close lines
+        # do not write over each other; under the line near the top, clear of the title
+        right = r.name == "majority class (constant guess)"
+        notes.append(dict(xref="paper", yref="y", x=1 if right else 0, y=float(r.value),
+                          xanchor="right" if right else "left", yanchor="top" if float(r.value) > 0.85 else "bottom",
+                          showarrow=False, text=f"{plotly_text(r.name)} {float(r.value):.3f}",
+                          font=dict(size=12, color=style["color"]), bgcolor="rgba(255,255,255,0.8)"))
+    return shapes, notes
+
+
+def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None = None,
+                  references=()) -> go.Figure:
     """Test accuracy of each scheme at one epsilon (mean of the runs, error bar = std).
 
+    ``references`` (:class:`core.cdp.sweeps.Reference`, e.g. from
+    :func:`core.cdp.sweeps.accuracy_references`) are drawn across the bars: a dashed grey
+    line for the majority class (constant guess), a dotted one for the non-private model,
+    each with a band for its 95% interval and its value written at the right.
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
     Built from graph objects, not plotly express: it is redrawn on every slider move.
     Drawn from :func:`accuracy_data`.
@@ -238,15 +306,15 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None =
         x=list(g["scheme"]), y=g[_MEAN_ACC].to_numpy(),
         error_y=dict(type="data", array=g[_STD_ACC].to_numpy(), color="#333333"),
         text=[f"{v:.3f}" for v in g[_MEAN_ACC]], textposition="inside", insidetextanchor="start",
-        textfont=dict(color="white"), marker_color=colors(g["scheme"]),
+        textfont=dict(color="white"), marker_color=colors(g["scheme"]), name="test accuracy",
     )
+    shapes, notes = _reference_shapes(references)
     return go.Figure(
         data=[bar],
         # the title text is what the browser tests and the load benchmark wait for
         layout=dict(height=380, title=dict(text=f"Accuracy at epsilon = {epsilon:g}",
-                                           subtitle=dict(text=f"test accuracy of each scheme{_on(data_name)}: "
-                                                              "mean of the runs, whisker = one standard deviation")),
-                    showlegend=False, xaxis=dict(title="scheme"),
+                                           subtitle=dict(text=f"mean of the runs{_on(data_name)}; whisker = one std")),
+                    showlegend=False, xaxis=dict(title="scheme"), shapes=shapes, annotations=notes,
                     yaxis=dict(title="test accuracy", range=[0, 1]), **_LAYOUT),
     )
 
@@ -266,11 +334,24 @@ def _curves(summary: pd.DataFrame, *, group: str, value: str):
 
 
 def curve_data(summary: pd.DataFrame, baseline: pd.DataFrame | None = None, *, group: str, value: str,
-               labels: dict | None = None, x_name: str = "epsilon") -> pd.DataFrame:
+               labels: dict | None = None, x_name: str = "epsilon", references=()) -> pd.DataFrame:
     """The lines of :func:`curve_with_spread` (and of :func:`curve_with_baseline` with
     ``baseline``), one row per group and epsilon: the group (named as in the legend),
     ``x_name``, the mean and the standard deviation (the band) of ``value``, and the number
-    of runs when the summary has it."""
+    of runs when the summary has it; then the ``references`` (one row each, named
+    "reference: ...", flat over the same epsilons, with their 95% interval where they have one)."""
+    out = _curve_rows(summary, baseline, group=group, value=value, labels=labels, x_name=x_name)
+    if not references:
+        return out
+    words = _VALUE_WORDS.get(value, value)
+    xs = np.unique(summary["epsilon"].to_numpy(dtype=float))
+    rows = pd.DataFrame([{group: f"reference: {r.name}", x_name: x, f"mean {words}": float(r.value),
+                          _LOW: float(r.low), _HIGH: float(r.high)} for r in references for x in xs])
+    return pd.concat([out, rows], ignore_index=True)
+
+
+def _curve_rows(summary: pd.DataFrame, baseline: pd.DataFrame | None, *, group: str, value: str,
+                labels: dict | None, x_name: str) -> pd.DataFrame:
     if baseline is not None and not baseline.empty:
         summary = pd.concat([summary, baseline], ignore_index=True)
     words = _VALUE_WORDS.get(value, value)
@@ -299,8 +380,14 @@ def curve_with_spread(
     log_x: bool = False,
     x_title: str = "epsilon",
     labels: dict | None = None,
+    references=(),
 ) -> go.Figure:
     """Mean of ``value`` over epsilon per ``group``, with a band of one standard deviation.
+
+    ``references`` (each with ``name``, ``value``, ``low``, ``high``: a
+    :class:`core.cdp.sweeps.Reference`) are drawn as flat lines across the grid, in the
+    legend under their names (a dashed grey majority class, a dotted non-private model),
+    with a band for a finite 95% interval.
 
     Colours come from :mod:`dashboard.palette` (one per scheme or noise method on every
     chart); a group named '... (mahalanobis)' is dashed beside its Pearson twin. ``log_x``
@@ -318,6 +405,20 @@ def curve_with_spread(
                                  hoverinfo="skip", showlegend=False, legendgroup=label))
         traces.append(go.Scatter(x=x, y=mean, mode="lines+markers", name=label,
                                  line=dict(color=c, dash=dash), marker=dict(color=c), legendgroup=label))
+    xs = summary["epsilon"].to_numpy(dtype=float)
+    for r in references:
+        style = _reference_style(r.name)
+        x0, x1 = float(np.min(xs)), float(np.max(xs))
+        if _finite(r.low) and _finite(r.high) and not (log_y and float(r.low) <= 0):
+            traces.append(go.Scatter(x=[x0, x1, x1, x0], y=[r.high, r.high, r.low, r.low], fill="toself",
+                                     fillcolor=style["color"], opacity=0.12, line=dict(width=0),
+                                     hoverinfo="skip", showlegend=False, legendgroup=r.name))
+        if log_y and float(r.value) <= 0:
+            continue  # a zero floor has no place on a log axis; the page says it in words
+        traces.append(go.Scatter(x=[x0, x1], y=[float(r.value)] * 2, mode="lines", name=r.name,
+                                 line=dict(color=style["color"], dash=style["dash"], width=2),
+                                 legendgroup=r.name,
+                                 hovertemplate=f"{plotly_text(r.name)}: {float(r.value):.4g}<extra></extra>"))
     xaxis = dict(title=x_title)
     if log_x:
         xaxis.update(type="log", **log_ticks(summary["epsilon"]))

@@ -13,17 +13,14 @@ from dashboard.components.errors import page_errors
 from dashboard.components.jobs import setup_view, sweep_view
 from dashboard.components.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.components.preamble import page_data
+from dashboard.components.present import control_hint
+from dashboard.safe import md
 from dashboard.palette import noise_method_label
 from dashboard.state import current_schema
 
 st.title("CDP-LR")
-st.caption(
-    "Logistic regression trained with noise calibrated to the correlated sensitivity CS. "
-    "Move epsilon: the four schemes of the paper and their DP reading retrain at once. "
-    "The paper's schemes compute CS, choose features and scale them on your records, so they are "
-    "not differentially private; the DP reading takes features, scaling and the group bound from "
-    "the public schema."
-)
+control_hint("Move epsilon: the four schemes of the paper and their DP reading retrain at once, each read "
+             "against always guessing the majority class and the non-private model.")
 
 PRESET_TEXT = {
     "sensible": "Automatic: epochs and step size from N, epsilon, CS and the clip (the model learns)",
@@ -41,29 +38,32 @@ EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 page = page_data("supplier", needs_label="Choose a label column on the Data page: CDP-LR trains a classifier.")
 dataset, seed = page.dataset, page.seed
 with page_errors():
-    epsilon = st.slider("epsilon (privacy budget of training)", 0.1, 10.0, 2.0, 0.1, key="lr_eps",
-                        help="Smaller epsilon: more noise, more privacy.")
-    c1, c2 = st.columns(2)
-    method = c1.selectbox("Noise method (Table 3)", list(NOISE_METHODS),
-                          index=list(NOISE_METHODS).index(PAGE_METHOD), key="lr_method",
-                          format_func=lambda m: f"{m}: {NOISE_METHODS[m]}",
-                          help="1 is the paper's Laplace noise on the gradient (pure epsilon-DP), the most "
-                               "accurate when CS is large against N x epsilon, as on the samples. 7 (beyond "
-                               "the paper: Gaussian noise composed by a privacy accountant, (epsilon, delta)-DP) "
-                               "wins once N x epsilon / CS reaches a few hundred, as on Adult; the Fig. 5 "
-                               "toggle below draws both.")
-    c1.caption(NOISE_METHOD_MEANING[method])
-    preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                      format_func=PRESET_TEXT.get, key="lr_preset")
-    params = PRESETS[preset]
-    split = (f"{params['epochs']} epochs" if params["epochs"] != "auto" else
-             "the epochs, whose number and step size a rule picks from public quantities only "
-             "(N, epsilon, CS and the clip; never the records): more budget per correlated group, more epochs")
-    c2.caption(
-        f"Each record's gradient term is clipped to norm {params['clip_norm']:g}. Replacing one record "
-        "(and its correlated records) can swing each term from +clip to -clip, so the summed gradient "
-        f"moves by at most 2 x CS x clip; {cached.budget_split(method, split)}."
-    )
+    # chart first: the slider and what it moves side by side at the top, the rest folded below
+    control, chart = st.columns([1, 2])
+    epsilon = control.slider("epsilon (privacy budget of training)", 0.1, 10.0, 2.0, 0.1, key="lr_eps",
+                             help="Smaller epsilon: more noise, more privacy.")
+    with st.expander("Noise method and training preset"):
+        c1, c2 = st.columns(2)
+        method = c1.selectbox("Noise method (Table 3)", list(NOISE_METHODS),
+                              index=list(NOISE_METHODS).index(PAGE_METHOD), key="lr_method",
+                              format_func=lambda m: f"{m}: {NOISE_METHODS[m]}",
+                              help="1 is the paper's Laplace noise on the gradient (pure epsilon-DP), the most "
+                                   "accurate when CS is large against N x epsilon, as on the samples. 7 (beyond "
+                                   "the paper: Gaussian noise composed by a privacy accountant, (epsilon, delta)-DP) "
+                                   "wins once N x epsilon / CS reaches a few hundred, as on Adult; the Fig. 5 "
+                                   "toggle below draws both.")
+        c1.caption(NOISE_METHOD_MEANING[method])
+        preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
+                          format_func=PRESET_TEXT.get, key="lr_preset")
+        params = PRESETS[preset]
+        split = (f"{params['epochs']} epochs" if params["epochs"] != "auto" else
+                 "the epochs, whose number and step size a rule picks from public quantities only "
+                 "(N, epsilon, CS and the clip; never the records): more budget per correlated group, more epochs")
+        c2.caption(
+            f"Each record's gradient term is clipped to norm {params['clip_norm']:g}. Replacing one record "
+            "(and its correlated records) can swing each term from +clip to -clip, so the summed gradient "
+            f"moves by at most 2 x CS x clip; {cached.budget_split(method, split)}."
+        )
     with st.expander("Correlation and data settings"):
         d1, d2, d3, d4 = st.columns(4)
         measure = d1.radio("Record correlation", ["pearson", "mahalanobis"], key="lr_measure")
@@ -75,23 +75,48 @@ with page_errors():
                          help="Noise is random: each accuracy is the mean of this many trainings.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
     schema = current_schema(dataset)
-    st.caption(f"Using {data.n_rows:,} rows (80% train, 20% test, a seeded split that reads no record).")
     step = cached.schemes(data, float(threshold), measure, float(tc), seed, schema)
     setup, mats = setup_view("lr_setup", step)
 
     runs, models = cached.live_accuracy(setup, mats, epsilon=float(epsilon), noise_method=int(method),
                                         preset=preset, repetitions=int(reps), seed=seed)
-    left, right = st.columns([3, 2])
-    with left:
-        show_chart(accuracy_bars(runs, epsilon=epsilon, data_name=data.name), accuracy_data(runs, epsilon=epsilon),
+    refs = cached.accuracy_references(mats, runs)
+    guess = refs[0]
+    with chart:
+        show_chart(accuracy_bars(runs, epsilon=epsilon, data_name=data.name, references=refs),
+                   accuracy_data(runs, epsilon=epsilon, references=refs),
                    name=f"cdp-lr-accuracy-at-epsilon-{epsilon:g}", key="lr_live", width="stretch")
+    with control:
+        for r in refs:
+            st.metric(r.name[:1].upper() + r.name[1:], f"{r.value:.3f}", f"95% interval {r.low:.3f}-{r.high:.3f}",
+                      delta_color="off", delta_arrow="off",
+                      help=f"Test accuracy on the {r.n:,} test rows every scheme shares; the interval (Wilson) is "
+                           "what another test part of that size could have given.")
+        below = cached.reference_sentences(runs, guess)
+        if below:
+            st.warning("No better than the constant guess at this epsilon:  \n" + "  \n".join(md(b) for b in below),
+                       icon=":material/warning:")
+        else:
+            st.success(f"Every scheme beats always guessing the majority class ({guess.value:.3f}) at this "
+                       "epsilon.", icon=":material/check_circle:")
     on_grid = any(abs(float(epsilon) - e) < 1e-9 for e in EPS_GRID)
-    left.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
-                 "deviation over repetitions); Non-private is the ceiling, higher is better. "
-                 + ("These are the same runs as the curve's point at this epsilon." if on_grid else
-                    "The curve below has no point at this epsilon; its nearest points come from runs "
-                    "seeded the same way."))
-    right.dataframe(cached.scheme_rows(setup), hide_index=True, width="stretch")
+    st.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
+               "deviation over repetitions). The dashed grey line is the accuracy of always guessing the "
+               "test part's majority class, the dotted line the non-private model; the bands are their 95% "
+               "intervals on the test rows. A private scheme at or under the dashed line has learned nothing. "
+               + ("These are the same runs as the curve's point at this epsilon." if on_grid else
+                  "The curve below has no point at this epsilon; its nearest points come from runs "
+                  "seeded the same way."))
+    st.caption(
+        f"Using {data.n_rows:,} rows (80% train, 20% test, a seeded split that reads no record). "
+        "Logistic regression trained with noise calibrated to the correlated sensitivity CS. "
+        "The paper's schemes compute CS, choose features and scale them on your records, so they are "
+        "not differentially private; the DP reading takes features, scaling and the group bound from "
+        "the public schema."
+    )
+    left, right = st.columns([3, 2])
+    left.dataframe(cached.scheme_rows(setup, runs=runs, reference=guess, n_rows=data.n_rows),
+                   hide_index=True, width="stretch")
     faithful, reading = models["Proposed"], models[cached.DP_READING]
     guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
     guarantee_line(right, "DP reading", reading.ledger_)
@@ -121,15 +146,17 @@ with page_errors():
     if summary is not None:
         show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
                                        log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
+                                       references=refs,
                                        title=f"Test accuracy vs epsilon on {plotly_text(data.name)} (noise method {method}, "
                                              f"{reps} runs per point; Fig. 4)"),
-                   curve_data(summary, dpsgd, group="scheme", value="accuracy"),
+                   curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
                    name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
-        st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the dotted "
-                   "line is the slider's epsilon. Only the DP reading is differentially private at that "
+        st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed "
+                   "grey line is the constant guess (majority class), the flat dotted one the non-private model, "
+                   "each with its 95% interval; the vertical dotted line is the slider's epsilon. Only the DP reading is differentially private at that "
                    "epsilon; Group, Zhang and Proposed read your records outside the budget (their sensitivity, "
                    "features and scaling), so their epsilon is nominal.")
-        claim_box(cached.fig4_claim(summary))
+        claim_box(cached.fig4_claim(summary, reference=guess))
     if with_dpsgd:
         st.caption("DP-SGD (dash-dot, beyond the paper): Poisson-sampled clipped gradients with Gaussian noise, "
                    "accounted by dp-accounting's PLD accountant, on the DP reading's features (from the public schema). "
@@ -145,16 +172,17 @@ with page_errors():
         if msum is not None:
             labels = {m: noise_method_label(m) for m in NOISE_METHODS}
             show_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
+                                         references=refs,
                                          title=f"Test accuracy of each noise method on the Proposed scheme, "
                                                f"{plotly_text(data.name)} (Fig. 5)",
                                          x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
-                       curve_data(msum, group="method", value="accuracy", labels=labels),
+                       curve_data(msum, group="method", value="accuracy", labels=labels, references=refs),
                        name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")
             st.caption("One line per noise method of Table 3 at the same budget, and method 7 (beyond the "
                        "paper: Gaussian, accountant-composed, delta 1e-5); methods 0 and 4 are not "
                        "differentially private, and method 5 delivers only half the budget (its other half "
                        "noises the public N).")
-            claim_box(cached.fig5_claim(msum))
+            claim_box(cached.fig5_claim(msum, reference=guess))
     sens = setup.sensitivity[cached.DP_READING]
     audit_panel(
         "lr", lambda: cached.lr_audit_case(mats[cached.DP_READING], sens, epsilon=float(epsilon),

@@ -57,12 +57,20 @@ with page_errors():
     st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
                "rows are sorted so the most correlated records come first.")
     rep = setup_view("corr_sensitivity", cached.sensitivity(dataset, None, measure, float(threshold)))
+    n = dataset.n_rows
     m1, m2, m3 = st.columns(3)
-    m1.metric("Correlated sensitivity CS", number(rep.correlated))
-    m2.metric("Group sensitivity GS", number(rep.group))
-    m3.metric("Data correlation C(x)", number(rep.data_correlation, decimals=1))
+    m1.metric("Correlated sensitivity CS", number(rep.correlated),
+              f"{cached.share_text(rep.correlated, n)} of N = {n:,} records", delta_color="off", delta_arrow="off")
+    m2.metric("Group sensitivity GS", number(rep.group),
+              f"{cached.share_text(rep.group, n)} of N = {n:,} records", delta_color="off", delta_arrow="off")
+    m3.metric("Data correlation C(x)", number(rep.data_correlation, decimals=1),
+              f"{cached.share_text(rep.data_correlation, cached.pairs(n))} of the {number(cached.pairs(n))} "
+              "record pairs", delta_color="off", delta_arrow="off")
     show_chart(sensitivity_bars(rep.correlated, rep.group), sensitivity_data(rep.correlated, rep.group),
                name="correlations-sensitivity", key="corr_sens", width="stretch")
-    st.caption(f"Over all {dataset.n_rows:,} records: CS = max over records of the summed correlation "
-               "degrees, GS = max number of correlated records. Laplace noise of a count scales "
-               "with the bar, so CS < GS means less noise for the same epsilon.")
+    st.caption(f"Over all N = {n:,} records: CS = max over records of the summed correlation "
+               f"degrees (CS = {number(rep.correlated)} of N = {n:,}: one record, through the records correlated "
+               f"with it, moves a count as much as {number(rep.correlated)} independent records would), GS = max "
+               f"number of correlated records; C(x) = {number(rep.data_correlation, decimals=1)} sums the "
+               f"correlation over the N(N-1)/2 = {number(cached.pairs(n))} record pairs. Laplace noise of a count "
+               "scales with the bar, so CS < GS means less noise for the same epsilon.")

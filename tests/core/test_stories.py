@@ -30,3 +30,16 @@ def test_every_story_is_named_and_takes_a_seed_and_progress():
         assert {"random_state", "progress"} <= set(params), key
         assert all(p.kind == p.KEYWORD_ONLY for p in params.values()), key
         assert title
+
+
+def test_cdp_story_reads_every_accuracy_against_the_constant_guess():
+    s = cdp_story(random_state=0, repetitions=1, audit_runs=50)
+    names = [r.name for r in s.references]
+    assert names == ["majority class (constant guess)", "non-private model"]
+    guess = s.references[0]
+    assert 0.5 <= guess.value <= 1 and guess.low <= guess.value <= guess.high
+    for note in s.reference_notes:  # a scheme no better than the guess is said in words
+        assert "constant guess" in note
+    if s.claim.holds is None and "majority class" in s.claim.finding:
+        assert all(guess.covers(v) for v in s.curve[s.curve["scheme"] != "Non-private"]
+                   .groupby("scheme")["accuracy_mean"].mean())

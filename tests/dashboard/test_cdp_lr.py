@@ -218,7 +218,8 @@ def test_noise_method_curves_name_the_methods(open_page):
     finish_sweeps(at)
     assert_clean(at)
     spec = _spec(at, "each noise method")
-    names = [t["name"] for t in spec["data"] if t.get("mode") == "lines+markers"]
+    # long legend names wrap at a space (<br>) so the legend does not crowd the plot
+    names = [t["name"].replace("<br>", " ") for t in spec["data"] if t.get("mode") == "lines+markers"]
     assert "1: Laplace on the mean gradient" in names and not any(n.startswith("meth") for n in names)
     assert spec["layout"]["xaxis"]["type"] == "log"
     assert_every_chart_has_its_csv(at)
@@ -235,8 +236,12 @@ def test_scheme_rows_name_each_schemes_features_sensitivity_and_privacy():
     assert list(rows.columns) == ["scheme", "features", "sensitivity", "differentially private"]
     by = rows.set_index("scheme")
     assert by.loc["Non-private", "sensitivity"] == "none"
-    assert by.loc["Group", "sensitivity"].endswith("(GS, read from the records)")
-    assert by.loc["Proposed", "sensitivity"].endswith("(CS, read from the records)")
+    n = len(setup.train)  # CS and GS are computed on the training part: also shown as a share of it
+    assert by.loc["Group", "sensitivity"].endswith(f"(GS, read from the records; "
+                                                   f"{cached._share(setup.sensitivity['Group'], n)} of N = {n:,} "
+                                                   "training records)")
+    assert "(CS, read from the records; " in by.loc["Proposed", "sensitivity"]
+    assert by.loc["Proposed", "sensitivity"].endswith(f"of N = {n:,} training records)")
     assert by.loc["DP reading", "sensitivity"].startswith("45 (declared group bound")
     assert by.loc["Proposed", "differentially private"].startswith("no")
     assert by.loc["DP reading", "differentially private"].startswith("yes")
@@ -311,3 +316,75 @@ def test_fig5_toggle_draws_its_claim_box(open_page):
     finish_sweeps(at)
     assert_clean(at)
     assert "method 1" in _claim(at, r"Fig\. 5")
+
+
+# --- references: every accuracy beside the constant guess and the non-private model -------
+
+def _on_skewed(*, present: bool = False, reps: int | None = 2):
+    """The page on a table with a 0.9 majority class and features of pure noise."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+    from tests.dashboard.skewed_table import skewed_dataset
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = skewed_dataset()
+    if present:
+        at.session_state["present"] = True
+    at.switch_page("views/cdp_lr.py")
+    at.run()
+    if reps is not None:
+        at.slider(key="lr_reps").set_value(reps).run()
+    return at
+
+
+def test_a_scheme_under_the_constant_guess_is_said_in_words():
+    at = _on_skewed()
+    assert_clean(at)
+    box = next(w.value for w in at.warning if w.value.startswith("No better than the constant guess")).replace("\\", "")
+    assert "is below the constant guess (0.9" in box or "equals the constant guess (0.9" in box
+    guess = next(m for m in at.metric if m.label == "Majority class (constant guess)")
+    assert float(guess.value) >= 0.85 and guess.proto.delta.startswith("95% interval")
+    assert "60 test rows" in guess.proto.help  # 20% of 300
+    assert any(m.label == "Non-private model" for m in at.metric)
+
+
+def test_the_live_chart_draws_the_constant_guess_and_the_non_private_model():
+    import json
+
+    at = _on_skewed()
+    spec = json.loads(_live_spec(at))
+    names = [s.get("name") for s in spec["layout"]["shapes"]]
+    assert "majority class (constant guess)" in names and "non-private model" in names
+    assert "majority class (constant guess): 95% interval" in names
+
+
+def test_the_scheme_table_sets_each_accuracy_beside_the_constant_guess():
+    at = _on_skewed()
+    rows = at.dataframe[0].value.set_index("scheme")
+    assert rows.loc["Proposed", "vs the constant guess"].startswith(("no better", "within", "above"))
+    assert "of N = 240 training records" in rows.loc["Proposed", "sensitivity"]
+
+
+def test_fig4_cannot_be_judged_when_the_constant_guess_explains_the_curves():
+    at = finish_sweeps(_on_skewed())
+    assert_clean(at)
+    fig4 = next(e.value for e in at.info if e.value.startswith("**Paper 000, Fig\\. 4")).replace("\\", "")
+    assert "Cannot be judged here" in fig4 and "majority class" in fig4
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "lr_curve")
+    assert "majority class (constant guess)" in spec and "non-private model" in spec
+
+
+def test_epsilon_and_the_accuracy_chart_come_first_side_by_side():
+    at = _on_skewed(reps=None)
+    control, chart = at.main.columns[0], at.main.columns[1]
+    assert [s.key for s in control.slider] == ["lr_eps"]
+    assert [c.key for c in chart.get("plotly_chart")] == ["lr_live"]
+    assert at.expander  # the secondary settings fold away
+
+
+def test_presenting_shows_the_chart_and_no_caption_that_points_at_a_control():
+    at = _on_skewed(present=True, reps=None)
+    assert_clean(at)
+    assert any(c.key == "lr_live" for c in at.get("plotly_chart"))
+    assert not any(c.value.startswith("Move epsilon") for c in at.caption)

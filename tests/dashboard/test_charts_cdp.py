@@ -283,3 +283,79 @@ def test_a_dataset_name_in_a_title_shows_as_typed():
     from dashboard.charts import cdp
 
     assert cdp._on('<a href="http://x">y</a>.csv') == ' on &lt;a href="http://x"&gt;y&lt;/a&gt;.csv'
+
+
+# --- references: the constant guess and the non-private model on every accuracy chart -----
+
+def _references():
+    from core.cdp.sweeps import constant_guess, model_reference
+
+    return (constant_guess(np.array([0] * 90 + [1] * 10)), model_reference(0.92, 100))
+
+
+def test_accuracy_bars_draw_the_constant_guess_dashed_and_the_model_dotted():
+    runs = pd.DataFrame({"scheme": ["G", "G", "P", "P"], "accuracy": [0.5, 0.7, 0.4, 0.45]})
+    fig = accuracy_bars(runs, epsilon=1.0, references=_references())
+    lines = {s.name: s for s in fig.layout.shapes if s.type == "line"}
+    guess, model = lines["majority class (constant guess)"], lines["non-private model"]
+    assert guess.y0 == guess.y1 == pytest.approx(0.9) and guess.line.dash == "dash"
+    assert model.y0 == pytest.approx(0.92) and model.line.dash == "dot"
+    band = next(s for s in fig.layout.shapes if s.name == "majority class (constant guess): 95% interval")
+    assert band.y0 < 0.9 < band.y1
+    assert any(a.text.startswith("majority class (constant guess) 0.900") for a in fig.layout.annotations)
+
+
+def test_accuracy_data_lists_each_scheme_interval_and_the_references():
+    from dashboard.charts.cdp import accuracy_data
+
+    runs = pd.DataFrame({"scheme": ["G", "G", "G"], "accuracy": [0.5, 0.6, 0.7]})
+    data = accuracy_data(runs, epsilon=1.0, references=_references())
+    assert list(data["scheme"]) == ["G", "reference: majority class (constant guess)",
+                                    "reference: non-private model"]
+    assert data.loc[0, "95% interval low"] < 0.6 < data.loc[0, "95% interval high"]
+    assert data.loc[1, "mean test accuracy"] == pytest.approx(0.9)
+
+
+def test_curve_with_spread_draws_the_references_across_the_grid_in_the_legend():
+    fig = curve_with_spread(_summary(["Zhang"]), group="scheme", value="accuracy", title="t", y_title="acc",
+                            references=_references())
+    lines = {t.name: t for t in fig.data if t.name}
+    guess = lines["majority class (constant guess)"]
+    assert guess.line.dash == "dash" and list(guess.y) == pytest.approx([0.9, 0.9])
+    assert lines["non-private model"].line.dash == "dot"
+
+
+def test_a_zero_reference_is_left_off_a_log_axis():
+    from core.cdp.sweeps import Reference
+
+    summary = pd.DataFrame({"scheme": ["A", "A"], "epsilon": [1.0, 2.0], "mae_mean": [5.0, 1.0],
+                            "mae_std": [1.0, 0.5]})
+    refs = (Reference("mean true count", 80.0, np.nan, np.nan, 2), Reference("zero-noise release", 0.0,
+                                                                            np.nan, np.nan, 2))
+    fig = curve_with_spread(summary, group="scheme", value="mae", title="t", y_title="MAE", log_y=True,
+                            references=refs)
+    names = [t.name for t in fig.data if t.name]
+    assert "mean true count" in names and "zero-noise release" not in names
+
+
+def test_the_tc_line_gives_tc_as_a_share_of_its_range():
+    fig = importance_dc_bars(_result(), tc_range=55.0)
+    assert any(a.text == "T_c = 10 (18% of its range 0 to 55)" for a in fig.layout.annotations)
+
+
+def test_curve_data_lists_the_references_flat_over_the_grid():
+    from dashboard.charts.cdp import curve_data
+
+    data = curve_data(_summary(["Zhang"]), group="scheme", value="accuracy", references=_references())
+    guess = data[data["scheme"] == "reference: majority class (constant guess)"]
+    assert list(guess["epsilon"]) == sorted(set(_summary(["Zhang"])["epsilon"]))
+    assert guess["mean test accuracy"].tolist() == pytest.approx([0.9] * len(guess))
+    assert guess["95% interval low"].lt(0.9).all()
+
+
+def test_traversal_curves_draw_the_constant_guess():
+    from core.cdp.sweeps import constant_guess
+
+    fig = traversal_curves(_result(), references=(constant_guess(np.array([0] * 9 + [1])),))
+    guess = next(t for t in fig.data if t.name == "majority class (constant guess)")
+    assert list(guess.y) == pytest.approx([0.9, 0.9]) and guess.line.dash == "dash"

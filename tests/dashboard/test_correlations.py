@@ -63,3 +63,20 @@ def test_dataset_name_is_shown_as_text_and_sensitivities_as_plain_numbers():
     assert any("\\_x\\_ \\`y\\`" in c.value for c in at.caption)
     gs = next(m.value for m in at.metric if m.label.startswith("Group sensitivity"))
     assert not gs.endswith(".00") and not gs.endswith(".0")
+
+
+def test_cs_and_c_are_shown_with_n():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+    from tests.dashboard.skewed_table import skewed_dataset
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = skewed_dataset()
+    at.switch_page("views/correlations.py")
+    at.run()
+    assert_clean(at)
+    metrics = {m.label: m for m in at.metric}
+    assert metrics["Correlated sensitivity CS"].proto.delta.endswith("% of N = 300 records")
+    assert metrics["Data correlation C(x)"].proto.delta.endswith("of the 44,850 record pairs")
+    assert any("of N = 300: one record" in c.value for c in at.caption)

@@ -72,3 +72,59 @@ def test_paper_table2_is_shown_beside_ours(open_page):
     paper = at.dataframe[2].value
     assert paper["GS"].tolist()[0] == 45.86 and "CDP-LR accuracy (%)" in paper.columns
     assert "paper (their supplier data)" in at.dataframe[0].value.columns
+
+
+def _on_skewed(page: str, *, present: bool = False):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+    from tests.dashboard.skewed_table import skewed_dataset
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = skewed_dataset()
+    if present:
+        at.session_state["present"] = True
+    at.switch_page(f"views/{page}.py")
+    at.run()
+    return at
+
+
+def test_tc_is_shown_as_a_share_of_its_range_and_of_c():
+    import json
+
+    at = _on_skewed("dc_fbfs")
+    assert_clean(at)
+    share = next(m for m in at.metric if m.label == "T_c as a share of its range")
+    assert share.value.endswith("%") and share.proto.delta.startswith("T_c = 40 of 0 to ")
+    reading = next(c.value for c in at.caption if c.value.startswith("T_c = 40 is "))
+    assert "% of its range" in reading and "of C(x) = " in reading and "N = 300 records" in reading
+    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if c.key == "fb_bars"))
+    assert any("% of its range" in a["text"] for a in spec["layout"]["annotations"])
+
+
+def test_tc_and_its_chart_come_first_side_by_side():
+    at = _on_skewed("dc_fbfs")
+    cols = list(at.main.columns)
+    i = next(k for k, c in enumerate(cols) if any(s.key.startswith("fb_tc_") for s in c.slider))
+    assert [c.key for c in cols[i + 1].get("plotly_chart")] == ["fb_bars"]  # the column beside it
+    assert not any(c.get("plotly_chart") for c in cols[:i])  # no chart before them
+
+
+def test_table2_gives_cs_as_a_share_of_n():
+    at = _on_skewed("dc_fbfs")
+    stages = at.dataframe[1].value
+    assert stages["CS as a share of N"].str.endswith("%").all()
+
+
+def test_presenting_shows_the_charts_and_no_caption_that_points_at_a_control():
+    at = _on_skewed("dc_fbfs", present=True)
+    assert_clean(at)
+    assert any(c.key == "fb_bars" for c in at.get("plotly_chart"))
+    assert not any(c.value.startswith("Move T_c") for c in at.caption)
+
+
+def test_the_traversals_are_read_against_the_constant_guess():
+    at = _on_skewed("dc_fbfs")
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "fb_curves")
+    assert "majority class (constant guess)" in spec
+    assert any("always guessing the majority class (0.900" in c.value for c in at.caption)

@@ -157,4 +157,76 @@ def test_fig7_and_fig8_are_judged_when_asked(open_page):
     finish_sweeps(at)
     assert_clean(at)
     assert _claim(at, r"Fig\. 8") not in at.info and _claim(at, r"Fig\. 7") not in at.info
-    assert any("with and without the product columns" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any("(Fig. 7)" in c.proto.spec for c in at.get("plotly_chart"))  # long titles wrap at a space
+
+
+# --- references: the MAE beside the true count and a release without noise ----------------
+
+def _on_skewed(*, present: bool = False):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+    from tests.dashboard.skewed_table import skewed_dataset
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = skewed_dataset()
+    if present:
+        at.session_state["present"] = True
+    at.switch_page("views/publishing.py")
+    at.run()
+    at.slider(key="pub_reps").set_value(2).run()
+    return finish_sweeps(at)
+
+
+def test_the_mae_is_read_against_the_mean_true_count_and_a_zero_noise_release():
+    at = _on_skewed()
+    assert_clean(at)
+    labels = {m.label: m for m in at.metric}
+    true = labels["Mean true count of the queries"]
+    assert "over 200 queries on 300 records" in true.proto.delta
+    reading = next(m for m in at.metric if m.label.startswith("MAE of DP reading at epsilon = 1"))
+    assert reading.proto.delta.endswith("% of the mean true count")
+    assert "Zero-noise release of DP reading" in labels  # it keeps every attribute: 0
+    assert labels["Zero-noise release of DP reading"].value == "0"
+
+
+def test_the_mae_chart_draws_the_mean_true_count_and_the_epsilon_marker():
+    import json
+
+    at = _on_skewed()
+    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if c.key == "pub_curve"))
+    names = [t.get("name") for t in spec["data"]]
+    assert "mean true count" in names
+    assert any(a.get("text") == "epsilon = 1" for a in spec["layout"]["annotations"])
+
+
+def test_the_fig6_verdict_gives_the_mae_as_a_share_of_the_true_count():
+    at = _on_skewed()
+    fig6 = next(e.value for e in [*at.success, *at.warning, *at.info] if e.value.startswith("**Paper 000, Fig\\. 6"))
+    assert "of the mean true count" in fig6
+
+
+def test_epsilon_and_the_mae_chart_come_first_side_by_side():
+    """Chart first: the page's first columns hold the epsilon slider and the MAE chart."""
+    at = _on_skewed()
+    first = at.main.columns[0], at.main.columns[1]
+    assert [s.key for s in first[0].select_slider] == ["pub_epsilon"]
+    assert [c.key for c in first[1].get("plotly_chart")] == ["pub_curve"]
+
+
+def test_presenting_shows_the_chart_and_no_caption_that_points_at_a_control():
+    at = _on_skewed(present=True)
+    assert_clean(at)
+    assert any(c.key == "pub_curve" for c in at.get("plotly_chart"))
+    captions = " ".join(c.value for c in at.caption)
+    assert "Move epsilon" not in captions
+    fig8 = next(e.value for e in at.info if e.value.startswith("**Paper 000, Fig\\. 8"))
+    assert "Choose" not in fig8 and "above" not in fig8
+
+
+def test_an_error_as_large_as_the_answers_is_said_in_words():
+    at = _on_skewed()
+    at.select_slider(key="pub_epsilon").set_value(0.1).run()
+    assert_clean(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("At epsilon = 0.1 the error of"))
+    assert "Group" in warning and "mean true count" in warning

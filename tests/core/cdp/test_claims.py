@@ -167,3 +167,57 @@ def test_fig8_with_one_measure_cannot_judge():
 
 def test_every_claim_is_a_claim():
     assert isinstance(c.fig6_claim(_mae(Group=1.0, Proposed=0.5)), Claim)
+
+
+def _guess(share=0.9, n=200):
+    import numpy as np
+
+    from core.cdp.sweeps import constant_guess
+
+    k = int(round(share * n))
+    return constant_guess(np.array([0] * k + [1] * (n - k)))
+
+
+def test_fig4_cannot_be_judged_when_every_scheme_is_within_the_constant_guess():
+    """A 0.9 majority class: schemes at 0.38-0.67 learned nothing, whichever is ahead."""
+    claim = c.fig4_claim(_acc(Group=0.38, Zhang=0.45, Proposed=0.67), reference=_guess(0.9))
+    assert claim.holds is None
+    assert "no better than always guessing the majority class" in claim.finding and "0.900" in claim.finding
+
+
+def test_fig4_is_judged_when_the_schemes_beat_the_constant_guess():
+    claim = c.fig4_claim(_acc(Group=0.6, Zhang=0.55, Proposed=0.62), reference=_guess(0.5))
+    assert claim.holds is True
+
+
+def test_fig4_refuses_a_reference_of_another_type():
+    with pytest.raises(TypeError, match="Reference"):
+        c.fig4_claim(_acc(Group=0.6, Zhang=0.55, Proposed=0.62), reference=0.5)
+
+
+def test_fig5_cannot_be_judged_when_every_private_method_is_within_the_constant_guess():
+    claim = c.fig5_claim(_methods(m1=0.60, m2=0.70, m6=0.5), reference=_guess(0.9))
+    assert claim.holds is None and "method 1" in claim.finding
+
+
+def test_fig6_gives_each_mae_as_a_share_of_the_mean_true_count():
+    claim = c.fig6_claim(_mae(Group=90.0, Proposed=80.0), mean_true=400.0)
+    assert "80 (20% of the mean true count)" in claim.finding and "mean true count is 400" in claim.finding
+
+
+def test_fig3_cannot_be_judged_when_the_traversals_never_beat_the_constant_guess():
+    from dataclasses import replace
+
+    flat = replace(_result([1, 2, 3], [0.5, 0.3, 0.2]), forward_accuracy=[0.88, 0.9, 0.89], backward_accuracy=[0.9, 0.88, 0.87])
+    claim = c.fig3_claim(flat, reference=_guess(0.9))
+    assert claim.holds is None and "features predict nothing" in claim.finding
+    assert c.fig3_claim(flat, reference=_guess(0.5)).holds is True
+
+
+def test_table1_cannot_be_judged_when_the_traversals_never_beat_the_constant_guess():
+    from dataclasses import replace
+
+    flat = replace(_result([1, 2, 3], [0.5, 0.3, 0.2]), forward_accuracy=[0.88, 0.9, 0.89],
+                   backward_accuracy=[0.9, 0.88, 0.87])
+    assert c.table1_claim(flat, reference=_guess(0.9)).holds is None
+    assert c.table1_claim(flat, reference=_guess(0.5)).holds is True

@@ -133,3 +133,23 @@ def test_counts_are_integers_and_values_queries_are_marked_not_dp():
 def test_unknown_budget_reading_is_refused(setup):
     with pytest.raises(ValueError, match="budget must be one of"):
         release_counts(setup, "Proposed", epsilon=1.0, budget="each")
+
+
+def test_zero_noise_release_keeps_only_the_selection_error(setup):
+    """The MAE of a release without noise: 0 for a scheme that keeps every attribute, the
+    mean gap between reduced and original answers for one that drops some."""
+    from core.cdp.publishing import mean_true_count, publish_mae, zero_noise_mae
+
+    assert zero_noise_mae(setup, "Group") == 0.0
+    gap = np.mean(np.abs(setup.true_reduced["Proposed"] - setup.true_original))
+    assert zero_noise_mae(setup, "Proposed") == pytest.approx(gap)
+    assert mean_true_count(setup) == pytest.approx(np.mean(setup.true_original))
+    noisy = publish_mae(setup, "Proposed", epsilon=1.0, random_state=0)
+    assert noisy >= zero_noise_mae(setup, "Proposed") - 1e-9
+
+
+def test_zero_noise_release_of_an_unknown_scheme_is_refused(setup):
+    from core.cdp.publishing import zero_noise_mae
+
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        zero_noise_mae(setup, "Nobody")
