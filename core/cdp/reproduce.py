@@ -231,6 +231,14 @@ def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, p
     return grid, summary, runs, means
 
 
+def _guess(setup):
+    """The constant guess on the test part every scheme shares (the claims' reference: a
+    claim whose schemes all sit within it cannot be judged)."""
+    from core.cdp.sweeps import constant_guess
+
+    return constant_guess(np.asarray(setup.y[setup.test]))
+
+
 def _part(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     """The rows of one "dataset/preset" (or "dataset/measure") of a summary frame."""
     name, other = key.split("/")
@@ -252,7 +260,8 @@ def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
             "proposed_ge_group": bool(m["Proposed"] >= m["Group"]),
             "sensitivity": setup.sensitivity,
             "columns": setup.columns,
-            "claim": fig4_claim(_part(frame, key)).to_dict(),
+            "constant_guess": _guess(setup).describe(),
+            "claim": fig4_claim(_part(frame, key), reference=_guess(setup)).to_dict(),
         }
         for key, (setup, m) in means.items()
     }
@@ -277,7 +286,8 @@ def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
 
     means_out = {key: {int(k): float(v) for k, v in m.items()} for key, (_, m) in means.items()}
     frame = pd.DataFrame(summary)
-    claims = {key: fig5_claim(_part(frame, key)).to_dict() for key in means}
+    claims = {key: fig5_claim(_part(frame, key), reference=_guess(setup)).to_dict()
+              for key, (setup, _) in means.items()}
     return Reproduction(
         name="cdp-fig5",
         parameters={"epsilons": grid, "threshold": THRESHOLD, "presets": PRESETS,

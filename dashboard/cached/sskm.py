@@ -23,6 +23,7 @@ from core.release import NoiseSource
 from core.sskm import claims, sweeps
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP
+from core.sskm.references import RANDOM, RAW, reference_sentences  # noqa: F401 - for the page
 from core.sskm.reproduce import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.cached import TTL
 from dashboard.cached.sweeps import Sweep

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.sskm.references import RANDOM, RAW, reference_sentences
 from core.validation import DataError
 from dashboard.cached import sskm as cached
 from dashboard.charts import sskm as charts
@@ -190,8 +189,8 @@ with page_errors(stop=True):
     refs = cached.references(fp, pub, key, seed)
     columns = [c for c in columns if c in pub.table_.columns]  # what the map was fitted on
 
-rand = refs[refs["reference"] == RANDOM].iloc[0]
-raw = refs[refs["reference"] == RAW].iloc[0]
+rand = refs[refs["reference"] == cached.RANDOM].iloc[0]
+raw = refs[refs["reference"] == cached.RAW].iloc[0]
 with metric_area:
     m1, m2 = st.columns(2)
     m1.metric("MSE", f"{result['mse']:.4f}",
@@ -203,7 +202,7 @@ with metric_area:
                    f"{100 * raw['rl_mean']:.2f} %; a random release {100 * rand['rl_mean']:.3g} %.")
     st.caption(f"Raw table: MSE 0, linkage {100 * raw['rl_mean']:.3g} %. Random release: MSE "
                f"{charts_number(rand['mse_mean'])}, linkage {100 * rand['rl_mean']:.3g} %.")
-    for sentence in reference_sentences(result["mse"], result["rl"], refs, what=f"At epsilon {epsilon:g} this release"):
+    for sentence in cached.reference_sentences(result["mse"], result["rl"], refs, what=f"At epsilon {epsilon:g} this release"):
         st.warning(sentence, icon=":material/info:")
 
 # the map this release used: the sound mode's noisy map is drawn again for every release
@@ -322,7 +321,7 @@ with tab_release:
                    "uniformly within the bounds and categories: no information). The vertical line is the "
                    "chosen epsilon.")
         worst = curve.iloc[int(curve["mse_mean"].to_numpy().argmax())]
-        for sentence in reference_sentences(float(worst["mse_mean"]), float(curve["rl_mean"].max()), refs,
+        for sentence in cached.reference_sentences(float(worst["mse_mean"]), float(curve["rl_mean"].max()), refs,
                                             what="Somewhere on this curve the release"):
             st.caption(sentence)
     st.subheader("Published table")
