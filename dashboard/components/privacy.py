@@ -19,6 +19,7 @@ from dashboard.cached.audit import start_audit
 from dashboard.charts.audit import audit_data, audit_interval
 from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import live_job
+from dashboard.components.present import control_hint, is_presenting
 from dashboard.safe import md
 from dashboard.state import DATASET_KEY, record_release, released_count, session_total_text, show_error
 
@@ -66,8 +67,9 @@ def _show_audit_result(job: Any, current_key: Any, key: str) -> None:
         return
     res = job.result
     if job.key != current_key:
-        st.info("The settings changed since this audit ran; press **Run the audit** to audit them. "
-                "Below: the last audit.", icon=":material/history:")
+        st.info("The settings changed since this audit ran"
+                + ("." if is_presenting() else "; press **Run the audit** to audit them.")
+                + " Below: the last audit.", icon=":material/history:")
     ceiling = res.ceiling if math.isfinite(res.ceiling) else None
     measured = dict(claimed=res.claimed_epsilon, lower=res.epsilon_lower, point=res.epsilon_point,
                     confidence=res.confidence, ceiling=ceiling, runs=res.runs)
@@ -168,7 +170,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
         job = start_audit(case, runs=int(runs), seed=seed, key=current)
         st.session_state[state_key] = job
     if job is None:
-        st.caption("Press **Run the audit**: it takes a few seconds to a minute with the default runs.")
+        control_hint("Press **Run the audit**: it takes a few seconds to a minute with the default runs.")
         return
     if job.running:
         def _progress() -> None:
