@@ -267,7 +267,9 @@ if loaded is not None:
     )
 
     st.subheader("Distribution")
-    col = st.selectbox("Column", cols, key=f"data_dist_col_{dataset.name}")
+    # identifiers last: a row number's distribution says nothing (every value once)
+    dist_cols = [c for c in cols if c not in dataset.identifiers] + [c for c in cols if c in dataset.identifiers]
+    col = st.selectbox("Column", dist_cols, key=f"data_dist_col_{dataset.name}")
     show_chart(column_distribution(dataset, col), partial(column_distribution_data, dataset, col),
                name=f"data-distribution-{col}", key="data_dist_chart", width="stretch")
     st.caption("Bars count rows per value (coloured by the label): look for rare values and skew.")
