@@ -16,7 +16,8 @@ def test_app_loads_on_sample_data(page):
 
 def test_upload_csv_shows_preview(page, tmp_path):
     csv = tmp_path / "tiny_people.csv"
-    rows = ["age;city;smoker"] + [f"{20 + i};{'AB'[i % 2]}town;{'yes' if i % 3 else 'no'}" for i in range(40)]
+    rows = ["id;age;city;smoker"] + [f"P{(i * 17) % 40:03d};{20 + (i * 7) % 30};{'AB'[i % 2]}town;"
+                                      f"{'yes' if i % 3 else 'no'}" for i in range(40)]
     csv.write_text("\n".join(rows) + "\n")
     goto(page, "Data")
     page.get_by_text("Upload a CSV").click()
@@ -28,7 +29,8 @@ def test_upload_csv_shows_preview(page, tmp_path):
     headers = page.locator('[data-testid="stDataFrame"]').first.locator('[role="columnheader"]')
     headers.first.wait_for(state="attached")
     names = [(h.text_content() or "").strip() for h in headers.all()]
-    assert {"age", "city", "smoker"} <= set(names)
+    assert {"id", "age", "city", "smoker"} <= set(names)
+    page.get_by_text("Identifier column found on loading").wait_for()  # the key, left out
     screenshot(page, "data_upload")
 
 
