@@ -47,6 +47,7 @@ from core.compare_config import CompareConfig
 from core.data import Dataset
 from core.export import guard_formulas
 from dashboard.charts.compare import MEASURE_WORDS, frontier_chart
+from dashboard.charts.layout import for_export
 
 __all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
 
@@ -142,7 +143,7 @@ def _figures_html(figures: list[tuple[str, go.Figure]]) -> list[str]:
     """Each figure as a div; plotly.js is inlined with the first only."""
     out = []
     for i, (div_id, fig) in enumerate(figures):
-        out.append(pio.to_html(fig, full_html=False, include_plotlyjs=(i == 0), div_id=div_id,
+        out.append(pio.to_html(for_export(fig), full_html=False, include_plotlyjs=(i == 0), div_id=div_id,
                                config={"displaylogo": False, "responsive": True}))
     return out
 

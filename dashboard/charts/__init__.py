@@ -31,5 +31,7 @@ def number(value: float, *, decimals: int = 2) -> str:
 def plotly_text(value: object) -> str:
     """``value`` (a dataset or column name a user chose) as text plotly shows as typed:
     plotly reads a few HTML tags in titles and labels (a link among them), so &, < and >
-    are escaped and line breaks become spaces."""
+    are escaped and line breaks become spaces. (The data a figure draws needs no call: every
+    chart is drawn through :func:`dashboard.charts.layout.inert`, which escapes its category
+    values, names and hover texts.)"""
     return html.escape(str(value), quote=False).replace("\n", " ")

@@ -60,7 +60,7 @@ def _hover(row: pd.Series) -> str:
     dp = bool(row.get("is_dp", False))
     setting = "" if pd.isna(eps) else (f", epsilon {float(eps):g}" if dp else f", nominal epsilon {float(eps):g}")
     lines = [html.escape(str(row["method"])) + setting,
-             "differentially private" if dp else "<b>not differentially private</b>"]
+             "differentially private" if dp else "NOT differentially private"]
     if not dp and _reason(row):
         lines.append(_reason(row))
     for m in _HOVER:

@@ -1,10 +1,13 @@
 """Charts for a projector: larger type, taller plots (the "Present" switch).
 
-Pure: :func:`for_projector` returns an enlarged copy and leaves the page's figure as it is.
+Pure: :func:`for_projector` returns an enlarged copy and leaves the page's figure as it is;
+the copy is laid out again for its larger type (:func:`dashboard.charts.layout.tidy`).
 """
 from __future__ import annotations
 
 import plotly.graph_objects as go
+
+from dashboard.charts.layout import tidy
 
 __all__ = ["for_projector", "FONT", "TITLE_FONT", "MIN_HEIGHT"]
 
@@ -18,7 +21,9 @@ def for_projector(fig: go.Figure) -> go.Figure:
     """A copy of ``fig`` with type readable from the back of a room.
 
     Every font at least :data:`FONT` pixels (titles :data:`TITLE_FONT`), axis titles and
-    subplot titles included, and the height scaled by 1.35 (at least :data:`MIN_HEIGHT`).
+    subplot titles included, and the height scaled by 1.35 (at least :data:`MIN_HEIGHT`);
+    then :func:`dashboard.charts.layout.tidy` fits the larger text (titles wrapped, margins
+    pushed, the legend beside the plot).
     """
     if not isinstance(fig, go.Figure):
         raise TypeError(f"fig must be a plotly Figure, got {type(fig).__name__}.")
@@ -32,4 +37,4 @@ def for_projector(fig: go.Figure) -> go.Figure:
     out.update_xaxes(title_font=dict(size=FONT), tickfont=dict(size=FONT - 2))
     out.update_yaxes(title_font=dict(size=FONT), tickfont=dict(size=FONT - 2))
     out.update_annotations(font_size=FONT - 2)
-    return out
+    return tidy(out)

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.export import to_csv_bytes
+from dashboard.charts.layout import inert, tidy
 from dashboard.charts.present import for_projector
 from dashboard.components.present import is_presenting
 
@@ -49,6 +50,11 @@ def csv_key(chart_key: str) -> str:
 def show_chart(chart: Any, data: ChartData, *, name: str, key: str | None = None, **kwargs: Any) -> None:
     """Draw ``chart`` (plotly or altair) and under it a compact download of ``data`` as CSV.
 
+    A plotly figure is drawn as :func:`dashboard.charts.layout.inert` (user values as text,
+    never markup) and :func:`dashboard.charts.layout.tidy` (no text over other text or cut
+    by the edge) make it, enlarged by :func:`dashboard.charts.present.for_projector` while
+    presenting; the figure passed in is left as it is.
+
     Parameters
     ----------
     chart : plotly Figure or altair Chart
@@ -63,9 +69,10 @@ def show_chart(chart: Any, data: ChartData, *, name: str, key: str | None = None
         Passed on to ``st.plotly_chart`` / ``st.altair_chart`` (``width``, ...).
     """
     key = key or f"chart_{file_stem(name)}"
-    if _is_plotly(chart) and is_presenting():
-        chart = for_projector(chart)
     if _is_plotly(chart):
+        # the data drawn as text, never markup; then laid out so no text overlaps or is cut
+        chart = inert(chart)
+        chart = for_projector(chart) if is_presenting() else tidy(chart)
         st.plotly_chart(chart, key=key, **kwargs)
     else:
         st.altair_chart(chart, key=key, **kwargs)

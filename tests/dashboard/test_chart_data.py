@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from dashboard.charts.layout import inert, tidy
 from dashboard.components import chart_data
 from dashboard.components.chart_data import CSV_LABEL, chart_csv, csv_key, file_stem, show_chart
 
@@ -106,13 +107,42 @@ def test_show_chart_draws_the_chart_then_a_small_lazy_csv_button(monkeypatch):
     fig = go.Figure(go.Bar(x=frame["attribute"], y=frame["value"]))
     show_chart(fig, lambda: built.append(1) or frame, name="page-chart", key="pg_chart", width="stretch")
     (chart, c_args, c_kwargs), (button, b_args, b_kwargs) = st.calls
-    assert chart == "plotly_chart" and c_args == (fig,) and c_kwargs == {"key": "pg_chart", "width": "stretch"}
+    assert chart == "plotly_chart" and c_kwargs == {"key": "pg_chart", "width": "stretch"}
+    assert c_args[0].to_json() == tidy(inert(fig)).to_json()  # text kept text, laid out to fit
     assert button == "download_button" and b_args[0] == CSV_LABEL
     assert b_kwargs["file_name"] == "page-chart.csv" and b_kwargs["mime"] == "text/csv"
     assert b_kwargs["key"] == "pg_chart_csv" and b_kwargs["type"] == "tertiary"
     assert b_kwargs["on_click"] == "ignore"  # downloading does not rerun the page
     assert not built  # the CSV is built on click only
     assert b_args[1]() == chart_csv(frame) and built == [1]
+
+
+def test_show_chart_draws_user_values_as_text_and_leaves_the_figure_alone(monkeypatch):
+    st = _Recorder()
+    monkeypatch.setattr(chart_data, "st", st)
+    link = '<a href="https://example.com">x</a>'
+    fig = go.Figure(go.Bar(x=[link, "<b>bold</b>"], y=[1, 2], name="rows"))
+    fig.add_trace(go.Scatter(x=[link, "<b>bold</b>"], y=[1, 1], name="majority class (constant guess)"))
+    fig.update_layout(title="Rows per tag", legend=dict(orientation="h", y=-0.25))
+    show_chart(fig, pd.DataFrame(), name="tags")
+    drawn = st.calls[0][1][0]
+    assert list(drawn.data[0].x) == ['&lt;a href="https://example.com"&gt;x&lt;/a&gt;', "&lt;b&gt;bold&lt;/b&gt;"]
+    assert drawn.layout.xaxis.automargin is True and drawn.layout.legend.orientation == "v"
+    assert fig.data[0].x == (link, "<b>bold</b>") and fig.layout.legend.orientation == "h"
+
+
+def test_show_chart_enlarges_and_lays_out_again_while_presenting(monkeypatch):
+    from dashboard.charts.present import FONT
+
+    st = _Recorder()
+    monkeypatch.setattr(chart_data, "st", st)
+    monkeypatch.setattr(chart_data, "is_presenting", lambda: True)
+    fig = go.Figure(go.Bar(x=["a"], y=[1]))
+    fig.update_layout(title="A title long enough to need two lines on a projector at 26 pixels")
+    show_chart(fig, pd.DataFrame(), name="big")
+    drawn = st.calls[0][1][0]
+    assert drawn.layout.font.size == FONT and "<br>" in drawn.layout.title.text
+    assert drawn.layout.title.automargin is True
 
 
 def test_show_chart_takes_a_frame_and_an_altair_chart_and_keys_by_name(monkeypatch):
