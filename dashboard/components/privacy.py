@@ -21,7 +21,9 @@ from dashboard.components.chart_data import show_chart
 from dashboard.components.jobs import live_job
 from dashboard.components.present import control_hint, is_presenting
 from dashboard.safe import md
-from dashboard.state import DATASET_KEY, record_release, released_count, session_total_text, show_error
+from dashboard.state import (
+    DATASET_KEY, dataset_token, record_release, released_count, session_total_text, show_error,
+)
 
 __all__ = ["guarantee_text", "guarantee_box", "audit_panel", "release_download"]
 
@@ -156,7 +158,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     runs = c1.select_slider("Runs per side", AUDIT_RUNS, value=default_runs, key=f"{key}_audit_runs",
                             help="More runs give a tighter bound and take longer.")
-    state_key = f"{key}_audit_job"
+    state_key = _for_dataset(f"{key}_audit_job")
     job = st.session_state.get(state_key)
     current = (case_key, int(runs))
     if c2.button("Run the audit", key=f"{key}_audit_run", type="primary"):
@@ -180,6 +182,12 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
         live_job(job, stop_key=f"{key}_audit_stop", draw_progress=_progress, every=0.5)
         return
     _show_audit_result(job, current, key)
+
+
+def _for_dataset(name: str) -> str:
+    """``name`` kept per chosen dataset (its fingerprint): after a switch, the audit and the
+    prepared release of the dataset before are never shown (switching back finds them)."""
+    return f"{name}@{dataset_token()}"
 
 
 def _chosen_table(frame: pd.DataFrame) -> tuple[str | None, Any]:
@@ -237,7 +245,7 @@ def release_download(key: str, *, method: str, label: str, file_name: str, seed:
         help="Draw the noise from the sidebar seed so the same file comes out again. Anyone who "
         "knows the seed can regenerate and remove the noise: the file name, its sidecar and this "
         "page say NOT PRIVATE.")
-    prepared_key = f"{key}_prepared"
+    prepared_key = _for_dataset(f"{key}_prepared")
     if c1.button("Prepare a release for download", key=f"{key}_prepare",
                  help="Draws new noise from fresh operating-system entropy (unless reproducible) "
                  "and adds this release to the session's privacy ledger."):

@@ -17,6 +17,14 @@ APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 os.environ.setdefault("PUX_SETUP_WAIT", "600")
 
 
+def dataset_state(at: AppTest, name: str):
+    """What the page keeps under ``name`` for the chosen dataset (keys ``name@<fingerprint>``:
+    an audit or a prepared release belongs to the dataset it was made on)."""
+    keys = [k for k in at.session_state.keys() if k.startswith(f"{name}@")]
+    assert len(keys) == 1, f"expected one {name!r} for one dataset, found {keys}"
+    return at.session_state[keys[0]]
+
+
 def assert_clean(at: AppTest) -> None:
     """No uncaught exception and no error box on the page."""
     assert not at.exception, [e.value for e in at.exception]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.conftest import assert_clean, finish_sweeps
+from tests.dashboard.conftest import assert_clean, finish_sweeps, dataset_state
 from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
@@ -77,7 +77,7 @@ def test_audit_panel_runs_and_shows_the_verdict(open_page):
     at = open_page("cdp_lr", timeout=300)
     at.select_slider(key="lr_audit_runs").set_value(200).run()
     at.button(key="lr_audit_run").click().run()
-    job = at.session_state["lr_audit_job"]
+    job = dataset_state(at, "lr_audit_job")
     assert job.wait(120)
     at.run()
     assert_clean(at)

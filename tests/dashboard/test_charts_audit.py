@@ -5,6 +5,7 @@ import math
 
 from dashboard.charts.audit import audit_interval
 from dashboard.safe import md
+from tests.dashboard.conftest import dataset_state
 
 
 def test_audit_chart_marks_the_claim_and_the_measured_interval():
@@ -122,7 +123,7 @@ def test_audit_panel_runs_several_pairs_and_shows_the_worst_with_its_ceiling():
     at = AppTest.from_function(_panel_script, default_timeout=60)
     at.run()
     at.button(key="toy_audit_run").click().run()
-    assert at.session_state["toy_audit_job"].wait(60)
+    assert dataset_state(at, "toy_audit_job").wait(60)
     at.run()
     assert not at.exception
     bound = next(m for m in at.metric if m.label.startswith("Audited lower bound"))

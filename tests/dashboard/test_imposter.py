@@ -5,7 +5,7 @@ import time
 
 
 from core.data import load_sample
-from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps
+from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps, dataset_state
 from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
@@ -192,9 +192,9 @@ def test_synthetic_release_is_labelled_not_private_in_the_file(open_page):
     _wait_for_job(at)
     at.button(key="imposter_prepare").click().run()
     assert_clean(at)
-    table, meta = read_release(at.session_state["imposter_prepared"]["zip"])
+    table, meta = read_release(dataset_state(at, "imposter_prepared")["zip"])
     assert meta["guarantee"].startswith("Not differentially private")
-    assert at.session_state["imposter_prepared"]["file_name"].endswith("-not-dp.zip")
+    assert dataset_state(at, "imposter_prepared")["file_name"].endswith("-not-dp.zip")
     assert len(table) == 500
     assert at.get("download_button")
     assert "no overall guarantee" in " ".join(c.value for c in at.sidebar.caption)

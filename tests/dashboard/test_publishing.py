@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.conftest import assert_clean, finish_sweeps
+from tests.dashboard.conftest import assert_clean, finish_sweeps, dataset_state
 from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
@@ -74,7 +74,7 @@ def test_the_schema_follows_the_queried_table():
 def test_publishing_audit_finds_no_violation(open_page):
     at = open_page("publishing", timeout=300)
     at.button(key="pub_audit_run").click().run()
-    assert at.session_state["pub_audit_job"].wait(120)
+    assert dataset_state(at, "pub_audit_job").wait(120)
     at.run()
     assert not at.exception
     assert any(s.value.startswith("No violation") for s in at.success)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps
+from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps, dataset_state
 from tests.dashboard.test_chart_data import assert_every_chart_has_its_csv
 
 
@@ -109,7 +109,7 @@ def test_paper_mode_is_labelled_not_dp_and_its_audit_finds_the_violation(open_pa
     assert not at.exception
     assert any(w.value.startswith("Paper mode: not differentially private") for w in at.warning)
     at.button(key="sskm_paper_audit_run").click().run()
-    assert at.session_state["sskm_paper_audit_job"].wait(120)
+    assert dataset_state(at, "sskm_paper_audit_job").wait(120)
     at.run()
     assert any(e.value.startswith("VIOLATION") for e in at.error)
 
@@ -119,14 +119,26 @@ def test_two_downloads_add_up_in_the_session_ledger(open_page):
 
     at = open_page("sskm", timeout=300)
     at.button(key="sskm_prepare").click().run()
-    first, _ = read_release(at.session_state["sskm_prepared"]["zip"])
+    first, _ = read_release(dataset_state(at, "sskm_prepared")["zip"])
     at.select_slider(key="sskm_epsilon").set_value(2.0).run()
     at.button(key="sskm_prepare").click().run()
-    table, meta = read_release(at.session_state["sskm_prepared"]["zip"])
+    table, meta = read_release(dataset_state(at, "sskm_prepared")["zip"])
     assert meta["session_total_text"] == "epsilon = 3"
     assert "fresh operating-system entropy" in meta["noise"]
     assert not first.equals(table)
     assert "epsilon = 3 over 2 release(s)" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_a_prepared_release_is_not_offered_after_a_dataset_switch(open_page):
+    from core.data import load_sample
+
+    at = open_page("sskm", timeout=300)
+    at.button(key="sskm_prepare").click().run()
+    assert any("Release 1" in c.value for c in at.caption)
+    at.session_state["pux_dataset"] = load_sample("census").head(1500)  # the Data page switches the table
+    at.run()
+    assert not any("Release 1" in c.value for c in at.caption)  # the release stays with its table
+    assert "Nothing prepared yet" in " ".join(c.value for c in at.caption)
 
 
 def test_reproducible_release_is_labelled_not_private(open_page):
@@ -135,9 +147,9 @@ def test_reproducible_release_is_labelled_not_private(open_page):
     at = open_page("sskm", timeout=300)
     at.checkbox(key="sskm_reproducible").check().run()
     at.button(key="sskm_prepare").click().run()
-    _, meta = read_release(at.session_state["sskm_prepared"]["zip"])
+    _, meta = read_release(dataset_state(at, "sskm_prepared")["zip"])
     assert meta["guarantee"].startswith("NOT PRIVATE as released")
-    assert at.session_state["sskm_prepared"]["file_name"].endswith("-not-private-reproducible.zip")
+    assert dataset_state(at, "sskm_prepared")["file_name"].endswith("-not-private-reproducible.zip")
     assert any(e.value.startswith("NOT PRIVATE") for e in at.error)
 
 
