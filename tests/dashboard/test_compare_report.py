@@ -67,7 +67,7 @@ def test_method_rows_carry_the_badge_and_the_caveats(result):
 def test_the_chart_hover_gives_the_reason_and_calls_the_epsilon_nominal(drafted):
     fig = frontier_chart(drafted.summary(), risk="ai_advantage")
     hover = fig.data[0].hovertext[0]
-    assert "nominal epsilon 1" in hover and "not differentially private" in hover
+    assert "nominal epsilon 1" in hover and "not differentially private" in hover.lower()
     assert "read from your data" in hover
 
 

@@ -203,7 +203,7 @@ def test_synthetic_release_is_labelled_not_private_in_the_file(open_page):
 def test_krr_audit_in_the_privacy_box_finds_no_violation(open_page):
     at = _open(open_page)
     at.button(key="imposter_audit_run").click().run()
-    assert at.session_state["imposter_audit_job"].wait(60)
+    assert dataset_state(at, "imposter_audit_job").wait(60)
     at.run()
     assert_clean(at)
     assert any(s.value.startswith("No violation") for s in at.success)

@@ -24,6 +24,7 @@ def test_cdp_lr_audit_runs_to_a_verdict(page):
 def test_sskm_paper_mode_audit_shows_the_violation(page):
     goto(page, "SSKM_DP")
     page.get_by_text("Sound mode: the release is").first.wait_for(timeout=180_000)
+    page.get_by_text("Attributes, map and mechanism").first.click()  # the mode is a folded setting
     page.get_by_text("paper", exact=True).first.click()
     wait_idle(page)
     page.get_by_text("Paper mode: not differentially private").first.wait_for(timeout=180_000)
