@@ -98,7 +98,9 @@ LARGE_TEXT = """
 .stMainBlockContainer h2 { font-size: 2.3rem; }
 .stMainBlockContainer h3 { font-size: 1.9rem; }
 .stMainBlockContainer [data-testid="stCaptionContainer"] p { font-size: 1.2rem; }
-.stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
+.stMainBlockContainer [data-testid="stMetricValue"],
+.stMainBlockContainer [data-testid="stMetricValue"] p,
+.stMainBlockContainer [data-testid="stMetricValue"] div { font-size: 2.6rem; line-height: 1.2; }
 .stMainBlockContainer [data-testid="stTable"] table,
 .stMainBlockContainer [data-testid="stTable"] th, .stMainBlockContainer [data-testid="stTable"] td {
   font-size: 1.3rem; line-height: 1.5; }
