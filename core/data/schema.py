@@ -341,6 +341,13 @@ class PublicSchema:
         reason = self.not_dp_reason(cols)
         if reason:
             ledger.mark_not_dp(reason)
+        # Which columns a release leaves out as identifiers decides what it holds: a role
+        # found by reading the rows (every value distinct) is itself a read of the data.
+        found = [c for c in self.identifiers if c not in cols and not self[c].public]
+        if found:
+            ledger.mark_not_dp(
+                "Which columns are identifiers (left out: " + ", ".join(f"'{c}'" for c in found[:6])
+                + ") was read from your data: confirm it on the Data page.")
         if any(self[c].source == "private estimate" for c in cols) and self.estimate is not None:
             ledger.extend(self.estimate, prefix="public schema estimate")
         declared = [c for c in cols if self[c].source in ("declared", "built-in")]

@@ -304,3 +304,29 @@ def test_an_invalid_edit_raises_value_error_naming_the_column():
     table.loc[table["column"] == "age", "lower"] = 500.0
     with pytest.raises(ValueError, match="'age'"):
         _schema().with_edits(table)
+
+
+# --- an identifier role found by reading the rows (issue 24) ---------------------------------
+
+def _schema_with_identifier(source: str):
+    from core.data.schema import ColumnSchema, PublicSchema
+
+    return PublicSchema(columns=(
+        ColumnSchema("row", "identifier", source=source),
+        ColumnSchema("age", "numeric", lower=0, upper=100, source="declared"),
+    ))
+
+
+def test_an_identifier_found_in_the_rows_makes_the_release_not_dp():
+    from core.mechanisms import PrivacyLedger
+
+    ledger = _schema_with_identifier("read from data").charge(PrivacyLedger(), ["age"])
+    assert not ledger.is_dp
+    assert any("identifiers" in r and "'row'" in r for r in ledger.not_dp_reasons)
+
+
+def test_a_declared_identifier_keeps_the_release_dp():
+    from core.mechanisms import PrivacyLedger
+
+    ledger = _schema_with_identifier("declared").charge(PrivacyLedger(), ["age"])
+    assert ledger.is_dp
