@@ -3,7 +3,7 @@
 Two mechanisms: (a) the Laplace mechanism on a sum query (a few microseconds a run, so the
 auditor's own overhead shows) and (b) a one-epoch CDP-LR fit on a small (X, y) with the
 statistic coef_[0, 0] (a fraction of a millisecond a run). Each is audited with 2 x
-``runs`` mechanism calls through :func:`core.audit.audit` (one process, and two joblib
+``runs`` mechanism calls through :func:`core.audit.auditor.audit` (one process, and two joblib
 workers, with the default 50 runs per side in a task and with 500), and the same calls on
 the same seeds are made in a plain ``for`` loop in this process; ``time_ratio_vs_loop`` is
 audit time / loop time (1 means no overhead; the threshold search and the Clopper-Pearson
@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.timing import best_of
-from core.audit import audit, replace_pair
+from core.audit.auditor import audit, replace_pair
 from core.cdp.logistic import CDPLogisticRegression
-from core.mechanisms import laplace
+from core.privacy.mechanisms import laplace
 
 
 def laplace_sum(data, random_state):

@@ -12,8 +12,8 @@ import numpy as np
 
 from core.cdp.baselines import prepare_schemes, scheme_curve
 from core.data import load_sample
-from dashboard.cached.cdp import live_accuracy
-from dashboard.charts.cdp import accuracy_bars, curve_with_spread
+from dashboard.cdp.cached import live_accuracy
+from dashboard.cdp.charts import accuracy_bars, curve_with_spread
 
 
 def run(*, quick: bool = False) -> dict:

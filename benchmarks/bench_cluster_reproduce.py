@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 
-from core import compute
+from core.runtime import compute
 from core.cdp.reproduce import fig5
 
 WORKERS = 2

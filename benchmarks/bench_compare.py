@@ -1,6 +1,6 @@
 """The Compare page's default comparison on Adult, timed per method, with its frontier at epsilon 1.
 
-Runs :func:`core.compare.compare` with :data:`core.compare.DEFAULT_METHODS` on Adult
+Runs :func:`core.compare.run.compare` with :data:`core.compare.run.DEFAULT_METHODS` on Adult
 (45,222 rows without missing values; ``adult_or_census`` falls back to the census sample),
 sex sensitive, income the label, epsilons (0.5, 1, 2, 5), 3 repetitions, seed 0, progress
 lines to stderr. Issue 12's target is under 3 minutes on 2 cores once the first IMPOSTER
@@ -10,7 +10,7 @@ frontier's numbers at epsilon 1 (and the methods without an epsilon) are written
 ``quick``: 3,000 rows, epsilon 1, one repetition, 2 IMPOSTER epochs.
 
 The tasks (one per method and repetition) run where ``PUX_SCHEDULER`` says
-(:mod:`core.compute`: this process when unset, ``local:2`` for two worker processes on
+(:mod:`core.runtime.compute`: this process when unset, ``local:2`` for two worker processes on
 this machine); the JSON records where.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sys
 import time
 
 from benchmarks.timing import adult_or_census
-from core.compare import DEFAULT_METHODS, compare  # noqa: I001
-from core.compute import describe_scheduler, resolve_scheduler
+from core.compare.run import DEFAULT_METHODS, compare  # noqa: I001
+from core.runtime.compute import describe_scheduler, resolve_scheduler
 
 EPSILONS = (0.5, 1.0, 2.0, 5.0)
 MEASURES = ("utility", "tv_one_way", "ai_advantage", "dcr_excess", "mia_auc", "ledger_epsilon")

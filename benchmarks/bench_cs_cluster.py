@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from core import compute
+from core.runtime import compute
 from core.correlation import records
 from core.correlation.records import correlated_sensitivity
 

@@ -1,4 +1,4 @@
-"""DCR (core.attacks) speed and memory, as a ratio to scikit-learn in the same run.
+"""DCR (core.evaluation.attacks) speed and memory, as a ratio to scikit-learn in the same run.
 
 On Adult without missing rows (45,222; quick: the first 5,000), split train / holdout
 50/50 with a seeded permutation; the release is a noisy copy of train (every number
@@ -25,7 +25,7 @@ import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
 from benchmarks.timing import adult_or_supplier, best_of
-from core.attacks import distance_to_closest_record, encode_for_distance, nearest_distances
+from core.evaluation.attacks import distance_to_closest_record, encode_for_distance, nearest_distances
 
 
 def _noisy_copy(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:

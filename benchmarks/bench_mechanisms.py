@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.mechanisms import gaussian, laplace
+from core.privacy.mechanisms import gaussian, laplace
 from benchmarks.timing import best_of
 
 

@@ -14,8 +14,8 @@ from functools import partial
 import numpy as np
 
 import core.cdp.logistic as logistic
-from core.audit import NeighbouringPair, audit
-from core.audit_cases import cdp_lr_case, count_query_case, run_case, sskm_paper_case, sskm_sound_case
+from core.audit.auditor import NeighbouringPair, audit
+from core.audit.cases import cdp_lr_case, count_query_case, run_case, sskm_paper_case, sskm_sound_case
 from core.sskm import baselines
 
 
@@ -101,7 +101,7 @@ def run(*, quick: bool) -> dict:
                      "after: scale range x m / (k epsilon); still labelled not DP (the partition reads raw records)"))
 
     from core.data import load_sample
-    from core.data.schema import schema_for
+    from core.privacy.schema import schema_for
     from core.sskm.publisher import SSKMDP
 
     cols = ["age", "education_num", "sex", "marital_status", "hours_per_week", "relationship"]

@@ -1,4 +1,4 @@
-"""The exact sampler (core/sampler.py) against numpy's float draws and OpenDP's exact ones.
+"""The exact sampler (core/privacy/sampler.py) against numpy's float draws and OpenDP's exact ones.
 
 10^6 values of discrete Laplace (scales 100, 1,500 and 150,000 grid steps) and discrete
 Gaussian (sigma 100, 1,500 and 20,000: the last beyond the |y| table), each as a time ratio
@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from benchmarks.timing import best_of
-from core import sampler
+from core.privacy import sampler
 
 
 def _opendp_per_value(kind: str, scale: float, n: int) -> float | None:

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
-from core.stories import STORIES
-import core.audit_cases, core.cdp.baselines, core.compare, core.imposter.synthesizer, core.sskm.sweeps  # noqa
+from core.papers.stories import STORIES
+import core.audit.cases, core.cdp.baselines, core.compare.run, core.imposter.synthesizer, core.sskm.sweeps  # noqa
 fn, _ = STORIES[sys.argv[1]]
 t1 = time.perf_counter()
 fn(random_state=0)
@@ -34,7 +34,7 @@ print(json.dumps({"import_s": t1 - t0, "compute_s": t2 - t1}))
 
 
 def run(*, quick: bool = False) -> dict:
-    from core.stories import STORIES
+    from core.papers.stories import STORIES
 
     a = np.random.default_rng(0).standard_normal((2000, 2000))
     matmul = best_of(lambda: a @ a, 3)

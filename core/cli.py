@@ -4,8 +4,8 @@
 - ``pux reproduce NAME|list [--out FILE] [--seed N] [--quick] [--data-dir DIR]``: a paper's
   figure or table as JSON.
 - ``pux compare --config run.json --out report.html [--data-dir DIR] [--csv PATH] [--json FILE]``:
-  rerun the Compare page's saved settings (:class:`core.compare_config.CompareConfig`) and
-  write its self-contained HTML report (:func:`dashboard.report.build_report`), optionally
+  rerun the Compare page's saved settings (:class:`core.compare.config.CompareConfig`) and
+  write its self-contained HTML report (:func:`dashboard.compare.report.build_report`), optionally
   the result as JSON (``ComparisonResult.to_dict()``). Exit 0 when written, 1 when the data
   cannot be loaded or the run fails, 2 for a config that cannot be read; errors are one
   sentence on stderr, never a traceback.
@@ -13,14 +13,14 @@
 
 ``reproduce``, ``compare`` and ``dashboard`` take ``--scheduler ADDRESS`` (``local``,
 ``local:N`` or a Dask scheduler such as ``tcp://host:8786``; default ``$PUX_SCHEDULER``):
-the work they hand to :mod:`core.compute` runs there, with the same numbers as here. A
+the work they hand to :mod:`core.runtime.compute` runs there, with the same numbers as here. A
 scheduler that does not answer is one sentence and exit 1, within
-:data:`core.compute.CONNECT_TIMEOUT` seconds.
+:data:`core.runtime.compute.CONNECT_TIMEOUT` seconds.
 
 Reproductions are registered by the paper packages: each ``core/<paper>/reproduce.py``
 holds ``REPRODUCTIONS = {name: function}``, where a function takes keyword arguments
 ``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
-:class:`core.experiments.Reproduction` (parameters, seeds, every repetition, summary with
+:class:`core.runtime.experiments.Reproduction` (parameters, seeds, every repetition, summary with
 the checks it computes, and the paper's figures beside ours); the JSON written is its
 ``to_dict()``, with the run's wall time as ``seconds``.
 """
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from core.experiments import Reproduction
+    from core.runtime.experiments import Reproduction
 
 __all__ = ["main", "reproductions"]
 
@@ -79,9 +79,9 @@ def _json_default(obj):
 
 
 def _use_scheduler(args: argparse.Namespace, say: Callable[[str], None]) -> int | None:
-    """Point :mod:`core.compute` at ``--scheduler`` (through ``PUX_SCHEDULER``, so every task
+    """Point :mod:`core.runtime.compute` at ``--scheduler`` (through ``PUX_SCHEDULER``, so every task
     of the command goes there) and connect once; an exit code on error, else None."""
-    from core import compute
+    from core.runtime import compute
 
     if getattr(args, "scheduler", None) is not None:
         try:
@@ -118,8 +118,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     failed = _use_scheduler(args, progress)
     if failed is not None:
         return failed
-    from core.compute import ComputeError
-    from core.experiments import Reproduction
+    from core.runtime.compute import ComputeError
+    from core.runtime.experiments import Reproduction
     from core.validation import DataError
 
     try:
@@ -174,8 +174,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     written; 2 the config cannot be read (missing file, not JSON, unknown or missing fields,
     wrong types or values).
     """
-    from core.compare_config import CompareConfig, compare_dataset, load_dataset
-    from core.compute import ComputeError
+    from core.compare.config import CompareConfig, compare_dataset, load_dataset
+    from core.runtime.compute import ComputeError
     from core.validation import DataError
 
     start = time.perf_counter()
@@ -195,7 +195,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         return _fail("stopped before the comparison finished; nothing was written.", 1)
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
         return _fail(f"the comparison failed ({type(exc).__name__}: {exc}).", 1)
-    from dashboard.report import build_report
+    from dashboard.compare.report import build_report
 
     try:
         _write(args.out, build_report(result, config=config, dataset=dataset))
@@ -269,7 +269,7 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
             return 2
         env["PUX_DATA_DIR"] = str(data_dir)
     if args.scheduler is not None:
-        from core.compute import SCHEDULER_ENV, resolve_scheduler
+        from core.runtime.compute import SCHEDULER_ENV, resolve_scheduler
 
         try:
             resolve_scheduler(args.scheduler)

@@ -28,7 +28,6 @@ __all__ = [
     "spawn_seed",
 ]
 
-RandomState = int | np.random.Generator | None
 
 
 class DataError(ValueError):
@@ -186,115 +185,42 @@ def _count_words(count: int, noun: str) -> str:
     return f"one {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def check_random_state(random_state: RandomState) -> np.random.Generator:
-    """Turn ``random_state`` into one ``numpy.random.Generator``.
+def check_choice(value: Any, choices: Any, *, name: str, kind: type | tuple[type, ...] | None = None) -> Any:
+    """Check that ``value`` is one of ``choices`` and return it.
+
+    The one "must be one of" check of the project: every option given by name or code
+    (a noise method, a classifier, a topology, a query source) goes through here, so each
+    message has the same shape and lists what is allowed.
 
     Parameters
     ----------
-    random_state : int, numpy.random.Generator or None
-        An int seeds a new PCG64 generator (same seed, same draws, bit for bit on one
-        machine); a Generator is used as it is (so callers can thread one generator through
-        several steps); None draws fresh OS entropy (not reproducible).
-    """
-    if random_state is None:
-        return np.random.default_rng()
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, (bool, np.bool_)):
-        raise TypeError("random_state must be an int, a numpy Generator or None, got bool.")
-    if isinstance(random_state, numbers.Integral):
-        if random_state < 0:
-            raise ValueError(f"random_state must be 0 or more, got {random_state}.")
-        return np.random.default_rng(int(random_state))
-    raise TypeError(
-        "random_state must be an int, a numpy Generator or None, "
-        f"got {type(random_state).__name__}."
-    )
-
-
-#: Exclusive upper bound of the child seeds drawn by :func:`draw_seed` and :func:`draw_seeds`
-#: (the largest 32-bit signed int; scikit-learn, pandas and XGBoost take any seed below it).
-SEED_HIGH = 2**31 - 1
-
-
-def _check_generator(rng: Any) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}.")
-    return rng
-
-
-def _check_high(high: Any) -> int:
-    if isinstance(high, (bool, np.bool_)) or not isinstance(high, numbers.Integral):
-        raise TypeError(f"high must be an integer, got {type(high).__name__}.")
-    if high < 1 or high > 2**63 - 1:
-        raise ValueError(f"high must lie between 1 and 2**63 - 1, got {high}.")
-    return int(high)
-
-
-def draw_seed(rng: np.random.Generator, *, high: int = SEED_HIGH) -> int:
-    """Draw one child seed from ``rng`` for a step or library that takes an int seed.
-
-    One generator seeds a whole run; each step that takes its own int seed (a scikit-learn
-    ``random_state``, ``DataFrame.sample``, a synthesizer, one repetition of a sweep) gets
-    a child seed drawn here, so the run stays reproducible from its one seed.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The run's generator; the draw advances it.
-    high : int
-        Exclusive upper bound: the seed lies in ``[0, high)``. The default,
-        :data:`SEED_HIGH` = 2**31 - 1, suits every library used here.
-
-    Returns
-    -------
-    int
-        The seed. The draw is exactly ``int(rng.integers(0, high))`` (the same as
-        ``int(rng.integers(high))``), so it consumes the generator like the ad-hoc calls it
-        replaces and published numbers do not change.
+    value : object
+        What the caller passed.
+    choices : iterable
+        The allowed values, in the order the message lists them (a mapping: its keys).
+    name : str
+        The parameter's name, as the caller wrote it.
+    kind : type or tuple of type, optional
+        The type ``value`` must have (``str`` for names); None: no type check.
 
     Raises
     ------
     TypeError
-        ``rng`` is not a Generator or ``high`` is not an integer.
+        ``kind`` is given and ``value`` is not of that type (a bool is never an int here).
     ValueError
-        ``high`` is below 1 or above 2**63 - 1.
+        ``value`` is not among ``choices``.
     """
-    return int(_check_generator(rng).integers(0, _check_high(high)))
-
-
-def draw_seeds(rng: np.random.Generator, size: int | tuple[int, ...], *,
-               high: int = SEED_HIGH) -> np.ndarray:
-    """Draw an array of child seeds at once, one per run of a sweep (see :func:`draw_seed`).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        The run's generator; the draw advances it.
-    size : int or tuple of int
-        Shape of the array (for example ``(points, repetitions)``).
-    high : int
-        Exclusive upper bound of every seed (default :data:`SEED_HIGH`).
-
-    Returns
-    -------
-    numpy.ndarray of int64
-        The seeds: exactly ``rng.integers(0, high, size=size)``, so the generator is consumed
-        as by the ad-hoc calls this replaces and published numbers do not change.
-
-    Raises
-    ------
-    TypeError
-        ``rng`` is not a Generator or ``high`` is not an integer.
-    ValueError
-        ``high`` is below 1 or above 2**63 - 1, or ``size`` is negative.
-    """
-    return _check_generator(rng).integers(0, _check_high(high), size=size)
-
-
-def spawn_seed(rng: np.random.Generator) -> int:
-    """Draw a 63-bit integer seed from ``rng`` for a library that takes an int seed.
-
-    The same as :func:`draw_seed` with ``high=2**63 - 1``.
-    """
-    return draw_seed(rng, high=2**63 - 1)
+    allowed = tuple(choices)
+    if kind is not None:
+        wrong_bool = isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+        if wrong_bool or not isinstance(value, kind):
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise TypeError(f"{name} must be a {names}, got {type(value).__name__}.")
+    try:
+        found = value in allowed
+    except TypeError:  # an unhashable value against a set-like container
+        found = False
+    if not found:
+        listed = ", ".join(repr(c) for c in allowed)
+        raise ValueError(f"{name} must be one of {listed}; got {value!r}.")
+    return value

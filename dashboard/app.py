@@ -10,9 +10,10 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 
 import streamlit as st  # noqa: E402
 
-from dashboard import settings  # noqa: E402
-from dashboard.components.present import apply_style, exit_button  # noqa: E402
-from dashboard.state import render_sidebar  # noqa: E402
+from dashboard.navigation import DEFAULT_PAGE, SECTIONS  # noqa: E402
+from dashboard.shared import settings  # noqa: E402
+from dashboard.shared.present import apply_style, exit_button  # noqa: E402
+from dashboard.shared.state import render_sidebar  # noqa: E402
 
 def _page_icon():
     """A shield drawn here, so the browser fetches no icon from a font server."""
@@ -29,25 +30,9 @@ st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon()
                    initial_sidebar_state="auto")
 
 PAGES = {
-    "Start": [
-        st.Page("views/data.py", title="Data", icon=":material/table:", default=True),
-        st.Page("views/tour.py", title="Tour", icon=":material/school:"),
-    ],
-    "Paper 000 · CDP-LR": [
-        st.Page("views/correlations.py", title="Correlations", icon=":material/hub:"),
-        st.Page("views/dc_fbfs.py", title="DC-FBFS", icon=":material/filter_alt:"),
-        st.Page("views/cdp_lr.py", title="CDP-LR", icon=":material/tune:"),
-        st.Page("views/publishing.py", title="Publishing", icon=":material/query_stats:"),
-    ],
-    "Paper 002 · IMPOSTER": [
-        st.Page("views/imposter.py", title="IMPOSTER", icon=":material/theater_comedy:"),
-    ],
-    "Paper 003 · SSKM_DP": [
-        st.Page("views/sskm.py", title="SSKM_DP", icon=":material/grid_view:"),
-    ],
-    "Beyond the papers": [
-        st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    ],
+    section: [st.Page(spec.file, title=spec.title, icon=spec.icon, default=spec.name == DEFAULT_PAGE)
+              for spec in specs]
+    for section, specs in SECTIONS.items()
 }
 
 page = st.navigation(PAGES)

@@ -44,7 +44,7 @@ def dask_cluster():
     the session's cluster tests and closed at the end."""
     from distributed import LocalCluster
 
-    from core import compute
+    from core.runtime import compute
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     try:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from core import cli
-from core.compare_config import CompareConfig, run_config
+from core.compare.config import CompareConfig, run_config
 from core.data import load_sample
-from core.data.schema import schema_for
+from core.privacy.schema import schema_for
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare.json"
 

@@ -1,9 +1,9 @@
 """Every method the app offers has a page, a reproduction, a ledger and an audit case.
 
 One row of :data:`METHODS` per paper package ``core/<paper>``: the pages that show it
-(``dashboard/views/*.py``, listed in ``dashboard/app.py``'s navigation), the estimator
-whose fit (and publish) leaves a :class:`core.mechanisms.PrivacyLedger` in ``ledger_``,
-and the audit-case builders of :mod:`core.audit_cases` that the page's "Privacy audit"
+(``dashboard/<feature>/page*.py``, listed in ``dashboard/navigation.py``), the estimator
+whose fit (and publish) leaves a :class:`core.privacy.mechanisms.PrivacyLedger` in ``ledger_``,
+and the audit-case builders of :mod:`core.audit.cases` that the page's "Privacy audit"
 panel runs. Reproductions are found through :func:`core.cli.reproductions`. Adding a
 paper, a page or an audit case without its row makes a test here fail (see
 docs/newcomers.md). Fast: tiny fits only, no page is run.
@@ -55,7 +55,7 @@ def _sskm_frame() -> pd.DataFrame:
 
 
 def _fit_sskm() -> Any:
-    from core.data.schema import ColumnSchema, PublicSchema
+    from core.privacy.schema import ColumnSchema, PublicSchema
     from core.sskm import SSKMDP
 
     schema = PublicSchema((ColumnSchema("age", "numeric", lower=0, upper=100), ColumnSchema("hours", "numeric", lower=0,
@@ -71,11 +71,11 @@ def _fit_sskm() -> Any:
 class Method:
     """What one paper package brings to the app.
 
-    views : the page files (``dashboard/views/<name>.py``) that show the paper.
+    views : the pages (names in :data:`dashboard.navigation.PAGES`) that show the paper.
     estimator : the public name (in ``core.<paper>.__all__``) whose fit leaves ``ledger_``.
     fit : a tiny fit (and publish) of that estimator; returns the fitted object.
     is_dp : what that tiny fit's ledger says (``PrivacyLedger.is_dp``).
-    audit_cases : names of builders in :mod:`core.audit_cases` for the paper's mechanisms.
+    audit_cases : names of builders in :mod:`core.audit.cases` for the paper's mechanisms.
     """
 
     views: tuple[str, ...]
@@ -102,18 +102,11 @@ REPRODUCTION_KWARGS = {"data_dir", "quick", "random_state", "progress"}
 
 # ------------------------------------------------------------------ helpers
 def _navigation() -> dict[str, list[str]]:
-    """The app's navigation, read from dashboard/app.py: {section: [view stem, ...]}."""
-    tree = ast.parse((ROOT / "dashboard" / "app.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "PAGES" for t in node.targets)
-                and isinstance(node.value, ast.Dict)):
-            nav = {}
-            for key, pages in zip(node.value.keys, node.value.values):
-                paths = [call.args[0].value for call in ast.walk(pages)
-                         if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "Page"]
-                nav[key.value] = [Path(p).stem for p in paths if p.startswith("views/")]
-            return nav
-    raise AssertionError("dashboard/app.py has no PAGES = {section: [st.Page(...)]} for st.navigation")
+    """The app's navigation (:mod:`dashboard.navigation`, which dashboard/app.py registers):
+    {section: [page name, ...]}."""
+    from dashboard.navigation import SECTIONS
+
+    return {section: [spec.name for spec in specs] for section, specs in SECTIONS.items()}
 
 
 def _nav_views() -> list[str]:
@@ -138,9 +131,12 @@ def test_every_page_in_the_navigation_shows_a_method_or_is_shared():
     assert sorted(_nav_views()) == sorted(claimed)
 
 
-def test_every_view_file_is_in_the_navigation():
-    files = sorted(p.stem for p in (ROOT / "dashboard" / "views").glob("*.py") if not p.stem.startswith("_"))
-    assert files == sorted(_nav_views())
+def test_every_page_file_is_in_the_navigation():
+    from dashboard.navigation import PAGES
+
+    for spec in PAGES.values():
+        assert (ROOT / "dashboard" / spec.file).is_file(), spec.file
+        assert Path(spec.file).stem == spec.name, f"{spec.file}: a page's file is named for its address"
 
 
 # ------------------------------------------------------------------ per paper
@@ -148,8 +144,10 @@ def test_every_view_file_is_in_the_navigation():
 def test_paper_has_pages_in_the_navigation(paper):
     nav = _nav_views()
     for view in METHODS[paper].views:
-        assert (ROOT / "dashboard" / "views" / f"{view}.py").is_file(), view
-        assert view in nav, f"views/{view}.py is not listed in dashboard/app.py's PAGES"
+        assert view in nav, f"page {view!r} is not listed in dashboard/navigation.py's SECTIONS"
+        from dashboard.navigation import page_file
+
+        assert (ROOT / "dashboard" / page_file(view)).is_file(), view
 
 
 @pytest.mark.parametrize("paper", sorted(METHODS))
@@ -169,7 +167,7 @@ def test_paper_has_a_registered_reproduction(paper):
 
 @pytest.mark.parametrize("paper", sorted(METHODS))
 def test_paper_estimator_leaves_a_privacy_ledger(paper):
-    from core.mechanisms import PrivacyLedger
+    from core.privacy.mechanisms import PrivacyLedger
 
     method = METHODS[paper]
     package = importlib.import_module(f"core.{paper}")
@@ -184,20 +182,20 @@ def test_paper_estimator_leaves_a_privacy_ledger(paper):
 
 @pytest.mark.parametrize("paper", sorted(METHODS))
 def test_paper_has_audit_cases_that_its_pages_use(paper):
-    import core.audit_cases as cases
+    import core.audit.cases as cases
 
     method = METHODS[paper]
     assert method.audit_cases, f"{paper} names no audit case"
-    cached = _imported_names(ROOT / "dashboard" / "cached" / f"{paper}.py")
+    cached = set().union(*(_imported_names(f) for f in (ROOT / "dashboard" / paper).glob("*.py")))
     for name in method.audit_cases:
         assert name in cases.__all__ and callable(getattr(cases, name)), name
-        assert f"core.audit_cases.{name}" in cached, f"dashboard/cached/{paper}.py does not build {name}"
-    pages = [(ROOT / "dashboard" / "views" / f"{v}.py").read_text(encoding="utf-8") for v in method.views]
+        assert f"core.audit.cases.{name}" in cached, f"dashboard/{paper}/ does not build {name}"
+    pages = [f.read_text(encoding="utf-8") for f in (ROOT / "dashboard" / paper).glob("*.py")]
     assert any("audit_panel(" in text for text in pages), f"no page of {paper} draws an audit panel"
 
 
 def test_every_audit_case_belongs_to_a_paper():
-    import core.audit_cases as cases
+    import core.audit.cases as cases
 
     builders = {n for n in cases.__all__ if n.endswith("_case") and n != "run_case"}
     assert builders == {c for m in METHODS.values() for c in m.audit_cases}
@@ -205,7 +203,7 @@ def test_every_audit_case_belongs_to_a_paper():
 
 def test_an_audit_case_claims_what_the_ledger_reports():
     """The cheap builders give an AuditCase whose claim is the mechanism's ledger total."""
-    from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case, krr_case, sskm_sound_case
+    from core.audit.cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case, krr_case, sskm_sound_case
 
     X = _rng().normal(size=(40, 3))
     y = (X[:, 0] > 0).astype(int)
@@ -231,8 +229,8 @@ def test_every_page_has_a_load_test():
 
 
 def test_every_page_with_settings_is_in_the_navigation_and_the_settings_test():
-    from dashboard.settings import PAGE_SETTINGS
-    from tests.dashboard.test_settings import MOVES
+    from dashboard.shared.settings import PAGE_SETTINGS
+    from tests.dashboard.shared.test_settings import MOVES
 
     assert set(PAGE_SETTINGS) <= set(_nav_views())
-    assert set(MOVES) == set(PAGE_SETTINGS), "tests/dashboard/test_settings.py MOVES needs a row per page"
+    assert set(MOVES) == set(PAGE_SETTINGS), "tests/dashboard/shared/test_settings.py MOVES needs a row per page"

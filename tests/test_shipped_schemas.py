@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.compare import METHODS, compare
+from core.compare.run import METHODS, compare
 from core.data import load_adult, load_nltcs, load_sample
-from core.data.schema import draft_schema, schema_for
+from core.privacy.schema import draft_schema, schema_for
 
 DP_METHODS = [name for name, method in METHODS.items() if method.dp]
 

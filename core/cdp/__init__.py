@@ -12,7 +12,7 @@ from core.cdp.publishing import (
     schema_range_queries,
 )
 from core.cdp.sensitivity import dataset_sensitivity, record_matrix
-from core.metrics import count_query_mae
+from core.evaluation.metrics import count_query_mae
 
 __all__ = [
     "dc_fbfs",

@@ -1,6 +1,6 @@
 """Neighbouring pairs that move paper 000's data-dependent steps, and the pipelines they attack.
 
-The audit scenarios of :mod:`core.audit_cases` keep the sensitivity, the scaling and the
+The audit scenarios of :mod:`core.audit.cases` keep the sensitivity, the scaling and the
 queries fixed, so they test the noise step only. The pairs here move what the faithful
 schemes read from the records before any noise (docs/design.md section 2.1; issue 23):
 
@@ -12,7 +12,7 @@ schemes read from the records before any noise (docs/design.md section 2.1; issu
   from the values can end there, ranges drawn from the schema cannot.
 
 Each comes with the pipeline of the DP reading and the faithful (or mutant) one, as
-``mechanism(data, random_state) -> float`` for :func:`core.audit.audit`.
+``mechanism(data, random_state) -> float`` for :func:`core.audit.auditor.audit`.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from core.audit import NeighbouringPair
+from core.audit.auditor import NeighbouringPair
 from core.cdp.dp_reading import group_bound, schema_labels, schema_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, infer_column_types
-from core.data.schema import ColumnSchema, PublicSchema
+from core.privacy.schema import ColumnSchema, PublicSchema
 
 __all__ = [
     "HUB_GROUP",
@@ -191,10 +191,10 @@ def query_top(data: Dataset, random_state: int, *, schema: PublicSchema, query_s
 
 def hub_case(schema: PublicSchema, *, epsilon: float = 1.0):
     """The DP reading's pipeline audit on :func:`hub_pair`, as an
-    :class:`~core.audit_cases.AuditCase` for the audit panel: the hub record would move a
+    :class:`~core.audit.cases.AuditCase` for the audit panel: the hub record would move a
     sensitivity read from the records; the DP reading's comes from ``schema`` (kept by both
     datasets), so its claim must hold. One epoch of noise method 1 (the tight case)."""
-    from core.audit_cases import AuditCase
+    from core.audit.cases import AuditCase
 
     pair = hub_pair()
     bound = group_bound(schema)
@@ -210,10 +210,10 @@ def hub_case(schema: PublicSchema, *, epsilon: float = 1.0):
 
 def new_value_case(*, epsilon: float = 1.0, n_queries: int = 1):
     """The DP reading's count-release audit on :func:`new_value_pair`, as an
-    :class:`~core.audit_cases.AuditCase` for the audit panel: one record brings an age no other
+    :class:`~core.audit.cases.AuditCase` for the audit panel: one record brings an age no other
     record has; the queries come from the schema, so no published range can end there.
     Statistic: the highest end of an age range among the published queries."""
-    from core.audit_cases import AuditCase
+    from core.audit.cases import AuditCase
 
     pair, schema = new_value_pair()
     claimed = n_queries * float(epsilon)  # the whole release: its queries at epsilon each

@@ -36,10 +36,11 @@ from core.cdp.logistic import DEFAULT_NOISE_METHOD, PRESETS, CDPLogisticRegressi
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, encode
-from core.data.schema import PublicSchema, schema_for
-from core.experiments import summarize, sweep
-from core.progress import Progress, report, stage
-from core.validation import DataError, RandomState, check_random_state, spawn_seed
+from core.privacy.schema import PublicSchema, schema_for
+from core.runtime.experiments import summarize, sweep
+from core.runtime.progress import Progress, report, stage
+from core.validation import DataError
+from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
 __all__ = [
     "SCHEMES",
@@ -138,7 +139,7 @@ def prepare_schemes(
         Needs a label with two classes.
     schema : PublicSchema, optional
         The public facts the DP reading uses (bounds, categories, the group bound); default
-        :func:`core.data.schema.schema_for` (shipped for a built-in dataset, else a draft
+        :func:`core.privacy.schema.schema_for` (shipped for a built-in dataset, else a draft
         read from the data, which the DP reading's ledger then marks not DP).
     features : sequence of str, optional
         The DP reading's user-declared features; default every schema feature.
@@ -151,7 +152,7 @@ def prepare_schemes(
     random_state : int, Generator or None
         Seeds the split and DC-FBFS.
     progress : callable(fraction, message), optional
-        Told each step of DC-FBFS and the sensitivities (:mod:`core.progress`).
+        Told each step of DC-FBFS and the sensitivities (:mod:`core.runtime.progress`).
     """
     if dataset.label is None:
         raise DataError("Choose a label column: the schemes train a classifier.")

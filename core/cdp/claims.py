@@ -1,7 +1,7 @@
 """Paper 000's claims checked on our numbers: one pure function per figure or table.
 
 Each takes what the page (or ``pux reproduce``) computed and returns a
-:class:`core.claims.Claim`: the paper's words (from :mod:`core.cdp.reproduce`, the one
+:class:`core.papers.claim.Claim`: the paper's words (from :mod:`core.cdp.reproduce`, the one
 source), whether our numbers bear them out under a stated rule, and one sentence with the
 numbers that decide it. No randomness, no streamlit.
 
@@ -59,7 +59,7 @@ from core.cdp.reproduce import (
     PAPER_TABLE1_TEXT,
     PAPER_TABLE2_TEXT,
 )
-from core.claims import Claim, check_table
+from core.papers.claim import Claim, check_table
 
 __all__ = [
     "fig1_claim", "fig2_claim", "fig3_claim", "table1_claim", "table2_claim",

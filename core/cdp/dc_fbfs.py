@@ -12,15 +12,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from core.cdp.sensitivity import drop_one_correlations
-from core.progress import Progress, report, stage
-from core.validation import (
-    DataError,
-    RandomState,
-    check_matrix,
-    check_positive_int,
-    check_random_state,
-    spawn_seed,
-)
+from core.runtime.progress import Progress, report, stage
+from core.validation import DataError, check_matrix, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
 __all__ = ["DCFBFSResult", "dc_fbfs", "feature_importance", "traversal_accuracy"]
 
@@ -123,7 +117,7 @@ def traversal_accuracy(
     progress: Progress | None = None,
 ) -> list[float]:
     """Cross-validated accuracy of ``estimator`` on each column subset (one shuffled split);
-    ``progress`` (:mod:`core.progress`) is told each subset done."""
+    ``progress`` (:mod:`core.runtime.progress`) is told each subset done."""
     rng = check_random_state(random_state)
     est = LogisticRegression(solver="newton-cholesky") if estimator is None else estimator
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=spawn_seed(rng) % (2**32))
@@ -211,7 +205,7 @@ def dc_fbfs(
         Seeds the forest and the two traversals' fold splits (each traversal has its own
         split, so the two lists can disagree as in the paper's Fig. 3).
     progress : callable(fraction, message), optional
-        Told each step (:mod:`core.progress`); raising from it stops the selection.
+        Told each step (:mod:`core.runtime.progress`); raising from it stops the selection.
 
     Returns
     -------

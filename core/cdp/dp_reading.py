@@ -11,11 +11,11 @@ noisy measurements its ledger pays for):
 * **features** -- every feature of the public schema, or a list the user declares (never
   DC-FBFS or an importance ranking on the rows);
 * **scaling** -- from the schema's declared bounds: each record is first mapped into the
-  declared domain (:meth:`~core.data.schema.PublicSchema.conform`: numbers clipped to their
+  declared domain (:meth:`~core.privacy.schema.PublicSchema.conform`: numbers clipped to their
   bounds, unknown categories to "(other)"), then numbers are scaled to [-1, 1] by their
   bounds (on a log scale when the bounds span three orders of magnitude or more, decided from
   the bounds, never the values) and categories one-hot over
-  :attr:`~core.data.schema.ColumnSchema.domain`, centred on the uniform share 1 / k of the k
+  :attr:`~core.privacy.schema.ColumnSchema.domain`, centred on the uniform share 1 / k of the k
   declared categories (a public constant). One record changes one row of the matrix;
 * **sensitivity** -- the schema's declared bound on the correlated group size
   (``max_group_size``, itself included; the supplier sample ships 45). Without a declared
@@ -36,9 +36,10 @@ import numpy as np
 import pandas as pd
 
 from core.data import Dataset
-from core.data.schema import PublicSchema, schema_for
-from core.mechanisms import PrivacyLedger
-from core.validation import DataError, RandomState, check_random_state
+from core.privacy.schema import PublicSchema, schema_for
+from core.privacy.mechanisms import PrivacyLedger
+from core.validation import DataError
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = [
     "LOG_SCALE_RATIO",
@@ -271,7 +272,7 @@ def dp_reading(dataset: Dataset, schema: PublicSchema | None = None, *, epsilon:
     dataset : Dataset
         With a label of two declared categories.
     schema : PublicSchema, optional
-        Default :func:`core.data.schema.schema_for` (the shipped schema of a built-in
+        Default :func:`core.privacy.schema.schema_for` (the shipped schema of a built-in
         dataset; a draft read from the data otherwise, which the ledger marks not DP).
     epsilon : float
         Training budget.

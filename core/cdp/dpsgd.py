@@ -48,18 +48,12 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from core.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
+from core.privacy.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
 from core.cdp.logistic import BinaryLinearOutputs
-from core.mechanisms import PrivacyLedger
-from core.sampler import gaussian_on_grid
-from core.validation import (
-    DataError,
-    RandomState,
-    check_delta,
-    check_epsilon,
-    check_positive_int,
-    check_random_state,
-)
+from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.sampler import gaussian_on_grid
+from core.validation import DataError, check_delta, check_epsilon, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["DPSGDLogisticRegression", "dpsgd_calibration", "dpsgd_epsilon", "dpsgd_steps", "DPSGD_NOTE",
            "DEFAULT_BATCH"]
@@ -285,7 +279,7 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
                 g = Xb.T @ (r * factor)
             else:
                 g = np.zeros(d)
-            # exact discrete Gaussian on a grid (core.sampler), sigma * clip at least
+            # exact discrete Gaussian on a grid (core.privacy.sampler), sigma * clip at least
             noisy, grid_noise = gaussian_on_grid(g, sigma=sigma * clip, l2_sensitivity=l2_shift, coordinates=d,
                                                  random_state=rng)
             noise_text = grid_noise

@@ -21,8 +21,9 @@ import pandas as pd
 
 from core.cdp.dc_fbfs import feature_importance
 from core.correlation.records import _check_measure, _check_threshold, correlated_sensitivity
-from core.progress import Progress, report, stage
-from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
+from core.runtime.progress import Progress, report, stage
+from core.validation import check_matrix, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["correlation_by_feature_count", "COLUMNS"]
 
@@ -89,7 +90,7 @@ def correlation_by_feature_count(
         Seeds the importance forest (the only random step; with ``order`` given the result
         does not depend on it).
     progress : callable(fraction, message), optional
-        Told each C(x) pass (:mod:`core.progress`); raising from it stops the sweep.
+        Told each C(x) pass (:mod:`core.runtime.progress`); raising from it stops the sweep.
 
     Returns
     -------

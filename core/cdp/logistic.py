@@ -38,16 +38,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from core.cdp.noise_placement import NOISE_PLACEMENTS, Calibration, NoisePlacement, NoiseScales
 from core.correlation import correlated_sensitivity
-from core.mechanisms import PrivacyLedger
-from core.threads import blas_limit
-from core.validation import (
-    DataError,
-    RandomState,
-    check_epsilon,
-    check_positive_int,
-    check_random_state,
-    check_sensitivity,
-)
+from core.privacy.mechanisms import PrivacyLedger
+from core.runtime.threads import blas_limit
+from core.validation import DataError, check_epsilon, check_positive_int, check_sensitivity
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "NOISE_PLACEMENTS", "NoisePlacement",
            "CDPLogisticRegression", "DEFAULT_NOISE_METHOD", "PRESETS", "auto_noise_method",
@@ -307,7 +301,7 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         guarantee covers a correlated group of that many records (one record when 1).
         A string ``sensitivity`` is always read from the data.
     random_state : int, Generator or None
-        Source of all noise (the exact sampler of :mod:`core.sampler`; method 6's gamma
+        Source of all noise (the exact sampler of :mod:`core.privacy.sampler`; method 6's gamma
         radius is floating point and the ledger says so).
 
     Notes

@@ -1,10 +1,10 @@
 """Table 3 of paper 000 as data: where each CDP-LR noise method puts its noise.
 
-Every draw goes through the project's exact sampler (:mod:`core.sampler`: discrete Laplace
+Every draw goes through the project's exact sampler (:mod:`core.privacy.sampler`: discrete Laplace
 and discrete Gaussian on a power-of-two grid, integer arithmetic), never a floating-point
 ``rng.laplace`` or ``rng.normal``; each ledger entry says which sampler, grid and scale.
 Method 6's gamma-distributed radius has no exact sampler: it stays floating point and its
-ledger says so (:meth:`core.mechanisms.PrivacyLedger.note_floating_point`).
+ledger says so (:meth:`core.privacy.mechanisms.PrivacyLedger.note_floating_point`).
 
 One :class:`NoisePlacement` per method 0..6 of the paper (and method 7, beyond the paper)
 says what the method is called, whether the weights it trains are differentially private,
@@ -28,9 +28,9 @@ from typing import Callable
 
 import numpy as np
 
-from core.accounting import pld_calibrate, pld_epsilon
-from core.mechanisms import gaussian_sigma, laplace_scale
-from core.sampler import GridNoise, gaussian_on_grid, laplace_on_grid
+from core.privacy.accounting import pld_calibrate, pld_epsilon
+from core.privacy.mechanisms import gaussian_sigma, laplace_scale
+from core.privacy.sampler import GridNoise, gaussian_on_grid, laplace_on_grid
 from core.validation import check_delta
 
 __all__ = ["NoisePlacement", "Calibration", "NoiseScales", "NOISE_PLACEMENTS", "PLD_METHOD",
@@ -68,7 +68,7 @@ class NoiseScales:
     perturbation), and, for an accountant method only, the whole training's ``epsilon`` as
     the accountant composes it.
 
-    The exact sampler (:mod:`core.sampler`) is given the sensitivity and the epsilon that
+    The exact sampler (:mod:`core.privacy.sampler`) is given the sensitivity and the epsilon that
     each scale is the ratio of (``sum_sensitivity`` / ``sum_epsilon``, ``n_sensitivity`` /
     ``n_epsilon``), and the L2 sensitivity of the mean gradient that ``sigma`` is calibrated
     to (``mean_l2``): it rounds the scale up on its grid, never down."""
@@ -88,7 +88,7 @@ class NoiseScales:
 
 #: One gradient step: ``step(g, n, rng, scales) -> (noisy mean gradient, noise)`` from the
 #: clipped summed gradient ``g``; ``noise`` says how the noise was drawn (a
-#: :class:`~core.sampler.GridNoise`, a sentence, or None for no noise), for the ledger.
+#: :class:`~core.privacy.sampler.GridNoise`, a sentence, or None for no noise), for the ledger.
 Step = Callable[[np.ndarray, int, np.random.Generator, NoiseScales], "tuple[np.ndarray, GridNoise | str | None]"]
 
 
@@ -129,7 +129,7 @@ class NoisePlacement:
         False for a method that paper 000 does not have.
     floating_point : str
         Non-empty for a method whose noise has no exact sampler (method 6): what the ledger's
-        :meth:`~core.mechanisms.PrivacyLedger.note_floating_point` records.
+        :meth:`~core.privacy.mechanisms.PrivacyLedger.note_floating_point` records.
     """
 
     name: str
@@ -252,7 +252,7 @@ def _output_scales(c: Calibration) -> NoiseScales:
 
 
 # ---------------------------------------------------------------- steps
-# Every draw goes through the exact sampler (core.sampler: integer arithmetic, outputs on a
+# Every draw goes through the exact sampler (core.privacy.sampler: integer arithmetic, outputs on a
 # power-of-two grid), never numpy's floating-point rng.laplace / rng.normal. One replaced
 # record (and its correlated group) moves every coordinate of the summed gradient, so the
 # grid's rounding slack is paid for d coordinates (``coordinates=len(g)``).

@@ -2,8 +2,8 @@
 
 Random conjunctive range queries over the original attributes are answered on the
 feature-selected data (conditions on removed attributes are dropped) with exact discrete
-Laplace noise (:mod:`core.sampler`, counts on the integer grid) of scale at least
-sensitivity / epsilon; the error is Eq. 22 (:func:`core.metrics.count_query_mae`).
+Laplace noise (:mod:`core.privacy.sampler`, counts on the integer grid) of scale at least
+sensitivity / epsilon; the error is Eq. 22 (:func:`core.evaluation.metrics.count_query_mae`).
 
 What the queries and the sensitivity read. The queries are drawn from the public schema
 (:func:`schema_range_queries`: ranges from the declared bounds, categories from the declared
@@ -36,12 +36,13 @@ from core.cdp.dp_reading import GroupBound, LOG_SCALE_RATIO, charge_reading, gro
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, ordinal_codes
-from core.data.schema import PublicSchema, schema_for
-from core.experiments import summarize
-from core.mechanisms import PrivacyLedger, laplace_noise
-from core.metrics import count_query_mae
-from core.progress import Progress, report, stage
-from core.validation import DataError, RandomState, check_positive_int, check_random_state
+from core.privacy.schema import PublicSchema, schema_for
+from core.runtime.experiments import summarize
+from core.privacy.mechanisms import PrivacyLedger, laplace_noise
+from core.evaluation.metrics import count_query_mae
+from core.runtime.progress import Progress, report, stage
+from core.validation import DataError, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = [
     "PUBLISH_SCHEMES",
@@ -290,13 +291,13 @@ def prepare_publishing(
     The DP reading publishes every schema attribute with the schema's declared group bound.
     ``measure`` sets the record correlation of CS (GS always counts Pearson-correlated
     records: the Group scheme involves no similarity measure beyond deciding who is
-    correlated). ``progress`` (:mod:`core.progress`) is told each step.
+    correlated). ``progress`` (:mod:`core.runtime.progress`) is told each step.
 
     Parameters
     ----------
     schema : PublicSchema, optional
         Bounds, categories and the group bound; default
-        :func:`core.data.schema.schema_for` (a draft read from the data for an upload, which
+        :func:`core.privacy.schema.schema_for` (a draft read from the data for an upload, which
         the DP reading's ledger marks not DP).
     query_source : {"schema", "values"}
         "schema" (default): the query ranges come from the schema. "values": from the
@@ -373,9 +374,9 @@ class CountRelease:
 def noisy_counts(true: np.ndarray, *, sensitivity: float, epsilon_per_query: float,
                  random_state: RandomState = None, with_noise: bool = False):
     """Exact discrete Laplace answers on the integers, scale at least
-    ``sensitivity / epsilon_per_query`` (each query epsilon-DP; :mod:`core.sampler`).
+    ``sensitivity / epsilon_per_query`` (each query epsilon-DP; :mod:`core.privacy.sampler`).
 
-    With ``with_noise`` also returns the :class:`~core.sampler.GridNoise` for the ledger.
+    With ``with_noise`` also returns the :class:`~core.privacy.sampler.GridNoise` for the ledger.
     """
     noisy, noise = laplace_noise(np.asarray(true, dtype=float), sensitivity=sensitivity,
                                  epsilon=epsilon_per_query, random_state=random_state, grid=1.0, on_grid=True)

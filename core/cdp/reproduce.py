@@ -30,8 +30,9 @@ from core.cdp.publishing import PUBLISH_SCHEMES, mae_curve, prepare_publishing
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, load_adult, load_sample
-from core.experiments import Reproduction
-from core.validation import DataError, draw_seed
+from core.runtime.experiments import Reproduction
+from core.validation import DataError
+from core.runtime.randomness import draw_seed
 
 __all__ = ["REPRODUCTIONS"]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from core.correlation.records import SensitivityReport, correlated_sensitivity
 from core.data import Dataset, encode
-from core.progress import Progress, stage
+from core.runtime.progress import Progress, stage
 from core.validation import DataError
 
 __all__ = ["RecordMatrix", "record_matrix", "dataset_sensitivity", "drop_one_correlations"]
@@ -72,7 +72,7 @@ def drop_one_correlations(
 ) -> tuple[float, np.ndarray]:
     """C(x) and C(x without attribute k) for every attribute k (step 1 of Algorithm 1).
 
-    ``progress`` (:mod:`core.progress`) is told each pass over the records (one per
+    ``progress`` (:mod:`core.runtime.progress`) is told each pass over the records (one per
     attribute, plus the full table's).
 
     Returns

@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from core.cdp.baselines import SchemeSetup, fit_scheme
-from core.experiments import summarize
-from core.metrics import below_reference, majority_share, mean_interval, proportion_interval
-from core.progress import Progress, report
-from core.release import display_seed
-from core.validation import draw_seeds
+from core.runtime.experiments import summarize
+from core.evaluation.metrics import below_reference, majority_share, mean_interval, proportion_interval
+from core.runtime.progress import Progress, report
+from core.runtime.randomness import display_rng, display_seed, draw_seeds
 
 __all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve", "dpsgd_curve", "DPSGD_SCHEME",
            "Reference", "CONSTANT_GUESS", "NON_PRIVATE", "constant_guess", "model_reference",
@@ -37,8 +36,7 @@ def point_seeds(seed: int, epsilon: float, noise_method: int, preset: str, repet
     noise draws (docs/design.md section 2.6). Epsilon is rounded to 1e-9 so
     0.30000000000000004 and 0.3 get the same seeds.
     """
-    rng = np.random.default_rng(display_seed(int(seed), "CDP-LR", round(float(epsilon), 9),
-                                             int(noise_method), str(preset)))
+    rng = display_rng(int(seed), "CDP-LR", round(float(epsilon), 9), int(noise_method), str(preset))
     return [int(s) for s in draw_seeds(rng, int(repetitions))]
 
 
@@ -129,7 +127,7 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
     total = len(epsilons) * repetitions
     done = 0
     for eps in epsilons:
-        rng = np.random.default_rng(display_seed(int(seed), "DP-SGD", round(float(eps), 9)))
+        rng = display_rng(int(seed), "DP-SGD", round(float(eps), 9))
         for r, s in enumerate(draw_seeds(rng, int(repetitions))):
             model = DPSGDLogisticRegression(epsilon=float(eps), random_state=int(s)).fit(Xtr, ytr)
             rows.append({"scheme": DPSGD_SCHEME, "epsilon": float(eps), "repetition": r, "seed": int(s),
@@ -162,7 +160,7 @@ class Reference:
         The accuracy on the test part.
     low, high : float
         Its Wilson interval on the ``n`` test rows
-        (:func:`core.metrics.proportion_interval`): what another test part of that size could
+        (:func:`core.evaluation.metrics.proportion_interval`): what another test part of that size could
         have given.
     n : int
         Number of test rows.
@@ -186,7 +184,7 @@ class Reference:
 
 def constant_guess(y_test, *, confidence: float = 0.95) -> Reference:
     """The accuracy of always guessing the most common class of the test part
-    (:func:`core.metrics.majority_share`), with its Wilson interval on the test size."""
+    (:func:`core.evaluation.metrics.majority_share`), with its Wilson interval on the test size."""
     y = np.asarray(y_test)
     if y.ndim != 1 or len(y) == 0:
         raise ValueError("y_test must be a non-empty 1-D array of the test part's labels.")
@@ -221,7 +219,7 @@ def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[R
 def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme",
                         value: str = "accuracy") -> list[str]:
     """One sentence per group of ``runs`` whose mean ``value`` is no better than
-    ``reference`` (the constant guess): below it (:func:`core.metrics.below_reference`), or
+    ``reference`` (the constant guess): below it (:func:`core.evaluation.metrics.below_reference`), or
     inside its 95% interval. The Non-private scheme's sentence says what it means for all."""
     out = []
     for name, g in runs.groupby(group, sort=False):

@@ -10,8 +10,9 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
-from core.progress import Progress, report
-from core.validation import DataError, RandomState
+from core.runtime.progress import Progress, report
+from core.validation import DataError
+from core.runtime.randomness import RandomState
 
 __all__ = ["attribute_association"]
 
@@ -91,7 +92,7 @@ def attribute_association(
     random_state : int, Generator or None
         Draws the MIC row sample.
     progress : callable(fraction, message), optional
-        Told each MIC pair or NMI attribute done (:mod:`core.progress`).
+        Told each MIC pair or NMI attribute done (:mod:`core.runtime.progress`).
 
     Returns
     -------

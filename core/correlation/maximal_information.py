@@ -10,9 +10,9 @@ from typing import Sequence
 
 import numpy as np
 
-from core.compute import map_tasks, scheduler_for
-from core.progress import Progress
-from core.validation import RandomState, check_random_state
+from core.runtime.compute import map_tasks, scheduler_for
+from core.runtime.progress import Progress
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["mic", "mic_pairs"]
 
@@ -79,9 +79,9 @@ def mic_pairs(
     random_state : int, Generator or None
         Draws the row sample.
     progress : callable(fraction, message), optional
-        Told each pair done (:mod:`core.progress`).
+        Told each pair done (:mod:`core.runtime.progress`).
     scheduler : str, optional
-        A Dask scheduler (:func:`core.compute.resolve_scheduler`; default
+        A Dask scheduler (:func:`core.runtime.compute.resolve_scheduler`; default
         ``$PUX_SCHEDULER``), which wins over ``n_jobs``; the data go to each worker once.
     """
     X = np.asarray(X, dtype=np.float64)

@@ -6,7 +6,7 @@ The correlation delta_ij of two records is |Pearson(x_i, x_j)| across their attr
 whole, except by :func:`record_correlation` for small samples.
 
 :func:`correlated_sensitivity` runs its blocks on threads of this process, or as tasks on
-a Dask cluster (:mod:`core.compute`). Its per-record sums are accumulated in exact integer
+a Dask cluster (:mod:`core.runtime.compute`). Its per-record sums are accumulated in exact integer
 (fixed-point) arithmetic, so they are the same bit for bit however the blocks are split
 among threads or workers and in whatever order the parts are added.
 """
@@ -23,9 +23,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from core import compute
-from core.progress import Progress
-from core.threads import blas_limit
+from core.runtime import compute
+from core.runtime.progress import Progress
+from core.runtime.threads import blas_limit
 from core.validation import DataError, check_matrix, check_positive_int
 
 __all__ = [
@@ -376,11 +376,11 @@ def correlated_sensitivity(
         Rows per block (default 1024). Memory is about block_rows^2 * 4 bytes per thread
         or task.
     progress : callable(fraction, message), optional
-        Told the share of the work done (:mod:`core.progress`): of blocks in this process,
+        Told the share of the work done (:mod:`core.runtime.progress`): of blocks in this process,
         of stripe tasks on a cluster. Raising from it stops the pass (on a cluster, the
         unfinished tasks are cancelled) and the exception propagates.
     scheduler : str, optional
-        Where the blocks run (:func:`core.compute.resolve_scheduler`): None reads
+        Where the blocks run (:func:`core.runtime.compute.resolve_scheduler`): None reads
         ``$PUX_SCHEDULER``, ``""`` or ``"none"`` is this process, ``"local:N"`` a Dask
         cluster of N processes on this machine, ``"tcp://host:8786"`` a running one. The
         records are sent to the cluster's workers: use a cluster you trust with them.
@@ -393,7 +393,7 @@ def correlated_sensitivity(
 
     Raises
     ------
-    core.compute.ComputeError
+    core.runtime.compute.ComputeError
         The configured cluster cannot be reached.
     """
     kernel, n, block = _prepare(X, measure, threshold, block_rows)

@@ -1,5 +1,5 @@
-"""Datasets: the :class:`Dataset` object, loaders (CSV, samples, Adult, NLTCS), encoding and the
-public schema (:class:`PublicSchema`: drafted, shipped, declared or privately estimated)."""
+"""Datasets: the :class:`Dataset` object, loaders (CSV, samples, Adult, NLTCS), and encoding. The public
+schema lives in :mod:`core.privacy.schema`."""
 from core.data.csv_loader import (
     MAX_BYTES, MAX_COLUMNS, MAX_UPLOAD_MB, MIN_ROWS, export_frame, frame_to_dataset, load_csv,
 )
@@ -8,8 +8,6 @@ from core.data.encoding import Encoded, encode, ordinal_codes
 from core.data.identifiers import detect_identifiers
 from core.data.public import available_public, load_adult, load_nltcs, resolve_data_dir
 from core.data.samples import SAMPLES, load_sample, make_census, make_supplier
-from core.data.schema import OTHER, ColumnSchema, PublicSchema, draft_schema, schema_for
-from core.data.schema_estimate import estimate_schema
 
 __all__ = [
     "Dataset", "Encoded", "encode", "ordinal_codes", "infer_column_types", "detect_identifiers",
@@ -17,5 +15,4 @@ __all__ = [
     "MAX_COLUMNS",
     "load_sample", "make_supplier", "make_census", "SAMPLES",
     "load_adult", "load_nltcs", "available_public", "resolve_data_dir",
-    "PublicSchema", "ColumnSchema", "OTHER", "draft_schema", "schema_for", "estimate_schema",
 ]

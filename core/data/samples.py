@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset, infer_column_types
-from core.validation import DataError, RandomState, check_random_state
+from core.validation import DataError
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["SAMPLES", "SAMPLE_DIR", "make_supplier", "make_census", "load_sample"]
 

@@ -1,4 +1,4 @@
-"""Paper 002's claims, checked on our numbers: one :class:`core.claims.Claim` per figure and table.
+"""Paper 002's claims, checked on our numbers: one :class:`core.papers.claim.Claim` per figure and table.
 
 Each function takes what the page (or a reproduction) computed and states its rule with
 the numbers that decide it. The paper's words come from the reproduction registry
@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from core.claims import Claim, check_table
+from core.papers.claim import Claim, check_table
 from core.imposter.reproduce import PAPER_CLAIMS
 
 __all__ = ["fig6_claim", "table1_claim", "fig7_claim", "table2_claim", "fig8_claim"]
@@ -131,7 +131,7 @@ def _no_leak_on_real(table: pd.DataFrame) -> str | None:
     predicts s better than the majority share by more than its Wilson interval (so there
     was no leak to remove), or none predicts the label better than its majority share (so
     there is no utility to keep)."""
-    from core.metrics import proportion_interval
+    from core.evaluation.metrics import proportion_interval
 
     n = table.attrs.get("n_test_real")
     sens = table.attrs.get("sensitive", "s")

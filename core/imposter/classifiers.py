@@ -8,7 +8,7 @@ same model family as the paper's GBDT, much faster on 48,842 rows).
 Beyond Table 1, "hgb" is the same boosted trees reading categorical columns natively
 (ordinal codes split by category sets, unknown categories as missing) instead of one-hot:
 about 4x faster on Adult at the same accuracy (0.867 against 0.870 for income). The
-comparison (:mod:`core.compare`) uses it for every utility measure and attack.
+comparison (:mod:`core.compare.run`) uses it for every utility measure and attack.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
-from core.threads import few_threads
-from core.validation import RandomState, check_random_state, spawn_seed
+from core.runtime.threads import few_threads
+from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
 __all__ = ["CLASSIFIERS", "ALL_CLASSIFIERS", "CLASSIFIER_LABELS", "make_classifier", "feature_pipeline",
            "few_threads"]

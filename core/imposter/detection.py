@@ -48,16 +48,10 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
-from core.metrics import proportion_interval
-from core.progress import Progress, report, stage
-from core.validation import (
-    DataError,
-    RandomState,
-    check_positive_int,
-    check_probability,
-    check_random_state,
-    draw_seed,
-)
+from core.evaluation.metrics import proportion_interval
+from core.runtime.progress import Progress, report, stage
+from core.validation import DataError, check_positive_int, check_probability
+from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
 __all__ = ["DetectionResult", "RULES", "detect_implicit", "gain_scores", "nmi_scores", "discretize"]
 
@@ -216,7 +210,7 @@ def nmi_scores(
     columns : sequence of str, optional
         Attributes to score (default: all but ``sensitive``).
     progress : callable(fraction, message), optional
-        Told each attribute scored (:mod:`core.progress`).
+        Told each attribute scored (:mod:`core.runtime.progress`).
     """
     check_positive_int(bins, name="bins", minimum=2)
     if sensitive not in frame.columns:
@@ -423,7 +417,7 @@ def detect_implicit(
     random_state : int, Generator or None
         Seeds the subsample, the folds and the classifier.
     progress : callable(fraction, message), optional
-        Told each attribute's NMI and each fold of the attacker (:mod:`core.progress`).
+        Told each attribute's NMI and each fold of the attacker (:mod:`core.runtime.progress`).
     rule : {"default", "paper"}
         "default": an attribute is implicit when the lower end of its gain interval over
         the constant guess exceeds ``min_gain`` (theta and beta do not enter). "paper":

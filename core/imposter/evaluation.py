@@ -30,13 +30,8 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
-from core.validation import (
-    DataError,
-    RandomState,
-    check_probability,
-    check_random_state,
-    draw_seed,
-)
+from core.validation import DataError, check_probability
+from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
 __all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
            "score_task", "marginal_tv"]

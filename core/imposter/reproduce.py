@@ -1,7 +1,7 @@
 """Reproductions of paper 002 on UCI Adult: ``pux reproduce imposter-table1`` etc.
 
 Each function takes ``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
-:class:`core.experiments.Reproduction`: the parameters, the seeds, every run, a summary, and
+:class:`core.runtime.experiments.Reproduction`: the parameters, the seeds, every run, a summary, and
 the paper's numbers beside ours. As in the paper, ``sex`` ("gender") is the explicit privacy attribute
 and ``income`` the class label.
 """
@@ -14,12 +14,12 @@ from typing import Any, Callable
 import numpy as np
 
 from core.data import load_adult
-from core.experiments import Reproduction
+from core.runtime.experiments import Reproduction
 from core.imposter.detection import detect_implicit
 from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_sweep
 from core.imposter.synthesizer import ImposterSynthesizer
-from core.validation import check_random_state, draw_seed
+from core.runtime.randomness import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_FIG7", "PAPER_FIG8",
            "PAPER_CLAIMS", "DEFAULTS"]

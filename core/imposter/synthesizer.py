@@ -40,7 +40,7 @@ import pandas as pd
 import torch
 from torch.nn import functional as F
 
-from core.mechanisms import PrivacyLedger
+from core.privacy.mechanisms import PrivacyLedger
 from core.data import Dataset, infer_column_types
 from core.imposter.codec import TableCodec
 from core.imposter.networks import (
@@ -53,13 +53,8 @@ from core.imposter.networks import (
     init_weights,
     reconstruction_loss,
 )
-from core.validation import (
-    DataError,
-    RandomState,
-    check_positive_int,
-    check_random_state,
-    spawn_seed,
-)
+from core.validation import DataError, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
 __all__ = ["ImposterSynthesizer", "StopTraining", "Callback"]
 

@@ -26,7 +26,7 @@ given public ``bounds``).
   (counts, sums) vector of all clusters calibrated to replacement (L1 sensitivity 2(m + 1)
   in [0, 1] units), the budget split evenly over iterations; the release is the final noisy
   centres, each emitting round(max(noisy count, 0)) rows, shuffled (no per-record
-  assignment is published). The noise is exact discrete Laplace (:mod:`core.sampler`).
+  assignment is published). The noise is exact discrete Laplace (:mod:`core.privacy.sampler`).
 
 Both DP baselines take a :class:`core.sskm.publisher.ScaledTable` in place of the matrix:
 built with a public schema its bounds and categories are public; built from the data, the
@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.mechanisms import PrivacyLedger
-from core.sampler import laplace_on_grid
-from core.metrics import mse as _mse
-from core.metrics import record_linkage as _record_linkage
+from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.sampler import laplace_on_grid
+from core.evaluation.metrics import mse as _mse
+from core.evaluation.metrics import record_linkage as _record_linkage
 from core.sskm.publisher import ScaledTable, cluster_release_metrics, noise_generator
-from core.validation import RandomState, check_epsilon, check_matrix, check_positive_int, check_random_state
+from core.validation import check_epsilon, check_matrix, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["BaselineResult", "mdav", "mdav_dp", "mdav_release", "idp_kmeans", "microaggregate",
            "group_size", "MDAV_NOT_DP_REASON", "MDAV_DP_NOT_DP_REASON"]
@@ -96,8 +97,8 @@ class BaselineResult:
     def metrics(self, X) -> tuple[float, float]:
         """(MSE, RL) of the release against the original records ``X`` (Eq. 22-23).
 
-        Per-record releases use :func:`core.metrics.mse` and
-        :func:`core.metrics.record_linkage`; a cluster release (``row_counts`` set) uses
+        Per-record releases use :func:`core.evaluation.metrics.mse` and
+        :func:`core.evaluation.metrics.record_linkage`; a cluster release (``row_counts`` set) uses
         :func:`core.sskm.publisher.cluster_release_metrics` with ``labels``.
         """
         X = check_matrix(X)

@@ -18,8 +18,9 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
-from core.progress import Progress
-from core.validation import DataError, RandomState, check_positive_int, check_probability, check_random_state
+from core.runtime.progress import Progress
+from core.validation import DataError, check_positive_int, check_probability
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["ConnectionResult", "mic_connections", "DEFAULT_MAX_ROWS"]
 
@@ -101,7 +102,7 @@ def mic_connections(
     random_state : int, Generator or None
         Draws the row sample.
     progress : callable(fraction, message), optional
-        Told each pair done when ``n_jobs`` is 1 (:mod:`core.progress`).
+        Told each pair done when ``n_jobs`` is 1 (:mod:`core.runtime.progress`).
 
     Returns
     -------

@@ -1,11 +1,11 @@
 """SSKM_DP: publishing through SFLA-Kohonen clusters (paper 003), in two modes.
 
 ``mode="sound"`` (the default) is a mechanism whose epsilon holds under the project's one
-neighbouring relation (:data:`core.mechanisms.NEIGHBOURING_RELATION`: one record replaced
+neighbouring relation (:data:`core.privacy.mechanisms.NEIGHBOURING_RELATION`: one record replaced
 by any other, n public). It reads the private rows only through noise its ledger pays for:
 
 1. **Public scaling.** Bounds and category lists come from the ``schema``
-   (:class:`core.data.schema.PublicSchema`): each record is conformed on its own (numbers
+   (:class:`core.privacy.schema.PublicSchema`): each record is conformed on its own (numbers
    clipped to the declared bounds, unknown categories to ``(other)``), numbers are scaled
    by the declared bounds, categories coded over the declared list plus ``(other)``. A
    record can neither add a category nor stretch a range. Without a schema (or with
@@ -30,7 +30,7 @@ by any other, n public). It reads the private rows only through noise its ledger
    whole (count, sums) vector of all neurons has L1 sensitivity 2(m + 1). The release's
    epsilon is split epsilon / (m + 1) to the counts and epsilon m / (m + 1) to the sums:
    every coordinate gets noise of about 2(m + 1) / epsilon. The noise is exact discrete
-   Laplace on a grid (:func:`core.sampler.laplace_on_grid`; counts on the integers), and
+   Laplace on a grid (:func:`core.privacy.sampler.laplace_on_grid`; counts on the integers), and
    the ledger entries carry the grid. It is not a per-cluster parallel release: a replaced
    record touches two neurons at once.
 4. Post-processing (no further cost): each neuron emits round(max(noisy count, 0)) rows
@@ -60,25 +60,19 @@ import numpy as np
 import pandas as pd
 
 from core.data.encoding import ordinal_codes
-from core.data.schema import PublicSchema
-from core.mechanisms import PrivacyLedger
-from core.metrics import mse as _mse
-from core.metrics import record_linkage as _record_linkage
-from core.progress import Progress, report, stage
-from core.release import display_seed
+from core.privacy.schema import PublicSchema
+from core.privacy.mechanisms import PrivacyLedger
+from core.evaluation.metrics import mse as _mse
+from core.evaluation.metrics import record_linkage as _record_linkage
+from core.runtime.progress import Progress, report, stage
+from core.runtime.randomness import display_seed
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult, mic_connections
-from core.sampler import laplace_on_grid
+from core.privacy.sampler import laplace_on_grid
 from core.sskm.som import SelfOrganizingMap, _noisy_counts_sums, noisy_batch_som
 from core.validation import (
-    DataError,
-    RandomState,
-    check_epsilon,
-    check_matrix,
-    check_positive_int,
-    check_probability,
-    check_random_state,
-    spawn_seed,
+    DataError, check_epsilon, check_matrix, check_positive_int, check_probability,
 )
+from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
 __all__ = ["SSKMDP", "ScaledTable", "scale_frame", "MODES", "MAP_FITS", "noise_generator",
            "cluster_release_metrics", "PAPER_NOT_DP_REASON", "NO_SCHEMA_REASON"]
@@ -105,7 +99,7 @@ def noise_generator(random_state: RandomState, *keys: Any) -> np.random.Generato
     Pass what the release depends on (method, mode, epsilon) as ``keys``: one
     ``random_state`` then gives unrelated draws at epsilon 1 and 2, so nobody can combine
     the two releases to cancel the noise (e.g. 2 y(2) - y(1)). The keys are hashed with
-    :func:`core.release.display_seed`, stable across processes.
+    :func:`core.runtime.randomness.display_seed`, stable across processes.
     """
     seed = spawn_seed(check_random_state(random_state))
     return np.random.default_rng([seed, display_seed(0, *keys)])
@@ -126,7 +120,7 @@ class ScaledTable:
         Where bounds and category lists come from (the only way to a DP release): each
         record is mapped into the schema's domain on its own (:meth:`PublicSchema.conform`:
         numbers clipped to the declared bounds, a missing number to the middle of the range,
-        an unknown or missing category to :data:`core.data.schema.OTHER`), numbers are
+        an unknown or missing category to :data:`core.privacy.schema.OTHER`), numbers are
         scaled by the declared bounds, categories coded over :attr:`ColumnSchema.domain`
         (the declared list, then OTHER). Identifier columns are dropped. Nothing about the
         scaling depends on the rows, so one replaced record changes one row of ``X``.
@@ -399,8 +393,8 @@ def cluster_release_metrics(original, labels, centres, row_counts) -> tuple[floa
       cluster, else 0 (none when u's cluster emitted no row). RL is the mean of Pr(u).
 
     For a release where every record is published in place as its cluster's centre
-    (``row_counts`` = cluster sizes) this equals :func:`core.metrics.mse` and
-    :func:`core.metrics.record_linkage`.
+    (``row_counts`` = cluster sizes) this equals :func:`core.evaluation.metrics.mse` and
+    :func:`core.evaluation.metrics.record_linkage`.
 
     Parameters
     ----------
@@ -685,7 +679,7 @@ class SSKMDP:
             provides; the map is fitted on it (conformed to the schema) and the MIC is
             computed on it. Its records are not protected: the ledger says it is public.
         progress : callable(fraction, message), optional
-            Told the map's training and the MIC step (:mod:`core.progress`).
+            Told the map's training and the MIC step (:mod:`core.runtime.progress`).
         """
         check_epsilon(self.epsilon)
         check_probability(self.cs_threshold, name="cs_threshold")
@@ -958,8 +952,8 @@ class SSKMDP:
         """(MSE, RL) of the last release, in scaled units, for either mode.
 
         Evaluated on the private records (never released). Paper mode: Eq. 22-23 on every
-        record and its published row (:func:`core.metrics.mse`,
-        :func:`core.metrics.record_linkage`). Sound mode: :func:`cluster_release_metrics`
+        record and its published row (:func:`core.evaluation.metrics.mse`,
+        :func:`core.evaluation.metrics.record_linkage`). Sound mode: :func:`cluster_release_metrics`
         (distance to the released centre of the record's neuron; linkage to a row emitted
         from its neuron).
         """

@@ -16,7 +16,7 @@ Eq. 23) say little alone. Two references bracket them:
 
 Both are computed in the publisher's scaled units (:class:`core.sskm.publisher.ScaledTable`),
 so they sit on the same axes as the releases. The random release is drawn ``repetitions``
-times; its numbers carry a 95% t-interval over the draws (:func:`core.metrics.mean_interval`).
+times; its numbers carry a 95% t-interval over the draws (:func:`core.evaluation.metrics.mean_interval`).
 RL of a random release is exact up to ``max_rows`` records and estimated on a seeded sample
 of that many records (each against the whole random release) above it.
 """
@@ -25,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.metrics import below_reference, mean_interval
-from core.validation import check_matrix, check_positive_int, check_random_state
+from core.evaluation.metrics import below_reference, mean_interval
+from core.validation import check_matrix, check_positive_int
+from core.runtime.randomness import check_random_state
 
 __all__ = ["RAW", "RANDOM", "raw_linkage", "random_rows", "linkage", "references", "reference_sentences",
            "table_references"]
@@ -76,7 +77,7 @@ def random_rows(levels, n: int, *, random_state=None) -> np.ndarray:
 def linkage(X, R, *, rows=None) -> float:
     """Record linkage (Eq. 23) of release ``R`` (row i = record i's version) over the
     records ``rows`` of ``X`` (default all): each record against every row of ``R``,
-    ties split evenly, as :func:`core.metrics.record_linkage`."""
+    ties split evenly, as :func:`core.evaluation.metrics.record_linkage`."""
     X = check_matrix(X, name="X", column_vector=True, min_columns=0)
     R = check_matrix(R, name="R", column_vector=True, min_columns=0)
     if X.shape != R.shape:

@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 
 from core.data import load_adult, load_nltcs
-from core.experiments import Reproduction, summarize
+from core.runtime.experiments import Reproduction, summarize
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import SSKMDP, ScaledTable
 from core.sskm.sweeps import grid_runs
-from core.validation import check_random_state, draw_seed
+from core.runtime.randomness import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "EPSILONS", "GRIDS", "A_VALUES", "load_table"]
 
@@ -86,7 +86,7 @@ def load_table(name: str, m: int, data_dir=None) -> tuple[pd.DataFrame, str]:
 
 
 def _summary(rows: list[dict], by: list[str], values: list[str]) -> list[dict]:
-    """Mean and std of ``values`` per group of ``by`` (:func:`core.experiments.summarize`
+    """Mean and std of ``values`` per group of ``by`` (:func:`core.runtime.experiments.summarize`
     without the counts), as JSON records."""
     out = summarize(pd.DataFrame(rows), by, values)
     return out.drop(columns=[f"{v}_n" for v in values]).to_dict(orient="records")
@@ -112,7 +112,7 @@ def _shipped_schema(name: str, frame: pd.DataFrame):
     """The public schema shipped with ``name`` (bounds and categories from its codebook): the
     sound mode's scaling. None when ``frame`` has columns it does not list (another table
     put in its place): the sound releases then say they are not DP."""
-    from core.data.schema import BUILT_IN_SCHEMAS
+    from core.privacy.schema import BUILT_IN_SCHEMAS
 
     make = BUILT_IN_SCHEMAS.get(name)
     schema = None if make is None else make()

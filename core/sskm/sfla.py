@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.sskm.grid import grid_coordinates, grid_sq_distances, neighbourhood
-from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
+from core.validation import check_matrix, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["SFLAResult", "sfla_initial_weights", "som_fitness"]
 

@@ -12,17 +12,18 @@ with the learning rate), which gives equal quality at a fraction of the time (se
 
 :func:`noisy_batch_som` is the differentially private map of SSKM_DP's sound mode: a
 data-independent start and a few batch steps, each reading the rows only through noisy
-per-neuron counts and sums (exact discrete Laplace, :mod:`core.sampler`).
+per-neuron counts and sums (exact discrete Laplace, :mod:`core.privacy.sampler`).
 """
 from __future__ import annotations
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from core.progress import Progress, report
+from core.runtime.progress import Progress, report
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
-from core.validation import RandomState, check_matrix, check_positive_int, check_random_state
+from core.validation import check_matrix, check_positive_int
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["SelfOrganizingMap", "bmu_distances", "noisy_batch_som"]
 
@@ -186,7 +187,7 @@ class SelfOrganizingMap:
 
     def fit(self, X, y=None, *, progress: Progress | None = None) -> "SelfOrganizingMap":
         """Train the map on ``X`` (n, d); ``y`` is ignored. ``progress``
-        (:mod:`core.progress`) is told the share of training draws done."""
+        (:mod:`core.runtime.progress`) is told the share of training draws done."""
         # the products in a training step are small: one BLAS thread is faster than many
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, progress)
@@ -372,7 +373,7 @@ def _noisy_counts_sums(X: np.ndarray, labels: np.ndarray, K: int, epsilon: float
     epsilon. Returns the noisy counts (integers on the grid 1), the noisy sums (on a power of
     two grid) and [(epsilon_counts, GridNoise), (epsilon_sums, GridNoise)] for the ledger.
     """
-    from core.sampler import laplace_on_grid
+    from core.privacy.sampler import laplace_on_grid
 
     m = X.shape[1]
     counts = np.bincount(labels, minlength=K).astype(np.float64)

@@ -16,14 +16,15 @@ import copy
 import numpy as np
 import pandas as pd
 
-from core.experiments import summarize
-from core.progress import Progress, report, stage
+from core.runtime.experiments import summarize
+from core.runtime.progress import Progress, report, stage
 from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
-from core.metrics import mean_interval
+from core.evaluation.metrics import mean_interval
 from core.sskm.publisher import SSKMDP, ScaledTable
 from core.sskm.references import RANDOM, table_references
-from core.validation import check_positive_int, check_random_state, draw_seed
+from core.validation import check_positive_int
+from core.runtime.randomness import check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy", "grid_runs", "clusters_sweep",
            "grid_summary", "attributes_for_m", "parse_grid", "release_references"]
@@ -56,7 +57,7 @@ def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_sta
 
 
 def _summary(rows: list[dict], by, values, *, appearance: bool = False) -> pd.DataFrame:
-    """:func:`core.experiments.summarize` without the counts and with a single run's std as 0;
+    """:func:`core.runtime.experiments.summarize` without the counts and with a single run's std as 0;
     groups sorted, or in order of first appearance if ``appearance``."""
     runs = pd.DataFrame(rows)
     by = [by] if isinstance(by, str) else list(by)
@@ -91,7 +92,7 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
     pandas.DataFrame
         One row per epsilon, in increasing order: ``epsilon, mse_mean, mse_std, rl_mean, rl_std`` (std 0 for one
         repetition) and the 95% t-interval of each mean over the repetitions, ``mse_lo, mse_hi, rl_lo, rl_hi``
-        (:func:`core.metrics.mean_interval`; NaN for one repetition).
+        (:func:`core.evaluation.metrics.mean_interval`; NaN for one repetition).
     """
     rng = check_random_state(random_state)
     rows, total = [], len(epsilons) * repetitions

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from core import cli
-from core.experiments import Reproduction
+from core.runtime.experiments import Reproduction
 
 
 def test_reproduce_list(capsys):
@@ -126,7 +126,7 @@ def test_reproduce_with_a_scheduler_that_is_no_address(capsys, monkeypatch):
 
 @pytest.mark.timeout(60)
 def test_reproduce_with_a_scheduler_that_does_not_answer(capsys, monkeypatch, tmp_path):
-    from core import compute
+    from core.runtime import compute
 
     monkeypatch.setenv("PUX_SCHEDULER", "")
     monkeypatch.setattr(compute, "CONNECT_TIMEOUT", 2.0)

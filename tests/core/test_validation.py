@@ -4,17 +4,10 @@ import numpy as np
 import pytest
 
 from core.validation import (
-    SEED_HIGH,
-    DataError,
-    check_delta,
-    check_epsilon,
-    check_matrix,
-    check_positive_int,
-    check_random_state,
-    check_sensitivity,
-    draw_seed,
-    draw_seeds,
-    spawn_seed,
+    DataError, check_delta, check_epsilon, check_matrix, check_positive_int, check_sensitivity,
+)
+from core.runtime.randomness import (
+    SEED_HIGH, check_random_state, draw_seed, draw_seeds, spawn_seed,
 )
 
 

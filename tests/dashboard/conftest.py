@@ -1,6 +1,6 @@
 """AppTest helpers: run the real app script and switch to a page.
 
-Use ``open_page("cdp_lr")`` to get an ``AppTest`` already on ``views/cdp_lr.py``.
+Use ``open_page("cdp_lr")`` to get an ``AppTest`` already on ``cdp/cdp_lr.py``.
 """
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from dashboard.navigation import page_file
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
@@ -35,7 +37,7 @@ def assert_clean(at: AppTest) -> None:
 def _no_job_outlives_its_test():
     """AppTest has no runtime to tell the pool that a session ended: stop its jobs here."""
     yield
-    from dashboard.cached.jobs import POOL, SETUP_POOL
+    from dashboard.shared.jobs import POOL, SETUP_POOL
 
     POOL.stop_all()
     SETUP_POOL.stop_all()
@@ -43,13 +45,13 @@ def _no_job_outlives_its_test():
 
 @pytest.fixture
 def open_page():
-    """Factory: ``open_page(name, timeout=120)`` -> AppTest on ``views/<name>.py``."""
+    """Factory: ``open_page(name, timeout=120)`` -> AppTest on the page's file."""
 
     def _open(name: str = "data", *, timeout: float = 120) -> AppTest:
         at = AppTest.from_file(str(APP), default_timeout=timeout)
         at.run()
         if name != "data":
-            at.switch_page(f"views/{name}.py")
+            at.switch_page(page_file(name))
             at.run()
         return at
 
@@ -70,7 +72,7 @@ def open_page_on_public():
         at.run()
         at.radio(key="data_source").set_value(source).run()
         assert at.session_state["pux_dataset"].name == dataset
-        at.switch_page(f"views/{name}.py")
+        at.switch_page(page_file(name))
         at.run()
         return at
 

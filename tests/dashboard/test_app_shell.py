@@ -36,7 +36,7 @@ def test_user_names_in_the_sidebar_are_shown_as_text_not_markdown(open_page):
     frame = pd.DataFrame({evil: [1, 2, 3, 4] * 5, "y": [0, 1] * 10})
     at = open_page("data")
     at.session_state["pux_dataset"] = frame_to_dataset(frame, label=evil, name=evil)
-    at.switch_page("views/correlations.py")
+    at.switch_page("cdp/correlations.py")
     at.run()
     sidebar = " ".join(c.value for c in at.sidebar.caption)
     assert evil not in sidebar  # the raw markdown would make the browser fetch the address
@@ -47,7 +47,7 @@ def test_an_unexpected_error_shows_a_fixed_sentence_and_the_escaped_detail():
     from streamlit.testing.v1 import AppTest
 
     script = (
-        "from dashboard.state import show_error\n"
+        "from dashboard.shared.state import show_error\n"
         "show_error(RuntimeError('![x](http://127.0.0.1:9/p)'))\n"
     )
     at = AppTest.from_string(script).run()

@@ -8,10 +8,10 @@ import re
 import pandas as pd
 import pytest
 
-from core.compare import METHODS
-from core.compare_config import CompareConfig, load_dataset, run_config
+from core.compare.run import METHODS
+from core.compare.config import CompareConfig, load_dataset, run_config
 from core.data import load_sample
-from dashboard.report import build_report, package_versions, runs_csv, summary_csv
+from dashboard.compare.report import build_report, package_versions, runs_csv, summary_csv
 
 EVIL = "<script>alert(1)</script>"
 FILE = "evil<b>name</b>.csv"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.tour import STEPS
+from dashboard.tour.steps import STEPS
 from tests.e2e.conftest import screenshot, wait_idle
 
 pytestmark = pytest.mark.e2e

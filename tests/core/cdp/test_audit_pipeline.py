@@ -15,7 +15,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from core.audit import audit
+from core.audit.auditor import audit
 from core.cdp.audit_pairs import (
     HUB_GROUP,
     declared_bound_weight,
@@ -33,7 +33,7 @@ from core.cdp.logistic import CDPLogisticRegression
 from core.cdp.publishing import dp_count_release
 from core.correlation.records import correlated_sensitivity
 from core.data import load_sample
-from core.data.schema import schema_for
+from core.privacy.schema import schema_for
 
 RUNS = 600
 
@@ -119,7 +119,7 @@ def test_mutant_query_ranges_from_the_values_is_caught(new_value):
 
 def test_the_pages_pipeline_cases_hold_their_claims():
     """The cases the CDP-LR and Publishing audit panels add beside the noise step's."""
-    from core.audit_cases import run_case
+    from core.audit.cases import run_case
     from core.cdp.audit_pairs import hub_case, new_value_case
 
     for case in (hub_case(schema_for(load_sample("supplier"))), new_value_case(epsilon=1.0)):

@@ -16,7 +16,7 @@ from core.cdp.dp_reading import (
     schema_matrix,
 )
 from core.data import load_sample
-from core.data.schema import draft_schema, schema_for
+from core.privacy.schema import draft_schema, schema_for
 
 
 @pytest.fixture(scope="module")

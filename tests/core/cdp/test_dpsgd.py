@@ -54,7 +54,7 @@ def test_full_batch_accounting_is_replace_one_on_the_accountant():
     acc.compose(dpsgd._event(z, 1.0, 3))
     assert eps == pytest.approx(acc.get_epsilon(1e-5)) and dlt == 1e-5
     # one step: the analytic Gaussian sigma for L2 sensitivity 2 (in units of clip)
-    from core.mechanisms import gaussian_sigma
+    from core.privacy.mechanisms import gaussian_sigma
 
     z1 = dpsgd_calibration(1.0, 1e-5, 1.0, 1)[0]
     assert z1 == pytest.approx(gaussian_sigma(sensitivity=2.0, epsilon=1.0, delta=1e-5, calibration="analytic"),

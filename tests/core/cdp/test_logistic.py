@@ -8,7 +8,7 @@ from sklearn.base import clone
 
 from core.cdp.logistic import DP_METHODS, NOISE_METHODS, NOISE_PLACEMENTS, CDPLogisticRegression, auto_schedule
 from core.correlation import correlated_sensitivity
-from core.mechanisms import gaussian_sigma
+from core.privacy.mechanisms import gaussian_sigma
 from core.validation import DataError
 
 

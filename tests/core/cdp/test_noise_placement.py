@@ -2,7 +2,7 @@
 privacy-loss-distribution accountant (dp-accounting).
 
 The checks are independent of the accountant: one Gaussian epoch is the analytic Gaussian
-mechanism (Balle & Wang 2018, :func:`core.mechanisms.gaussian_sigma`), and E full-batch
+mechanism (Balle & Wang 2018, :func:`core.privacy.mechanisms.gaussian_sigma`), and E full-batch
 Gaussian epochs with one sigma and one L2 sensitivity s are exactly one Gaussian release
 with sensitivity s * sqrt(E) (Dong, Roth & Su 2022, Gaussian DP composition).
 """
@@ -16,7 +16,7 @@ from scipy import stats
 
 from core.cdp.logistic import DP_METHODS, NOISE_METHOD_MEANING, NOISE_METHODS, CDPLogisticRegression
 from core.cdp.noise_placement import NOISE_PLACEMENTS, PLD_METHOD, Calibration, pld_gaussian_calibration
-from core.mechanisms import _analytic_delta, gaussian_sigma
+from core.privacy.mechanisms import _analytic_delta, gaussian_sigma
 
 N, CS, CLIP = 200, 3.0, 0.5
 

@@ -20,8 +20,8 @@ from core.cdp.publishing import (
 )
 from core.cdp.sensitivity import dataset_sensitivity
 from core.data import load_sample
-from core.data.schema import schema_for
-from core.metrics import count_query_mae
+from core.privacy.schema import schema_for
+from core.evaluation.metrics import count_query_mae
 
 
 def test_eq22_adds_the_noise_error_and_the_selection_error():

@@ -11,7 +11,7 @@ import pytest
 from core.cdp.logistic import PRESETS
 from core.cdp.reproduce import REPRODUCTIONS
 from core.cli import _json_default
-from core.experiments import Reproduction
+from core.runtime.experiments import Reproduction
 
 # without a data directory the reproductions run on the supplier sample (with and without
 # its product columns): seconds, no data files

@@ -63,7 +63,7 @@ def _skewed_labels(n=200):
 
 def test_constant_guess_is_the_majority_share_with_its_wilson_interval():
     from core.cdp.sweeps import CONSTANT_GUESS, constant_guess
-    from core.metrics import proportion_interval
+    from core.evaluation.metrics import proportion_interval
 
     ref = constant_guess(_skewed_labels())
     assert ref.name == CONSTANT_GUESS == "majority class (constant guess)"
@@ -116,7 +116,7 @@ def test_a_scheme_clearly_above_the_constant_guess_is_not_mentioned():
 
 def test_the_references_come_from_the_shared_test_part_and_the_non_private_runs(prepared):
     from core.cdp.sweeps import NON_PRIVATE, accuracy_references
-    from core.metrics import majority_share
+    from core.evaluation.metrics import majority_share
 
     setup, mats = prepared
     runs, _ = accuracy_at(setup, mats, epsilon=1.0, noise_method=1, preset="sensible", repetitions=2, seed=5)

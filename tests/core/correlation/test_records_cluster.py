@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import core.correlation.records as records
-from core import compute
+from core.runtime import compute
 from core.correlation.records import correlated_sensitivity, data_correlation
 
 MEASURES = ["pearson", "mahalanobis"]

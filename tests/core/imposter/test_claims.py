@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from core.claims import Claim
+from core.papers.claim import Claim
 from core.imposter.claims import fig6_claim, fig7_claim, fig8_claim, table1_claim, table2_claim
 from core.imposter.reproduce import PAPER_CLAIMS
 

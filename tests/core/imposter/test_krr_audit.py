@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.audit import NeighbouringPair, audit
-from core.data.schema import ColumnSchema, PublicSchema
+from core.audit.auditor import NeighbouringPair, audit
+from core.privacy.schema import ColumnSchema, PublicSchema
 import importlib
 from core.imposter.krr_baseline import krr_ledger, krr_perturb
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from core.cli import _json_default
-from core.experiments import Reproduction
+from core.runtime.experiments import Reproduction
 from core.imposter.reproduce import REPRODUCTIONS
 from core.validation import DataError
 

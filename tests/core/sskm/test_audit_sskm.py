@@ -1,4 +1,4 @@
-"""Neighbouring-dataset audits of paper 003's mechanisms (core.audit).
+"""Neighbouring-dataset audits of paper 003's mechanisms (core.audit.auditor).
 
 Each audit runs a mechanism many times on two datasets that differ in one record (the
 project's relation: one record replaced by any other) and bounds epsilon from below. The
@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.audit import NEW_CATEGORY, audit, held_out_pair, new_category_pair, out_of_range_pair, replace_pair
-from core.data.schema import ColumnSchema, PublicSchema
+from core.audit.auditor import NEW_CATEGORY, audit, held_out_pair, new_category_pair, out_of_range_pair, replace_pair
+from core.privacy.schema import ColumnSchema, PublicSchema
 from core.sskm import baselines
 from core.sskm.baselines import idp_kmeans
 from core.sskm.connection import mic_connections
@@ -313,7 +313,7 @@ def _fitted_pipe():
 
 
 def test_pipeline_cases_cover_each_column_and_the_whole_record():
-    from core.audit_cases import sskm_sound_pipeline_cases
+    from core.audit.cases import sskm_sound_pipeline_cases
 
     cases = sskm_sound_pipeline_cases(_fitted_pipe(), PIPE, epsilon=EPS)
     descriptions = [c.pair.description for c in cases]
@@ -325,7 +325,7 @@ def test_pipeline_cases_cover_each_column_and_the_whole_record():
 
 
 def test_pipeline_cases_pass_with_the_schema_and_catch_the_rows_mutant(monkeypatch):
-    from core.audit_cases import run_case, sskm_sound_pipeline_cases
+    from core.audit.cases import run_case, sskm_sound_pipeline_cases
 
     whole = sskm_sound_pipeline_cases(_fitted_pipe(), PIPE, epsilon=EPS, columns=())[0]
     res = run_case(whole, runs=PIPE_RUNS, random_state=0)
@@ -338,7 +338,7 @@ def test_pipeline_cases_pass_with_the_schema_and_catch_the_rows_mutant(monkeypat
 
 
 def test_the_noise_step_case_runs_the_whole_release_and_passes():
-    from core.audit_cases import run_case, sskm_sound_case
+    from core.audit.cases import run_case, sskm_sound_case
 
     pub = SSKMDP(sensitive="c", schema=SCHEMA, map_fit="reference", random_state=0,
                  **{**SOM, "mic_max_rows": None}).fit(PIPE, connections=_CONN, reference=PIPE.iloc[::-1])

@@ -192,7 +192,7 @@ def test_idp_kmeans_takes_a_scaled_table_and_its_reasons():
     import pandas as pd
 
     from core.data import load_sample
-    from core.data.schema import schema_for
+    from core.privacy.schema import schema_for
     from core.sskm.publisher import ScaledTable
 
     frame = load_sample("census").frame.head(300)

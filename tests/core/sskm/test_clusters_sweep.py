@@ -21,7 +21,7 @@ def _sweep(frame, *, mode="sound", seed=0, **kw):
     args.update(kw)
     if mode == "sound" and "schema" not in args:
         from core.data import load_sample
-        from core.data.schema import schema_for
+        from core.privacy.schema import schema_for
 
         args["schema"] = schema_for(load_sample("census"))
     return clusters_sweep(frame, **args)

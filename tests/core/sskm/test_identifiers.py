@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from core.data import Dataset
-from core.data.schema import ColumnSchema, draft_schema
+from core.privacy.schema import ColumnSchema, draft_schema
 from core.sskm.publisher import SSKMDP
 from core.sskm.sweeps import baselines_vs_clusters, clusters_sweep
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from core.metrics import mse, record_linkage
+from core.evaluation.metrics import mse, record_linkage
 from core.sskm.connection import mic_connections
 from core.sskm.publisher import PAPER_NOT_DP_REASON, SSKMDP, ScaledTable, cluster_release_metrics
 from core.validation import DataError
@@ -240,7 +240,7 @@ def test_sound_mode_without_a_schema_says_it_is_not_dp(census_frame):
 
 def test_a_schema_read_from_the_data_is_not_dp_until_confirmed(census_frame):
     from core.data import Dataset
-    from core.data.schema import draft_schema
+    from core.privacy.schema import draft_schema
 
     frame = census_frame.head(300)
     numeric = tuple(c for c in frame.columns if frame[c].dtype.kind in "if")
@@ -436,7 +436,7 @@ def test_scaled_table_one_record_changes_one_row_only(census_schema):
 def test_scaled_table_drops_identifiers_and_refuses_unlisted_columns(census_schema):
     from dataclasses import replace
 
-    from core.data.schema import ColumnSchema
+    from core.privacy.schema import ColumnSchema
 
     schema = replace(census_schema, columns=census_schema.columns + (ColumnSchema("id", "identifier"),))
     t = ScaledTable(pd.DataFrame({"id": [1, 2], "age": [20, 30]}), schema=schema)

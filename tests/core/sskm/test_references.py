@@ -11,7 +11,7 @@ from core.sskm.publisher import SSKMDP, ScaledTable
 from core.sskm.references import (RANDOM, RAW, linkage, random_rows, raw_linkage, reference_sentences,
                                   references, table_references)
 from core.sskm.sweeps import epsilon_curve, release_references
-from core.metrics import record_linkage
+from core.evaluation.metrics import record_linkage
 
 
 def test_raw_linkage_is_the_share_of_distinct_records():

@@ -10,7 +10,7 @@ import pytest
 import core.sskm.reproduce as reproduce
 from core.cli import _json_default, reproductions
 from core.data import load_sample
-from core.experiments import Reproduction
+from core.runtime.experiments import Reproduction
 from core.sskm.reproduce import ATTRIBUTES, EPSILONS, MODES, REPRODUCTIONS, SENSITIVE, load_table
 
 _COLUMNS = ["age", "sex", "workclass", "education_num", "marital_status", "occupation", "relationship",

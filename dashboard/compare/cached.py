@@ -1,0 +1,204 @@
+"""Cached calls into core.compare.run for the Compare page (issue 12).
+
+A comparison is one sweep job (:mod:`dashboard.shared.sweeps`): it runs
+:func:`core.compare.run.compare` in a child process of this session, with progress and time
+left, and its finished :class:`core.compare.run.ComparisonResult` is shared read-only by its
+inputs, so changing the chart's axes or the table's sort never recomputes it.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from core.compare.run import (
+    DEFAULT_METHODS, METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, compare, privacy_label,
+)
+from core.compare.config import CompareConfig, config_from_result
+from core.data import Dataset
+from core.privacy.schema import PublicSchema
+from core.evaluation.metrics import below_reference
+from core.runtime.progress import Progress
+from dashboard.shared.sweeps import Sweep
+
+__all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
+           "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
+           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS"]
+
+#: The table's column that says, in words, when a release's utility is not above the constant guess.
+BELOW_GUESS = "utility against the constant guess"
+
+#: The table's column of the epsilon each release was asked for (a setting, not a guarantee).
+EPSILON_SETTING = "epsilon (setting)"
+
+#: the epsilon grid's choices (the methods that take a budget get one point each)
+EPSILON_CHOICES = ("0.1", "0.2", "0.5", "1", "2", "5", "10")
+#: the empirical risks a user can put on the frontier's x axis, by column
+RISKS = {
+    "ai_advantage": "Attribute inference (tables)",
+    "ai_member": "Attribute inference on the people in the release (tables)",
+    "dcr_excess": "Distance to closest record (tables)",
+    "mia_auc": "Membership inference (models)",
+}
+#: every method's name, in the order the comparison runs them
+ALL_METHODS = tuple(METHODS)
+
+
+def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
+             repetitions: int, max_rows: int | None, epochs: int | None, seed: int,
+             schema: str | None = None) -> ComparisonResult:
+    return compare(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, max_rows=max_rows,
+                   imposter_epochs=epochs, random_state=seed, progress=progress,
+                   schema=None if schema is None else PublicSchema.from_json(schema))
+
+
+def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int,
+               max_rows: int | None, epochs: int | None, seed: int, schema: PublicSchema | None = None) -> Sweep:
+    """Every chosen method's releases of ``dataset``, measured the same way (a sweep job).
+
+    ``schema`` is the session's reviewed public schema (default the dataset's own): every
+    encoder, bound and category list of the comparison comes from it, and it is part of the
+    job's key (a confirmed entry is another comparison).
+    """
+    methods = tuple(m for m in METHODS if m in methods)  # the registry's order: one key per set
+    epsilons = tuple(sorted(float(e) for e in epsilons))
+    text = None if schema is None else schema.to_json()
+    key = ("compare", dataset.fingerprint(), methods, epsilons, int(repetitions),
+           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed), text)
+    return Sweep(key, _compare, dict(dataset=dataset, methods=methods, epsilons=epsilons,
+                                     repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed),
+                                     schema=text),
+                 f"Comparing {len(methods)} methods")
+
+
+def table_rows(result: ComparisonResult) -> pd.DataFrame:
+    """The summary as the page's table: one row per method and epsilon, DP or not (a
+    :data:`NOT_DP_BADGE` where not), the guarantee in words (:func:`privacy_label`), a column
+    per measure (mean; '± sd' columns beside the main ones; evaluated on the private data,
+    not released), the number of runs, then :data:`BELOW_GUESS` (the utility against the
+    constant guess, in words: :func:`core.evaluation.metrics.below_reference`), the ``reading`` of a
+    method that names one (CDP-LR: which CDP-LR it is) and the ledger's sentence with its caveats."""
+    s = result.summary()
+    eps_col = s["ledger_epsilon_mean"] if "ledger_epsilon_mean" in s else pd.Series(math.inf, index=s.index)
+    dlt_col = s["ledger_delta_mean"] if "ledger_delta_mean" in s else pd.Series(0.0, index=s.index)
+    out = pd.DataFrame({"method": s["method"], EPSILON_SETTING: s["epsilon"],
+                        "DP": s["is_dp"].map({True: "yes", False: NOT_DP_BADGE}),
+                        "guarantee": [privacy_label(bool(d), float(e), float(t), x) for d, e, t, x
+                                      in zip(s["is_dp"], eps_col, dlt_col, s["epsilon"])]})
+    majority = (result.references.get("utility") or {}).get("majority")
+    for col, name in (("utility", "utility"), ("ai_advantage", "attribute inference"),
+                      ("ai_member", "attribute inference (people in it)"),
+                      ("dcr_excess", "DCR excess"), ("mia_auc", "membership AUC"),
+                      ("tv_one_way", "TV one-way"), ("tv_two_way", "TV two-way"), ("mse", "MSE")):
+        if f"{col}_mean" in s:
+            out[name] = s[f"{col}_mean"].round(4)
+            if col in ("utility", "ai_advantage", "ai_member", "dcr_excess", "mia_auc"):
+                out[f"{name} sd"] = s[f"{col}_std"].round(4)
+
+    out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
+    if majority is not None and "utility_mean" in s:  # after the measures: the grid shows them first
+        out[BELOW_GUESS] = [below_reference(u, majority) or ("" if pd.isna(u) else
+                            f"above the constant guess ({majority:.3g})") for u in s["utility_mean"]]
+    caveats = s["caveats"] if "caveats" in s else pd.Series("", index=s.index)
+    if "reading" in s and s["reading"].fillna("").astype(str).str.len().any():
+        out["reading"] = s["reading"].fillna("").astype(str)
+    out["ledger"] = [_ledger_text(g, c) for g, c in zip(s["guarantee"], caveats)]
+    return out
+
+
+def reference_rows(result: ComparisonResult) -> pd.DataFrame:
+    """The references of every number (:meth:`ComparisonResult.reference_rows`), to 4 decimals."""
+    rows = result.reference_rows()
+    for col in ("raw table / non-private model", "control / constant guess"):
+        rows[col] = rows[col].astype(float).round(4)
+    return rows
+
+
+def below_guess(result: ComparisonResult) -> list[str]:
+    """One sentence per point whose utility is not above the constant guess (the majority
+    class of the held-out records), naming the point."""
+    majority = (result.references.get("utility") or {}).get("majority")
+    s = result.summary()
+    if majority is None or "utility_mean" not in s:
+        return []
+    out = []
+    for _, r in s.iterrows():
+        text = below_reference(r["utility_mean"], majority)
+        if text:
+            eps = "" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})"
+            out.append(f"{r['method']}{eps}: {text}")
+    return out
+
+
+def power_note(result: ComparisonResult, risk: str) -> str | None:
+    """The sentence saying that ``risk``'s attack has no power on this table, or None."""
+    from core.compare.run import NO_POWER
+
+    entry = result.references.get("risks", {}).get(risk)
+    if entry is None or entry["power"]:
+        return None
+    return f"The {NO_POWER[4:]}. {entry['sentence']} No method is recommended from this risk."
+
+
+def _ledger_text(guarantee: str, caveats: str | None) -> str:
+    text = str(guarantee)
+    if isinstance(caveats, str) and caveats.strip():
+        text += " Not covered or taken as public: " + caveats.strip()
+    return text
+
+
+def table_view(result: ComparisonResult) -> "pd.io.formats.style.Styler":
+    """:func:`table_rows` as the page shows it: a method that takes no epsilon shows a dash
+    in the epsilon setting column, not "None"; epsilons as written (0.5, 1, 2), measures to 4
+    decimals; a release that is not DP has its DP cell highlighted.
+
+    The grid draws every empty cell as "None" whatever its formatting, so the dash is the
+    display of an epsilon of infinity (no budget: no differential privacy), which keeps the
+    column numeric: sorted, such methods come after every finite epsilon."""
+    rows = table_rows(result)
+    rows[EPSILON_SETTING] = rows[EPSILON_SETTING].astype(float).fillna(math.inf)
+    return (rows.style.format(precision=4)
+            .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=[EPSILON_SETTING])
+            .map(lambda v: "color: #b00020; font-weight: bold" if v == NOT_DP_BADGE else "", subset=["DP"]))
+
+
+def method_rows(result: ComparisonResult) -> pd.DataFrame:
+    """What each compared method releases and guarantees, in words (one row per method):
+    DP or :data:`NOT_DP_BADGE`, the ledger's sentence and its caveats."""
+    first = result.runs.drop_duplicates("method")
+    caveats = first["caveats"] if "caveats" in first else pd.Series("", index=first.index)
+    return pd.DataFrame({
+        "method": first["method"],
+        "DP": first["is_dp"].map({True: "yes", False: NOT_DP_BADGE}),
+        "releases": [METHODS[m].description for m in first["method"]],
+        "guarantee": first["guarantee"],
+        "not covered or taken as public": caveats.fillna(""),
+    })
+
+
+def run_config(result: ComparisonResult, *, upload_name: str | None, risk: str) -> CompareConfig:
+    """The config that reruns ``result`` from the command line (the "save settings" file):
+    ``upload_name`` is the file name of an uploaded table (None for a sample or a public
+    dataset), which ``pux compare`` then needs as ``--csv PATH``."""
+    return config_from_result(result, dataset=None if upload_name is None else f"csv:{upload_name}", risk=risk)
+
+
+def report_html(result: ComparisonResult, config: CompareConfig, dataset: Dataset) -> bytes:
+    """The self-contained HTML report of ``result`` (dashboard.compare.report.build_report)."""
+    from dashboard.compare.report import build_report
+
+    return build_report(result, config=config, dataset=dataset).encode("utf-8")
+
+
+def summary_csv(result: ComparisonResult) -> bytes:
+    """The frontier's data: every measure's mean, sd and n per method and epsilon (CSV)."""
+    from dashboard.compare.report import summary_csv as text
+
+    return text(result).encode("utf-8")
+
+
+def runs_csv(result: ComparisonResult) -> bytes:
+    """Every release's measures, one row per run (CSV)."""
+    from dashboard.compare.report import runs_csv as text
+
+    return text(result).encode("utf-8")

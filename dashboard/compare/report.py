@@ -1,0 +1,390 @@
+"""The Compare report: one self-contained HTML page to hand over, and the CSV of its numbers.
+
+:func:`build_report` writes one HTML file that opens offline: plotly.js is embedded once,
+inline (no ``<script src>``, no web fonts, no style sheet links), the CSS is inline, and
+the config and the CSV files are embedded as ``data:`` download links. Its sections:
+
+1. title and creation time, and the note that the numbers are display measurements of
+   seeded releases, not a release;
+2. the takeaway sentence (:meth:`core.compare.run.ComparisonResult.takeaway`);
+3. the frontier (:func:`dashboard.compare.charts.frontier_chart` with the Pareto front) on
+   the config's axes, and for models their accuracy against the membership-inference AUC;
+4. the table of every measure per method and epsilon (mean ± sd over repetitions, n), with
+   the epsilon each release was asked for ("epsilon (setting)"), a "NOT DP" badge and the
+   guarantee in words (:func:`core.compare.run.privacy_label`: a release that is not DP never
+   shows its nominal epsilon as a guarantee), and the note that the measures are evaluated
+   on the private data, not released;
+5. per method: its description, whether it is DP (a "not differentially private" badge
+   where not), the ledger's sentence (per epsilon when it differs) with its caveats, its
+   wall time; the skipped methods with their reasons;
+6. the dataset: name, fingerprint, rows and columns (when the Dataset is given), label,
+   sensitive attributes;
+7. the public schema the comparison used: each column's kind, bounds or categories and
+   where they came from (an entry "read from data" makes the releases that use it not DP);
+8. every parameter and seed (``result.parameters``, the schema apart);
+9. package versions;
+10. the config as JSON, and how to rerun it: ``pux compare --config run.json --out report.html``.
+
+Every string a user supplied (dataset, file and column names) is HTML-escaped; no
+streamlit import here (the command line builds the same report).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import importlib.metadata
+import math
+import platform
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from core.compare.run import METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label
+from core.compare.config import CompareConfig
+from core.data import Dataset
+from core.data.export import guard_formulas
+from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
+from dashboard.shared.layout import for_export
+
+__all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
+
+#: Distributions whose versions the report lists (absent ones are said to be absent).
+PACKAGES = ("numpy", "pandas", "scikit-learn", "torch", "plotly", "streamlit", "privacy-utility-explorer")
+_STAT_COLUMNS = ("method", "kind", "epsilon", "is_dp", "guarantee")
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
+       max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { font-size: 1.25em; margin-top: 2em;
+       border-bottom: 1px solid #ddd; padding-bottom: 0.2em; } h3 { font-size: 1.05em; }
+.meta, .note { color: #555; font-size: 0.92em; }
+.takeaway { font-size: 1.15em; background: #f3f6fa; border-left: 4px solid #4c78a8; padding: 0.7em 1em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f5f5f5; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { overflow-x: auto; } pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+code { background: #f3f3f3; padding: 0 0.2em; }
+.notdp { color: #fff; background: #b00020; padding: 0.05em 0.4em; border-radius: 3px; font-weight: bold;
+         font-size: 0.85em; white-space: nowrap; }
+.dp { color: #fff; background: #2e7d32; padding: 0.05em 0.4em; border-radius: 3px; font-size: 0.85em; }
+"""
+
+
+# ----------------------------------------------------------------------------- CSV
+def _csv(frame: pd.DataFrame) -> str:
+    return guard_formulas(frame).to_csv(index=False)
+
+
+def summary_csv(result: ComparisonResult) -> str:
+    """CSV of :meth:`ComparisonResult.summary` (one row per method and epsilon), formulas guarded."""
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    return _csv(result.summary())
+
+
+def runs_csv(result: ComparisonResult) -> str:
+    """CSV of :attr:`ComparisonResult.runs` (one row per release), formulas guarded."""
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    return _csv(result.runs)
+
+
+# ----------------------------------------------------------------------------- pieces
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def package_versions() -> dict[str, str]:
+    """Python and :data:`PACKAGES` versions ("not installed" when absent)."""
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def _number(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if math.isfinite(value) else ("∞" if value > 0 else "-∞")
+    return str(value)
+
+
+def _table(header: Iterable[str], rows: Iterable[Iterable[str]], *, numeric: Iterable[int] = ()) -> str:
+    """An HTML table; ``header`` and cells are escaped here, ``numeric`` column indices right-aligned."""
+    nums = set(numeric)
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in nums else ""}>{_e(c)}</td>'
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _pairs(items: dict[str, Any]) -> str:
+    return _table(("name", "value"), ((k, v if isinstance(v, str) else _json_text(v)) for k, v in items.items()))
+
+
+def _json_text(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _download(text: str, *, filename: str, mime: str, words: str) -> str:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f'<a download="{_e(filename)}" href="data:{mime};base64,{data}">{_e(words)}</a>'
+
+
+def _figures_html(figures: list[tuple[str, go.Figure]]) -> list[str]:
+    """Each figure as a div; plotly.js is inlined with the first only."""
+    out = []
+    for i, (div_id, fig) in enumerate(figures):
+        out.append(pio.to_html(for_export(fig), full_html=False, include_plotlyjs=(i == 0), div_id=div_id,
+                               config={"displaylogo": False, "responsive": True}))
+    return out
+
+
+def _measure_columns(summary: pd.DataFrame) -> list[str]:
+    """Measures of the summary with at least one value, in the summary's order."""
+    out = []
+    for col in summary.columns:
+        if col.endswith("_mean") and summary[col].notna().any():
+            out.append(col[: -len("_mean")])
+    return out
+
+
+def _mean_sd(mean: Any, sd: Any) -> str:
+    """"0.71 ± 0.014"; the mean alone where the spread is undefined (an infinite epsilon)."""
+    if pd.isna(mean):
+        return ""
+    if pd.isna(sd) or not math.isfinite(float(mean)):
+        return _number(float(mean))
+    return f"{_number(float(mean))} ± {_number(float(sd))}"
+
+
+#: The nominal epsilon and delta are left out of the table: the guarantee column and the
+#: ledger epsilon (infinite for a release that is not DP) say what a release delivers.
+_FORMAL_MEASURES = ("nominal_epsilon", "nominal_delta")
+
+
+def _summary_table(summary: pd.DataFrame) -> str:
+    measures = [m for m in _measure_columns(summary) if m not in _FORMAL_MEASURES]
+    header = ["method", "epsilon (setting)", "DP", "guarantee", "n", *measures]
+    rows = []
+    for _, r in summary.iterrows():
+        n = max((int(r[f"{m}_n"]) for m in measures if pd.notna(r.get(f"{m}_n"))), default=0)
+        dp = bool(r["is_dp"])
+        guarantee = privacy_label(dp, float(r.get("ledger_epsilon_mean", math.inf)),
+                                  float(r.get("ledger_delta_mean", 0.0) or 0.0), r["epsilon"])
+        cells = [r["method"], _number(float(r["epsilon"])), "yes" if dp else NOT_DP_BADGE, guarantee, str(n)]
+        for m in measures:
+            mean, sd = r[f"{m}_mean"], r[f"{m}_std"]
+            cells.append(_mean_sd(mean, sd))
+        rows.append(cells)
+    return _table(header, rows, numeric=[1, *range(4, len(header))])
+
+
+def _guarantees(runs: pd.DataFrame, name: str) -> list[tuple[str, str, bool, str]]:
+    """(epsilon words, guarantee sentence, is DP, caveats) per distinct sentence of a method's runs."""
+    mine = runs[runs["method"] == name]
+    seen: dict[str, list] = {}
+    for _, r in mine.iterrows():
+        eps = "" if pd.isna(r["epsilon"]) else f"epsilon {float(r['epsilon']):g}"
+        caveats = r.get("caveats", "")
+        caveats = caveats if isinstance(caveats, str) else ""
+        entry = seen.setdefault(str(r["guarantee"]), [[], bool(r["is_dp"]), caveats])
+        if eps and eps not in entry[0]:
+            entry[0].append(eps)
+    return [(", ".join(e), g, dp, c) for g, (e, dp, c) in seen.items()]
+
+
+def _badge(is_dp: bool) -> str:
+    return '<span class="dp">DP</span>' if is_dp else '<span class="notdp">not differentially private</span>'
+
+
+def _method_section(result: ComparisonResult, name: str) -> str:
+    method = METHODS[name]
+    ran = result.runs[result.runs["method"] == name]
+    dp = bool(ran["is_dp"].all()) if len(ran) else method.dp
+    parts = [f"<h3>{_e(name)} {_badge(dp)}</h3>",
+             f"<p>{_e(method.description)}</p>",
+             f"<p>Releases {'a table' if method.kind == 'table' else 'a model'}; "
+             f"differentially private: <b>{'yes' if dp else 'no'}</b>"
+             + (f"; wall time {result.seconds[name]:.1f} s" if name in result.seconds else "") + ".</p>"]
+    if name in result.skipped:
+        parts.append(f"<p><b>Skipped:</b> {_e(result.skipped[name])}</p>")
+    for eps, sentence, is_dp, caveats in _guarantees(result.runs, name):
+        parts.append(f"<p><b>Guarantee{(' (' + _e(eps) + ')') if eps else ''}:</b> "
+                     + ("" if is_dp else _badge(False) + " ") + f"{_e(sentence)}</p>")
+        if caveats:
+            parts.append(f'<p class="note">Not covered or taken as public: {_e(caveats)}</p>')
+    return "\n".join(parts)
+
+
+def _schema_section(result: ComparisonResult) -> str:
+    """The public schema the comparison used, one row per column (every string escaped)."""
+    schema = result.schema
+    if schema is None:
+        return "<p>No public schema was recorded with this result.</p>"
+    rows = []
+    for c in schema.columns:
+        if c.kind == "numeric":
+            what = f"{c.lower:g} to {c.upper:g}" + (" (whole numbers)" if c.integer else "")
+        elif c.kind == "categorical":
+            cats = [str(v) for v in c.categories]
+            what = ", ".join(cats[:12]) + (f" and {len(cats) - 12} more" if len(cats) > 12 else "")
+        else:
+            what = "never used nor published"
+        role = "label" if c.name == schema.label else ("sensitive" if c.name in schema.sensitive else "")
+        rows.append((c.name, c.kind, role, what, c.source, c.note))
+    group = ("none declared: CDP-LR's guarantee covers one record" if schema.max_group_size is None
+             else f"{schema.max_group_size} records ({schema.max_group_source})")
+    return (f"<p>{_e(schema.describe())} Bounds, category lists and encoders of every method come from "
+            f"it, never from the records. Correlated group bound: {_e(group)}.</p>"
+            + _table(("column", "kind", "role", "bounds or categories", "source", "note"), rows))
+
+
+def _dataset_items(result: ComparisonResult, config: CompareConfig, dataset: Dataset | None) -> dict[str, Any]:
+    p = result.parameters
+    items: dict[str, Any] = {"dataset (config)": config.dataset, "name": p.get("dataset"),
+                             "fingerprint": p.get("fingerprint")}
+    if dataset is not None:
+        items["rows"] = str(dataset.n_rows)
+        items["columns"] = ", ".join(map(str, dataset.frame.columns))
+    items["rows compared (max_rows)"] = "all" if p.get("max_rows") is None else str(p["max_rows"])
+    items["label"] = "none" if p.get("label") is None else str(p["label"])
+    items["sensitive"] = ", ".join(map(str, p.get("sensitive", []))) or "none"
+    return items
+
+
+def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[str, go.Figure]]:
+    summary = result.summary()
+    if summary.empty:
+        return []
+    words = {m: MEASURE_WORDS.get(m, m) for m in (config.utility, config.risk)}
+    words = {k: _e(v) for k, v in words.items()}  # a risk may carry a column name
+    figs = [("frontier", frontier_chart(summary, result.pareto_front(utility=config.utility, risk=config.risk),
+                                        utility=config.utility, risk=config.risk, words=words,
+                                        references=result.references))]
+    models = summary[summary["kind"] == "model"]
+    if config.risk not in ("mia_auc", "mia_advantage") and len(models) and models["mia_auc_mean"].notna().any():
+        figs.append(("frontier-models", frontier_chart(
+            models, None, utility="utility", risk="mia_auc",
+            title="Models: accuracy against membership-inference AUC", references=result.references)))
+    return figs
+
+
+def _references_section(result: ComparisonResult, risk: str) -> str:
+    """The references of every number, the no-power sentence of the frontier's risk, and the
+    points whose utility is not above the constant guess (every string escaped)."""
+    from core.compare.run import NO_POWER
+    from core.evaluation.metrics import below_reference
+
+    refs = result.reference_rows()
+    if refs.empty:
+        return "<p>No reference was measured with this result.</p>"
+    parts = ['<p class="note">The utility beside the constant guess (the majority class of the held-out '
+             "records) and the non-private model; each risk beside the raw table (no protection) and its "
+             "control, with 95% intervals. An attack that does not separate the raw table from its control has "
+             "no power on this table, and nothing is recommended from it.</p>"]
+    entry = result.references.get("risks", {}).get(risk)
+    if entry is not None and not entry["power"]:
+        parts.append(f'<p class="takeaway">The {_e(NO_POWER[4:])} for the frontier\'s risk. '
+                     f'{_e(entry["sentence"])}</p>')
+    majority = (result.references.get("utility") or {}).get("majority")
+    if majority is not None:
+        summary = result.summary()
+        below = [f"{r['method']}" + ("" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})")
+                 + f": {below_reference(r['utility_mean'], majority)}" for _, r in summary.iterrows()
+                 if "utility_mean" in r and below_reference(r["utility_mean"], majority)]
+        if below:
+            parts.append("<p><b>Below the constant guess:</b> " + _e(" ".join(below)) + "</p>")
+    rows = [[r["measure"], _number(float(r["raw table / non-private model"])), r["interval"],
+             _number(float(r["control / constant guess"])), r["control interval"], r["attack has power"],
+             r["reading"]] for _, r in refs.iterrows()]
+    parts.append(_table(list(refs.columns), rows, numeric=[1, 3]))
+    return "\n".join(parts)
+
+
+# ----------------------------------------------------------------------------- report
+def build_report(result: ComparisonResult, *, config: CompareConfig, created: str | None = None,
+                 dataset: Dataset | None = None) -> str:
+    """One self-contained HTML page of a comparison (see the module docstring for its sections).
+
+    Parameters
+    ----------
+    result : ComparisonResult
+    config : CompareConfig
+        What ran (its JSON is embedded so a reader can rerun it); its ``utility`` and
+        ``risk`` are the frontier's axes.
+    created : str, optional
+        The creation time shown (default now, UTC, ISO 8601 to the second); pass a fixed
+        one for a byte-identical report.
+    dataset : Dataset, optional
+        The compared dataset, for its row count and columns.
+
+    Returns
+    -------
+    str
+        A complete HTML document; it loads nothing from the network.
+    """
+    if not isinstance(result, ComparisonResult):
+        raise TypeError(f"result must be a ComparisonResult, got {type(result).__name__}.")
+    if not isinstance(config, CompareConfig):
+        raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
+    if created is None:
+        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    summary = result.summary()
+    title = f"Privacy-utility comparison: {result.parameters.get('dataset', config.dataset)}"
+    takeaway = (result.takeaway(utility=config.utility, risk=config.risk) if not summary.empty
+                else "No method produced a release, so there is nothing to compare.")
+    figures = _figures_html(_frontiers(result, config))
+    names = list(dict.fromkeys([*result.parameters.get("methods", []), *result.skipped]))
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="meta">Created {_e(created)} by the privacy-utility explorer '
+        f"(<code>pux compare</code>).</p>",
+        '<p class="note">These numbers are display measurements of seeded releases: nothing in this '
+        "report is itself a private release, and anyone with the config can regenerate every release "
+        "it measures.</p>",
+        "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
+        "<h2>Frontier</h2>", *figures,
+        "<h2>References</h2>", _references_section(result, config.risk),
+        "<h2>Every measure</h2>",
+        f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
+        "asked for; the guarantee column says what it delivers (a release marked "
+        f"{_e(NOT_DP_BADGE)} has none, whatever epsilon it names).</p>",
+        '<p class="note">Mean ± standard deviation over the repetitions (n); empty cells do not apply '
+        "to that kind of release. " + _download(summary_csv(result), filename="compare_summary.csv",
+                                               mime="text/csv", words="Summary as CSV") + " · "
+        + _download(runs_csv(result), filename="compare_runs.csv", mime="text/csv",
+                    words="Every release as CSV") + "</p>",
+        _summary_table(summary) if not summary.empty else "<p>No runs.</p>",
+        "<h2>Methods, ledgers and guarantees</h2>",
+        *(_method_section(result, n) for n in names if n in METHODS),
+        "<h2>Dataset</h2>", _pairs(_dataset_items(result, config, dataset)),
+        "<h2>Public schema</h2>", _schema_section(result),
+        "<h2>Parameters and seed</h2>", _pairs({k: v for k, v in result.parameters.items() if k != "schema"}),
+        "<h2>Package versions</h2>", _pairs(package_versions()),
+        "<h2>Config: rerun this comparison</h2>",
+        "<p>Save the config below as <code>run.json</code> and run "
+        "<code>pux compare --config run.json --out report.html</code> (add <code>--data-dir DIR</code> "
+        "for a public dataset, <code>--csv PATH</code> for an uploaded CSV): the same config and seed "
+        "give the same numbers. "
+        + _download(config.to_json(), filename="run.json", mime="application/json", words="Download run.json")
+        + "</p>",
+        f"<pre>{_e(config.to_json())}</pre>",
+    ]
+    return html_document(title, body)
+
+
+def html_document(title: str, body: Iterable[str], *, css: str = "") -> str:
+    """A complete offline HTML page: ``title`` (escaped here), the report's inline style
+    (and ``css``), and the already-escaped ``body`` parts one per line."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{_e(title)}</title>\n<style>{_CSS}{css}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")

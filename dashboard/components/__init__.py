@@ -1,1 +1,0 @@
-"""Widgets shared by several pages (built on ``dashboard.cached`` and ``dashboard.charts``)."""

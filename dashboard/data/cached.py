@@ -1,0 +1,121 @@
+"""Dataset loading for the Data page and the defaults of the other pages.
+
+- Samples: ``st.cache_data`` (small, synthetic).
+- Public data (Adult, NLTCS): ``st.cache_resource``: read and validated once per server,
+  shared read-only (a :class:`Dataset` is immutable), no copy per rerun. The data
+  directory comes from the operator (``PUX_DATA_DIR`` / ``pux dashboard --data-dir``),
+  never from a viewer.
+- Uploads: not cached across sessions. :func:`parse_upload` is plain; the Data page keeps
+  the one parsed upload of a session in ``st.session_state`` (so it is parsed once, and
+  freed when the session ends or another file replaces it).
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from core.data import (
+    Dataset, available_public, export_frame, load_adult, load_csv, load_nltcs, load_sample,
+    resolve_data_dir,
+)
+from core.data.export import to_csv_bytes
+from dashboard.shared.cache import HASH_FUNCS, TTL
+
+if TYPE_CHECKING:
+    from core.privacy.schema import PublicSchema
+
+
+@st.cache_data(max_entries=4, ttl=TTL, show_spinner="Loading the sample...")
+def sample_dataset(name: str) -> Dataset:
+    """A built-in synthetic sample."""
+    return load_sample(name)
+
+
+#: bytes per second an upload is read at on this server: 12 MB/s measured on 2 cores (a
+#: 47 MB table in 3.8 s), then the last read's speed; for the page's time-left estimate
+_READ_SPEED = [12e6]
+
+
+def expected_read_seconds(n_bytes: int) -> float:
+    """About how long reading an upload of ``n_bytes`` takes here (from the last read)."""
+    return n_bytes / _READ_SPEED[0]
+
+
+def parse_upload(content: bytes, filename: str, max_rows: int | None = None) -> Dataset:
+    """A dataset parsed from uploaded bytes (validated; raises DataError). Not cached:
+    the page stores the result in the session."""
+    name = filename.rsplit(".", 1)[0] or "upload"
+    start = time.perf_counter()
+    dataset = load_csv(content, max_rows=max_rows, name=name)
+    seconds = time.perf_counter() - start
+    if len(content) > 1e6 and seconds > 0.1 and max_rows is None:  # big enough to measure
+        _READ_SPEED[0] = len(content) / seconds
+    return dataset
+
+
+def public_available() -> dict[str, bool]:
+    """Which public datasets the operator provided (``PUX_DATA_DIR``)."""
+    return available_public(None)
+
+
+def public_dataset(name: str) -> Dataset:
+    """Adult or NLTCS from the operator's data directory (raises DataError)."""
+    root = resolve_data_dir(None)
+    return _public_dataset(name, None if root is None else str(root))
+
+
+@st.cache_resource(max_entries=4, ttl=TTL, show_spinner="Reading the public dataset...")
+def _public_dataset(name: str, data_dir: str | None) -> Dataset:
+    loader = {"adult": load_adult, "nltcs": load_nltcs}[name]
+    return loader(data_dir)
+
+
+def csv_bytes(dataset: Dataset) -> bytes:
+    """The dataset as formula-guarded CSV bytes (integer columns written as integers).
+    Not cached: the Data page keeps an upload's bytes in its session only."""
+    return to_csv_bytes(export_frame(dataset.frame))
+
+
+@st.cache_data(max_entries=4, ttl=TTL, show_spinner=False, hash_funcs=HASH_FUNCS)
+def csv_download(dataset: Dataset) -> bytes:
+    """:func:`csv_bytes`, cached (samples and public data, shared by every session)."""
+    return csv_bytes(dataset)
+
+
+# --------------------------------------------------------------------------- public schemas
+
+#: the largest schema file the Data page reads (a schema of 200 columns is far smaller)
+MAX_SCHEMA_BYTES = 2_000_000
+
+
+def parse_schema(content: bytes) -> "PublicSchema":
+    """A public schema from an uploaded JSON file (validated; ValueError in one sentence).
+    Not cached: the Data page applies it once per file."""
+    from core.privacy.schema import PublicSchema
+
+    if len(content) > MAX_SCHEMA_BYTES:
+        raise ValueError(f"The schema file is larger than {MAX_SCHEMA_BYTES // 1_000_000} MB; "
+                         "a schema lists columns, not rows.")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("The schema file is not UTF-8 text.") from None
+    return PublicSchema.from_json(text)
+
+
+def schema_json(schema: "PublicSchema") -> bytes:
+    """The schema as the JSON file the Data page offers."""
+    return (schema.to_json() + "\n").encode()
+
+
+def estimate_public_schema(dataset: Dataset, schema: "PublicSchema", *, epsilon: float,
+                           columns: list[str], ranges: dict | None = None,
+                           progress=None) -> "PublicSchema":
+    """:func:`core.privacy.schema_estimate.estimate_schema` with fresh entropy (never cached:
+    each estimate is a new spend, drawn once and kept in the session by the caller)."""
+    from core.privacy.schema_estimate import estimate_schema
+
+    return estimate_schema(dataset, epsilon=epsilon, columns=columns, schema=schema, ranges=ranges,
+                           random_state=None, progress=progress)

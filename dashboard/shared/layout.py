@@ -1,0 +1,319 @@
+"""Chart text that fits and stays text: two pure functions applied to every plotly figure.
+
+:func:`tidy` lays a figure's text out so that nothing overlaps or is clipped: the title above
+the plot (wrapped, with room reserved under it for the subtitle and subplot titles), axes that
+push the margins for their labels (long axis titles wrapped), the legend beside the plot
+(where it covers neither the title nor an axis), and long category labels shortened on the
+axis with the full text kept in the hover.
+
+:func:`inert` makes the data a user brings (category values, names, hover text) plain text:
+plotly reads a few HTML tags in any string it draws, so ``<a href=...>`` in a category would
+be a live link and ``<b>`` bold. It escapes &, < and > in the data strings of the figure;
+titles, annotations and templates are ours and keep their ``<br>``.
+
+Both return a new figure and leave the one passed in as it is;
+:func:`dashboard.shared.chart_data.show_chart` applies them to every chart drawn, and the
+exported reports call :func:`for_export` (both at once).
+"""
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = ["tidy", "inert", "for_export", "escape", "shorten", "wrap",
+           "LABEL_CHARS", "LEGEND_CHARS", "ASSUMED_WIDTH"]
+
+#: a category label longer than this is shortened on its axis (the hover keeps it whole)
+LABEL_CHARS = 22
+#: axes with more categories than this keep plotly's own labels (it shows only some)
+_MAX_CATEGORIES = 200
+#: a legend entry longer than this is wrapped onto more lines
+LEGEND_CHARS = 40
+#: the narrowest width (pixels) a chart is assumed to get: half a page at 1280 px
+ASSUMED_WIDTH = 520
+#: average width of a character as a share of the font size (bold titles included)
+_CHAR = 0.48
+#: plotly's default font sizes: text, title
+_FONT, _TITLE = 12, 17
+
+#: entities already written stay as they are, so escaping twice changes nothing
+_AMP = re.compile(r"&(?!(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);)")
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_ESCAPED_BR = re.compile(r"&lt;br\s*/?&gt;", re.IGNORECASE)
+
+#: trace fields that carry data (strings a user may have typed or uploaded), and the group
+#: names plotly derives from them (escaped alike, so traces still group together)
+_TRACE_KEYS = ("x", "y", "z", "text", "hovertext", "labels", "ids", "parents", "customdata", "name",
+               "locations", "a", "b", "r", "theta", "legendgroup", "offsetgroup", "alignmentgroup")
+_DATA_KEYS = frozenset(_TRACE_KEYS)
+#: axis fields that carry category values
+_AXIS_KEYS = ("ticktext", "tickvals", "categoryarray")
+
+
+# ---------------------------------------------------------------- inert
+
+def escape(value: str) -> str:
+    """``value`` with &, < and > written as entities (``&amp;``, ``&lt;``, ``&gt;``); an
+    entity already written (``&amp;``, ``&#38;``) is kept, so escaping twice is escaping once."""
+    return _AMP.sub("&amp;", str(value)).replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _escape_data(value: str) -> str:
+    """:func:`escape`, except a line break (``<br>``): harmless, and the dashboard's hover
+    texts break their lines with it."""
+    if not ("<" in value or ">" in value or "&" in value):
+        return value
+    return _ESCAPED_BR.sub("<br>", escape(value))
+
+
+def _escape_any(value: Any) -> Any:
+    """Strings escaped wherever they sit in lists, tuples, dicts and object arrays; numbers,
+    dates and numeric arrays as they are."""
+    if isinstance(value, str):
+        return _escape_data(value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "OUS":
+            return np.array([_escape_any(v) for v in value.ravel().tolist()], dtype=object).reshape(value.shape)
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_escape_any(v) for v in value]
+    if isinstance(value, dict):
+        return {k: (_escape_any(v) if k in _DATA_KEYS else v) for k, v in value.items()}
+    return value
+
+
+def inert(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` whose data strings draw as the text they are, never as markup.
+
+    Escapes &, < and > in what traces carry (x, y, text, hovertext, labels, ids, parents,
+    customdata, trace names, table cells, dimension labels; a line break ``<br>`` stays one:
+    it can neither link nor style), in the category values of the
+    axes (``ticktext``, ``tickvals``, ``categoryarray``) and in the string positions of
+    annotations and shapes (so they still meet their category). Titles, annotation texts and
+    hover templates are the dashboard's own (user values in them go through
+    :func:`dashboard.shared.charts.plotly_text`) and keep their ``<br>``.
+
+    Raises
+    ------
+    TypeError
+        When ``fig`` is not a plotly Figure.
+    """
+    _check(fig)
+    out = go.Figure(fig)
+    for trace in out.data:
+        for key in _TRACE_KEYS:
+            if key in trace and trace[key] is not None:
+                trace[key] = _escape_any(trace[key])
+        for part in ("header", "cells"):  # tables
+            if part in trace and trace[part] is not None and trace[part].values is not None:
+                trace[part].values = _escape_any(trace[part].values)
+        if "dimensions" in trace and trace.dimensions:  # splom, parcoords, parcats
+            for dim in trace.dimensions:
+                for key in ("label", "values", "ticktext"):
+                    if key in dim and isinstance(dim[key], (str, tuple, list, np.ndarray)):
+                        dim[key] = _escape_any(dim[key])
+    for axis in _axes(out, "x") + _axes(out, "y"):
+        for field in _AXIS_KEYS:
+            if axis[field] is not None:
+                axis[field] = _escape_any(axis[field])
+    for group in ("annotations", "shapes", "images"):
+        for item in out.layout[group] or ():
+            for field in ("x", "y", "x0", "x1", "y0", "y1"):
+                if field in item and isinstance(item[field], str):
+                    item[field] = _escape_data(item[field])
+    return out
+
+
+# ---------------------------------------------------------------- tidy
+
+def wrap(text: str, chars: int) -> str:
+    """``text`` with ``<br>`` between words so that no line is longer than ``chars``
+    characters (an entity counts as one); breaks already there are kept."""
+    lines = []
+    for part in _BR.split(str(text)):
+        plain = html.unescape(part)
+        if len(plain) <= chars:
+            lines.append(part)
+            continue
+        # entities hold no spaces, so splitting the written text on spaces never cuts one
+        words, line, width = part.split(" "), [], 0
+        for word in words:
+            w = len(html.unescape(word))
+            if line and width + 1 + w > chars:
+                lines.append(" ".join(line))
+                line, width = [word], w
+            else:
+                line.append(word)
+                width += w + (1 if len(line) > 1 else 0)
+        lines.append(" ".join(line))
+    return "<br>".join(lines)
+
+
+def shorten(text: str, chars: int = LABEL_CHARS) -> str:
+    """``text`` cut to ``chars`` characters with an ellipsis (entities count as one and are
+    never cut)."""
+    plain = html.unescape(str(text))
+    if len(plain) <= chars:
+        return str(text)
+    return escape(plain[: max(chars - 1, 1)].rstrip()) + "…"
+
+
+def _lines(text: str | None) -> int:
+    return len(_BR.split(text)) if text else 0
+
+
+def _size(font: Any, default: float) -> float:
+    size = getattr(font, "size", None) if font is not None else None
+    return float(size) if size else float(default)
+
+
+def tidy(fig: go.Figure, *, width: int = ASSUMED_WIDTH) -> go.Figure:
+    """A copy of ``fig`` whose text fits: no label over another, none cut by the chart's edge.
+
+    - the title (and subtitle) wrapped to ``width`` pixels, above the plot, pushing the top
+      margin for itself (plotly's title ``automargin``) and, through its bottom padding, for
+      the subtitle and the subplot titles under it;
+    - every axis pushes the margins for its tick labels and title (``automargin``); a long
+      axis title is wrapped to the length of its side;
+    - the legend (when shown) beside the plot, top-aligned: it covers neither the title above
+      nor the axes, and long entries are wrapped;
+    - category labels longer than :data:`LABEL_CHARS` shortened on their axis (``ticktext``),
+      the full value still in the hover;
+    - subplot titles side by side wrapped to their share of the width; a note hung under the
+      plot (``yref='paper'``, ``y=0``, ``yanchor='top'``) lifted inside it, off the tick labels.
+
+    Parameters
+    ----------
+    fig : plotly Figure
+    width : int, default :data:`ASSUMED_WIDTH`
+        The narrowest width in pixels the chart may be drawn at; titles wrap to it.
+
+    Raises
+    ------
+    TypeError
+        When ``fig`` is not a plotly Figure.
+    ValueError
+        When ``width`` is not positive.
+    """
+    _check(fig)
+    if isinstance(width, bool) or not isinstance(width, (int, float)):
+        raise TypeError(f"width must be a number of pixels, got {type(width).__name__}.")
+    if width <= 0:
+        raise ValueError(f"width must be positive (pixels), got {width}.")
+    out = go.Figure(fig)
+    layout = out.layout
+    base = _size(layout.font, _FONT)
+    margin = layout.margin
+    # ---- title: above the plot, wrapped; it pushes the top margin for itself (and, with its
+    # bottom padding, for the subplot titles under it)
+    heads = [a for a in layout.annotations or ()
+             if a.yref == "paper" and a.y is not None and a.y >= 0.999 and a.yanchor == "bottom"]
+    for a in layout.annotations or ():  # a note hung under the plot would sit on the x tick labels:
+        if a.yref == "paper" and a.y is not None and a.y <= 0.001 and a.yanchor == "top":  # lift it inside
+            a.update(y=0.0, yanchor="bottom")
+    for a in heads:  # subplot titles side by side share the width
+        beside = sum(1 for b in heads if abs(b.y - a.y) < 1e-6)
+        if a.text and a.xref == "paper":
+            a.text = wrap(a.text, max(int(0.9 * width / beside / (_CHAR * _size(a.font, base + 4))), 10))
+    head = max((_lines(a.text) * _size(a.font, base + 4) * 1.3 for a in heads), default=0.0)
+    title = layout.title
+    if title.text:
+        size = _size(title.font, base * _TITLE / _FONT)
+        updates = dict(text=wrap(title.text, max(int(width / (_CHAR * size)), 12)), x=0.0, xanchor="left",
+                       xref="container", y=1.0, yanchor="bottom", yref="paper", automargin=True,
+                       pad=dict(t=6, l=10, r=10, b=int(head + 8)))
+        sub = getattr(title, "subtitle", None)
+        sub_text = getattr(sub, "text", None) if sub is not None else None
+        if sub_text:  # drawn under the title: the title's padding makes room for it too
+            sub_size = _size(getattr(sub, "font", None), base)
+            sub_wrapped = wrap(sub_text, max(int(width / (_CHAR * sub_size)), 12))
+            updates["subtitle"] = dict(text=sub_wrapped)
+            head += _lines(sub_wrapped) * sub_size * 1.3 + 6
+            updates["pad"]["b"] = int(head + 8)
+        out.update_layout(title=updates, margin=dict(t=10))
+        top = 10 + 1.3 * size * _lines(updates["text"]) + head + 20
+    else:
+        top = max(float(margin.t or 0), head + 16, 20.0)
+        out.update_layout(margin=dict(t=int(top)))
+    out.update_layout(margin=dict(l=max(margin.l or 0, 10), r=max(margin.r or 0, 10), b=max(margin.b or 0, 10)))
+    # ---- axes: labels push the margins; long titles wrap
+    height = float(layout.height or 450)
+    for kind, side in (("x", width), ("y", height - top - (out.layout.margin.b or 0) - 40)):
+        for axis in _axes(out, kind):
+            axis.automargin = True
+            if axis.title.text:
+                lo, hi = axis.domain or (0.0, 1.0)
+                tsize = _size(axis.title.font, base)
+                chars = int(0.85 * max(side, 60) * (hi - lo) / (_CHAR * tsize))
+                axis.title.text = wrap(axis.title.text, max(chars, 10))
+    _shorten_categories(out)
+    # ---- legend: beside the plot, top-aligned, entries wrapped
+    if _has_legend(out):
+        out.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", xref="paper", y=1.0,
+                                      yanchor="top", yref="paper"))
+        for trace in out.data:
+            name = getattr(trace, "name", None)
+            if isinstance(name, str) and len(html.unescape(name)) > LEGEND_CHARS and "<br>" not in name:
+                trace.name = wrap(name, LEGEND_CHARS)
+    return out
+
+
+def for_export(fig: go.Figure) -> go.Figure:
+    """``fig`` as an exported report draws it: :func:`inert`, then :func:`tidy`."""
+    return tidy(inert(fig))
+
+
+def _axes(fig: go.Figure, kind: str):
+    found = []
+    fig.for_each_xaxis(found.append) if kind == "x" else fig.for_each_yaxis(found.append)
+    return found
+
+
+def _is_axis(key: str) -> bool:
+    return re.fullmatch(r"[xy]axis[0-9]*", key) is not None
+
+
+def _has_legend(fig: go.Figure) -> bool:
+    if fig.layout.showlegend is False:
+        return False
+    shown = [t for t in fig.data if getattr(t, "showlegend", None) is not False and getattr(t, "name", None)]
+    return len(shown) >= (1 if fig.layout.showlegend else 2)
+
+
+def _shorten_categories(fig: go.Figure) -> None:
+    """Axes that draw text categories longer than :data:`LABEL_CHARS`: their labels shortened
+    (``tickvals`` the values, ``ticktext`` the short text); the hover still shows the value."""
+    values: dict[str, dict[str, None]] = {}  # axis -> its categories, in order, once each
+    for trace in fig.data:
+        if getattr(trace, "type", None) not in ("bar", "scatter", "box", "violin", "heatmap", "histogram",
+                                                  "scattergl", "funnel", "waterfall"):
+            continue
+        for kind in ("x", "y"):
+            data = getattr(trace, kind, None)
+            if data is None:
+                continue
+            ref = getattr(trace, f"{kind}axis", None) or kind
+            name = f"{kind}axis{ref[1:]}"
+            seq = list(data) if not isinstance(data, str) else [data]
+            if seq and all(isinstance(v, str) for v in seq):
+                values.setdefault(name, {}).update(dict.fromkeys(seq))
+    for name, found in values.items():
+        cats = list(found)
+        axis = fig.layout[name]
+        if axis is None or axis.ticktext is not None or axis.tickvals is not None:
+            continue
+        if axis.type not in (None, "-", "category", "multicategory"):
+            continue
+        if len(cats) > _MAX_CATEGORIES or not any(len(html.unescape(c)) > LABEL_CHARS for c in cats):
+            continue  # (so many categories that plotly thins their labels: left to it)
+        axis.update(tickmode="array", tickvals=cats, ticktext=[shorten(c) for c in cats])
+
+
+def _check(fig: Any) -> None:
+    if not isinstance(fig, go.Figure):
+        raise TypeError(f"fig must be a plotly Figure, got {type(fig).__name__}.")

@@ -1,0 +1,86 @@
+"""The Compare page in AppTest: a small comparison on the census sample."""
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import assert_clean, finish_sweeps
+
+#: quick methods (no generator training): the page's wiring, not the methods, is tested here
+FAST = ["Raw table", "kRR", "MDAV", "CDP-LR", "Logistic regression (non-private)"]
+
+
+@pytest.fixture
+def compared(open_page):
+    at = open_page("compare", timeout=300)
+    at.multiselect(key="cmp_methods").set_value(FAST).run()
+    at.multiselect(key="cmp_eps").set_value(["1"]).run()
+    at.number_input(key="cmp_reps").set_value(1).run()
+    at.number_input(key="cmp_rows").set_value(600).run()
+    return finish_sweeps(at)
+
+
+def _jobs(at):
+    return at.session_state["pux_sweep_jobs"] if "pux_sweep_jobs" in at.session_state else {}
+
+
+def test_page_draws_the_frontier_the_table_and_the_takeaway(compared):
+    at = compared
+    assert_clean(at)
+    assert any(c.value.startswith("Every method releases the same training part") for c in at.caption)
+    takeaway = at.info[0].value
+    assert "keeps the most utility" in takeaway or "No method" in takeaway or "No recommendation" in takeaway
+    table = at.dataframe[0].value
+    assert set(FAST) == set(table["method"])
+    assert {"utility", "attribute inference", "DCR excess", "membership AUC"} <= set(table.columns)
+    # honest wording: a badge and the ledger sentence per release, the measures read the private data
+    rows = table.set_index("method")
+    assert rows.loc["Raw table", "DP"] == "NOT DP" and rows.loc["CDP-LR", "DP"] == "yes"
+    assert rows.loc["kRR", "guarantee"].startswith("not differentially private (epsilon 1 is nominal)")
+    assert rows.loc["kRR", "ledger"].startswith("Not differentially private")
+    assert any("evaluated on your private data" in c.value for c in at.caption)
+    assert any("Not differentially private" in w.value and "Raw table" in w.value for w in at.warning)
+    assert any("CDP" in s.value and "differentially private" in s.value for s in at.success)
+
+
+def test_moving_the_risk_axis_recomputes_nothing(compared):
+    at = compared
+    before = {k: id(j) for k, j in _jobs(at).items()}
+    at.selectbox(key="cmp_risk").set_value("mia_auc").run()
+    assert_clean(at)
+    assert {k: id(j) for k, j in _jobs(at).items()} == before
+    assert not any(j.running for j in _jobs(at).values())
+    assert "membership" in at.info[0].value.lower() or "No method" in at.info[0].value
+    # every risk is read against the raw table and its control (the references table)
+    refs = at.dataframe[1].value
+    assert {"measure", "raw table / non-private model", "control / constant guess", "attack has power"} <= set(
+        refs.columns)
+
+
+def test_without_methods_the_page_asks_for_one(open_page):
+    at = open_page("compare", timeout=120)
+    at.multiselect(key="cmp_methods").set_value([]).run()
+    assert_clean(at)
+    assert any("Tick at least one method" in i.value for i in at.info)
+
+
+def test_the_saved_settings_rerun_the_same_numbers_from_the_command_line(compared, tmp_path):
+    """The page's run.json through `pux compare` gives the page's runs, and a report."""
+    import json
+
+    import pandas as pd
+
+    from core.cli import main
+    from dashboard.compare import cached
+
+    result = _jobs(compared)["cmp_run"].result
+    config = cached.run_config(result, upload_name=None, risk="ai_advantage")
+    (tmp_path / "run.json").write_text(config.to_json())
+    code = main(["compare", "--config", str(tmp_path / "run.json"), "--out", str(tmp_path / "report.html"),
+                 "--json", str(tmp_path / "result.json")])
+    assert code == 0
+    cli_runs = pd.DataFrame(json.loads((tmp_path / "result.json").read_text())["runs"])
+    page_runs = pd.DataFrame(result.to_dict()["runs"])
+    pd.testing.assert_frame_equal(cli_runs, page_runs)
+    html = (tmp_path / "report.html").read_text()
+    assert result.takeaway(risk="ai_advantage").split(":")[0] in html
+    assert config.fingerprint in html
