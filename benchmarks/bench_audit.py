@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.timing import best_of
-from core.audit.auditor import audit, replace_pair
+from core.audit.auditor import audit
+from core.audit.pairs import replace_pair
 from core.cdp.logistic import CDPLogisticRegression
 from core.privacy.mechanisms import laplace
 

@@ -7,7 +7,7 @@ every epsilon. This measures test accuracy (5 seeds) at eps 0.1 .. 10 for
   (:func:`core.cdp.baselines.model_matrix`: one-hot categoricals + standardised numerics,
   every attribute; no row normalisation), Adult without missing rows, stratified 75/25
   split; the old presets, the automatic schedule (``epochs="auto"``,
-  ``learning_rate="auto"``: :func:`core.cdp.logistic.auto_schedule`) and a grid of epochs x
+  ``learning_rate="auto"``: :func:`core.cdp.schedule.auto_schedule`) and a grid of epochs x
   learning rates (plain gradient descent);
 * the page's Proposed scheme (DC-FBFS + CS, :func:`core.cdp.baselines.prepare_schemes` on
   a 5,000-row sample, as the page's default "Rows used", 80/20 split), old and new presets;
@@ -23,7 +23,8 @@ from sklearn.model_selection import train_test_split
 
 from benchmarks.timing import adult_or_supplier
 from core.cdp.baselines import fit_scheme, model_matrix, prepare_schemes
-from core.cdp.logistic import PRESETS, CDPLogisticRegression
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.schedule import PRESETS
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: the presets as they were before the automatic schedule

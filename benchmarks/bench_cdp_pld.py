@@ -7,7 +7,7 @@ accountant composing all E epochs (sigma grows like sqrt(E)). This measures test
 (3 seeds) at epsilon 0.1, 0.5, 1, 2, delta 1e-5, ordinary DP (sensitivity 1), on the
 project's matrix (:func:`core.cdp.baselines.model_matrix`), Adult without missing rows,
 stratified 75/25 split, with the default automatic schedule (``epochs="auto"``,
-``learning_rate="auto"``: :func:`core.cdp.logistic.auto_schedule`), plus method 7 with the
+``learning_rate="auto"``: :func:`core.cdp.schedule.auto_schedule`), plus method 7 with the
 epochs of the paper methods' rule times 1, 2, 4, 8 (same automatic step and momentum): each
 epoch costs it less, so more pay; its automatic schedule takes 4 times the paper methods'. Also reported: each method's per-epoch sigma on the mean gradient and
 the ledger's (epsilon, delta). Without the Adult files the supplier sample stands in (noted).
@@ -21,7 +21,8 @@ from sklearn.model_selection import train_test_split
 
 from benchmarks.timing import adult_or_supplier
 from core.cdp.baselines import model_matrix
-from core.cdp.logistic import CDPLogisticRegression, auto_schedule
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.schedule import auto_schedule
 from core.cdp.noise_placement import NOISE_PLACEMENTS, Calibration
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0)

@@ -35,6 +35,7 @@ import numpy as np
 
 from core.runtime import compute
 from core.correlation import records
+from core.correlation.kernel import _default_block, _prepare
 from core.correlation.records import correlated_sensitivity
 
 THRESHOLD = 0.8
@@ -83,7 +84,7 @@ def _blocks(n: int, block: int) -> int:
 def _per_block_seconds(X: np.ndarray, measure: str, block: int, samples: int) -> tuple[float, int]:
     """Seconds per block pair on one thread: :func:`records._stripe_sums` over ``samples``
     block rows spread over the triangle (long and short rows alike)."""
-    kernel, n, block = records._prepare(X, measure, THRESHOLD, block)
+    kernel, n, block = _prepare(X, measure, THRESHOLD, block)
     n_rows = math.ceil(n / block)
     picked = sorted({int(r) for r in np.linspace(0, n_rows - 1, samples)})
     with records.blas_limit(1):
@@ -105,7 +106,7 @@ def run(*, quick: bool = False) -> dict:
 
     n = 20_000 if quick else 200_000
     X = np.random.default_rng(0).normal(size=(n, COLUMNS))
-    block = records._default_block(n)
+    block = _default_block(n)
     out: dict = {
         "rows": n, "columns": COLUMNS, "threshold": THRESHOLD, "block_rows": block,
         "blocks": _blocks(n, block), "cpu_count": os.cpu_count(),
@@ -149,7 +150,7 @@ def run(*, quick: bool = False) -> dict:
         t0 = time.perf_counter()
         compute.map_tasks(_noop, range(tasks), scheduler=address)
         out["task_overhead_seconds"] = (time.perf_counter() - t0) / tasks
-        kernel, _, _ = records._prepare(X, "mahalanobis", THRESHOLD, block)
+        kernel, _, _ = _prepare(X, "mahalanobis", THRESHOLD, block)
         t0 = time.perf_counter()
         future = client.scatter(kernel, broadcast=True, hash=False)
         out["broadcast_seconds"] = time.perf_counter() - t0

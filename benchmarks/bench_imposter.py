@@ -20,7 +20,7 @@ from core.imposter import ImposterSynthesizer, detect_implicit
 from core.imposter.codec import TableCodec
 from core.imposter.networks import Encoder, Generator, init_weights, reconstruction_loss
 
-DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
+DEFAULTS = dict(d2_weight=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))
 
 

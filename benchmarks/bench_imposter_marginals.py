@@ -33,7 +33,7 @@ from benchmarks.timing import adult_or_census
 from core.imposter import ImposterSynthesizer, detect_implicit
 from core.imposter.evaluation import marginal_tv, score_task
 
-DEFAULTS = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
+DEFAULTS = dict(d2_weight=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))
 #: The encoding before point masses, quantile bins and calibration.
 EARLIER = dict(bins=None, mass_share=None, calibrate=False)

@@ -25,7 +25,8 @@ import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
 from benchmarks.timing import adult_or_supplier, best_of
-from core.evaluation.attacks import distance_to_closest_record, encode_for_distance, nearest_distances
+from core.evaluation.attacks.distance import distance_to_closest_record
+from core.evaluation.attacks.nearest import encode_for_distance, nearest_distances
 
 
 def _noisy_copy(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:

@@ -14,9 +14,10 @@ from functools import partial
 import numpy as np
 
 import core.cdp.logistic as logistic
-from core.audit.auditor import NeighbouringPair, audit
+from core.audit.auditor import audit
+from core.audit.pairs import NeighbouringPair
 from core.audit.cases import cdp_lr_case, count_query_case, run_case, sskm_paper_case, sskm_sound_case
-from core.sskm import baselines
+from core.sskm import microaggregation
 
 
 @contextmanager
@@ -55,11 +56,11 @@ def _mdav_dp_row(runs: int, old: bool) -> object:
     def mech(data, random_state, *, eps):
         k = 5
         if old:  # the old per-attribute scale range / (k eps): m x eps in all
-            labels = baselines.mdav(data, k)
-            centers, _ = baselines.microaggregate(data, labels)
+            labels = microaggregation.mdav(data, k)
+            centers, _ = microaggregation.microaggregate(data, labels)
             noisy = centers + np.random.default_rng(random_state).laplace(0.0, 1.0 / (k * eps), size=centers.shape)
             return float(noisy[labels[0]].sum())
-        res = baselines.mdav_dp(data, k, eps, bounds=np.array([[0.0, 1.0]] * 5), random_state=random_state)
+        res = microaggregation.mdav_dp(data, k, eps, bounds=np.array([[0.0, 1.0]] * 5), random_state=random_state)
         return float(res.published[0].sum())
 
     return audit(partial(mech, eps=0.5), pair, claimed_epsilon=0.5, runs=runs, random_state=0)
@@ -101,8 +102,8 @@ def run(*, quick: bool) -> dict:
                      "after: scale range x m / (k epsilon); still labelled not DP (the partition reads raw records)"))
 
     from core.data import load_sample
-    from core.privacy.schema import schema_for
-    from core.sskm.publisher import SSKMDP
+    from core.privacy.schema_builtin import schema_for
+    from core.sskm.sound import SSKMDP
 
     cols = ["age", "education_num", "sex", "marital_status", "hours_per_week", "relationship"]
     frame = load_sample("census").frame[cols].head(1000).reset_index(drop=True)

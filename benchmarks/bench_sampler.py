@@ -1,4 +1,5 @@
-"""The exact sampler (core/privacy/sampler.py) against numpy's float draws and OpenDP's exact ones.
+"""The exact sampler (core/privacy/sampler.py, discrete_noise.py) against numpy's float draws
+and OpenDP's exact ones.
 
 10^6 values of discrete Laplace (scales 100, 1,500 and 150,000 grid steps) and discrete
 Gaussian (sigma 100, 1,500 and 20,000: the last beyond the |y| table), each as a time ratio
@@ -15,7 +16,7 @@ import time
 import numpy as np
 
 from benchmarks.timing import best_of
-from core.privacy import sampler
+from core.privacy import discrete_noise, exact_thresholds, sampler, threshold_tables
 
 
 def _opendp_per_value(kind: str, scale: float, n: int) -> float | None:
@@ -44,8 +45,9 @@ def _paired(ours, ref, repeats: int) -> tuple[float, float]:
 
 
 def _cold(fn) -> float:
-    for cached in (sampler._laplace_plan, sampler._digit_table, sampler._geometric_table,
-                   sampler._bern_table, sampler._gauss_table, sampler._exact_floor):
+    for cached in (discrete_noise._laplace_plan, threshold_tables._digit_table,
+                   threshold_tables._geometric_table, threshold_tables._bern_table,
+                   threshold_tables._gauss_table, exact_thresholds._exact_floor):
         cached.cache_clear()
     t0 = time.perf_counter()
     fn()
@@ -63,8 +65,8 @@ def run(*, quick: bool = False) -> dict:
     out["numpy_laplace_ms"] = best_of(laplace_ref, repeats) * 1e3
     out["numpy_normal_ms"] = best_of(normal_ref, repeats) * 1e3
     for t in (100, 1500, 150_000):
-        cold = _cold(lambda: sampler.discrete_laplace(t, 1000, random_state=rng))
-        ours, ref = _paired(lambda: sampler.discrete_laplace(t, n, random_state=rng),
+        cold = _cold(lambda: discrete_noise.discrete_laplace(t, 1000, random_state=rng))
+        ours, ref = _paired(lambda: discrete_noise.discrete_laplace(t, n, random_state=rng),
                             laplace_ref, repeats)
         out[f"discrete_laplace_t{t}"] = {
             "ms": ours * 1e3,
@@ -72,8 +74,8 @@ def run(*, quick: bool = False) -> dict:
             "cold_ms": cold * 1e3,
         }
     for sigma in (100, 1500, 20_000):
-        cold = _cold(lambda: sampler.discrete_gaussian(sigma**2, 1000, random_state=rng))
-        ours, ref = _paired(lambda: sampler.discrete_gaussian(sigma**2, n, random_state=rng),
+        cold = _cold(lambda: discrete_noise.discrete_gaussian(sigma**2, 1000, random_state=rng))
+        ours, ref = _paired(lambda: discrete_noise.discrete_gaussian(sigma**2, n, random_state=rng),
                             normal_ref, repeats)
         out[f"discrete_gaussian_sigma{sigma}"] = {
             "ms": ours * 1e3,

@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 from core.data import encode, load_adult
-from core.sskm.baselines import mdav
+from core.sskm.microaggregation import mdav
 from core.sskm.connection import DEFAULT_MAX_ROWS, mic_connections
-from core.sskm.publisher import ScaledTable
+from core.sskm.scaled_table import ScaledTable
 from core.sskm.reproduce import ATTRIBUTES
 from core.sskm.som import SelfOrganizingMap
 

@@ -14,18 +14,14 @@ import numpy as np
 
 __all__ = [
     "DataError",
-    "RandomState",
     "check_epsilon",
     "check_delta",
     "check_sensitivity",
-    "check_random_state",
     "check_positive_int",
     "check_probability",
     "check_matrix",
-    "SEED_HIGH",
-    "draw_seed",
-    "draw_seeds",
-    "spawn_seed",
+    "check_choice",
+    "check_epsilons",
 ]
 
 
@@ -224,3 +220,42 @@ def check_choice(value: Any, choices: Any, *, name: str, kind: type | tuple[type
         listed = ", ".join(repr(c) for c in allowed)
         raise ValueError(f"{name} must be one of {listed}; got {value!r}.")
     return value
+
+
+def check_epsilons(value: Any, *, name: str = "epsilons") -> tuple[float, ...]:
+    """Return a grid of privacy budgets as a tuple of floats after checking it.
+
+    Parameters
+    ----------
+    value : sequence of float
+        The budgets (a list, a tuple or a 1-D array, not a string): each a finite number
+        greater than 0, at least one, each once (1 and 1.0 are the same budget).
+    name : str
+        Name used in the error messages.
+
+    Returns
+    -------
+    tuple of float
+        The budgets in the order given.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a sequence, or one of its entries is not a number (a bool is not).
+    ValueError
+        An entry is not finite or not above 0, the grid is empty, or a budget repeats.
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a list of numbers, got {type(value).__name__}.")
+    grid = []
+    for entry in value:
+        if not _is_real(entry):
+            raise TypeError(f"each entry of {name} must be a number, got {type(entry).__name__}.")
+        if not (math.isfinite(float(entry)) and float(entry) > 0):
+            raise ValueError(f"each entry of {name} must be a finite number greater than 0, got {entry!r}.")
+        grid.append(float(entry))
+    if not grid:
+        raise ValueError(f"{name} must list at least one epsilon (a privacy budget), got none.")
+    if len(set(grid)) != len(grid):
+        raise ValueError(f"each epsilon may appear only once in {name}.")
+    return tuple(grid)

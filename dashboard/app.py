@@ -13,7 +13,7 @@ import streamlit as st  # noqa: E402
 from dashboard.navigation import DEFAULT_PAGE, SECTIONS  # noqa: E402
 from dashboard.shared import settings  # noqa: E402
 from dashboard.shared.present import apply_style, exit_button  # noqa: E402
-from dashboard.shared.state import render_sidebar  # noqa: E402
+from dashboard.shared.sidebar import render_sidebar  # noqa: E402
 
 def _page_icon():
     """A shield drawn here, so the browser fetches no icon from a font server."""

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core import cli
+from dashboard import cli
 from core.compare.config import CompareConfig, run_config
 from core.data import load_sample
-from core.privacy.schema import schema_for
+from core.privacy.schema_builtin import schema_for
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "compare.json"
 

@@ -1,6 +1,7 @@
-"""Layering: core never imports streamlit; pages take from core only constants and types.
+"""Layering: core never imports streamlit or the dashboard; pages are layout only and never
+import each other; a feature folder imports only itself and the shared widgets.
 
-Pages reach algorithms through ``dashboard.shared.cache`` (the one layer that calls core).
+Pages reach algorithms through their feature's ``cached`` module (the one layer that calls core).
 """
 from __future__ import annotations
 
@@ -8,20 +9,6 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-#: what each page imports from core today: names of constants, types and errors. The
-#: ledger builders are plain functions (noted in the architecture issue), listed so that
-#: any new import from core is a deliberate choice.
-VIEW_CORE_IMPORTS = {
-    "cdp/cdp_lr.py": {"core.cdp.logistic.NOISE_METHOD_MEANING", "core.cdp.logistic.NOISE_METHODS",
-                  "core.cdp.logistic.PRESETS"},
-    "data/data.py": {"core.data.MAX_UPLOAD_MB", "core.data.SAMPLES", "core.data.Dataset",
-                "core.validation.DataError"},
-    "imposter/imposter.py": {"core.imposter.CLASSIFIERS", "core.imposter.FIG7_EPSILONS",
-                    "core.imposter.synthesizer_ledger", "core.imposter.classifiers.CLASSIFIER_LABELS"},
-    "sskm/sskm.py": {"core.validation.DataError"},
-}
-
 
 def _imported(path: Path) -> set[str]:
     """Every module (``import a.b``) and name (``from a.b import c`` -> ``a.b.c``) ``path`` imports."""
@@ -44,12 +31,62 @@ def test_core_never_imports_streamlit():
     assert {p: n for p, n in offenders.items() if n} == {}
 
 
-def test_views_import_from_core_only_the_names_they_use_today():
-    found = {}
+def test_pages_import_nothing_from_core():
+    """A page is layout only: what it shows comes through its feature's modules."""
     from dashboard.navigation import PAGES
 
-    for page in sorted(ROOT / "dashboard" / spec.file for spec in PAGES.values()):
-        core = {n for n in _imported(page) if _top(n) == "core"}
-        if core:
-            found[str(page.relative_to(ROOT / "dashboard"))] = core
-    assert found == VIEW_CORE_IMPORTS
+    found = {spec.file: sorted(n for n in _imported(ROOT / "dashboard" / spec.file) if _top(n) == "core")
+             for spec in PAGES.values()}
+    assert {page: names for page, names in found.items() if names} == {}
+
+
+def _module_files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def test_core_never_imports_the_dashboard():
+    offenders = {str(p.relative_to(ROOT)): sorted(n for n in _imported(p) if _top(n) == "dashboard")
+                 for p in _module_files("core")}
+    assert {p: n for p, n in offenders.items() if n} == {}
+
+
+def _feature(path: Path) -> str | None:
+    """The feature folder of a dashboard file (``cdp``, ``imposter``, ...), None for the app's own files."""
+    parts = path.relative_to(ROOT / "dashboard").parts
+    return parts[0] if len(parts) > 1 else None
+
+
+def _features_imported(path: Path) -> set[str]:
+    return {n.split(".")[1] for n in _imported(path) if n.startswith("dashboard.") and n.count(".") >= 1}
+
+
+def test_pages_never_import_each_other():
+    from dashboard.navigation import PAGES
+
+    page_modules = {"dashboard." + spec.file[:-3].replace("/", ".") for spec in PAGES.values()}
+    offenders = {str(p.relative_to(ROOT)): sorted(n for n in _imported(p) if any(n == m or n.startswith(m + ".")
+                                                                                  for m in page_modules))
+                 for p in _module_files("dashboard")}
+    assert {p: n for p, n in offenders.items() if n} == {}
+
+
+def test_shared_widgets_import_no_feature():
+    features = {p.name for p in (ROOT / "dashboard").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    offenders = {str(p.relative_to(ROOT)): sorted(_features_imported(p) & (features - {"shared"}))
+                 for p in sorted((ROOT / "dashboard" / "shared").rglob("*.py"))}
+    assert {p: n for p, n in offenders.items() if n} == {}
+
+
+def test_a_feature_imports_only_itself_and_the_shared_widgets():
+    """Changing the IMPOSTER page touches the IMPOSTER folder only; the Tour alone draws
+    from every feature (its steps show their charts), never the reverse."""
+    features = {p.name for p in (ROOT / "dashboard").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    offenders = {}
+    for path in _module_files("dashboard"):
+        own = _feature(path)
+        if own in (None, "shared", "tour"):
+            continue
+        other = (_features_imported(path) & features) - {own, "shared"}
+        if other:
+            offenders[str(path.relative_to(ROOT))] = sorted(other)
+    assert offenders == {}

@@ -2,9 +2,9 @@
 
 One row of :data:`METHODS` per paper package ``core/<paper>``: the pages that show it
 (``dashboard/<feature>/page*.py``, listed in ``dashboard/navigation.py``), the estimator
-whose fit (and publish) leaves a :class:`core.privacy.mechanisms.PrivacyLedger` in ``ledger_``,
+whose fit (and publish) leaves a :class:`core.privacy.ledger.PrivacyLedger` in ``ledger_``,
 and the audit-case builders of :mod:`core.audit.cases` that the page's "Privacy audit"
-panel runs. Reproductions are found through :func:`core.cli.reproductions`. Adding a
+panel runs. Reproductions are found through :func:`core.papers.reproductions.reproductions`. Adding a
 paper, a page or an audit case without its row makes a test here fail (see
 docs/newcomers.md). Fast: tiny fits only, no page is run.
 """
@@ -55,7 +55,8 @@ def _sskm_frame() -> pd.DataFrame:
 
 
 def _fit_sskm() -> Any:
-    from core.privacy.schema import ColumnSchema, PublicSchema
+    from core.privacy.schema import PublicSchema
+    from core.privacy.schema_columns import ColumnSchema
     from core.sskm import SSKMDP
 
     schema = PublicSchema((ColumnSchema("age", "numeric", lower=0, upper=100), ColumnSchema("hours", "numeric", lower=0,
@@ -152,10 +153,10 @@ def test_paper_has_pages_in_the_navigation(paper):
 
 @pytest.mark.parametrize("paper", sorted(METHODS))
 def test_paper_has_a_registered_reproduction(paper):
-    from core.cli import _REPRODUCTION_MODULES, reproductions
+    from core.papers.reproductions import REPRODUCTION_MODULES, reproductions
 
     module = f"core.{paper}.reproduce"
-    assert module in _REPRODUCTION_MODULES, f"add {module} to core/cli.py's _REPRODUCTION_MODULES"
+    assert module in REPRODUCTION_MODULES, f"add {module} to core/papers/reproductions.py's REPRODUCTION_MODULES"
     own = importlib.import_module(module).REPRODUCTIONS
     assert own, f"{module}.REPRODUCTIONS is empty"
     registry = reproductions()
@@ -167,7 +168,7 @@ def test_paper_has_a_registered_reproduction(paper):
 
 @pytest.mark.parametrize("paper", sorted(METHODS))
 def test_paper_estimator_leaves_a_privacy_ledger(paper):
-    from core.privacy.mechanisms import PrivacyLedger
+    from core.privacy.ledger import PrivacyLedger
 
     method = METHODS[paper]
     package = importlib.import_module(f"core.{paper}")

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.compare.run import METHODS, compare
+from core.compare.run import compare
+from core.compare.registry import METHODS
 from core.data import load_adult, load_nltcs, load_sample
-from core.privacy.schema import draft_schema, schema_for
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_draft import draft_schema
 
 DP_METHODS = [name for name, method in METHODS.items() if method.dp]
 

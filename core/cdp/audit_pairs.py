@@ -21,12 +21,14 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from core.audit.auditor import NeighbouringPair
+from core.audit.pairs import NeighbouringPair
 from core.cdp.dp_reading import group_bound, schema_labels, schema_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, infer_column_types
-from core.privacy.schema import ColumnSchema, PublicSchema
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import ColumnSchema
+from core.runtime.randomness import check_random_state
 
 __all__ = [
     "HUB_GROUP",
@@ -58,7 +60,7 @@ def hub_pair(n: int = 60, m: int = 16, *, seed: int = 0) -> NeighbouringPair:
     others (below). On D' record 0 is u itself, so GS = 8 there; on D it is a random record,
     and GS = 1. Every other record is random (correlations with anything below 0.8).
     """
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     basis = np.linalg.qr(rng.normal(size=(m, m)))[0]
     centred = basis - basis.mean(axis=0, keepdims=True)
     q = np.linalg.qr(np.column_stack([np.ones(m), centred[:, :HUB_GROUP]]))[0][:, 1:HUB_GROUP + 1]
@@ -125,7 +127,7 @@ def _scaling_schema() -> PublicSchema:
 def outlier_pair(n: int = 100, *, seed: int = 0, far: float = 1e6) -> tuple[NeighbouringPair, PublicSchema]:
     """Tables (x, z, label y = x > 5) where record 0 has x at the declared upper bound (10) on
     D and ``far`` (outside the bounds) on D'; and the schema declaring x, z in [0, 10]."""
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     x = rng.uniform(0, 10, n)
     frame = pd.DataFrame({"x": x, "z": rng.uniform(0, 10, n), "y": (x > 5).astype(int)})
     frame.loc[0, ["x", "y"]] = [10.0, 1]
@@ -160,7 +162,7 @@ def rows_scaled_weight(data: Dataset, random_state: int, *, epsilon: float = 1.0
 def new_value_pair(n: int = 80, *, seed: int = 0) -> tuple[NeighbouringPair, PublicSchema]:
     """Tables (age in 20..60, kind, label) where record 0's age is 40 on D and 95 on D' (a value
     no other record has, inside the declared bounds 0..100); and the schema declaring them."""
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     frame = pd.DataFrame({"age": rng.integers(20, 61, n), "kind": rng.choice(["a", "b", "c"], n),
                           "y": rng.integers(0, 2, n)})
     frame.loc[0, "age"] = 40

@@ -32,15 +32,17 @@ from core.cdp.dp_reading import (
     schema_labels,
     schema_matrix,
 )
-from core.cdp.logistic import DEFAULT_NOISE_METHOD, PRESETS, CDPLogisticRegression
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.schedule import DEFAULT_NOISE_METHOD, PRESETS
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, encode
-from core.privacy.schema import PublicSchema, schema_for
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
 from core.runtime.experiments import summarize, sweep
-from core.runtime.progress import Progress, report, stage
-from core.validation import DataError
+from core.runtime.progress import Progress, Stop, check_stop, report, stage
 from core.runtime.randomness import RandomState, check_random_state, spawn_seed
+from core.validation import DataError, check_choice
 
 __all__ = [
     "SCHEMES",
@@ -130,6 +132,7 @@ def prepare_schemes(
     test_size: float = 0.2,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> SchemeSetup:
     """Split the data, run DC-FBFS on the training part and compute each scheme's sensitivity.
 
@@ -139,7 +142,7 @@ def prepare_schemes(
         Needs a label with two classes.
     schema : PublicSchema, optional
         The public facts the DP reading uses (bounds, categories, the group bound); default
-        :func:`core.privacy.schema.schema_for` (shipped for a built-in dataset, else a draft
+        :func:`core.privacy.schema_builtin.schema_for` (shipped for a built-in dataset, else a draft
         read from the data, which the DP reading's ledger then marks not DP).
     features : sequence of str, optional
         The DP reading's user-declared features; default every schema feature.
@@ -153,16 +156,14 @@ def prepare_schemes(
         Seeds the split and DC-FBFS.
     progress : callable(fraction, message), optional
         Told each step of DC-FBFS and the sensitivities (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        Checked before the feature selection and each sensitivity: once set, raises
+        :class:`core.runtime.progress.Stopped` (nothing to keep).
     """
     if dataset.label is None:
         raise DataError("Choose a label column: the schemes train a classifier.")
     rng = check_random_state(random_state)
-    # integer class codes over the sorted labels: cheap to compare on every refit
-    labels = np.unique(dataset.frame[dataset.label].astype(str).to_numpy(), return_inverse=True)[1]
-    if len(np.unique(labels)) != 2:
-        raise DataError(
-            f"CDP-LR needs a label with two classes; '{dataset.label}' has {len(np.unique(labels))}."
-        )
+    labels = _class_codes(dataset)
     schema = schema_for(dataset) if schema is None else schema
     if not isinstance(schema, PublicSchema):
         raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
@@ -170,10 +171,11 @@ def prepare_schemes(
     dp_y = schema_labels(dataset, schema, dataset.label)
     # one public split for every scheme: a permutation of the row numbers, never the labels
     train, test = public_split(dataset.n_rows, test_size=test_size,
-                               random_state=np.random.default_rng(spawn_seed(rng)))
+                               random_state=check_random_state(spawn_seed(rng)))
     if len(np.unique(labels[train])) != 2:
         raise DataError("The training part holds one class only; use more rows.")
     rm = record_matrix(dataset)
+    check_stop(stop, "Preparing the schemes")
     sel = dc_fbfs(
         rm.X[train], labels[train], rm.names, tc=tc, threshold=threshold, measure=measure,
         random_state=rng, progress=stage(progress, 0.0, 0.92, "Feature selection"),
@@ -185,20 +187,8 @@ def prepare_schemes(
         "Proposed": sel.selected,
         DP_SCHEME: dp_columns,
     }
-    reports: dict[str, dict[str, float]] = {}
-    cache: dict[tuple[str, ...], dict[str, float]] = {}
-    for i, (scheme, cols) in enumerate(columns.items()):
-        if scheme == DP_SCHEME:
-            continue  # its sensitivity is the schema's bound, never the records'
-        key = tuple(cols)
-        if key not in cache:
-            pos = [rm.names.index(c) for c in cols]
-            rep = correlated_sensitivity(
-                rm.X[np.ix_(train, pos)], measure=measure, threshold=threshold,
-                progress=stage(progress, 0.92 + 0.02 * i, 0.94 + 0.02 * i, f"Sensitivity of {scheme}"),
-            )
-            cache[key] = {"CS": rep.correlated, "GS": rep.group}
-        reports[scheme] = cache[key]
+    reports = _scheme_reports(rm, train, columns, measure=measure, threshold=threshold, progress=progress,
+                              stop=stop)
     sensitivity = {
         "Non-private": 0.0,
         "Group": reports["Group"]["GS"],
@@ -212,6 +202,39 @@ def prepare_schemes(
         dataset, train, test, labels, sel, columns, sensitivity, reports, measure, threshold,
         schema=schema, bound=bound, dp_y=dp_y,
     )
+
+
+def _class_codes(dataset: Dataset) -> np.ndarray:
+    """Integer class codes over the sorted labels (cheap to compare on every refit); the
+    label must have two classes."""
+    labels = np.unique(dataset.frame[dataset.label].astype(str).to_numpy(), return_inverse=True)[1]
+    if len(np.unique(labels)) != 2:
+        raise DataError(
+            f"CDP-LR needs a label with two classes; '{dataset.label}' has {len(np.unique(labels))}."
+        )
+    return labels
+
+
+def _scheme_reports(rm, train: np.ndarray, columns: dict[str, list[str]], *, measure: str, threshold: float,
+                    progress: Progress | None, stop: Stop | None) -> dict[str, dict[str, float]]:
+    """CS and GS of each faithful scheme's attributes on the training records (schemes with
+    the same attributes share one computation; the DP reading reads none)."""
+    reports: dict[str, dict[str, float]] = {}
+    cache: dict[tuple[str, ...], dict[str, float]] = {}
+    for i, (scheme, cols) in enumerate(columns.items()):
+        if scheme == DP_SCHEME:
+            continue  # its sensitivity is the schema's bound, never the records'
+        key = tuple(cols)
+        if key not in cache:
+            check_stop(stop, "Preparing the schemes")
+            pos = [rm.names.index(c) for c in cols]
+            rep = correlated_sensitivity(
+                rm.X[np.ix_(train, pos)], measure=measure, threshold=threshold,
+                progress=stage(progress, 0.92 + 0.02 * i, 0.94 + 0.02 * i, f"Sensitivity of {scheme}"),
+            )
+            cache[key] = {"CS": rep.correlated, "GS": rep.group}
+        reports[scheme] = cache[key]
+    return reports
 
 
 def fit_scheme(
@@ -233,8 +256,7 @@ def fit_scheme(
     what its group bound covers. The accuracy is on the held-out private records (shown, not
     released).
     """
-    if scheme not in setup.columns:
-        raise ValueError(f"scheme must be one of {tuple(setup.columns)}, got {scheme!r}.")
+    check_choice(scheme, setup.columns, name="scheme")
     Xtr, Xte, ytr, yte = matrices if matrices is not None else setup.matrices(scheme)
     if scheme == "Non-private":
         # the ceiling of Fig. 4: ordinary (unclipped, converged) logistic regression; it does
@@ -273,9 +295,13 @@ def scheme_curve(
     repetitions: int = 10,
     random_state: RandomState = None,
     progress: Callable[[float, str], None] | None = None,
+    stop: Stop | None = None,
     **params,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Accuracy of each scheme at each epsilon, ``repetitions`` noise draws per point (Fig. 4).
+
+    ``progress`` is told each run; ``stop`` (a ``threading.Event``), once set, ends the
+    sweep with :class:`core.runtime.progress.Stopped` (:func:`epsilon_runs`).
 
     Returns
     -------
@@ -297,7 +323,7 @@ def scheme_curve(
         }
 
     runs = epsilon_runs(one, schemes, "scheme", "accuracy", epsilons=epsilons,
-                        repetitions=repetitions, random_state=random_state, progress=progress)
+                        repetitions=repetitions, random_state=random_state, progress=progress, stop=stop)
     return summarize(runs, ["scheme", "epsilon"], "accuracy"), runs
 
 
@@ -312,17 +338,22 @@ def epsilon_runs(
     random_state: RandomState,
     progress: Callable[[float, str], None] | None,
     sort: bool = True,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Run ``one(epsilon=, random_state=)`` at every epsilon, ``repetitions`` times each.
 
     ``one`` returns a value per name (common random numbers: every name sees the same seed
     at a given run). Returns one row per (name, epsilon, repetition): ``key``, epsilon,
     repetition, seed, ``value``. ``sort`` orders the rows by name, epsilon and repetition;
-    without it they stay name by name in the order of the runs.
+    without it they stay name by name in the order of the runs. ``stop`` (a
+    ``threading.Event``) is checked after every run: once set, the sweep raises
+    :class:`core.runtime.progress.Stopped`.
     """
+    check_stop(stop, "The sweep")
+    told = progress if stop is None else (lambda fraction, message: report(progress, fraction, message, stop=stop))
     wide = sweep(
         one, {"epsilon": [float(e) for e in epsilons]},
-        repetitions=repetitions, random_state=random_state, progress=progress,
+        repetitions=repetitions, random_state=random_state, progress=told,
     )
     names = list(names)
     long = wide.melt(id_vars=["epsilon", "repetition", "seed"], value_vars=names, var_name=key,
@@ -344,9 +375,11 @@ def method_curve(
     repetitions: int = 10,
     random_state: RandomState = None,
     progress: Callable[[float, str], None] | None = None,
+    stop: Stop | None = None,
     **params,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Accuracy of each noise method (Table 3) at each epsilon on one scheme (Fig. 5)."""
+    """Accuracy of each noise method (Table 3) at each epsilon on one scheme (Fig. 5);
+    ``progress`` and ``stop`` as in :func:`scheme_curve`."""
     mats = setup.matrices(scheme)
     sens = setup.sensitivity[scheme] if scheme != "Non-private" else setup.reports[scheme]["CS"]
     kw = {**PRESETS[preset], **params}
@@ -362,6 +395,6 @@ def method_curve(
         return out
 
     runs = epsilon_runs(one, methods, "method", "accuracy", epsilons=epsilons,
-                        repetitions=repetitions, random_state=random_state, progress=progress)
+                        repetitions=repetitions, random_state=random_state, progress=progress, stop=stop)
     runs["method"] = runs["method"].astype(int)
     return summarize(runs, ["method", "epsilon"], "accuracy"), runs

@@ -1,7 +1,7 @@
 """Paper 000's claims checked on our numbers: one pure function per figure or table.
 
 Each takes what the page (or ``pux reproduce``) computed and returns a
-:class:`core.papers.claim.Claim`: the paper's words (from :mod:`core.cdp.reproduce`, the one
+:class:`core.papers.claim.Claim`: the paper's words (from :mod:`core.cdp.paper`, the one
 source), whether our numbers bear them out under a stated rule, and one sentence with the
 numbers that decide it. No randomness, no streamlit.
 
@@ -46,7 +46,7 @@ import pandas as pd
 from scipy import stats
 
 from core.cdp.dc_fbfs import DCFBFSResult
-from core.cdp.reproduce import (
+from core.cdp.paper import (
     PAPER_FIG1,
     PAPER_FIG2,
     PAPER_FIG3,
@@ -59,6 +59,7 @@ from core.cdp.reproduce import (
     PAPER_TABLE1_TEXT,
     PAPER_TABLE2_TEXT,
 )
+from core.cdp.sweeps import Reference
 from core.papers.claim import Claim, check_table
 
 __all__ = [
@@ -213,8 +214,6 @@ def _grid_mean_se(summary: pd.DataFrame, group: str, value: str) -> dict | None:
 
 
 def _check_reference(reference):
-    from core.cdp.sweeps import Reference
-
     if reference is not None and not isinstance(reference, Reference):
         raise TypeError(f"reference must be a core.cdp.sweeps.Reference or None, got {type(reference).__name__}.")
     return reference

@@ -15,7 +15,7 @@ noisy measurements its ledger pays for):
   bounds, unknown categories to "(other)"), then numbers are scaled to [-1, 1] by their
   bounds (on a log scale when the bounds span three orders of magnitude or more, decided from
   the bounds, never the values) and categories one-hot over
-  :attr:`~core.privacy.schema.ColumnSchema.domain`, centred on the uniform share 1 / k of the k
+  :attr:`~core.privacy.schema_columns.ColumnSchema.domain`, centred on the uniform share 1 / k of the k
   declared categories (a public constant). One record changes one row of the matrix;
 * **sensitivity** -- the schema's declared bound on the correlated group size
   (``max_group_size``, itself included; the supplier sample ships 45). Without a declared
@@ -35,11 +35,14 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.schedule import PRESETS
 from core.data import Dataset
-from core.privacy.schema import PublicSchema, schema_for
-from core.privacy.mechanisms import PrivacyLedger
-from core.validation import DataError
+from core.privacy.ledger import PrivacyLedger
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
 from core.runtime.randomness import RandomState, check_random_state
+from core.validation import DataError
 
 __all__ = [
     "LOG_SCALE_RATIO",
@@ -272,7 +275,7 @@ def dp_reading(dataset: Dataset, schema: PublicSchema | None = None, *, epsilon:
     dataset : Dataset
         With a label of two declared categories.
     schema : PublicSchema, optional
-        Default :func:`core.privacy.schema.schema_for` (the shipped schema of a built-in
+        Default :func:`core.privacy.schema_builtin.schema_for` (the shipped schema of a built-in
         dataset; a draft read from the data otherwise, which the ledger marks not DP).
     epsilon : float
         Training budget.
@@ -281,14 +284,12 @@ def dp_reading(dataset: Dataset, schema: PublicSchema | None = None, *, epsilon:
     features : iterable of str, optional
         A user-declared feature list; default every schema feature.
     preset : {"sensible", "paper"}
-        Training settings (:data:`core.cdp.logistic.PRESETS`); ``params`` override them.
+        Training settings (:data:`core.cdp.schedule.PRESETS`); ``params`` override them.
     test_size : float
         Share of rows held out (a public permutation split).
     random_state : int, Generator or None
         One generator: the split, then the noise.
     """
-    from core.cdp.logistic import PRESETS, CDPLogisticRegression
-
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
     schema = schema_for(dataset) if schema is None else schema

@@ -48,12 +48,12 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from core.cdp.linear_outputs import BinaryLinearOutputs
 from core.privacy.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
-from core.cdp.logistic import BinaryLinearOutputs
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.ledger import PrivacyLedger
 from core.privacy.sampler import gaussian_on_grid
-from core.validation import DataError, check_delta, check_epsilon, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state
+from core.validation import DataError, check_delta, check_epsilon, check_positive_int
 
 __all__ = ["DPSGDLogisticRegression", "dpsgd_calibration", "dpsgd_epsilon", "dpsgd_steps", "DPSGD_NOTE",
            "DEFAULT_BATCH"]
@@ -72,7 +72,11 @@ def dpsgd_steps(sampling_rate: float, epochs: int) -> int:
 
 
 def _event(noise_multiplier: float, sampling_rate: float, steps: int):
-    from dp_accounting import GaussianDpEvent, PoissonSampledDpEvent, SelfComposedDpEvent
+    from dp_accounting import (
+        GaussianDpEvent,
+        PoissonSampledDpEvent,
+        SelfComposedDpEvent,
+    )
 
     return SelfComposedDpEvent(PoissonSampledDpEvent(float(sampling_rate), GaussianDpEvent(float(noise_multiplier))),
                                int(steps))
@@ -159,6 +163,43 @@ def dpsgd_calibration(epsilon: float, delta: float, sampling_rate: float, steps:
     return z, g_eps, g_dlt
 
 
+def _train(X: np.ndarray, yb: np.ndarray, *, q: float, steps: int, sigma: float, clip: float, lr: float,
+           rng: np.random.Generator) -> tuple[np.ndarray, Any]:
+    """DP-SGD's ``steps`` noisy steps from w = 0: Poisson batches of rate ``q``, each record's
+    gradient term clipped to L2 norm ``clip``, exact discrete Gaussian noise of standard
+    deviation ``sigma * clip`` on the sum, divided by the expected batch size ``q * N``.
+
+    Returns the weights and the last step's noise (the ledger's description of it)."""
+    n, d = X.shape
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    w = np.zeros(d)
+    expected = q * n  # public: the divisor never reads which records were sampled
+    # Poisson sampling with integers only: P(join) = floor(q 2^53) / 2^53, exactly, at most
+    # q (a smaller rate only helps the accounting), and no float draw near the comparison.
+    cut = int(q * _SAMPLING_DENOMINATOR)  # q * 2^53 is exact (a power of two), int() floors
+    # one replaced record moves the clipped sum by 2 clip (full batch) or, under the
+    # add/remove accounting of q < 1, by clip
+    l2_shift = 2.0 * clip if q == 1.0 else clip
+    noise_text = None
+    for _ in range(steps):
+        batch = (np.arange(n) if cut >= _SAMPLING_DENOMINATOR else
+                 np.flatnonzero(rng.integers(0, _SAMPLING_DENOMINATOR, size=n, dtype=np.int64) < cut))
+        if len(batch):
+            Xb = X[batch]
+            r = expit(Xb @ w) - yb[batch]
+            size = np.abs(r) * norms[batch]  # L2 norm of x_i (p_i - y_i)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                factor = np.where(size > clip, clip / size, 1.0)
+            g = Xb.T @ (r * factor)
+        else:
+            g = np.zeros(d)
+        # exact discrete Gaussian on a grid (core.privacy.sampler), sigma * clip at least
+        noisy, noise_text = gaussian_on_grid(g, sigma=sigma * clip, l2_sensitivity=l2_shift, coordinates=d,
+                                             random_state=rng)
+        w -= lr * noisy / expected
+    return w, noise_text
+
+
 class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator):
     """Logistic regression trained with DP-SGD (ordinary DP for one record; beyond the paper).
 
@@ -232,6 +273,28 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
     def fit(self, X: Any, y: Any) -> "DPSGDLogisticRegression":
         """Train with DP-SGD; ``ledger_`` says what it spent."""
         eps, dlt, clip, epochs, lr = self._check_params()
+        X, yb = self._check_data(X, y)
+        n = X.shape[0]
+        q = min(1.0, DEFAULT_BATCH / n) if self.sampling_rate is None else _check_rate(self.sampling_rate)
+        steps = dpsgd_steps(q, epochs)
+        sigma, spent_eps, spent_dlt = dpsgd_calibration(eps, dlt, q, steps)
+        self.sampling_rate_, self.steps_, self.noise_multiplier_ = q, steps, sigma
+        if self.fit_intercept:
+            X = np.hstack([X, np.ones((n, 1))])
+        rng = check_random_state(self.random_state)
+        w, noise_text = _train(X, yb, q=q, steps=steps, sigma=sigma, clip=clip, lr=lr, rng=rng)
+        self.ledger_ = PrivacyLedger()
+        how = ("full batch, PLD accounting, replace-one" if q == 1.0 else
+               "Poisson sampling, PLD accounting (add/remove) + group privacy of size 2 for replace-one")
+        self.ledger_.spend(spent_eps, spent_dlt, label=f"DP-SGD: {steps} steps at rate {q:.4g} ({how})",
+                           noise=noise_text)
+        self.ledger_.assume(DPSGD_NOTE)
+        self._set_weights(w)
+        return self
+
+    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The features as a finite float matrix and the labels as 0/1 (``classes_[1]`` is 1);
+        sets ``classes_``."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (records x features), got {X.ndim} dimension(s).")
@@ -244,54 +307,10 @@ class DPSGDLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimato
         if len(classes) != 2:
             raise DataError(f"DP-SGD logistic regression is a binary classifier; the label has "
                             f"{len(classes)} class(es).")
-        n = X.shape[0]
-        if n < 2:
+        if X.shape[0] < 2:
             raise DataError("Training needs at least 2 records.")
         self.classes_ = classes
-        yb = (y == classes[1]).astype(np.float64)
-        q = min(1.0, DEFAULT_BATCH / n) if self.sampling_rate is None else _check_rate(self.sampling_rate)
-        steps = dpsgd_steps(q, epochs)
-        sigma, spent_eps, spent_dlt = dpsgd_calibration(eps, dlt, q, steps)
-        self.sampling_rate_, self.steps_, self.noise_multiplier_ = q, steps, sigma
-        if self.fit_intercept:
-            X = np.hstack([X, np.ones((n, 1))])
-        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-        rng = check_random_state(self.random_state)
-        d = X.shape[1]
-        w = np.zeros(d)
-        expected = q * n  # public: the divisor never reads which records were sampled
-        # Poisson sampling with integers only: P(join) = floor(q 2^53) / 2^53, exactly, at most
-        # q (a smaller rate only helps the accounting), and no float draw near the comparison.
-        cut = int(q * _SAMPLING_DENOMINATOR)  # q * 2^53 is exact (a power of two), int() floors
-        # one replaced record moves the clipped sum by 2 clip (full batch) or, under the
-        # add/remove accounting of q < 1, by clip
-        l2_shift = 2.0 * clip if q == 1.0 else clip
-        noise_text = None
-        for _ in range(steps):
-            batch = (np.arange(n) if cut >= _SAMPLING_DENOMINATOR else
-                     np.flatnonzero(rng.integers(0, _SAMPLING_DENOMINATOR, size=n, dtype=np.int64) < cut))
-            if len(batch):
-                Xb = X[batch]
-                r = expit(Xb @ w) - yb[batch]
-                size = np.abs(r) * norms[batch]  # L2 norm of x_i (p_i - y_i)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    factor = np.where(size > clip, clip / size, 1.0)
-                g = Xb.T @ (r * factor)
-            else:
-                g = np.zeros(d)
-            # exact discrete Gaussian on a grid (core.privacy.sampler), sigma * clip at least
-            noisy, grid_noise = gaussian_on_grid(g, sigma=sigma * clip, l2_sensitivity=l2_shift, coordinates=d,
-                                                 random_state=rng)
-            noise_text = grid_noise
-            w -= lr * noisy / expected
-        self.ledger_ = PrivacyLedger()
-        how = ("full batch, PLD accounting, replace-one" if q == 1.0 else
-               "Poisson sampling, PLD accounting (add/remove) + group privacy of size 2 for replace-one")
-        self.ledger_.spend(spent_eps, spent_dlt, label=f"DP-SGD: {steps} steps at rate {q:.4g} ({how})",
-                           noise=noise_text)
-        self.ledger_.assume(DPSGD_NOTE)
-        self._set_weights(w)
-        return self
+        return X, (y == classes[1]).astype(np.float64)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """w^T x + b for each row."""

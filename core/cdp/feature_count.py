@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from core.cdp.dc_fbfs import feature_importance
-from core.correlation.records import _check_measure, _check_threshold, correlated_sensitivity
+from core.correlation.kernel import _check_measure, _check_threshold
+from core.correlation.records import correlated_sensitivity
 from core.runtime.progress import Progress, report, stage
 from core.validation import check_matrix, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state

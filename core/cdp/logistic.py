@@ -16,10 +16,10 @@ noise scales, gradient step) is one row of :data:`NOISE_PLACEMENTS`
 whose epochs a privacy-loss-distribution accountant composes (one ledger entry for the
 whole training with the accountant's (epsilon, delta)).
 
-By default the number of epochs and the step size come from :func:`auto_schedule`, a rule
-that reads only public quantities (N, epsilon, the sensitivity, ``clip_norm`` and the noise
-method), never X or y: more budget per correlated group (N x epsilon / CS) buys more,
-cheaper epochs. The automatic schedule adds heavy-ball momentum, which only combines the
+By default the number of epochs and the step size come from
+:func:`core.cdp.schedule.auto_schedule`, a rule that reads only public quantities (N,
+epsilon, the sensitivity, ``clip_norm`` and the noise method), never X or y: more budget
+per correlated group (N x epsilon / CS) buys more, cheaper epochs. The automatic schedule adds heavy-ball momentum, which only combines the
 noisy gradients already released (post-processing): the noise scale, the neighbouring
 relation and the ledger are those of plain gradient descent with the same epochs.
 """
@@ -36,147 +36,32 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from core.cdp.noise_placement import NOISE_PLACEMENTS, Calibration, NoisePlacement, NoiseScales
+from core.cdp.linear_outputs import BinaryLinearOutputs
+from core.cdp.noise_placement import (
+    NOISE_PLACEMENTS,
+    Calibration,
+    NoisePlacement,
+    NoiseScales,
+)
+from core.cdp.schedule import DEFAULT_NOISE_METHOD, auto_noise_method, auto_schedule
 from core.correlation import correlated_sensitivity
-from core.privacy.mechanisms import PrivacyLedger
-from core.runtime.threads import blas_limit
-from core.validation import DataError, check_epsilon, check_positive_int, check_sensitivity
+from core.privacy.ledger import PrivacyLedger
 from core.runtime.randomness import RandomState, check_random_state
+from core.runtime.threads import blas_limit
+from core.validation import (
+    DataError,
+    check_choice,
+    check_epsilon,
+    check_positive_int,
+    check_sensitivity,
+)
 
-__all__ = ["NOISE_METHODS", "NOISE_METHOD_MEANING", "DP_METHODS", "NOISE_PLACEMENTS", "NoisePlacement",
-           "CDPLogisticRegression", "DEFAULT_NOISE_METHOD", "PRESETS", "auto_noise_method",
-           "auto_schedule"]
+__all__ = ["CDPLogisticRegression", "SENSITIVITY_SOURCES"]
 
-
-#: Table 3 of paper 000: what each noise method perturbs.
-NOISE_METHODS = {m: p.name for m, p in NOISE_PLACEMENTS.items()}
-
-#: What each method protects, in one sentence (shown beside the control).
-NOISE_METHOD_MEANING = {m: p.meaning for m, p in NOISE_PLACEMENTS.items()}
-
-#: The noise methods whose weights are differentially private.
-DP_METHODS = frozenset(m for m, p in NOISE_PLACEMENTS.items() if p.is_dp)
 
 #: Where a numeric ``sensitivity`` came from (the schema's sources): only "read from data"
 #: breaks the guarantee.
 SENSITIVITY_SOURCES = ("declared", "built-in", "private estimate", "read from data")
-
-#: The default noise method: "auto", resolved by :func:`auto_noise_method` from public
-#: quantities to method 7 (Gaussian on the mean gradient, PLD accounting; not in the paper)
-#: or, where the budget per correlated group is too small for a Gaussian, the paper's Laplace
-#: method 1. Pass an integer to choose; ``noise_method=1`` for pure epsilon-DP throughout.
-DEFAULT_NOISE_METHOD = "auto"
-#: :func:`auto_noise_method` takes the Gaussian method 7 from ``N eps / sensitivity`` this large
-#: up. Below it one epoch's Gaussian noise (delta 1e-5) swamps the signal more than Laplace
-#: noise does: supplier and census samples with CS (N eps / CS of 20 to 250), measured.
-AUTO_GAUSSIAN_MIN_M = 300.0
-#: The method "auto" resolves to in each regime.
-AUTO_METHODS = {"small budget per group": 1, "otherwise": 7}
-
-#: The paper's Table 2 / Fig. 5 settings (for teaching: the weights barely move) and the
-#: setting that learns: epochs and step size from :func:`auto_schedule` (the default).
-PRESETS = {
-    "paper": {"learning_rate": 1e-6, "epochs": 100, "clip_norm": 1.0, "delta": 0.2},
-    "sensible": {"learning_rate": "auto", "epochs": "auto", "clip_norm": 1.0, "delta": 1e-5},
-}
-
-#: :func:`auto_schedule`'s constants, tuned on UCI Adult (one-hot + standardised numerics,
-#: method 1, sensitivity 1, eps 0.1..10; benchmarks/bench_cdp_auto.py).
-AUTO_EPOCH_DIVISOR = 12.0  # epochs = sqrt(N eps / CS) / this
-AUTO_MAX_EPOCHS = 100
-AUTO_STEP = {1: 50.0, 2: 15.0}  # learning rate x clip_norm, by the clipping norm (L1 or L2)
-AUTO_MOMENTUM = 0.5
-#: Epochs x this for an accountant method (7): its per-epoch noise grows like sqrt(epochs),
-#: not like epochs, so more steps pay (Adult, eps 0.1..2: benchmarks/bench_cdp_pld.py).
-AUTO_ACCOUNTANT_EPOCH_FACTOR = 4.0
-
-
-def auto_noise_method(*, n: int, epsilon: float, sensitivity: float) -> int:
-    """The noise method that ``noise_method="auto"`` means, from public quantities only.
-
-    Parameters
-    ----------
-    n : int
-        Number of training records (public under the neighbouring relation).
-    epsilon : float
-        Training budget.
-    sensitivity : float
-        CS (or GS, or 1 for ordinary DP): how many records move with one.
-
-    Returns
-    -------
-    int
-        7 (Gaussian, PLD accounting: (epsilon, delta)-DP) when ``n epsilon / sensitivity`` is
-        at least :data:`AUTO_GAUSSIAN_MIN_M`, else 1 (Laplace, pure epsilon-DP).
-
-    Notes
-    -----
-    On UCI Adult at sensitivity 1 method 7 beats method 1 from ``n eps`` of 100 up (83.7 % against
-    81.2 % at epsilon 0.1) and is within 0.2 points of tuned Opacus DP-SGD at epsilon 0.5..2
-    (benchmarks/bench_peers.py). With CS of 30 to 100 on the samples, where ``n eps / CS`` is a few
-    hundred at most, one epoch's Laplace noise leaves more signal (census, epsilon 2: 65.0 % against
-    58.7 % on the Proposed scheme), so "auto" keeps the paper's method there. Reading only n,
-    epsilon and the sensitivity, the choice costs no budget.
-    """
-    m = float(n) * float(epsilon) / float(sensitivity)
-    return AUTO_METHODS["otherwise"] if m >= AUTO_GAUSSIAN_MIN_M else AUTO_METHODS["small budget per group"]
-
-
-def auto_schedule(*, n: int, epsilon: float, sensitivity: float, clip_norm: float,
-                  noise_method: int = 1) -> tuple[int, float, float]:
-    """Epochs, learning rate and momentum of CDP-LR from public quantities only.
-
-    Parameters
-    ----------
-    n : int
-        Number of training records (public under the neighbouring relation).
-    epsilon : float
-        Training budget.
-    sensitivity : float
-        CS (or GS, or 1 for ordinary DP): how many records move with one.
-    clip_norm : float
-        Bound on each record's gradient term.
-    noise_method : int
-        Table 3 method; method 5 noises the gradient with half the budget, methods 0 and 4
-        add no noise to it.
-
-    Returns
-    -------
-    (epochs, learning_rate, momentum)
-
-    Notes
-    -----
-    Each epoch's mean gradient gets noise of scale ``2 CS clip epochs / (N eps)`` while its
-    signal is at most ``clip``, so the noise-to-signal ratio of one epoch is
-    ``2 epochs / m`` with ``m = N eps / CS``. Splitting the budget over more epochs lets the
-    model converge but makes every step noisier; on Adult the best number of epochs grows
-    like ``sqrt(m)`` (5 at m = 3,400, about 15 at m = 34,000, 50 at m = 340,000), hence
-    ``epochs = round(sqrt(m) / 12)`` between 1 and 100. Once most records are clipped the
-    gradient scales with ``clip``, so the step is ``50 / clip`` (``15 / clip`` for the
-    L2-clipped methods 2 and 6, whose clipped terms are larger in L1); momentum 0.5 combines the
-    released noisy gradients (post-processing: it costs no budget). Method 7 (PLD accounting,
-    not in the paper) pays only about ``sqrt(epochs)`` in noise for more epochs, so it takes 4
-    times as many (at most 100). Nothing here reads the
-    records: the same (n, epsilon, sensitivity, clip, method) gives the same schedule.
-    """
-    placement = NOISE_PLACEMENTS[int(noise_method)]
-    noised = placement.is_dp  # 0 and 4: the gradient gets no noise
-    step = AUTO_STEP[placement.clip_order]
-    if placement.step is None:  # output perturbation: one release, no gradient steps
-        epochs = 1
-    elif noised:
-        m = float(n) * float(epsilon) * placement.spent_share / float(sensitivity)
-        base = np.sqrt(m) / AUTO_EPOCH_DIVISOR
-        if placement.accountant:
-            # the accountant's extra epochs (and a full step) pay only once one epoch's signal
-            # stands above its noise: below base = 4 both ramp down with it
-            ramp = min(1.0, base / AUTO_ACCOUNTANT_EPOCH_FACTOR)
-            base *= max(1.0, AUTO_ACCOUNTANT_EPOCH_FACTOR * ramp)
-            step *= ramp
-        epochs = int(min(AUTO_MAX_EPOCHS, max(1, round(base))))
-    else:
-        epochs = AUTO_MAX_EPOCHS
-    return epochs, step / float(clip_norm), AUTO_MOMENTUM
 
 
 def _as_design(X: Any) -> Any:
@@ -199,48 +84,21 @@ def _as_design(X: Any) -> Any:
     return A
 
 
+def _check_noise_method(method: int) -> None:
+    """Refuse a method outside :data:`NOISE_PLACEMENTS`, naming each valid one."""
+    try:
+        check_choice(method, NOISE_PLACEMENTS, name="noise_method")
+    except ValueError as exc:
+        choices = ", ".join(f"{m} ({p.name})" for m, p in NOISE_PLACEMENTS.items())
+        raise ValueError(f"{exc} The methods (Table 3 and beyond): {choices}.") from None
+
+
 def _is_auto(value: Any, name: str) -> bool:
     if isinstance(value, str):
         if value != "auto":
             raise ValueError(f"{name} must be a number or 'auto', got {value!r}.")
         return True
     return False
-
-
-class BinaryLinearOutputs:
-    """Posterior, prediction and accuracy of a fitted binary linear model from its
-    ``decision_function`` and ``classes_``, and the split of its trained vector into
-    ``coef_`` and ``intercept_`` (CDP-LR and the DP-SGD baseline share them)."""
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior (Eq. 6-7): columns P(classes_[0]), P(classes_[1])."""
-        p = expit(self.decision_function(X))
-        return np.column_stack([1 - p, p])
-
-    def predict(self, X: Any) -> np.ndarray:
-        """classes_[1] where the posterior is at least 0.5."""
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy (Eq. 21): share of rows whose predicted class is ``y``.
-
-        Computed directly (sklearn's ``accuracy_score`` validation costs more than the fit
-        on small data, and the dashboard scores on every slider move).
-        """
-        y = np.asarray(y)
-        hit = (self.predict(X) == y).astype(float)
-        if sample_weight is None:
-            return float(hit.mean())
-        return float(np.average(hit, weights=np.asarray(sample_weight, dtype=float)))
-
-    def _set_weights(self, w: np.ndarray) -> None:
-        """``coef_``, ``intercept_`` and ``n_features_in_`` from the trained vector ``w``
-        (its last entry is the bias when ``fit_intercept``)."""
-        if self.fit_intercept:
-            self.coef_, self.intercept_ = w[None, :-1], w[-1:]
-        else:
-            self.coef_, self.intercept_ = w[None, :], np.zeros(1)
-        self.n_features_in_ = self.coef_.shape[1]
 
 
 class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator):
@@ -254,7 +112,7 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         epsilon / 2 (its other half noises the public N); methods 0 and 4 deliver none, and
         their ``ledger_.is_dp`` is False.
     noise_method : int, 0..7, or "auto"
-        Where the noise goes (Table 3; see :data:`NOISE_METHODS`). Method 4 protects only
+        Where the noise goes (Table 3; see :data:`core.cdp.schedule.NOISE_METHODS`). Method 4 protects only
         the sample size, not the weights. Method 7 (not in the paper) is method 2's Gaussian
         noise with the epochs composed by a PLD accountant instead of split evenly:
         (epsilon, delta)-DP. Method 1 is the paper's Laplace noise on the gradient (pure
@@ -369,10 +227,8 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         elif isinstance(method, bool) or not isinstance(method, numbers.Integral):
             raise TypeError(f"noise_method must be an integer 0..{max(NOISE_PLACEMENTS)} or 'auto', "
                             f"got {type(method).__name__}.")
-        if method is not None and method not in NOISE_PLACEMENTS:
-            choices = ", ".join(f"{m} ({p.name})" for m, p in NOISE_PLACEMENTS.items())
-            raise ValueError(f"noise_method must be one of 0..{max(NOISE_PLACEMENTS)} (Table 3 and beyond): "
-                             f"{choices}; got {method}.")
+        if method is not None:
+            _check_noise_method(method)
         eps = check_epsilon(self.epsilon)
         epochs = None if _is_auto(self.epochs, "epochs") else check_positive_int(self.epochs, name="epochs")
         lr = None
@@ -472,12 +328,7 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         number whose ``sensitivity_source`` says so)."""
         if isinstance(self.sensitivity, str):
             return True
-        src = self.sensitivity_source
-        if not isinstance(src, str):
-            raise TypeError(f"sensitivity_source must be a str, got {type(src).__name__}.")
-        if src not in SENSITIVITY_SOURCES:
-            raise ValueError(f"sensitivity_source must be one of {SENSITIVITY_SOURCES}: where the number came "
-                             f"from (only a public bound keeps the guarantee); got {src!r}.")
+        src = check_choice(self.sensitivity_source, SENSITIVITY_SOURCES, name="sensitivity_source", kind=str)
         return src == "read from data"
 
     def _new_ledger(self, placement: NoisePlacement) -> PrivacyLedger:

@@ -4,7 +4,7 @@ Every draw goes through the project's exact sampler (:mod:`core.privacy.sampler`
 and discrete Gaussian on a power-of-two grid, integer arithmetic), never a floating-point
 ``rng.laplace`` or ``rng.normal``; each ledger entry says which sampler, grid and scale.
 Method 6's gamma-distributed radius has no exact sampler: it stays floating point and its
-ledger says so (:meth:`core.privacy.mechanisms.PrivacyLedger.note_floating_point`).
+ledger says so (:meth:`core.privacy.ledger.PrivacyLedger.note_floating_point`).
 
 One :class:`NoisePlacement` per method 0..6 of the paper (and method 7, beyond the paper)
 says what the method is called, whether the weights it trains are differentially private,
@@ -129,7 +129,7 @@ class NoisePlacement:
         False for a method that paper 000 does not have.
     floating_point : str
         Non-empty for a method whose noise has no exact sampler (method 6): what the ledger's
-        :meth:`~core.privacy.mechanisms.PrivacyLedger.note_floating_point` records.
+        :meth:`~core.privacy.ledger.PrivacyLedger.note_floating_point` records.
     """
 
     name: str

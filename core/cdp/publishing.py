@@ -5,12 +5,12 @@ feature-selected data (conditions on removed attributes are dropped) with exact 
 Laplace noise (:mod:`core.privacy.sampler`, counts on the integer grid) of scale at least
 sensitivity / epsilon; the error is Eq. 22 (:func:`core.evaluation.metrics.count_query_mae`).
 
-What the queries and the sensitivity read. The queries are drawn from the public schema
-(:func:`schema_range_queries`: ranges from the declared bounds, categories from the declared
-lists, records coded over the schema's domain), never from the values: a query whose range
-ends at a value only one record has would reveal that record (``query_source="values"``,
-the paper's reading of "random queries", is kept for the audit's mutant and marks the release
-not DP). The faithful schemes (Group, Zhang, Proposed) compute GS / CS and choose their
+What the queries and the sensitivity read. The queries (:mod:`core.cdp.queries`) are drawn
+from the public schema (:func:`~core.cdp.queries.schema_range_queries`: ranges from the
+declared bounds, categories from the declared lists, records coded over the schema's domain),
+never from the values: a query whose range ends at a value only one record has would reveal
+that record (``query_source="values"``, the paper's reading of "random queries", is kept for
+the audit's mutant and marks the release not DP). The faithful schemes (Group, Zhang, Proposed) compute GS / CS and choose their
 attributes on the records, as the paper does: their releases are **not differentially
 private** and the ledger says why. :data:`DP_SCHEME` is the DP reading: every schema
 attribute, and the sensitivity the schema's declared bound on the correlated group size (one
@@ -24,6 +24,7 @@ so that the whole release costs epsilon.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -32,30 +33,34 @@ import pandas as pd
 
 from core.cdp.baselines import epsilon_runs
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.dp_reading import GroupBound, LOG_SCALE_RATIO, charge_reading, group_bound, reading_columns
+from core.cdp.dp_reading import GroupBound, charge_reading, group_bound, reading_columns
+from core.cdp.queries import (
+    QUERY_SOURCES,
+    Query,
+    answer_counts,
+    random_range_queries,
+    schema_coded,
+    schema_range_queries,
+    values_coded,
+)
 from core.cdp.sensitivity import record_matrix
 from core.correlation.records import correlated_sensitivity
-from core.data import Dataset, ordinal_codes
-from core.privacy.schema import PublicSchema, schema_for
-from core.runtime.experiments import summarize
-from core.privacy.mechanisms import PrivacyLedger, laplace_noise
+from core.data import Dataset
 from core.evaluation.metrics import count_query_mae
-from core.runtime.progress import Progress, report, stage
-from core.validation import DataError, check_positive_int
+from core.privacy.ledger import PrivacyLedger
+from core.privacy.mechanisms import laplace_noise
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
+from core.runtime.experiments import summarize
+from core.runtime.progress import Progress, check_stop, report, stage
 from core.runtime.randomness import RandomState, check_random_state
+from core.validation import DataError, check_choice
 
 __all__ = [
     "PUBLISH_SCHEMES",
     "DP_SCHEME",
     "ALL_PUBLISH_SCHEMES",
-    "QUERY_SOURCES",
     "NOT_DP_REASONS",
-    "Query",
-    "random_range_queries",
-    "schema_range_queries",
-    "schema_coded",
-    "answer_counts",
-    "query_matches",
     "PublishingSetup",
     "prepare_publishing",
     "BUDGETS",
@@ -74,8 +79,6 @@ PUBLISH_SCHEMES = ("Group", "Zhang", "Proposed")
 #: The DP reading beside them: every schema attribute, the declared group bound.
 DP_SCHEME = "DP reading"
 ALL_PUBLISH_SCHEMES = PUBLISH_SCHEMES + (DP_SCHEME,)
-#: Where the query ranges come from: the public schema, or (the audit's mutant, not DP) the values.
-QUERY_SOURCES = ("schema", "values")
 #: Why each faithful scheme is not differentially private.
 NOT_DP_REASONS = {
     "Group": "The group sensitivity GS is computed from your records.",
@@ -88,158 +91,6 @@ NOT_DP_REASONS = {
 VALUES_REASON = "The query ranges are drawn from your records' values."
 #: How epsilon is read: per query (the paper; total Q x epsilon) or for all Q queries together.
 BUDGETS = ("per_query", "total")
-
-
-@dataclass(frozen=True)
-class Query:
-    """A conjunction of range conditions lo <= value <= hi (categoricals as sorted codes)."""
-
-    conditions: tuple[tuple[str, float, float], ...]
-
-    def describe(self) -> str:
-        return " AND ".join(f"{lo:g} <= {c} <= {hi:g}" for c, lo, hi in self.conditions)
-
-
-def _coded(dataset: Dataset) -> pd.DataFrame:
-    out = {}
-    for col in dataset.features:
-        s = dataset.frame[col]
-        if col in dataset.categorical:
-            out[col] = ordinal_codes(s)[0].astype(float)
-        else:
-            out[col] = s.to_numpy(dtype=float)
-    return pd.DataFrame(out)
-
-
-def schema_coded(dataset: Dataset | pd.DataFrame, schema: PublicSchema,
-                 columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """The records as the queries see them, from the schema alone: numbers conformed to their
-    declared bounds, categories as codes over ``ColumnSchema.domain`` (record by record)."""
-    frame = dataset.frame if isinstance(dataset, Dataset) else dataset
-    cols = reading_columns(schema, schema.label, None) if columns is None else list(columns)
-    conformed = schema.conform(frame, cols)
-    out = {}
-    for c in cols:
-        if schema[c].kind == "numeric":
-            out[c] = conformed[c].to_numpy(dtype=float)
-        else:
-            out[c] = schema.codes(conformed, c).astype(float)
-    return pd.DataFrame(out, index=frame.index)
-
-
-def _public_value(spec, u: np.ndarray) -> np.ndarray:
-    """Points of a numeric column's declared range from uniforms ``u`` in [0, 1): uniform on
-    the range, or on the log1p scale for a wide one (the rule of
-    :func:`core.cdp.dp_reading.schema_matrix`); whole numbers for an integer column."""
-    lo, hi = float(spec.lower), float(spec.upper)
-    if lo >= 0 and (hi + 1.0) / (lo + 1.0) >= LOG_SCALE_RATIO:
-        v = np.expm1(np.log1p(lo) + u * (np.log1p(hi) - np.log1p(lo)))
-    else:
-        v = lo + u * (hi - lo)
-    v = np.clip(v, lo, hi)
-    return np.round(v) if spec.integer else v
-
-
-def schema_range_queries(
-    schema: PublicSchema,
-    columns: Sequence[str] | None = None,
-    *,
-    n_queries: int = 200,
-    max_conditions: int = 3,
-    random_state: RandomState = None,
-) -> list[Query]:
-    """Random conjunctive range queries drawn from the public schema, never from the records.
-
-    Each query picks 1..``max_conditions`` attributes of ``columns`` (default every schema
-    feature) and, for each, a range: two points of a numeric column's declared range
-    (log-uniform for a range of three orders of magnitude or more), or two codes of a
-    categorical column's domain (:func:`schema_coded`'s coding). The same schema and seed
-    give the same queries on any table.
-    """
-    n_queries = check_positive_int(n_queries, name="n_queries")
-    max_conditions = check_positive_int(max_conditions, name="max_conditions")
-    if not isinstance(schema, PublicSchema):
-        raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
-    rng = check_random_state(random_state)
-    cols = reading_columns(schema, schema.label, None) if columns is None else list(columns)
-    if not cols:
-        raise DataError("The schema has no attributes to query.")
-    def public_range(col: str) -> tuple[float, float]:
-        spec = schema[col]
-        if spec.kind == "numeric":
-            return tuple(np.sort(_public_value(spec, rng.random(2))))
-        return tuple(np.sort(rng.integers(0, len(spec.domain), size=2)).astype(float))
-
-    return _random_queries(cols, n_queries, max_conditions, rng, public_range)
-
-
-def _random_queries(cols: list[str], n_queries: int, max_conditions: int, rng: np.random.Generator,
-                    draw_range: Callable[[str], tuple[float, float]]) -> list[Query]:
-    """``n_queries`` conjunctions of 1..``max_conditions`` attributes, each range from ``draw_range``."""
-    out = []
-    for _ in range(n_queries):
-        k = int(rng.integers(1, min(max_conditions, len(cols)) + 1))
-        chosen = rng.choice(len(cols), size=k, replace=False)
-        conds = []
-        for j in sorted(chosen):
-            a, b = draw_range(cols[j])
-            conds.append((cols[j], float(a), float(b)))
-        out.append(Query(tuple(conds)))
-    return out
-
-
-def random_range_queries(
-    dataset: Dataset,
-    *,
-    n_queries: int = 200,
-    max_conditions: int = 3,
-    random_state: RandomState = None,
-) -> list[Query]:
-    """Random conjunctive range queries over the attributes of ``dataset``, from its values.
-
-    Each query picks 1..``max_conditions`` attributes and, for each, a range between two
-    values drawn from the attribute's observed values (so ranges follow the data).
-    Not differentially private: a value only one record has can become a query's end, and
-    the release shows it. Kept as the audit's mutant; releases use
-    :func:`schema_range_queries`.
-    """
-    n_queries = check_positive_int(n_queries, name="n_queries")
-    max_conditions = check_positive_int(max_conditions, name="max_conditions")
-    rng = check_random_state(random_state)
-    coded = _coded(dataset)
-    cols = list(coded.columns)
-    if not cols:
-        raise DataError("The data has no attributes to query.")
-    values = {c: np.unique(coded[c].to_numpy()) for c in cols}
-    return _random_queries(cols, n_queries, max_conditions, rng,
-                           lambda col: tuple(np.sort(rng.choice(values[col], size=2, replace=True))))
-
-
-def _mask(arrays: dict[str, np.ndarray], n: int, query: Query, keep: set[str]) -> np.ndarray:
-    mask = np.ones(n, dtype=bool)
-    for c, lo, hi in query.conditions:
-        if c in keep:
-            v = arrays[c]
-            mask &= (v >= lo) & (v <= hi)
-    return mask
-
-
-def answer_counts(coded: pd.DataFrame, queries: Sequence[Query], columns: Iterable[str]) -> np.ndarray:
-    """Exact counts, with conditions on attributes outside ``columns`` dropped."""
-    keep = set(columns)
-    arrays = {c: coded[c].to_numpy() for c in coded.columns}
-    return np.array([_mask(arrays, len(coded), q, keep).sum() for q in queries], dtype=float)
-
-
-def query_matches(dataset: Dataset, query: Query, columns: Iterable[str],
-                  schema: PublicSchema | None = None) -> np.ndarray:
-    """Which records satisfy ``query`` once conditions outside ``columns`` are dropped.
-
-    ``schema``: the records are coded as :func:`schema_coded` does (the queries of
-    :func:`schema_range_queries`); without it, as the values' sorted categories
-    (:func:`random_range_queries`)."""
-    coded = _coded(dataset) if schema is None else schema_coded(dataset, schema)
-    return _mask({c: coded[c].to_numpy() for c in coded.columns}, len(coded), query, set(columns))
 
 
 @dataclass
@@ -283,6 +134,7 @@ def prepare_publishing(
     selection: DCFBFSResult | None = None,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: threading.Event | None = None,
 ) -> PublishingSetup:
     """Select features (DC-FBFS; needs the dataset's label), draw queries, compute answers.
 
@@ -297,22 +149,24 @@ def prepare_publishing(
     ----------
     schema : PublicSchema, optional
         Bounds, categories and the group bound; default
-        :func:`core.privacy.schema.schema_for` (a draft read from the data for an upload, which
+        :func:`core.privacy.schema_builtin.schema_for` (a draft read from the data for an upload, which
         the DP reading's ledger marks not DP).
     query_source : {"schema", "values"}
         "schema" (default): the query ranges come from the schema. "values": from the
         records' values (the paper's reading, kept as the audit's mutant; not DP).
+    stop : threading.Event, optional
+        Checked between the steps: once set, raises :class:`core.runtime.progress.Stopped`.
     """
     if dataset.label is None:
         raise DataError("Choose a label column: DC-FBFS selects attributes for a classifier.")
-    if query_source not in QUERY_SOURCES:
-        raise ValueError(f"query_source must be one of {QUERY_SOURCES}, got {query_source!r}.")
+    check_choice(query_source, QUERY_SOURCES, name="query_source")
     schema = schema_for(dataset) if schema is None else schema
     if not isinstance(schema, PublicSchema):
         raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
     rng = check_random_state(random_state)
     rm = record_matrix(dataset)
     y = dataset.frame[dataset.label].astype(str).to_numpy()
+    check_stop(stop, "Preparing the publishing schemes")
     sel = selection if selection is not None else dc_fbfs(
         rm.X, y, rm.names, tc=tc, threshold=threshold, measure=measure, random_state=rng,
         progress=stage(progress, 0.0, 0.85, "Feature selection"),
@@ -321,6 +175,7 @@ def prepare_publishing(
     public_cols = reading_columns(schema, dataset.label, None)
 
     def sens(scheme: str, meas: str, kind: str, step: int) -> float:
+        check_stop(stop, "Preparing the publishing schemes")
         pos = [rm.names.index(c) for c in columns[scheme]]
         rep = correlated_sensitivity(rm.X[:, pos], measure=meas, threshold=threshold,
                                      progress=stage(progress, 0.85 + 0.04 * step, 0.89 + 0.04 * step,
@@ -335,13 +190,13 @@ def prepare_publishing(
     bound = group_bound(schema)
     columns[DP_SCHEME] = public_cols
     sensitivity[DP_SCHEME] = bound.value
-    report(progress, 0.97, "Answering the queries")
+    report(progress, 0.97, "Answering the queries", stop=stop)
     if query_source == "schema":
         queries = schema_range_queries(schema, public_cols, n_queries=n_queries, random_state=rng)
         coded = schema_coded(dataset, schema, public_cols)
     else:  # the mutant: ranges between observed values (coded as the data's sorted categories)
         queries = random_range_queries(dataset, n_queries=n_queries, random_state=rng)
-        coded = _coded(dataset)
+        coded = values_coded(dataset)
     true_original = answer_counts(coded, queries, coded.columns)
     true_reduced = {s: answer_counts(coded, queries, cols) for s, cols in columns.items()}
     report(progress, 1.0, "Queries answered")
@@ -385,8 +240,7 @@ def noisy_counts(true: np.ndarray, *, sensitivity: float, epsilon_per_query: flo
 
 
 def _per_query(epsilon: float, n_queries: int, budget: str) -> float:
-    if budget not in BUDGETS:
-        raise ValueError(f"budget must be one of {BUDGETS}, got {budget!r}.")
+    check_choice(budget, BUDGETS, name="budget")
     return float(epsilon) if budget == "per_query" else float(epsilon) / n_queries
 
 
@@ -412,8 +266,7 @@ def release_counts(
     random_state : int, Generator or None
         Source of the noise.
     """
-    if scheme not in setup.sensitivity:
-        raise ValueError(f"scheme must be one of {tuple(setup.sensitivity)}, got {scheme!r}.")
+    check_choice(scheme, setup.sensitivity, name="scheme")
     true = setup.true_reduced[scheme]
     eps_q = _per_query(epsilon, len(true), budget)
     noisy, noise = noisy_counts(true, sensitivity=setup.sensitivity[scheme], epsilon_per_query=eps_q,
@@ -451,8 +304,7 @@ def zero_noise_mae(setup: PublishingSetup, scheme: str) -> float:
     """Eq. 22 MAE of ``scheme``'s release without noise: its reduced-table answers as they
     are. What is left is the error feature selection adds (0 for a scheme that keeps every
     attribute); no noise level can bring the MAE below it."""
-    if scheme not in setup.true_reduced:
-        raise ValueError(f"scheme must be one of {tuple(setup.true_reduced)}, got {scheme!r}.")
+    check_choice(scheme, setup.true_reduced, name="scheme")
     reduced = setup.true_reduced[scheme]
     return count_query_mae(reduced, reduced, setup.true_original)
 
@@ -466,10 +318,13 @@ def mae_curve(
     budget: str = "per_query",
     random_state: RandomState = None,
     progress: Callable[[float, str], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """MAE of each scheme at each epsilon over ``repetitions`` noise draws (Fig. 6-8).
 
-    ``budget`` says how epsilon is read (see :func:`release_counts`).
+    ``budget`` says how epsilon is read (see :func:`release_counts`). ``progress`` is told
+    each run; ``stop`` (a ``threading.Event``), once set, ends the sweep with
+    :class:`core.runtime.progress.Stopped`.
     """
     _per_query(1.0, 1, budget)
 
@@ -481,7 +336,7 @@ def mae_curve(
         }
 
     runs = epsilon_runs(one, schemes, "scheme", "mae", epsilons=epsilons, repetitions=repetitions,
-                        random_state=random_state, progress=progress, sort=False)
+                        random_state=random_state, progress=progress, sort=False, stop=stop)
     return summarize(runs, ["scheme", "epsilon"], "mae"), runs
 
 
@@ -497,8 +352,7 @@ def dp_count_release(
     reading, the audit's mutant): the ledger is then marked not DP. The release holds its
     ``queries`` (they are published with the answers).
     """
-    if query_source not in QUERY_SOURCES:
-        raise ValueError(f"query_source must be one of {QUERY_SOURCES}, got {query_source!r}.")
+    check_choice(query_source, QUERY_SOURCES, name="query_source")
     schema = schema_for(dataset) if schema is None else schema
     rng = check_random_state(random_state)
     cols = reading_columns(schema, dataset.label, None)
@@ -508,7 +362,7 @@ def dp_count_release(
     else:
         queries = random_range_queries(dataset.subset([*cols, *([dataset.label] if dataset.label else [])]),
                                        n_queries=n_queries, random_state=rng)
-        coded = _coded(dataset)
+        coded = values_coded(dataset)
     true = answer_counts(coded, queries, cols)
     bound = group_bound(schema)
     eps_q = _per_query(epsilon, len(true), budget)

@@ -5,13 +5,15 @@ six attributes) and on Adult when the data directory holds it (45,222 rows after
 missing values). ``quick`` uses fewer repetitions, a shorter epsilon grid and at most
 3,000 Adult rows.
 
-The paper's numbers and words live here as module constants (``PAPER_FIG1`` ..
-``PAPER_FIG8``, ``PAPER_TABLE1``, ``PAPER_TABLE2``): the reproductions, the claim checks
-(:mod:`core.cdp.claims`, whose verdicts each summary carries under "claim") and the pages
-read them.
+The paper's numbers and words come from :mod:`core.cdp.paper`, and each summary carries the
+verdicts of the claim checks (:mod:`core.cdp.claims`) under "claim". Every reproduction takes
+``progress`` (a ``progress(message)`` callable, as ``pux reproduce`` passes) and ``stop`` (a
+``threading.Event``: once set, it raises :class:`core.runtime.progress.Stopped` at the next
+dataset or stage, keeping nothing).
 """
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 import numpy as np
@@ -25,14 +27,36 @@ from core.cdp.baselines import (
     prepare_schemes,
     scheme_curve,
 )
-from core.cdp.logistic import PRESETS
+from core.cdp.claims import (
+    fig1_claim,
+    fig4_claim,
+    fig5_claim,
+    fig6_claim,
+    fig7_claim,
+    fig8_claim,
+    table2_claim,
+)
+from core.cdp.feature_count import correlation_by_feature_count
+from core.cdp.paper import (
+    PAPER_FIG1,
+    PAPER_FIG4,
+    PAPER_FIG5,
+    PAPER_FIG6,
+    PAPER_FIG7,
+    PAPER_FIG8,
+    PAPER_TABLE2,
+    PAPER_TABLE2_TEXT,
+)
 from core.cdp.publishing import PUBLISH_SCHEMES, mae_curve, prepare_publishing
+from core.cdp.schedule import PRESETS
 from core.cdp.sensitivity import record_matrix
+from core.cdp.sweeps import constant_guess
 from core.correlation.records import correlated_sensitivity
 from core.data import Dataset, load_adult, load_sample
 from core.runtime.experiments import Reproduction
+from core.runtime.progress import check_stop
+from core.runtime.randomness import check_random_state, draw_seed
 from core.validation import DataError
-from core.runtime.randomness import draw_seed
 
 __all__ = ["REPRODUCTIONS"]
 
@@ -41,39 +65,6 @@ THRESHOLD = 0.8
 #: estimator's default (7, beyond the paper)
 PAPER_METHOD = 1
 TC = 40.0
-
-# ---- the paper's numbers and words (the one source for the command line, the tests and the pages)
-#: Fig. 1 (section 6.2.1), read from the figure: no numbers are printed
-PAPER_FIG1 = ("The data correlation C(x) decreases as features are added consecutively: more features, "
-              "less correlated records (read from the figure, no numbers printed).")
-#: Fig. 2 (section 6.2.1)
-PAPER_FIG2 = ("Ranking the features by the change of C(x) when each is deleted and by random-forest "
-              "importance gives two different rankings ('Date of Establishment' changes C(x) most, "
-              "'Registered Capital' is the most important).")
-#: Fig. 3 (section 6.2.2)
-PAPER_FIG3 = ("The traversals find redundant features: the forward traversal filters out 1 removable "
-              "feature, the backward traversal 0, 1 or 2.")
-#: Table 1: features deleted at each stage, two runs on the paper's 6 supplier attributes
-PAPER_TABLE1 = {"F_fb_del": (1, 2), "F_c_del": (3, 3), "F_del": (1, 1)}
-PAPER_TABLE1_TEXT = ("DC-FBFS deletes only the features both criteria call removable: F_fb_del 1 (2 in a "
-                     "second run), F_c_del 3, F_del 1 ('Enterprise Type') of 6 features, T_c = 40.")
-#: Table 2 in words (its numbers: PAPER_TABLE2)
-PAPER_TABLE2_TEXT = ("The correlated sensitivities are all lower than the global sensitivities (CS < GS at "
-                     "every stage), so CDP-LR is more accurate than GDP-LR.")
-PAPER_FIG4 = ("Proposed above Zhang and Group overall; all three similar for epsilon < 3; "
-              "a large gap to Non-private remains (read from the figure, no numbers printed).")
-PAPER_FIG5 = ("Method 1 (Laplace on the mean gradient) usually best; 2 below 1; 1 and 5 "
-              "close; 4 above 3; 6 worst in most cases.")
-PAPER_FIG6 = "Proposed below Group (CS < GS) and below Zhang; MAE falls fast then slowly with epsilon."
-PAPER_FIG7 = "With product information the MAE is lower."
-PAPER_FIG8 = "Mahalanobis gives lower MAE than Pearson for Zhang's and the proposed scheme."
-PAPER_TABLE2 = {
-    "none": {"GS": 45.86, "CS": 20.55, "GDP-LR": 0.4997, "CDP-LR": 0.5009},
-    "F_fb_del": {"GS": 49.53, "CS": 43.06, "GDP-LR": 0.4895, "CDP-LR": 0.4974},
-    "F_c_del": {"GS": 41.84, "CS": 39.18, "GDP-LR": 0.4945, "CDP-LR": 0.5018},
-    "F_del": {"GS": 45.86, "CS": 21.64, "GDP-LR": 0.4991, "CDP-LR": 0.5060},
-}
-
 
 def _datasets(data_dir, quick: bool, progress) -> dict[str, Dataset]:
     out = {
@@ -110,17 +101,15 @@ def _setup(name: str, ds: Dataset, measure: str, seed: int, progress):
 
 
 def fig1(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
     """Fig. 1: data correlation C(x) of the first k features, k = 1 .. p (Pearson and
     Mahalanobis; features added by descending random-forest importance)."""
-    from core.cdp.claims import fig1_claim
-    from core.cdp.feature_count import correlation_by_feature_count
-
     rows, claims = [], {}
     for name, ds in _datasets(data_dir, quick, progress).items():
         rm = record_matrix(ds)
         y = ds.frame[ds.label].astype(str).to_numpy()
         for measure in ("pearson", "mahalanobis"):
+            check_stop(stop, "cdp-fig1")
             table = correlation_by_feature_count(rm.X, rm.names, y=y, measure=measure, threshold=THRESHOLD,
                                                  random_state=random_state)
             rows += _records(table.assign(dataset=name, measure=measure, rows=ds.n_rows))
@@ -143,74 +132,110 @@ def fig1(*, data_dir=None, quick: bool = False, random_state: int = 0,
     )
 
 
-def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
-           progress: Callable[[str], None] = print) -> Reproduction:
-    """Table 2: GS, CS and GDP-LR / CDP-LR accuracy after each selection stage."""
-    reps = 3 if quick else 10
-    epsilon = 5.0
-    rows, runs = [], []
-    for name, ds in _datasets(data_dir, quick, progress).items():
-        setup = _setup(name, ds, "pearson", random_state, progress)
-        sel = setup.selection
-        stages = {"none": [], "F_fb_del": sel.F_fb_del, "F_c_del": sel.F_c_del, "F_del": sel.F_del}
-        for stage, deleted in stages.items():
-            cols = [c for c in sel.names if c not in set(deleted)]
-            if not cols:
-                rows.append({"dataset": name, "stage": stage, "deleted": deleted, "note": "every feature deleted"})
-                continue
-            rm = record_matrix(ds, columns=cols)
-            r = correlated_sensitivity(rm.X[setup.train], threshold=THRESHOLD)
-            stage_setup = SchemeSetup(
-                ds, setup.train, setup.test, setup.y, sel,
-                {"Group": cols, "Proposed": cols, "Non-private": cols, "Zhang": cols},
-                {"Group": r.group, "Proposed": r.correlated, "Non-private": 0.0, "Zhang": r.correlated},
-                {}, "pearson", THRESHOLD,
-            )
-            mats = stage_setup.matrices("Proposed")
-            for preset in PRESETS:
-                rng = np.random.default_rng(random_state)
-                acc = {"GDP-LR": [], "CDP-LR": []}
-                for i in range(reps):
-                    seed = draw_seed(rng, high=2**31)
-                    for model, scheme in (("GDP-LR", "Group"), ("CDP-LR", "Proposed")):
-                        _, a = fit_scheme(stage_setup, scheme, epsilon=epsilon, noise_method=PAPER_METHOD,
-                                          preset=preset, random_state=seed, matrices=mats)
-                        acc[model].append(a)
-                        runs.append({"dataset": name, "stage": stage, "preset": preset, "model": model,
-                                     "repetition": i, "seed": seed, "accuracy": a})
-                rows.append({
-                    "dataset": name, "stage": stage, "preset": preset, "deleted": deleted,
-                    "GS": r.group, "CS": r.correlated,
-                    "GDP-LR": float(np.mean(acc["GDP-LR"])), "GDP-LR_std": float(np.std(acc["GDP-LR"])),
-                    "CDP-LR": float(np.mean(acc["CDP-LR"])), "CDP-LR_std": float(np.std(acc["CDP-LR"])),
-                })
-            progress(f"{name}: stage {stage} done")
-    from core.cdp.claims import table2_claim
+#: Table 2's budget (the paper does not state it)
+TABLE2_EPSILON = 5.0
+#: Table 2's two models: the scheme each one is
+TABLE2_MODELS = (("GDP-LR", "Group"), ("CDP-LR", "Proposed"))
 
+
+def _stage_setup(setup: SchemeSetup, ds: Dataset, cols: list[str]):
+    """The schemes of one Table 2 stage (every scheme on ``cols``, GS and CS on the training
+    records), with its sensitivity report."""
+    rm = record_matrix(ds, columns=cols)
+    r = correlated_sensitivity(rm.X[setup.train], threshold=THRESHOLD)
+    stage_setup = SchemeSetup(
+        ds, setup.train, setup.test, setup.y, setup.selection,
+        {"Group": cols, "Proposed": cols, "Non-private": cols, "Zhang": cols},
+        {"Group": r.group, "Proposed": r.correlated, "Non-private": 0.0, "Zhang": r.correlated},
+        {}, "pearson", THRESHOLD,
+    )
+    return stage_setup, r
+
+
+def _stage_accuracies(stage_setup: SchemeSetup, mats, preset: str, reps: int, random_state: int,
+                      tags: dict) -> tuple[dict, list[dict]]:
+    """GDP-LR's and CDP-LR's test accuracies at one stage and preset, ``reps`` seeds each
+    (the same seeds for both models), and one run record per fit (with ``tags``)."""
+    rng = check_random_state(random_state)
+    acc, runs = {"GDP-LR": [], "CDP-LR": []}, []
+    for i in range(reps):
+        seed = draw_seed(rng, high=2**31)
+        for model, scheme in TABLE2_MODELS:
+            _, a = fit_scheme(stage_setup, scheme, epsilon=TABLE2_EPSILON, noise_method=PAPER_METHOD,
+                              preset=preset, random_state=seed, matrices=mats)
+            acc[model].append(a)
+            runs.append({**tags, "preset": preset, "model": model, "repetition": i, "seed": seed, "accuracy": a})
+    return acc, runs
+
+
+def _table2_dataset(name: str, ds: Dataset, setup: SchemeSetup, reps: int, random_state: int, progress,
+                    stop) -> tuple[list[dict], list[dict]]:
+    """Table 2's rows and runs of one dataset: every selection stage, every preset."""
+    rows, runs = [], []
+    sel = setup.selection
+    stages = {"none": [], "F_fb_del": sel.F_fb_del, "F_c_del": sel.F_c_del, "F_del": sel.F_del}
+    for stage, deleted in stages.items():
+        check_stop(stop, "cdp-table2")
+        cols = [c for c in sel.names if c not in set(deleted)]
+        if not cols:
+            rows.append({"dataset": name, "stage": stage, "deleted": deleted, "note": "every feature deleted"})
+            continue
+        stage_setup, r = _stage_setup(setup, ds, cols)
+        mats = stage_setup.matrices("Proposed")
+        for preset in PRESETS:
+            acc, preset_runs = _stage_accuracies(stage_setup, mats, preset, reps, random_state,
+                                                 {"dataset": name, "stage": stage})
+            runs += preset_runs
+            rows.append({
+                "dataset": name, "stage": stage, "preset": preset, "deleted": deleted,
+                "GS": r.group, "CS": r.correlated,
+                "GDP-LR": float(np.mean(acc["GDP-LR"])), "GDP-LR_std": float(np.std(acc["GDP-LR"])),
+                "CDP-LR": float(np.mean(acc["CDP-LR"])), "CDP-LR_std": float(np.std(acc["CDP-LR"])),
+            })
+        progress(f"{name}: stage {stage} done")
+    return rows, runs
+
+
+def _table2_claims(rows: list[dict]) -> dict:
+    """Table 2's claim on each dataset's stages (one row per stage: GS and CS)."""
     claims = {}
     for name in dict.fromkeys(r["dataset"] for r in rows):
         stages = pd.DataFrame([r for r in rows if r["dataset"] == name and "GS" in r]).drop_duplicates("stage")
         if not stages.empty:
             claims[name] = table2_claim(stages).to_dict()
+    return claims
+
+
+def table2(*, data_dir=None, quick: bool = False, random_state: int = 0,
+           progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
+    """Table 2: GS, CS and GDP-LR / CDP-LR accuracy after each selection stage."""
+    reps = 3 if quick else 10
+    rows, runs = [], []
+    for name, ds in _datasets(data_dir, quick, progress).items():
+        check_stop(stop, "cdp-table2")
+        setup = _setup(name, ds, "pearson", random_state, progress)
+        dataset_rows, dataset_runs = _table2_dataset(name, ds, setup, reps, random_state, progress, stop)
+        rows += dataset_rows
+        runs += dataset_runs
     return Reproduction(
         name="cdp-table2",
-        parameters={"threshold": THRESHOLD, "tc": TC, "epsilon": epsilon, "noise_method": PAPER_METHOD,
+        parameters={"threshold": THRESHOLD, "tc": TC, "epsilon": TABLE2_EPSILON, "noise_method": PAPER_METHOD,
                     "presets": PRESETS, "test_size": 0.2, "measure": "pearson"},
         seeds={"random_state": random_state},
         runs=runs,
-        summary={"rows": rows, "claim": claims},
+        summary={"rows": rows, "claim": _table2_claims(rows)},
         paper={"table2_supplier": PAPER_TABLE2, "table2": PAPER_TABLE2_TEXT},
         notes=[
             "Sensitivities are computed on the training records of an 80/20 split.",
             "The paper's accuracies near 50% come from learning rate 1e-6 (preset 'paper'): "
             "the weights barely leave 0. Preset 'sensible' learns: its epochs and step come from N, "
-            "epsilon, the sensitivity and the clip only (core.cdp.logistic.auto_schedule).",
+            "epsilon, the sensitivity and the clip only (core.cdp.schedule.auto_schedule).",
             "The paper does not state Table 2's epsilon; 5 is used here.",
         ],
     )
 
 
-def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, progress, **kw):
+def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, progress, stop, **kw):
     """Run ``curve`` (scheme_curve or method_curve) on every dataset and preset (Fig. 4, 5).
 
     Returns the epsilon grid, the summary and run records (with dataset and preset), and
@@ -220,10 +245,11 @@ def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, p
     grid = _grid(quick)
     summary, runs, means = [], [], {}
     for name, ds in _datasets(data_dir, quick, progress).items():
+        check_stop(stop, "The reproduction")
         setup = _setup(name, ds, "pearson", random_state, progress)
         for preset in PRESETS:
             s, r = curve(setup, epsilons=grid, repetitions=reps, preset=preset,
-                         random_state=random_state, **kw)
+                         random_state=random_state, stop=stop, **kw)
             summary += _records(s.assign(dataset=name, preset=preset))
             runs += _records(r.assign(dataset=name, preset=preset))
             m = s.groupby(by)["accuracy_mean"].mean()
@@ -235,8 +261,6 @@ def _accuracy_curves(curve, by: str, data_dir, quick: bool, random_state: int, p
 def _guess(setup):
     """The constant guess on the test part every scheme shares (the claims' reference: a
     claim whose schemes all sit within it cannot be judged)."""
-    from core.cdp.sweeps import constant_guess
-
     return constant_guess(np.asarray(setup.y[setup.test]))
 
 
@@ -248,12 +272,10 @@ def _part(frame: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
     """Fig. 4: accuracy vs epsilon of Non-private, Group, Zhang and Proposed."""
     grid, summary, runs, means = _accuracy_curves(scheme_curve, "scheme", data_dir, quick,
-                                                  random_state, progress, noise_method=PAPER_METHOD)
-    from core.cdp.claims import fig4_claim
-
+                                                  random_state, progress, stop, noise_method=PAPER_METHOD)
     frame = pd.DataFrame(summary)
     checks = {
         key: {
@@ -279,12 +301,10 @@ def fig4(*, data_dir=None, quick: bool = False, random_state: int = 0,
 
 
 def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
     """Fig. 5: accuracy vs epsilon of the seven noise methods (Proposed scheme)."""
     grid, summary, runs, means = _accuracy_curves(method_curve, "method", data_dir, quick,
-                                                  random_state, progress)
-    from core.cdp.claims import fig5_claim
-
+                                                  random_state, progress, stop)
     means_out = {key: {int(k): float(v) for k, v in m.items()} for key, (_, m) in means.items()}
     frame = pd.DataFrame(summary)
     claims = {key: fig5_claim(_part(frame, key), reference=_guess(setup)).to_dict()
@@ -302,17 +322,17 @@ def fig5(*, data_dir=None, quick: bool = False, random_state: int = 0,
     )
 
 
-def _mae(name, ds, measure, n_queries, grid, reps, seed, progress):
+def _mae(name, ds, measure, n_queries, grid, reps, seed, progress, stop):
     # the DC-FBFS selection of the analysis experiments (training records) is reused
     selection = _setup(name, ds, measure, seed, progress).selection
     progress(f"{name}: publishing setup ({measure})")
     setup = prepare_publishing(ds, measure=measure, threshold=THRESHOLD, tc=TC, n_queries=n_queries,
                                selection=selection, random_state=seed)
-    s, r = mae_curve(setup, epsilons=grid, repetitions=reps, random_state=seed)
+    s, r = mae_curve(setup, epsilons=grid, repetitions=reps, random_state=seed, stop=stop)
     return setup, s, r
 
 
-def _mae_curves(data_dir, quick: bool, random_state: int, progress, *, by_measure: bool):
+def _mae_curves(data_dir, quick: bool, random_state: int, progress, stop, *, by_measure: bool):
     """The count-query MAE curves of every dataset (Fig. 6), and per measure (Fig. 8).
 
     With ``by_measure`` each dataset runs with Pearson and Mahalanobis record correlation
@@ -326,7 +346,8 @@ def _mae_curves(data_dir, quick: bool, random_state: int, progress, *, by_measur
     summary, runs, checks = [], [], {}
     for name, ds in _datasets(data_dir, quick, progress).items():
         for measure in ("pearson", "mahalanobis") if by_measure else ("pearson",):
-            setup, s, r = _mae(name, ds, measure, n_queries, grid, reps, random_state, progress)
+            check_stop(stop, "The reproduction")
+            setup, s, r = _mae(name, ds, measure, n_queries, grid, reps, random_state, progress, stop)
             if measure == "mahalanobis":
                 s, r = s[s.scheme != "Group"], r[r.scheme != "Group"]
             tags = {"dataset": name, "measure": measure} if by_measure else {"dataset": name}
@@ -340,11 +361,9 @@ def _mae_curves(data_dir, quick: bool, random_state: int, progress, *, by_measur
 
 
 def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
     """Fig. 6 (and Fig. 7: supplier with vs without product columns): count-query MAE vs epsilon."""
-    from core.cdp.claims import fig6_claim, fig7_claim
-
-    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
+    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress, stop,
                                                          by_measure=False)
     frame = pd.DataFrame(summary)
     for key in checks:
@@ -365,11 +384,9 @@ def fig6(*, data_dir=None, quick: bool = False, random_state: int = 0,
 
 
 def fig8(*, data_dir=None, quick: bool = False, random_state: int = 0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: threading.Event | None = None) -> Reproduction:
     """Fig. 8: count-query MAE with Pearson vs Mahalanobis record correlation."""
-    from core.cdp.claims import fig8_claim
-
-    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress,
+    grid, n_queries, summary, runs, checks = _mae_curves(data_dir, quick, random_state, progress, stop,
                                                          by_measure=True)
     frame = pd.DataFrame(summary)
     claims = {}

@@ -15,11 +15,17 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from core.cdp.baselines import SchemeSetup, fit_scheme
+from core.cdp.baselines import DP_SCHEME, SchemeSetup, fit_scheme
+from core.cdp.dpsgd import DPSGDLogisticRegression
+from core.evaluation.metrics import (
+    below_reference,
+    majority_share,
+    mean_interval,
+    proportion_interval,
+)
 from core.runtime.experiments import summarize
-from core.evaluation.metrics import below_reference, majority_share, mean_interval, proportion_interval
-from core.runtime.progress import Progress, report
-from core.runtime.randomness import display_rng, display_seed, draw_seeds
+from core.runtime.progress import Progress, Stop, check_stop, report
+from core.runtime.randomness import display_rng, draw_seeds
 
 __all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve", "dpsgd_curve", "DPSGD_SCHEME",
            "Reference", "CONSTANT_GUESS", "NON_PRIVATE", "constant_guess", "model_reference",
@@ -86,16 +92,20 @@ def accuracy_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method:
 
 
 def accuracy_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], noise_method: int,
-                   preset: str, repetitions: int, seed: int, progress: Progress | None = None) -> pd.DataFrame:
+                   preset: str, repetitions: int, seed: int, progress: Progress | None = None,
+                   stop: Stop | None = None) -> pd.DataFrame:
     """Fig. 4: :func:`runs_at` at each epsilon, summarised (mean, std per scheme and epsilon)
-    with the schemes in the setup's order; ``progress`` is told each repetition."""
+    with the schemes in the setup's order; ``progress`` is told each repetition, and ``stop``
+    (a ``threading.Event``), once set, ends the sweep there with
+    :class:`core.runtime.progress.Stopped`."""
+    check_stop(stop, "The sweep")
     rows = []
     total = len(epsilons) * repetitions
     for i, eps in enumerate(epsilons):
         first = i * repetitions
 
         def told(r: int, first: int = first) -> None:
-            report(progress, (first + r) / total, f"run {first + r} of {total}")
+            report(progress, (first + r) / total, f"run {first + r} of {total}", stop=stop)
 
         rows += runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset,
                         repetitions=repetitions, seed=seed, on_repetition=told)[0]
@@ -106,7 +116,7 @@ def accuracy_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...
 
 
 def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], repetitions: int, seed: int,
-                progress: Progress | None = None) -> pd.DataFrame:
+                progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
     """DP-SGD (ordinary DP, beyond the paper) over the epsilon grid, summarised like
     :func:`accuracy_curve` with the scheme :data:`DPSGD_SCHEME`.
 
@@ -116,13 +126,11 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
     :class:`core.cdp.dpsgd.DPSGDLogisticRegression` at its defaults: sensitivity 1, so the
     guarantee covers one record, not paper 000's correlated group (not comparable with the
     schemes at equal epsilon when CS > 1). Its seeds mix the viewer's seed with "DP-SGD" and
-    epsilon (never shared with the schemes' runs).
+    epsilon (never shared with the schemes' runs). ``progress`` is told each run; ``stop`` (a
+    ``threading.Event``), once set, ends the sweep with :class:`core.runtime.progress.Stopped`.
     """
-    from core.cdp.dpsgd import DPSGDLogisticRegression
-
-    from core.cdp.baselines import DP_SCHEME
-
     Xtr, Xte, ytr, yte = mats[DP_SCHEME] if DP_SCHEME in mats else mats["Non-private"]
+    check_stop(stop, "The sweep")
     rows = []
     total = len(epsilons) * repetitions
     done = 0
@@ -133,7 +141,7 @@ def dpsgd_curve(setup: SchemeSetup, mats: dict, *, epsilons: tuple[float, ...], 
             rows.append({"scheme": DPSGD_SCHEME, "epsilon": float(eps), "repetition": r, "seed": int(s),
                          "accuracy": model.score(Xte, yte)})
             done += 1
-            report(progress, done / total, f"run {done} of {total}")
+            report(progress, done / total, f"run {done} of {total}", stop=stop)
     summary = summarize(pd.DataFrame(rows), ["scheme", "epsilon"], "accuracy")
     return summary.sort_values("epsilon").reset_index(drop=True)
 

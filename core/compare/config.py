@@ -28,19 +28,22 @@ Typical use::
 from __future__ import annotations
 
 import json
-import math
 import numbers
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from core.compare.run import MEASURES, METHODS, ComparisonResult, compare
+from core.compare.measures import AXES
+from core.compare.registry import METHODS
+from core.compare.result import ComparisonResult
+from core.compare.run import compare
 from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
-from core.privacy.schema import PublicSchema, schema_for
 from core.data.samples import SAMPLES
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
 from core.runtime.progress import Progress
-from core.validation import DataError
+from core.validation import DataError, check_choice, check_epsilons
 
 __all__ = [
     "FORMAT",
@@ -58,8 +61,8 @@ FORMAT = "pux-compare/1"
 #: Public datasets, read from a data directory (``--data-dir`` or ``PUX_DATA_DIR``).
 PUBLIC = {"adult": load_adult, "nltcs": load_nltcs}
 _CSV = "csv:"
-#: Frontier axes besides ``ai_advantage_<sensitive column>``.
-_AXES = (*MEASURES, "ledger_epsilon")
+#: Frontier axes besides ``ai_advantage_<sensitive column>`` and ``ai_member_<sensitive column>``.
+_AXES = tuple(AXES)
 
 
 # ----------------------------------------------------------------------------- checks
@@ -103,22 +106,6 @@ def _check_methods(value: Any) -> tuple[str, ...]:
     return names
 
 
-def _check_epsilons(value: Any) -> tuple[float, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"epsilons must be a list of numbers, got {type(value).__name__}.")
-    for e in value:
-        if not _is_real(e):
-            raise TypeError(f"each epsilon must be a number, got {type(e).__name__}.")
-        if not (math.isfinite(float(e)) and float(e) > 0):
-            raise ValueError(f"each epsilon must be a finite number above 0, got {e!r}.")
-    grid = tuple(float(e) for e in value)
-    if not grid:
-        raise ValueError("epsilons must list at least one privacy budget.")
-    if len(set(grid)) != len(grid):
-        raise ValueError("each epsilon may appear only once in epsilons.")
-    return grid
-
-
 def _check_int(value: Any, *, name: str, minimum: int, optional: bool = False) -> int | None:
     if value is None and optional:
         return None
@@ -157,12 +144,8 @@ def _check_schema(value: Any) -> dict | str | None:
 
 
 def _check_axis(value: Any, *, name: str, sensitive: tuple[str, ...]) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a measure name, got {type(value).__name__}.")
     allowed = [*_AXES, *(f"ai_advantage_{s}" for s in sensitive), *(f"ai_member_{s}" for s in sensitive)]
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of the measures {allowed}, got {value!r}.")
-    return value
+    return check_choice(value, allowed, name=name, kind=str)
 
 
 # ----------------------------------------------------------------------------- config
@@ -177,7 +160,7 @@ class CompareConfig:
         (public, read from a data directory), or ``"csv:<file name>"`` (an uploaded or local
         CSV: its path is given when the config is run).
     methods : sequence of str
-        Names from :data:`core.compare.run.METHODS`, each once.
+        Names from :data:`core.compare.registry.METHODS`, each once.
     epsilons : sequence of float
         Privacy budgets of the methods that take one: each finite and above 0, each once.
     seed : int
@@ -196,7 +179,7 @@ class CompareConfig:
     imposter_epochs : int or None
         Training epochs of IMPOSTER and the VAE-GAN (None: the synthesizer's default).
     utility, risk : str
-        The frontier's axes: measures of :data:`core.compare.run.MEASURES`, ``ledger_epsilon``
+        The frontier's axes: measures of :data:`core.compare.measures.MEASURES`, ``ledger_epsilon``,
         ``ai_advantage_<sensitive column>`` or ``ai_member_<sensitive column>`` (optional
         fields of ``pux-compare/1``: older configs read as before).
     fingerprint : str or None
@@ -238,7 +221,7 @@ class CompareConfig:
         values = {
             "dataset": _check_dataset(self.dataset),
             "methods": _check_methods(self.methods),
-            "epsilons": _check_epsilons(self.epsilons),
+            "epsilons": check_epsilons(self.epsilons),
             "seed": _check_int(self.seed, name="seed", minimum=0),
             "sensitive": sensitive,
             "repetitions": _check_int(self.repetitions, name="repetitions", minimum=1),
@@ -387,7 +370,7 @@ def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = 
 
 def load_schema(config: CompareConfig, dataset: Dataset) -> PublicSchema:
     """The config's public schema: inline, read from its ``.json`` path, or (None) the
-    dataset's :func:`core.privacy.schema.schema_for`.
+    dataset's :func:`core.privacy.schema_builtin.schema_for`.
 
     Raises
     ------

@@ -3,6 +3,8 @@
 - :mod:`core.correlation.maximal_information`: the maximal information coefficient (papers 000 and 003).
 - :mod:`core.correlation.records`: record correlation, correlated / group sensitivity and
   data correlation (paper 000, docs/design.md sections 3-4).
+- :mod:`core.correlation.kernel`: the thresholded record correlation delta_ij evaluated
+  block by block (the kernel under :mod:`core.correlation.records`).
 - :mod:`core.correlation.association`: attribute x attribute association (Pearson, NMI, MIC).
 
 The public names are re-exported here, so ``from core.correlation import X`` works.

@@ -14,12 +14,12 @@ from core.imposter.classifiers import CLASSIFIERS, make_classifier
 from core.imposter.detection import DetectionResult, detect_implicit, nmi_scores
 from core.imposter.evaluation import evaluate_settings, lambda_sweep, marginal_tv, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_baseline, krr_ledger, krr_perturb, krr_sweep
-from core.imposter.synthesizer import ImposterSynthesizer, StopTraining, synthesizer_ledger
+from core.imposter.synthesizer import ImposterSynthesizer, synthesizer_ledger
 
 __all__ = [
     "CLASSIFIERS", "make_classifier",
     "DetectionResult", "detect_implicit", "nmi_scores",
-    "ImposterSynthesizer", "StopTraining", "synthesizer_ledger",
+    "ImposterSynthesizer", "synthesizer_ledger",
     "krr_baseline", "krr_ledger", "krr_perturb", "krr_sweep", "FIG7_EPSILONS",
     "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep", "marginal_tv",
 ]

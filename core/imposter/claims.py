@@ -1,8 +1,8 @@
 """Paper 002's claims, checked on our numbers: one :class:`core.papers.claim.Claim` per figure and table.
 
 Each function takes what the page (or a reproduction) computed and states its rule with
-the numbers that decide it. The paper's words come from the reproduction registry
-(:data:`core.imposter.reproduce.PAPER_CLAIMS`).
+the numbers that decide it. The paper's words come from
+:data:`core.imposter.paper.PAPER_CLAIMS`.
 
 - :func:`fig6_claim`: some attributes reach theta; which one leaks most (the NMI ranking).
 - :func:`table1_claim`: in setting B the attacker's accuracy on s is within ``tolerance``
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from core.papers.claim import Claim, check_table
-from core.imposter.reproduce import PAPER_CLAIMS
+from core.imposter.paper import PAPER_CLAIMS
 
 __all__ = ["fig6_claim", "table1_claim", "fig7_claim", "table2_claim", "fig8_claim"]
 

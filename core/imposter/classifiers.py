@@ -26,6 +26,7 @@ from sklearn.preprocessing import MinMaxScaler, OneHotEncoder
 
 from core.runtime.threads import few_threads
 from core.runtime.randomness import RandomState, check_random_state, spawn_seed
+from core.validation import check_choice
 
 __all__ = ["CLASSIFIERS", "ALL_CLASSIFIERS", "CLASSIFIER_LABELS", "make_classifier", "feature_pipeline",
            "few_threads"]
@@ -60,9 +61,7 @@ def _estimator(name: str, seed: int):
             hidden_layer_sizes=(64,), max_iter=200, early_stopping=True,
             random_state=seed % (2**31),
         )
-    if name == "lr":
-        return LogisticRegression(max_iter=1000)
-    raise ValueError(f"classifier must be one of {ALL_CLASSIFIERS}, got {name!r}.")
+    return LogisticRegression(max_iter=1000)  # "lr": make_classifier checked the name
 
 
 def _split_columns(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -143,8 +142,7 @@ def make_classifier(
     random_state : int, Generator or None
         Seeds the model.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"classifier must be a name, got {type(name).__name__}.")
+    check_choice(name, ALL_CLASSIFIERS, name="classifier", kind=str)
     seed = spawn_seed(check_random_state(random_state))
     if name == "hgb":
         return _native_gbdt(frame, columns, seed)

@@ -30,6 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from core.runtime.randomness import check_random_state
 
 __all__ = ["Block", "TableCodec", "calibrate_shares"]
 
@@ -125,13 +128,17 @@ def calibrate_shares(P: np.ndarray, target, *, iterations: int = 50) -> np.ndarr
     return Q
 
 
-class TableCodec:
+class TableCodec(TransformerMixin, BaseEstimator):
     """Encode ``columns`` of a frame for the networks and decode generated rows.
+
+    A scikit-learn transformer: ``clone`` and ``get_params`` work; ``fit(frame, columns)``
+    learns the blocks, ``transform(frame)`` encodes, :meth:`inverse` decodes.
 
     Parameters
     ----------
     numeric : sequence of str
-        Columns treated as quantities (one-hot point masses and quantile bins).
+        Columns treated as quantities (one-hot point masses and quantile bins); a column
+        in neither list is treated as numeric too.
     categorical : sequence of str
         Columns treated as categories (one-hot, softmax output).
     mass_share : float or None
@@ -145,12 +152,23 @@ class TableCodec:
         Quantile bins of the values that are not point masses (a column with at most this
         many such distinct values keeps each as a point instead). None: the earlier
         encoding, one min-max column per numeric attribute.
+
+    Attributes
+    ----------
+    blocks_ : tuple of Block
+        Where each column lives in the matrix, in the order of ``columns_``.
+    columns_ : tuple of str
+        The encoded columns.
+    width_ : int
+        Columns of the matrix.
+    medians_ : dict
+        Each numeric column's median (what a missing value is encoded as).
     """
 
-    def __init__(self, numeric, categorical, *, mass_share: float | None = 0.05,
+    def __init__(self, numeric=(), categorical=(), *, mass_share: float | None = 0.05,
                  mass_rows: int = 20, max_masses: int = 10, bins: int | None = 20) -> None:
-        self.numeric = tuple(numeric)
-        self.categorical = tuple(categorical)
+        self.numeric = numeric
+        self.categorical = categorical
         self.mass_share = mass_share
         self.mass_rows = mass_rows
         self.max_masses = max_masses
@@ -204,13 +222,16 @@ class TableCodec:
             codes[left] = np.abs(vals[left][:, None] - m[None, :]).argmin(axis=1)
         return codes
 
-    def fit(self, frame: pd.DataFrame, columns) -> "TableCodec":
+    def fit(self, frame: pd.DataFrame, columns=None) -> "TableCodec":
+        """Learn the blocks of ``columns`` (default: every column of ``frame``)."""
+        columns = list(frame.columns) if columns is None else list(columns)
+        categorical = set(self.categorical)
         blocks = []
         pos = 0
         self.medians_ = {}
         for col in columns:
             s = frame[col]
-            if col in self.categorical:
+            if col in categorical:
                 values = s.astype(object).where(s.notna(), _MISSING)
                 cats = tuple(sorted(values.unique(), key=lambda v: (v == _MISSING, str(v))))
                 counts = values.value_counts()
@@ -281,7 +302,7 @@ class TableCodec:
         matches the training shares (see :func:`calibrate_shares`).
         """
         if mode == "sample" and rng is None:
-            rng = np.random.default_rng()
+            rng = check_random_state(None)
         out = {}
         for b in self.blocks_:
             if b.n_modes:

@@ -50,7 +50,7 @@ from core.imposter.classifiers import (
 )
 from core.evaluation.metrics import proportion_interval
 from core.runtime.progress import Progress, report, stage
-from core.validation import DataError, check_positive_int, check_probability
+from core.validation import DataError, check_choice, check_positive_int, check_probability
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
 __all__ = ["DetectionResult", "RULES", "detect_implicit", "gain_scores", "nmi_scores", "discretize"]
@@ -364,6 +364,34 @@ def _check_sensitive(frame: pd.DataFrame, sensitive: str, folds: int) -> pd.Seri
     return counts
 
 
+def _check_detection_args(frame, sensitive, *, theta, beta, metric, classifier, rule, confidence,
+                          min_gain, folds) -> tuple[pd.DataFrame, float, float, int]:
+    """Refuse what :func:`detect_implicit` cannot work with; the frame (a Dataset's), theta,
+    beta and folds as checked numbers."""
+    if isinstance(frame, Dataset):
+        frame = frame.frame
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a DataFrame or Dataset, got {type(frame).__name__}.")
+    if not isinstance(sensitive, str):
+        raise TypeError(f"sensitive must be a column name, got {type(sensitive).__name__}.")
+    theta = check_probability(theta, name="theta")
+    beta = check_probability(beta, name="beta")
+    if metric not in ("accuracy", "f1"):
+        raise ValueError(f"metric must be 'accuracy' or 'f1', got {metric!r}.")
+    check_choice(classifier, CLASSIFIERS, name="classifier")
+    if rule not in RULES:
+        raise ValueError(f"rule must be 'default' (a held-out gain over the constant guess) or 'paper' "
+                         f"(Algorithm 1's theta and beta), got {rule!r}.")
+    for name, value in (("confidence", confidence), ("min_gain", min_gain)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
+    if not 0 <= min_gain < 1:
+        raise ValueError(f"min_gain must lie in [0, 1), got {min_gain!r}.")
+    return frame, theta, beta, check_positive_int(folds, name="folds", minimum=2)
+
+
 def detect_implicit(
     frame: pd.DataFrame | Dataset,
     sensitive: str,
@@ -432,29 +460,9 @@ def detect_implicit(
     DetectionResult
         ``implicit`` is empty when the rule flags nothing (then there is nothing to protect).
     """
-    if isinstance(frame, Dataset):
-        frame = frame.frame
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"frame must be a DataFrame or Dataset, got {type(frame).__name__}.")
-    if not isinstance(sensitive, str):
-        raise TypeError(f"sensitive must be a column name, got {type(sensitive).__name__}.")
-    theta = check_probability(theta, name="theta")
-    beta = check_probability(beta, name="beta")
-    if metric not in ("accuracy", "f1"):
-        raise ValueError(f"metric must be 'accuracy' or 'f1', got {metric!r}.")
-    if classifier not in CLASSIFIERS:
-        raise ValueError(f"classifier must be one of {CLASSIFIERS}, got {classifier!r}.")
-    if rule not in RULES:
-        raise ValueError(f"rule must be 'default' (a held-out gain over the constant guess) or 'paper' "
-                         f"(Algorithm 1's theta and beta), got {rule!r}.")
-    for name, value in (("confidence", confidence), ("min_gain", min_gain)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}.")
-    if not 0 <= min_gain < 1:
-        raise ValueError(f"min_gain must lie in [0, 1), got {min_gain!r}.")
-    folds = check_positive_int(folds, name="folds", minimum=2)
+    frame, theta, beta, folds = _check_detection_args(
+        frame, sensitive, theta=theta, beta=beta, metric=metric, classifier=classifier, rule=rule,
+        confidence=confidence, min_gain=min_gain, folds=folds)
     counts = _check_sensitive(frame, sensitive, folds)
     rng = check_random_state(random_state)
     columns = [c for c in frame.columns if c != sensitive and c not in set(exclude)]

@@ -14,7 +14,7 @@ predictor of "gender" scores 0.40, the paper's GBDT in setting B.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -30,8 +30,11 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
-from core.validation import DataError, check_probability
+from core.imposter.detection import nmi_scores
+from core.imposter.synthesizer import ImposterSynthesizer
+from core.runtime.progress import Progress, Stop, report, stage, stop_requested
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
+from core.validation import DataError, check_probability
 
 __all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
            "score_task", "marginal_tv"]
@@ -103,7 +106,7 @@ def evaluate_settings(
     test_size: float = 0.3,
     max_rows: int | None = None,
     random_state: RandomState = 0,
-    progress: Callable[[float, str], None] | None = None,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Table 1 of paper 002 (plus train-on-synthetic / test-on-real).
 
@@ -210,8 +213,7 @@ def _split_tables(real_f: pd.DataFrame, syn_f: pd.DataFrame, tasks: dict, test_s
 
 
 def _score_table(splits: dict, tasks: dict, classifiers: Sequence[str], settings: Sequence[str],
-                 rng: np.random.Generator,
-                 progress: Callable[[float, str], None] | None) -> pd.DataFrame:
+                 rng: np.random.Generator, progress: Progress | None) -> pd.DataFrame:
     """Accuracy and macro F1 of every classifier, setting and task (one seed drawn per fit)."""
     columns = pd.MultiIndex.from_product(
         [list(settings), ["sensitive", "label"], ["accuracy", "f1"]],
@@ -263,8 +265,8 @@ def theta_sweep(
     bins: int = 10,
     exclude: Sequence[str] = (),
     random_state: RandomState = 0,
-    progress: Callable[[str], None] | None = None,
-    callback: Callable[[dict], Any] | None = None,
+    progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Table 2: for each theta, the candidate set, a model trained on it, settings A and B.
 
@@ -291,10 +293,12 @@ def theta_sweep(
         Attributes never taken as candidates (the page leaves the label out).
     random_state : int, Generator or None
         One generator: a seed per theta for the model and its evaluation.
-    progress : callable(str), optional
-        Told before each training.
-    callback : callable(dict), optional
-        Handed to every training's ``fit`` (one event per iteration).
+    progress : callable(fraction, message), optional
+        Told before each training and after each of its iterations
+        (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        Set it to end the sweep early: the training under way stops at its next iteration
+        and is not scored; the rows of the thetas done are returned (``attrs["stopped"]``).
 
     Returns
     -------
@@ -305,30 +309,58 @@ def theta_sweep(
         test sets (``majority_real``, ``majority_synthetic``). A theta that no attribute
         reaches has a row with an empty candidate set and a ``note``.
     """
-    from core.imposter.detection import nmi_scores
-    from core.imposter.synthesizer import ImposterSynthesizer
-
     rng = check_random_state(random_state)
-    frame = dataset.frame
-    scores = nmi_scores(frame, sensitive, bins=bins)
+    scores = nmi_scores(dataset.frame, sensitive, bins=bins)
     scores = scores[~scores["attribute"].isin(list(exclude))]
-    rows = []
-    for theta in thetas:
+    rows, stopped = [], False
+    for i, theta in enumerate(thetas):
         implicit = list(scores.loc[scores["nmi"] >= theta, "attribute"])
+        if stop_requested(stop):
+            stopped = True
+            break
         if not implicit:
             rows.append({"theta": theta, "implicit": [], "note": "no attribute reaches theta"})
             continue
         seed = draw_seed(rng)
-        if progress:
-            progress(f"theta={theta}: training on {len(implicit)} implicit attributes")
-        model = ImposterSynthesizer(**{**(synthesizer or {}), "random_state": seed})
-        model.fit(dataset, sensitive, implicit, callback=callback)
-        syn = model.sample(n_synthetic or len(frame))
-        table = evaluate_settings(frame, syn, sensitive=sensitive, label=label, implicit=implicit,
-                                  classifiers=[classifier], settings=["A", "B", "TSTR"],
-                                  random_state=seed)
-        rows.append({"theta": theta, "implicit": implicit, "seed": seed, **_sweep_row(table)})
-    return pd.DataFrame(rows)
+        what = f"theta={theta}: training on {len(implicit)} implicit attributes"
+        row = _trained_row(dataset, sensitive=sensitive, label=label, implicit=implicit,
+                           params={**(synthesizer or {}), "random_state": seed}, classifier=classifier,
+                           settings=["A", "B", "TSTR"], n_synthetic=n_synthetic,
+                           progress=_run_stage(progress, i, len(thetas), what), stop=stop)
+        if row is None:
+            stopped = True
+            break
+        rows.append({"theta": theta, "implicit": implicit, "seed": seed, **row})
+    return _sweep_frame(rows, stopped)
+
+
+def _run_stage(progress: Progress | None, run: int, runs: int, what: str) -> Progress | None:
+    """``progress`` told that run ``run`` of ``runs`` starts; the callback of its training,
+    which fills nine tenths of the run's share."""
+    report(progress, run / runs, what)
+    return stage(progress, run / runs, (run + 0.9) / runs, what)
+
+
+def _trained_row(dataset: Dataset, *, sensitive: str, label: str, implicit: list[str], params: dict[str, Any],
+                 classifier: str, settings: list[str], n_synthetic: int | None, progress: Progress | None,
+                 stop: Stop | None) -> dict[str, float] | None:
+    """Train a synthesizer with ``params`` (its ``random_state`` also seeds the evaluation)
+    and score ``settings`` with one classifier: a sweep's row; None when ``stop`` ended the
+    training."""
+    model = ImposterSynthesizer(**params).fit(dataset, sensitive, implicit, progress=progress, stop=stop)
+    if model.stopped_:
+        return None
+    syn = model.sample(n_synthetic or len(dataset.frame))
+    table = evaluate_settings(dataset.frame, syn, sensitive=sensitive, label=label, implicit=implicit,
+                              classifiers=[classifier], settings=settings, random_state=params["random_state"])
+    return _sweep_row(table)
+
+
+def _sweep_frame(rows: list[dict[str, Any]], stopped: bool) -> pd.DataFrame:
+    """A sweep's rows as a frame; ``attrs["stopped"]`` says whether it ended early."""
+    out = pd.DataFrame(rows)
+    out.attrs["stopped"] = bool(stopped)
+    return out
 
 
 def _sweep_row(table: pd.DataFrame) -> dict[str, float]:
@@ -353,34 +385,35 @@ def lambda_sweep(
     repetitions: int = 1,
     n_synthetic: int | None = None,
     random_state: RandomState = 0,
-    progress: Callable[[str], None] | None = None,
-    callback: Callable[[dict], Any] | None = None,
+    progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
-    """Fig. 8: setting B accuracy / F1 of the sensitive attribute and the label per lambda.
+    """Fig. 8: setting B accuracy / F1 of the sensitive attribute and the label per lambda
+    (the synthesizer's ``d2_weight``).
 
     One row per (lambda, repetition), with TSTR scores beside setting B and the majority
     shares of the sensitive attribute (``majority_real``, ``majority_synthetic``).
-    ``callback`` is handed to every training's ``fit`` (one event per iteration);
-    ``progress`` is told before each training.
+    ``progress(fraction, message)`` is told before each training and after each of its
+    iterations; setting ``stop`` ends the sweep early as in :func:`theta_sweep`.
     """
-    from core.imposter.synthesizer import ImposterSynthesizer
-
     rng = check_random_state(random_state)
-    frame = dataset.frame
-    rows = []
-    for lam in lambdas:
-        for rep in range(repetitions):
-            seed = draw_seed(rng)
-            if progress:
-                progress(f"lambda={lam}, repetition {rep + 1}/{repetitions}")
-            model = ImposterSynthesizer(**{**(synthesizer or {}), "lambda_": lam, "random_state": seed})
-            model.fit(dataset, sensitive, implicit, callback=callback)
-            syn = model.sample(n_synthetic or len(frame))
-            table = evaluate_settings(frame, syn, sensitive=sensitive, label=label,
-                                      implicit=implicit, classifiers=[classifier],
-                                      settings=["B", "TSTR"], random_state=seed)
-            rows.append({"lambda": lam, "repetition": rep, "seed": seed, **_sweep_row(table)})
-    return pd.DataFrame(rows)
+    runs = [(lam, rep) for lam in lambdas for rep in range(repetitions)]
+    rows, stopped = [], False
+    for i, (lam, rep) in enumerate(runs):
+        if stop_requested(stop):
+            stopped = True
+            break
+        seed = draw_seed(rng)
+        what = f"lambda={lam}, repetition {rep + 1}/{repetitions}"
+        row = _trained_row(dataset, sensitive=sensitive, label=label, implicit=list(implicit),
+                           params={**(synthesizer or {}), "d2_weight": lam, "random_state": seed},
+                           classifier=classifier, settings=["B", "TSTR"], n_synthetic=n_synthetic,
+                           progress=_run_stage(progress, i, len(runs), what), stop=stop)
+        if row is None:
+            stopped = True
+            break
+        rows.append({"lambda": lam, "repetition": rep, "seed": seed, **row})
+    return _sweep_frame(rows, stopped)
 
 
 # ---------------------------------------------------------------------- marginal fidelity

@@ -9,7 +9,7 @@ perturbed too, as in the paper).
 
 kRR needs a finite, **public** domain per column (docs/design.md section 2.1): with a
 :class:`~core.privacy.schema.PublicSchema` (``schema=``), a categorical column's domain is its
-declared categories plus :data:`~core.privacy.schema.OTHER` (a value outside the list is
+declared categories plus :data:`~core.privacy.schema_columns.OTHER` (a value outside the list is
 reported as OTHER), and a numeric column is cut into ``bins`` equal-width bins of its
 public bounds (a value outside them is clipped into the first or last bin) and reported
 as the bin's midpoint. Nothing about the domain is read from the rows, so one replaced
@@ -32,9 +32,11 @@ import numpy as np
 import pandas as pd
 
 from core.data import Dataset, infer_column_types
-from core.privacy.schema import OTHER, PublicSchema
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import OTHER
 from core.imposter.evaluation import _split, score_task
-from core.privacy.mechanisms import PrivacyLedger, krr
+from core.privacy.mechanisms import krr
+from core.privacy.ledger import PrivacyLedger
 from core.validation import DataError, check_epsilon, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 

@@ -14,6 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from core.imposter.codec import Block
+from core.validation import check_choice
 
 __all__ = ["mlp", "Encoder", "Generator", "Discriminator", "init_weights", "activate",
            "reconstruction_loss", "D2_GENERATOR_LOSSES", "d2_generator_loss"]
@@ -135,8 +136,4 @@ D2_GENERATOR_LOSSES: dict[str, D2Loss] = {
 
 def d2_generator_loss(name: str) -> D2Loss:
     """The V2 loss called ``name``; ValueError naming the valid choices for any other."""
-    loss = D2_GENERATOR_LOSSES.get(name) if isinstance(name, str) else None
-    if loss is None:
-        choices = ", ".join(repr(k) for k in D2_GENERATOR_LOSSES)
-        raise ValueError(f"d2_generator_loss must be one of {choices}, got {name!r}.")
-    return loss
+    return D2_GENERATOR_LOSSES[check_choice(name, D2_GENERATOR_LOSSES, name="d2_generator_loss")]

@@ -15,63 +15,22 @@ import numpy as np
 
 from core.data import load_adult
 from core.runtime.experiments import Reproduction
+from core.imposter.claims import fig6_claim, fig7_claim, fig8_claim, table1_claim, table2_claim
 from core.imposter.detection import detect_implicit
 from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_sweep
+from core.imposter.paper import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
 from core.imposter.synthesizer import ImposterSynthesizer
 from core.runtime.randomness import check_random_state, draw_seed
 
-__all__ = ["REPRODUCTIONS", "PAPER_TABLE1", "PAPER_TABLE2", "PAPER_FIG7", "PAPER_FIG8",
-           "PAPER_CLAIMS", "DEFAULTS"]
+__all__ = ["REPRODUCTIONS", "DEFAULTS"]
 
 SENSITIVE, LABEL = "sex", "income"
 
 #: Synthesizer settings of every reproduction (the class defaults, written out).
-DEFAULTS: dict[str, Any] = dict(lambda_=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995,
+DEFAULTS: dict[str, Any] = dict(d2_weight=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995,
                                 hidden=(128, 128), disc_hidden=(128,))
 QUICK: dict[str, Any] = dict(DEFAULTS, epochs=5)
-
-#: Table 1 of the paper (theta = 0.01, lambda = 1): accuracy, F1 per setting and task.
-PAPER_TABLE1 = {
-    "XGBoost": {"A_sensitive": (0.8455, 0.8266), "A_label": (0.8331, 0.7567), "B_sensitive": (0.6440, 0.4444), "B_label": (0.8326, 0.7298)},
-    "GBDT": {"A_sensitive": (0.8439, 0.8269), "A_label": (0.8320, 0.7538), "B_sensitive": (0.6726, 0.4021), "B_label": (0.8229, 0.7176)},
-    "RF": {"A_sensitive": (0.8426, 0.8221), "A_label": (0.8319, 0.7564), "B_sensitive": (0.6509, 0.4414), "B_label": (0.8295, 0.7349)},
-    "MLP": {"A_sensitive": (0.8448, 0.8237), "A_label": (0.8311, 0.7648), "B_sensitive": (0.6732, 0.5417), "B_label": (0.8324, 0.7169)},
-    "LR": {"A_sensitive": (0.8474, 0.8301), "A_label": (0.8332, 0.7532), "B_sensitive": (0.6732, 0.4024), "B_label": (0.8138, 0.7030)},
-}
-#: Table 2 (XGBoost): theta -> accuracy, F1 per setting and task.
-PAPER_TABLE2 = {
-    0.002: {"A_sensitive": (0.8521, 0.8347), "A_label": (0.8415, 0.7693), "B_sensitive": (0.6549, 0.4566), "B_label": (0.8377, 0.7564)},
-    0.01: {"A_sensitive": (0.8455, 0.8266), "A_label": (0.8331, 0.7567), "B_sensitive": (0.6440, 0.4444), "B_label": (0.8326, 0.7298)},
-    0.02: {"A_sensitive": (0.8424, 0.8237), "A_label": (0.8257, 0.7441), "B_sensitive": (0.6524, 0.4464), "B_label": (0.8227, 0.7205)},
-    0.1: {"A_sensitive": (0.8021, 0.7668), "A_label": (0.7771, 0.6401), "B_sensitive": (0.6615, 0.4443), "B_label": (0.7687, 0.5733)},
-}
-#: Section 5.6: at the kRR budget where gender accuracy is 0.6891, income accuracy is
-#: 0.7517; IMPOSTER (GBDT, setting B) has 0.6726 and 0.8229.
-PAPER_FIG7 = {"krr_gender_accuracy": 0.6891, "krr_income_accuracy": 0.7517,
-              "imposter_gender_accuracy": 0.6726, "imposter_income_accuracy": 0.8229,
-              "epsilons": "1 to 100"}
-PAPER_FIG8 = ("Fig. 8 (XGBoost, setting B): gender accuracy falls as lambda grows from 0 and "
-              "fluctuates below about 0.67 from lambda near 1; income accuracy and F1 stay "
-              "roughly level (the figure gives no table of values).")
-
-#: The paper's claim in words for each figure and table (what :mod:`core.imposter.claims`
-#: checks on our data; the page's claim boxes and the reproductions' summaries quote them).
-PAPER_CLAIMS = {
-    "Fig. 6": ("Fig. 6 (Adult, gender explicit, theta = 0.01): the NMI of each attribute with gender "
-               "ranks what leaks it; the attributes that reach theta are the implicit-privacy candidates."),
-    "Table 1": ("Table 1 (theta = 0.01, lambda = 1): on IMPOSTER's synthetic data (setting B) every "
-                "classifier predicts gender far worse than on the real data (accuracy 0.84 in A, "
-                "0.64-0.67 in B, about the majority share), while income accuracy decreases only "
-                "slightly (0.81-0.83 in B against 0.83 in A)."),
-    "Fig. 7": ("Section 5.6 (GBDT): where kRR's gender accuracy (0.6891) is about IMPOSTER's (0.6726), "
-               "kRR's income accuracy is only 0.7517 against IMPOSTER's 0.8229: the same privacy "
-               "with better utility."),
-    "Table 2": ("Table 2 (XGBoost): a lower theta makes more attributes implicit; in setting B gender "
-                "accuracy stays below 0.67 for every theta; accuracy falls as theta grows to 0.1 "
-                "(income in B 0.8377 at theta = 0.002, 0.7687 at 0.1)."),
-    "Fig. 8": PAPER_FIG8,
-}
 
 Progress = Callable[[str], None]
 
@@ -98,19 +57,37 @@ def _detect(ds, rng, theta: float = 0.01):
 
 def _train(ds, implicit, params: dict, seed: int, progress: Progress):
     t0 = time.perf_counter()
-    last = [0.0, float("nan")]
+    model = ImposterSynthesizer(**params, random_state=seed)
+    last = [0.0]
 
-    def cb(event):
+    def told(fraction: float, message: str) -> None:  # a line every 15 s, from the model's events
         now = time.perf_counter()
-        if event["d2_accuracy"] is not None:
-            last[1] = event["d2_accuracy"]
         if now - last[0] > 15:
             last[0] = now
+            event = model.events_[-1]
+            probe = next((e["d2_accuracy"] for e in reversed(model.events_) if e["d2_accuracy"] is not None),
+                         float("nan"))
             progress(f"  iteration {event['iteration']}/{event['iterations']}, "
-                     f"recon {event['recon']:.2f}, D2 accuracy probe {last[1]:.3f}")
+                     f"recon {event['recon']:.2f}, D2 accuracy probe {probe:.3f}")
 
-    model = ImposterSynthesizer(**params, random_state=seed).fit(ds, SENSITIVE, implicit, callback=cb)
+    model.fit(ds, SENSITIVE, implicit, progress=told)
     return model, time.perf_counter() - t0
+
+
+def _sweep_lines(progress: Progress):
+    """A sweep's ``progress(fraction, message)`` as lines: each training's start, and an
+    iteration at most every 15 s."""
+    last = [time.perf_counter()]
+
+    def told(fraction: float, message: str) -> None:
+        now = time.perf_counter()
+        if ": iteration " not in message:
+            progress(message)
+        elif now - last[0] > 15:
+            last[0] = now
+            progress(f"  {message}")
+
+    return told
 
 
 def _paper_rows(table: dict) -> list[dict]:
@@ -156,8 +133,6 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
             "TSTR income >= 0.78": bool(tstr.min() >= 0.78),
         },
     }
-    from core.imposter.claims import fig6_claim, table1_claim
-
     summary["claim"] = table1_claim(table).to_dict()
     summary["fig6_claim"] = fig6_claim(det.scores, theta=0.01, sensitive=SENSITIVE).to_dict()
     return Reproduction(
@@ -181,13 +156,11 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
            progress: Progress = print) -> Reproduction:
     """Table 2: XGBoost in settings A and B for theta in {0.002, 0.01, 0.02, 0.1}."""
-    from core.imposter.claims import table2_claim
-
     rng, ds, params = _start(data_dir, quick, random_state)
     seed = draw_seed(rng)
     runs = theta_sweep(ds, sensitive=SENSITIVE, label=LABEL, thetas=(0.002, 0.01, 0.02, 0.1),
                        classifier="xgboost", synthesizer=params, random_state=seed,
-                       progress=progress)
+                       progress=_sweep_lines(progress))
     return Reproduction(
         name="imposter-table2",
         parameters={"thetas": [0.002, 0.01, 0.02, 0.1], "classifier": "xgboost",
@@ -237,8 +210,6 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
                                    "income_accuracy_interpolated": interp},
         "target_imposter_income_higher": bool(imp_income > max(float(nearest["label_accuracy"]), interp)),
     }
-    from core.imposter.claims import fig7_claim
-
     summary["claim"] = fig7_claim(curve, imposter=(imp_gender, imp_income)).to_dict()
     return Reproduction(
         name="imposter-fig7",
@@ -263,9 +234,7 @@ def fig8(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
     seed = draw_seed(rng)
     runs = lambda_sweep(ds, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
                         lambdas=lambdas, classifier="xgboost", synthesizer=params,
-                        random_state=seed, progress=progress)
-    from core.imposter.claims import fig8_claim
-
+                        random_state=seed, progress=_sweep_lines(progress))
     summary = {"per_lambda": runs.groupby("lambda").mean(numeric_only=True).drop(
         columns=["repetition", "seed"]).reset_index().to_dict(orient="records"),
         "claim": fig8_claim(runs).to_dict()}

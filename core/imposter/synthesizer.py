@@ -5,8 +5,8 @@ attribute s (all public attributes and the class label), with G conditioned on s
 (record, s) and tells "real" samples x~ = G(E(x) | s) from "fake" ones x^ = G(z | s),
 z ~ N(0, I) (Eq. 11). D2 sees only the implicit-attribute columns of generated records and
 predicts s (Eq. 12). E and G minimise Eq. 13, V1 + lambda * V2 + V_VAE; D1 and D2 maximise
-it. With lambda = 0, D2 has no effect on G and the model is the VAE-CGAN of the paper's
-ablation. The synthetic table is G(z | s) with s drawn from its empirical distribution,
+it (lambda is the parameter ``d2_weight``). With lambda = 0, D2 has no effect on G and the
+model is the VAE-CGAN of the paper's ablation. The synthetic table is G(z | s) with s drawn from its empirical distribution,
 decoded back to the original columns and dtypes.
 
 Choices the paper leaves open (see docs/paper002.md):
@@ -22,67 +22,43 @@ Choices the paper leaves open (see docs/paper002.md):
 - One optimiser step for (E, G) per iteration on the sum of Eq. 13's terms (Algorithm 2
   lines 7, 10, 11 step them one after another; one step costs one backward pass).
 
+The training step, the networks' construction and the hyperparameter checks live in
+:mod:`core.imposter.training`.
+
 Privacy meaning: this is not differential privacy. It removes the statistical link between
 the implicit attributes and s in the published table (what an attacker's classifier can
 learn from them); the networks themselves are trained on the raw data.
 """
 from __future__ import annotations
 
-import copy
 import math
 import time
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+import warnings
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.base import BaseEstimator
 from torch.nn import functional as F
 
-from core.privacy.mechanisms import PrivacyLedger
 from core.data import Dataset, infer_column_types
 from core.imposter.codec import TableCodec
-from core.imposter.networks import (
-    D2Loss,
-    Discriminator,
-    Encoder,
-    Generator,
-    activate,
-    d2_generator_loss,
-    init_weights,
-    reconstruction_loss,
+from core.imposter.networks import activate
+from core.imposter.training import (
+    HISTORY_COLUMNS,
+    TrainingSettings,
+    TrainingStep,
+    build_step,
+    check_settings,
+    torch_settings,
 )
-from core.validation import DataError, check_positive_int
+from core.privacy.ledger import PrivacyLedger
+from core.runtime.progress import Progress, Stop, report, stop_requested
 from core.runtime.randomness import RandomState, check_random_state, spawn_seed
+from core.validation import DataError, check_positive_int
 
-__all__ = ["ImposterSynthesizer", "StopTraining", "Callback"]
-
-#: ``callback(event) -> bool | None``; returning False stops training.
-Callback = Callable[[dict[str, Any]], Any]
-
-LOSS_KEYS = ("d1", "d2", "g", "recon", "kl")
-
-
-class StopTraining(Exception):
-    """Raise from a callback to stop training; what was learned so far is kept."""
-
-
-def _check_nonneg(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
-    v = float(value)
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be a finite number of 0 or more, got {v:g}.")
-    return v
-
-
-def _check_hidden(hidden: Any, name: str) -> tuple[int, ...]:
-    if isinstance(hidden, (int, np.integer)):
-        hidden = (hidden,)
-    if not isinstance(hidden, (tuple, list)) or not hidden:
-        raise TypeError(f"{name} must be a non-empty tuple of layer widths.")
-    return tuple(check_positive_int(h, name=name) for h in hidden)
+__all__ = ["ImposterSynthesizer", "synthesizer_ledger"]
 
 
 def synthesizer_ledger() -> PrivacyLedger:
@@ -96,180 +72,17 @@ def synthesizer_ledger() -> PrivacyLedger:
     return ledger
 
 
-@contextmanager
-def _torch_settings(threads: int, *, deterministic: bool = False) -> Iterator[None]:
-    """Torch CPU threads (and, if asked, deterministic algorithms) for a block; the previous
-    settings are restored afterwards."""
-    prev_threads = torch.get_num_threads()
-    prev_det = torch.are_deterministic_algorithms_enabled()
-    torch.set_num_threads(threads)
-    if deterministic:
-        torch.use_deterministic_algorithms(True, warn_only=True)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(prev_threads)
-        if deterministic:
-            torch.use_deterministic_algorithms(prev_det)
-
-
-def _carry_on(callback: Callback | None, event: dict[str, Any]) -> bool:
-    """Hand ``event`` (a copy) to the callback; False when it asks to stop training."""
-    if callback is None:
-        return True
-    try:
-        answer = callback(dict(event))
-    except StopTraining:
-        answer = False
-    return answer is not False
-
-
-class _Optimisers(NamedTuple):
-    """Adam for (E, G) together, for D1 and for D2."""
-
-    eg: torch.optim.Optimizer
-    d1: torch.optim.Optimizer
-    d2: torch.optim.Optimizer
-
-
-class _WeightAverage:
-    """An exponential moving average of a network's weights (``ema``), for sampling."""
-
-    def __init__(self, net: torch.nn.Module, decay: float) -> None:
-        self.decay = decay
-        self.params = [p.detach().clone() for p in net.parameters()]
-
-    @torch.no_grad()
-    def update(self, net: torch.nn.Module) -> None:
-        for avg, p in zip(self.params, net.parameters()):
-            avg.mul_(self.decay).add_(p.detach(), alpha=1.0 - self.decay)
-
-    @torch.no_grad()
-    def sampler(self, net: torch.nn.Module) -> torch.nn.Module:
-        """A copy of ``net`` carrying the averaged weights."""
-        averaged = copy.deepcopy(net)
-        for p, avg in zip(averaged.parameters(), self.params):
-            p.copy_(avg)
-        return averaged
-
-
-@dataclass
-class _TrainingStep:
-    """One iteration of Algorithm 2 on a minibatch (x, s): D1 ascends Eq. 11, D2 Eq. 12
-    (``d2_steps`` times), E and G descend Eq. 13; then G's weight average moves."""
-
-    encoder: Encoder
-    generator: Generator
-    d1: Discriminator
-    d2: Discriminator
-    optimisers: _Optimisers
-    average: _WeightAverage | None
-    blocks: Sequence[Any]
-    imp_idx: torch.Tensor  # the implicit attributes' columns in the encoded record
-    latent_dim: int
-    class_weight: torch.Tensor  # balances the values of s in D2's cross entropy
-    v2_weight: float  # lambda, on the scale of V_VAE
-    vae_weight: float
-    kl_weight: float
-    train_v2: bool  # lambda > 0
-    v2_loss: D2Loss
-    d2_steps: int
-    gen: torch.Generator
-    d2_gen: torch.Generator
-
-    @property
-    def use_d2(self) -> bool:
-        """Whether there are implicit attributes for D2 to read."""
-        return len(self.imp_idx) > 0
-
-    @property
-    def k(self) -> int:
-        """Number of values of s."""
-        return len(self.class_weight)
-
-    def __call__(self, xb: torch.Tensor, sb: torch.Tensor) -> dict[str, float]:
-        """Train on one minibatch; its losses d1, d2, g, recon and kl."""
-        s1h = F.one_hot(sb, self.k).float()
-        # forward: x~ = G(E(x) | s) and x^ = G(z | s)
-        mu, logvar = self.encoder(xb)
-        eps = torch.randn(mu.shape, generator=self.gen)
-        z_l = mu + torch.exp(0.5 * logvar) * eps
-        logits_rec = self.generator(z_l, s1h)
-        x_tilde = activate(logits_rec, self.blocks)
-        z = torch.randn((len(xb), self.latent_dim), generator=self.gen)
-        x_hat = activate(self.generator(z, s1h), self.blocks)
-        loss_d1 = self._update_d1(x_tilde, x_hat, s1h)
-        loss_d2 = self._update_d2(x_hat, sb)
-        g, recon, kl = self._update_eg(xb, sb, s1h, x_hat, logits_rec, mu, logvar)
-        if self.average is not None:
-            self.average.update(self.generator)
-        return {"d1": loss_d1.item(), "d2": loss_d2.item(), "g": g.item(), "recon": recon.item(),
-                "kl": kl.item()}
-
-    def _update_d1(self, x_tilde: torch.Tensor, x_hat: torch.Tensor, s1h: torch.Tensor) -> torch.Tensor:
-        """D1 ascends Eq. 11 (Algorithm 2, line 6)."""
-        opt = self.optimisers.d1
-        opt.zero_grad(set_to_none=True)
-        d_real = self.d1(torch.cat([x_tilde.detach(), s1h], dim=1))
-        d_fake = self.d1(torch.cat([x_hat.detach(), s1h], dim=1))
-        loss = F.binary_cross_entropy_with_logits(
-            d_real, torch.ones_like(d_real)
-        ) + F.binary_cross_entropy_with_logits(d_fake, torch.zeros_like(d_fake))
-        loss.backward()
-        opt.step()
-        return loss
-
-    def _update_d2(self, x_hat: torch.Tensor, sb: torch.Tensor) -> torch.Tensor:
-        """D2 ascends Eq. 12 on the implicit columns of x^ (line 9)."""
-        loss = torch.zeros(())
-        if self.use_d2:
-            opt = self.optimisers.d2
-            x_imp = x_hat.detach()[:, self.imp_idx]
-            for _ in range(self.d2_steps):
-                opt.zero_grad(set_to_none=True)
-                loss = F.cross_entropy(self.d2(x_imp), sb, weight=self.class_weight)
-                loss.backward()
-                opt.step()
-        return loss
-
-    def _update_eg(self, xb, sb, s1h, x_hat, logits_rec, mu, logvar) -> tuple[torch.Tensor, ...]:
-        """E and G descend Eq. 13 (lines 7, 10, 11); G's GAN terms, the reconstruction
-        error and the KL term."""
-        opt = self.optimisers.eg
-        opt.zero_grad(set_to_none=True)
-        g_fake = self.d1(torch.cat([x_hat, s1h], dim=1))
-        g_v1 = F.binary_cross_entropy_with_logits(g_fake, torch.ones_like(g_fake))
-        g_v2 = torch.zeros(())
-        if self.use_d2 and self.train_v2:
-            g_v2 = self.v2_loss(self.d2(x_hat[:, self.imp_idx]), sb, self.class_weight)
-        recon = reconstruction_loss(logits_rec, xb, self.blocks)
-        kl = (-0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(dim=1)).mean()
-        g = g_v1 + self.v2_weight * g_v2
-        loss = g + self.vae_weight * (recon + self.kl_weight * kl)
-        loss.backward()
-        opt.step()
-        return g, recon, kl
-
-    @torch.no_grad()
-    def probe_d2(self, size: int = 512) -> float:
-        """D2's accuracy on a fresh, class-balanced batch of generated records."""
-        per = max(1, size // self.k)
-        s = torch.arange(self.k).repeat_interleave(per)
-        z = torch.randn((len(s), self.latent_dim), generator=self.d2_gen)
-        x_hat = activate(self.generator(z, F.one_hot(s, self.k).float()), self.blocks)
-        pred = self.d2(x_hat[:, self.imp_idx]).argmax(dim=1)
-        return float((pred == s).float().mean())
-
-
-class ImposterSynthesizer:
+class ImposterSynthesizer(BaseEstimator):
     """VAE + conditional GAN with a second discriminator on the implicit attributes.
 
     Parameters
     ----------
-    lambda_ : float
-        Weight of V2 (Eq. 10): how hard G works to make the implicit attributes useless
-        for predicting s. 0 keeps every correlation (plain VAE-CGAN); the paper finds
-        about 1 best; much larger values trade utility for little extra protection.
+    d2_weight : float
+        The weight of the second discriminator D2, lambda in the paper: the weight of V2
+        (Eq. 10), how hard G works to make the implicit attributes useless for predicting
+        s. 0 keeps every correlation (plain VAE-CGAN); the paper finds about 1 best; much
+        larger values trade utility for little extra protection. (Formerly ``lambda_``:
+        that keyword still works, with a DeprecationWarning.)
     latent_dim : int
         Size of the latent code z.
     epochs : int
@@ -294,7 +107,7 @@ class ImposterSynthesizer:
         it, on any table; "none" uses V2 as printed (then lambda must grow with the
         number of implicit attributes to have the same effect).
     probe_every : int
-        Every this many iterations the callback also gets D2's accuracy on a fresh,
+        Every this many iterations the history also gets D2's accuracy on a fresh,
         class-balanced batch of generated records (chance = 1 / number of values of s).
     d2_steps : int
         D2 updates per iteration (on the same generated minibatch). Proposition 1 assumes
@@ -337,17 +150,31 @@ class ImposterSynthesizer:
 
     Attributes
     ----------
+    events_ : list of dict
+        One dict per iteration, appended while ``fit`` runs (read it from a ``progress``
+        callback to follow the losses live): ``iteration``, ``epoch``, ``iterations``
+        (total planned), the losses ``d1``, ``d2``, ``g``, ``recon``, ``kl``,
+        ``d2_accuracy`` (a float every ``probe_every`` iterations, else None) and
+        ``seconds`` since training started.
     history_ : DataFrame
-        One row per iteration: ``iteration``, ``epoch``, the losses ``d1``, ``d2``, ``g``,
-        ``recon``, ``kl`` and ``d2_accuracy`` (NaN between probes).
+        The same, one row per iteration, once ``fit`` returns (``d2_accuracy`` NaN
+        between probes).
+    iterations_ : int
+        Iterations trained.
     stopped_ : bool
         True when training was stopped before the last epoch.
+    encoder_, generator_, d1_, d2_ : torch.nn.Module
+        The four networks; ``sampler_`` is G with the averaged weights (``ema``).
+    codec_ : TableCodec
+        The encoding of the record without s.
+    rng_, torch_rng_ : numpy.random.Generator, torch.Generator
+        The model's own streams, which :meth:`sample` continues.
     """
 
     def __init__(
         self,
         *,
-        lambda_: float = 1.0,
+        d2_weight: float = 1.0,
         latent_dim: int = 32,
         epochs: int = 15,
         batch_size: int = 500,
@@ -367,8 +194,14 @@ class ImposterSynthesizer:
         calibrate: bool = True,
         n_threads: int | None = None,
         random_state: RandomState = None,
+        **deprecated: Any,
     ) -> None:
-        self.lambda_ = lambda_
+        if "lambda_" in deprecated:
+            warnings.warn("lambda_ is renamed d2_weight", DeprecationWarning, stacklevel=2)
+            d2_weight = deprecated.pop("lambda_")
+        if deprecated:
+            raise TypeError(f"ImposterSynthesizer got an unexpected keyword argument {next(iter(deprecated))!r}.")
+        self.d2_weight = d2_weight
         self.latent_dim = latent_dim
         self.epochs = epochs
         self.batch_size = batch_size
@@ -389,41 +222,6 @@ class ImposterSynthesizer:
         self.n_threads = n_threads
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ checks
-    def _validate(self) -> None:
-        self._lambda = _check_nonneg(self.lambda_, "lambda_")
-        self._kl = _check_nonneg(self.kl_weight, "kl_weight")
-        self._vae_w = _check_nonneg(self.vae_weight, "vae_weight")
-        if self.v2_scale not in ("implicit", "none"):
-            raise ValueError(f"v2_scale must be 'implicit' or 'none', got {self.v2_scale!r}.")
-        lr = _check_nonneg(self.learning_rate, "learning_rate")
-        if lr == 0:
-            raise ValueError("learning_rate must be greater than 0.")
-        self._lr = lr
-        check_positive_int(self.latent_dim, name="latent_dim")
-        check_positive_int(self.epochs, name="epochs")
-        check_positive_int(self.batch_size, name="batch_size", minimum=2)
-        check_positive_int(self.probe_every, name="probe_every")
-        check_positive_int(self.d2_steps, name="d2_steps")
-        self._ema = _check_nonneg(self.ema, "ema")
-        if self._ema >= 1:
-            raise ValueError(f"ema must lie in [0, 1), got {self._ema:g}.")
-        self._hidden = _check_hidden(self.hidden, "hidden")
-        self._disc_hidden = _check_hidden(self.disc_hidden, "disc_hidden")
-        d2_generator_loss(self.d2_generator_loss)  # ValueError naming the choices
-        if self.decode not in ("sample", "argmax"):
-            raise ValueError(f"decode must be 'sample' or 'argmax', got {self.decode!r}.")
-        if self.bins is not None:
-            check_positive_int(self.bins, name="bins", minimum=2)
-        if self.mass_share is not None:
-            share = _check_nonneg(self.mass_share, "mass_share")
-            if not 0 < share < 1:
-                raise ValueError(f"mass_share must lie in (0, 1) or be None, got {share:g}.")
-        if not isinstance(self.calibrate, (bool, np.bool_)):
-            raise TypeError(f"calibrate must be True or False, got {self.calibrate!r}.")
-        if self.n_threads is not None:
-            check_positive_int(self.n_threads, name="n_threads")
-
     def _threads(self) -> int:
         return self.n_threads or 1
 
@@ -433,9 +231,9 @@ class ImposterSynthesizer:
         dataset: Dataset | pd.DataFrame,
         sensitive: str | None = None,
         implicit: Sequence[str] = (),
-        callback: Callback | None = None,
         *,
-        stop: Any = None,
+        progress: Progress | None = None,
+        stop: Stop | None = None,
     ) -> "ImposterSynthesizer":
         """Train E, G, D1 and D2 on ``dataset`` (Algorithm 2).
 
@@ -449,66 +247,69 @@ class ImposterSynthesizer:
         implicit : sequence of str
             The implicit-privacy attributes (from :func:`detect_implicit`) whose link to
             s D2 removes. Empty means nothing to remove (D2 is not trained).
-        callback : callable, optional
-            Called after every iteration with a dict: ``iteration``, ``epoch``,
-            ``iterations`` (total planned), the losses ``d1``, ``d2``, ``g``, ``recon``,
-            ``kl``, and ``d2_accuracy`` (a float every ``probe_every`` iterations, else
-            None). Returning False (or raising :class:`StopTraining`) stops training.
-        stop : object with ``is_set()``, optional
-            A ``threading.Event`` (or alike) checked between iterations: set it from
-            outside to stop training.
+        progress : callable(fraction, message), optional
+            Told after every iteration (:mod:`core.runtime.progress`); that iteration's
+            losses are the last entry of :attr:`events_`.
+        stop : threading.Event, optional
+            Set it (from another thread, or from ``progress``) to end training at the next
+            iteration: the model keeps what it learned and ``stopped_`` is True.
         """
-        self._validate()
+        settings = check_settings(self.get_params())
         frame, numeric, categorical = self._frame_and_types(dataset)
         sensitive = self._resolve_sensitive(dataset, frame, sensitive)
         implicit = self._resolve_implicit(frame, sensitive, implicit)
-        if callback is not None and not callable(callback):
-            raise TypeError("callback must be callable.")
+        if progress is not None and not callable(progress):
+            raise TypeError("progress must be callable.")
+        stop_requested(stop)  # TypeError for anything but an event
         if len(frame) < 2:
             raise DataError("IMPOSTER needs at least two rows to train.")
 
         rng = check_random_state(self.random_state)
-        self._rng = rng
-        self._gen = torch.Generator().manual_seed(spawn_seed(rng))
+        self.rng_ = rng
+        self.torch_rng_ = torch.Generator().manual_seed(spawn_seed(rng))
         # D2 gets its own stream so that its size (the implicit set) does not change the
-        # draws of E, G and D1: with lambda = 0 the model is then exactly the VAE-CGAN.
+        # draws of E, G and D1: with d2_weight = 0 the model is then exactly the VAE-CGAN.
         d2_gen = torch.Generator().manual_seed(spawn_seed(rng))
         X, S = self._encode(frame, numeric, categorical, sensitive, implicit)
 
-        with _torch_settings(self._threads(), deterministic=True):
-            step = self._training_step(d2_gen)
-            m = min(self.batch_size, len(X))
-            per_epoch = math.ceil(len(X) / m)
-            total = per_epoch * self.epochs
-            history: list[dict[str, Any]] = []
-            self.stopped_ = False
-            start = time.perf_counter()
-            for epoch, idx in self._minibatches(len(X), m, per_epoch):
-                if stop is not None and stop.is_set():
-                    self.stopped_ = True
-                    break
-                if len(idx) < 2:
-                    continue
-                it = len(history) + 1
-                event = {"iteration": it, "epoch": epoch + 1, "iterations": total,
-                         **step(X[idx], S[idx]), "d2_accuracy": None,
-                         "seconds": time.perf_counter() - start}
-                if step.use_d2 and (it % self.probe_every == 0 or it == total):
-                    event["d2_accuracy"] = step.probe_d2()
-                history.append(event)
-                if not _carry_on(callback, event):
-                    self.stopped_ = True
-                    break
-            self.iterations_ = len(history)
-            self.history_ = pd.DataFrame(
-                history,
-                columns=["iteration", "epoch", "iterations", *LOSS_KEYS, "d2_accuracy", "seconds"],
-            ).astype({"d2_accuracy": float})
+        with torch_settings(self._threads(), deterministic=True):
+            step = self._training_step(settings, d2_gen)
+            self._train(step, X, S, progress, stop)
             self.sampler_ = self.generator_ if step.average is None else step.average.sampler(self.generator_)
         for net in (self.encoder_, self.generator_, self.d1_, self.d2_):
             net.eval()
         self.ledger_ = synthesizer_ledger()
         return self
+
+    def _train(self, step: TrainingStep, X: torch.Tensor, S: torch.Tensor, progress: Progress | None,
+               stop: Stop | None) -> None:
+        """The minibatch loop: one :attr:`events_` entry and one report per iteration, until
+        the last epoch or ``stop``; then :attr:`history_` and :attr:`iterations_`."""
+        m = min(self.batch_size, len(X))
+        per_epoch = math.ceil(len(X) / m)
+        total = per_epoch * self.epochs
+        self.events_: list[dict[str, Any]] = []
+        self.stopped_ = False
+        start = time.perf_counter()
+        for epoch, idx in self._minibatches(len(X), m, per_epoch):
+            if stop_requested(stop):
+                self.stopped_ = True
+                break
+            if len(idx) < 2:
+                continue
+            it = len(self.events_) + 1
+            event = {"iteration": it, "epoch": epoch + 1, "iterations": total,
+                     **step(X[idx], S[idx]), "d2_accuracy": None,
+                     "seconds": time.perf_counter() - start}
+            if step.use_d2 and (it % self.probe_every == 0 or it == total):
+                event["d2_accuracy"] = step.probe_d2()
+            self.events_.append(event)
+            report(progress, it / total, f"iteration {it} of {total}")
+            if stop_requested(stop) and it < total:
+                self.stopped_ = True
+                break
+        self.iterations_ = len(self.events_)
+        self.history_ = pd.DataFrame(self.events_, columns=list(HISTORY_COLUMNS)).astype({"d2_accuracy": float})
 
     def _encode(self, frame: pd.DataFrame, numeric, categorical, sensitive: str,
                 implicit: tuple[str, ...]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -533,47 +334,20 @@ class ImposterSynthesizer:
         S = torch.from_numpy(np.array(s_codes, dtype=np.int64))
         return X, S
 
-    def _build_networks(self, k: int, n_implicit: int, d2_gen: torch.Generator) -> "_Optimisers":
-        """E, G, D1 and D2 (Fig. 4), weights drawn from the model's generator (D2's from its
-        own), and their Adam optimisers."""
-        width = self.codec_.width_
-        self.encoder_ = Encoder(width, self._hidden, self.latent_dim)
-        self.generator_ = Generator(self.latent_dim, k, tuple(reversed(self._hidden)), width)
-        self.d1_ = Discriminator(width + k, self._disc_hidden, 1)
-        self.d2_ = Discriminator(max(n_implicit, 1), self._disc_hidden, k)
-        for net in (self.encoder_, self.generator_, self.d1_):
-            init_weights(net, self._gen)
-        init_weights(self.d2_, d2_gen)
-        betas = (0.5, 0.9)
-        return _Optimisers(
-            eg=torch.optim.Adam(list(self.encoder_.parameters()) + list(self.generator_.parameters()),
-                                lr=self._lr, betas=betas),
-            d1=torch.optim.Adam(self.d1_.parameters(), lr=self._lr, betas=betas),
-            d2=torch.optim.Adam(self.d2_.parameters(), lr=self._lr, betas=betas),
-        )
-
-    def _training_step(self, d2_gen: torch.Generator) -> "_TrainingStep":
-        """Fresh networks and the step that trains them one minibatch at a time."""
-        k = len(self.sensitive_values_)
-        imp_idx = torch.tensor(self.codec_.indices(self.implicit_), dtype=torch.long)
-        optimisers = self._build_networks(k, len(imp_idx), d2_gen)
-        return _TrainingStep(
-            encoder=self.encoder_, generator=self.generator_, d1=self.d1_, d2=self.d2_,
-            optimisers=optimisers,
-            average=_WeightAverage(self.generator_, self._ema) if self._ema > 0 else None,
-            blocks=self.codec_.blocks_, imp_idx=imp_idx, latent_dim=self.latent_dim,
-            class_weight=torch.tensor(1.0 / (k * np.maximum(self.sensitive_share_, 1e-12)),
-                                      dtype=torch.float32),
-            v2_weight=self._lambda * (len(self.implicit_) if self.v2_scale == "implicit" else 1.0),
-            vae_weight=self._vae_w, kl_weight=self._kl, train_v2=self._lambda > 0,
-            v2_loss=d2_generator_loss(self.d2_generator_loss), d2_steps=self.d2_steps, gen=self._gen, d2_gen=d2_gen,
-        )
+    def _training_step(self, settings: TrainingSettings, d2_gen: torch.Generator) -> TrainingStep:
+        """Fresh networks (set as the fitted ``encoder_``, ``generator_``, ``d1_``, ``d2_``)
+        and the step that trains them one minibatch at a time."""
+        step = build_step(self.codec_, self.implicit_, self.sensitive_share_, settings=settings,
+                          latent_dim=self.latent_dim, v2_scale=self.v2_scale, v2_loss=self.d2_generator_loss,
+                          d2_steps=self.d2_steps, gen=self.torch_rng_, d2_gen=d2_gen)
+        self.encoder_, self.generator_, self.d1_, self.d2_ = step.encoder, step.generator, step.d1, step.d2
+        return step
 
     def _minibatches(self, n: int, m: int, per_epoch: int) -> Iterator[tuple[int, torch.Tensor]]:
         """(epoch, row indices) of every minibatch; each epoch's order is drawn when the
         epoch starts (so stopping early leaves the model's generator where a full run's is)."""
         for epoch in range(self.epochs):
-            order = torch.from_numpy(self._rng.permutation(n))
+            order = torch.from_numpy(self.rng_.permutation(n))
             for b in range(per_epoch):
                 yield epoch, order[b * m:(b + 1) * m]
 
@@ -598,13 +372,13 @@ class ImposterSynthesizer:
             raise RuntimeError("Call fit before sample.")
         n = check_positive_int(n, name="n")
         if random_state is None:
-            rng, gen = self._rng, self._gen
+            rng, gen = self.rng_, self.torch_rng_
         else:
             rng = check_random_state(random_state)
             gen = torch.Generator().manual_seed(spawn_seed(rng))
         k = len(self.sensitive_values_)
         s_codes = rng.choice(k, size=n, p=self.sensitive_share_)
-        with _torch_settings(self._threads()), torch.no_grad():
+        with torch_settings(self._threads()), torch.no_grad():
             s1h = F.one_hot(torch.from_numpy(s_codes), k).float()
             outs = []
             for start in range(0, n, 8192):

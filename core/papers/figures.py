@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.validation import check_choice
+
 __all__ = ["PaperFigure", "FIGURES", "PAPERS", "results"]
 
 PAPERS = {
@@ -54,8 +56,7 @@ class PaperFigure:
     note: str = ""
 
     def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise ValueError(f"paper must be one of {sorted(PAPERS)}, got {self.paper!r}.")
+        check_choice(self.paper, sorted(PAPERS), name="paper")
         if self.kind not in ("result", "description"):
             raise ValueError(f"kind must be 'result' or 'description', got {self.kind!r}.")
         if self.kind == "result" and not self.page:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.audit.auditor import AuditResult
+from core.audit.result import AuditResult
 from core.papers.claim import Claim
 from core.runtime.progress import Progress, stage
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
@@ -98,7 +98,7 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
     from core.audit.cases import cdp_lr_case, run_case
     from core.cdp.baselines import fit_scheme, prepare_schemes, scheme_curve
     from core.cdp.claims import fig4_claim
-    from core.cdp.logistic import PRESETS
+    from core.cdp.schedule import PRESETS
     from core.cdp.sweeps import accuracy_references, reference_sentences
     from core.data import load_sample
 
@@ -216,13 +216,13 @@ def imposter_story(*, epochs: int = 30, classifier: str = "lr", audit_runs: int 
     progress(0.1, f"Training IMPOSTER ({epochs} epochs)")
     seed = draw_seed(rng)
 
-    def cb(event: dict[str, Any]) -> None:
-        total = max(1, int(event["iterations"]))
-        if event["iteration"] % max(1, total // 50) == 0:  # about 50 reports, not one per batch
-            progress(0.1 + 0.7 * event["iteration"] / total, "Training IMPOSTER")
+    def told(fraction: float, message: str) -> None:
+        event = model.events_[-1]
+        if event["iteration"] % max(1, event["iterations"] // 50) == 0:  # about 50 reports, not one per batch
+            progress(0.1 + 0.7 * fraction, "Training IMPOSTER")
 
-    model = ImposterSynthesizer(epochs=epochs, batch_size=250, random_state=seed).fit(
-        data, sensitive, det.implicit, callback=cb)
+    model = ImposterSynthesizer(epochs=epochs, batch_size=250, random_state=seed)
+    model.fit(data, sensitive, det.implicit, progress=told)
     synthetic = model.sample(data.n_rows)
     progress(0.8, "Settings A and B")
     table = evaluate_settings(data.frame, synthetic, sensitive=sensitive, label=label, implicit=det.implicit,
@@ -300,12 +300,12 @@ def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
     from core.audit.cases import run_case, sskm_paper_case, sskm_sound_case
     from core.data import load_sample
     from core.sskm.claims import fig5_claim
-    from core.sskm.publisher import SSKMDP
     from core.sskm.sweeps import clusters_sweep, grid_summary
+    from core.sskm.variants import SSKM_VARIANTS
 
     progress = _progress(progress)
     rng = check_random_state(random_state)
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     census = load_sample("census")
     schema = schema_for(census)  # the sound mode's public bounds and categories
@@ -319,9 +319,9 @@ def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
     audits, guarantees = {}, {}
     for i, mode in enumerate(("sound", "paper")):
         progress(0.4 + 0.3 * i, f"Auditing the {mode} mode")
-        pub = SSKMDP(epsilon=audit_epsilon, sensitive=(sensitive,), cs_threshold=0.3, rows=6, cols=6, mode=mode,
-                     schema=schema if mode == "sound" else None,
-                     iterations=10_000, random_state=draw_seed(rng)).fit(frame)
+        pub = SSKM_VARIANTS[mode](epsilon=audit_epsilon, sensitive=(sensitive,), cs_threshold=0.3, rows=6, cols=6,
+                                  schema=schema if mode == "sound" else None,
+                                  iterations=10_000, random_state=draw_seed(rng)).fit(frame)
         pub.publish(epsilon=audit_epsilon)
         guarantees[mode] = pub.ledger_.describe()
         case = (sskm_sound_case(pub, frame, epsilon=audit_epsilon) if mode == "sound" else
@@ -352,7 +352,7 @@ class CompareStory:
     label: str
     sensitive: str
     extra: dict[str, Any] = field(default_factory=dict)
-    #: :attr:`core.compare.run.ComparisonResult.references`: the constant guess and the non-private
+    #: :attr:`core.compare.result.ComparisonResult.references`: the constant guess and the non-private
     #: model for the utility, the raw table and its control for the risk
     references: dict[str, Any] = field(default_factory=dict)
 
@@ -371,7 +371,8 @@ def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: 
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
     """
-    from core.compare.run import METHODS, compare
+    from core.compare.run import compare
+    from core.compare.registry import METHODS
     from core.data import load_sample
 
     data = load_sample("census")

@@ -13,203 +13,40 @@ group -- must come from somewhere else. :class:`PublicSchema` holds those facts,
 * ``"private estimate"`` -- estimated from the rows with part of the budget (private
   quantiles, thresholded category discovery); the schema's :attr:`PublicSchema.estimate`
   ledger says what it cost;
-* ``"read from data"`` -- drafted from the rows for exploration (:func:`draft_schema`). A
-  release that uses such an entry is **not differentially private**, and
+* ``"read from data"`` -- drafted from the rows for exploration
+  (:func:`~core.privacy.schema_draft.draft_schema`). A release that uses such an entry is
+  **not differentially private**, and
   :meth:`PublicSchema.charge` says so in its ledger, in one sentence.
 
 Encoders, scalers, bins and query ranges are built from the schema
 (:meth:`PublicSchema.conform` maps any record into the declared domain, record by record:
 numbers clipped to their bounds, missing numbers to a declared fill, categories outside the
 list to :data:`OTHER`), so that a record can never add a category or stretch a range.
+
+Where the parts live: one column's entry in :mod:`core.privacy.schema_columns`, the JSON
+form in :mod:`core.privacy.schema_io`, the editable table in :mod:`core.privacy.schema_table`,
+drafts from the rows in :mod:`core.privacy.schema_draft`, the built-in datasets' schemas and
+:func:`~core.privacy.schema_builtin.schema_for` in :mod:`core.privacy.schema_builtin`,
+private estimates in :mod:`core.privacy.schema_estimate`.
 """
 from __future__ import annotations
 
 import json
-import math
 import numbers
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset
-from core.privacy.mechanisms import PrivacyLedger
-from core.validation import DataError
+from core.privacy.ledger import PrivacyLedger
+from core.privacy.schema_columns import OTHER, SOURCES, ColumnSchema, _missing
+from core.privacy.schema_io import schema_fields, schema_to_dict
+from core.privacy.schema_table import edited_columns, schema_frame
+from core.validation import DataError, check_choice
 
-__all__ = [
-    "KINDS",
-    "SOURCES",
-    "OTHER",
-    "ColumnSchema",
-    "PublicSchema",
-    "draft_schema",
-    "schema_for",
-    "BUILT_IN_SCHEMAS",
-    "TABLE_COLUMNS",
-]
-
-#: What a column is: a number with bounds, a category from a list, or an identifier
-#: (a row number, a name, an ID: never a feature, never published).
-KINDS = ("numeric", "categorical", "identifier")
-#: Where an entry came from; only "read from data" breaks a DP guarantee.
-SOURCES = ("declared", "built-in", "private estimate", "read from data")
-#: The category that every value outside a declared list (and a missing one) becomes.
-OTHER = "(other)"
-SCHEMA_VERSION = 1
-#: The columns of :meth:`PublicSchema.to_frame`, the table the Data page edits.
-TABLE_COLUMNS = ("column", "kind", "lower", "upper", "categories", "source", "note")
-
-
-def _check_str(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__}.")
-    return value
-
-
-def _check_choice(value: Any, name: str, options: Sequence[str]) -> str:
-    _check_str(value, name)
-    if value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}.")
-    return value
-
-
-def _finite(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
-    out = float(value)
-    if not math.isfinite(out):
-        raise ValueError(f"{name} must be a finite number, got {value!r}.")
-    return out
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-friendly scalar (numpy numbers to Python ones)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-@dataclass(frozen=True)
-class ColumnSchema:
-    """What is public about one column.
-
-    Parameters
-    ----------
-    name : str
-        The column's name in the table.
-    kind : {"numeric", "categorical", "identifier"}
-        An identifier is never used as a feature nor published.
-    lower, upper : float or None
-        For a numeric column: the public range. Values outside it are clipped to it
-        before any computation, so one record cannot stretch a scale or a sensitivity.
-    categories : tuple or None
-        For a categorical column: the public list of values. A value outside it (and a
-        missing one) becomes :data:`OTHER`, so one record cannot bring a new category.
-    integer : bool
-        A numeric column of whole numbers (releases round back to integers).
-    source : {"declared", "built-in", "private estimate", "read from data"}
-        Where the entry came from. "read from data" makes every release that uses it not
-        differentially private.
-    note : str
-        Where a declared or built-in entry comes from, in words (a codebook, a top-code).
-    """
-
-    name: str
-    kind: str
-    lower: float | None = None
-    upper: float | None = None
-    categories: tuple | None = None
-    integer: bool = False
-    source: str = "declared"
-    note: str = ""
-
-    def __post_init__(self) -> None:
-        _check_str(self.name, "name")
-        _check_choice(self.kind, "kind", KINDS)
-        _check_choice(self.source, "source", SOURCES)
-        _check_str(self.note, "note")
-        if self.kind == "numeric":
-            if self.lower is None or self.upper is None:
-                raise ValueError(f"numeric column '{self.name}' needs a lower and an upper bound.")
-            lo = _finite(self.lower, f"lower bound of '{self.name}'")
-            hi = _finite(self.upper, f"upper bound of '{self.name}'")
-            if not lo < hi:
-                raise ValueError(
-                    f"the lower bound of '{self.name}' must be below its upper bound "
-                    f"(got {lo:g} and {hi:g})."
-                )
-            object.__setattr__(self, "lower", lo)
-            object.__setattr__(self, "upper", hi)
-            if self.categories is not None:
-                raise ValueError(f"numeric column '{self.name}' cannot have categories.")
-        elif self.kind == "categorical":
-            if self.categories is None:
-                raise ValueError(f"categorical column '{self.name}' needs its list of categories.")
-            cats = tuple(_plain(c) for c in self.categories)
-            if len(cats) < 1:
-                raise ValueError(f"categorical column '{self.name}' needs at least one category.")
-            if len(set(map(str, cats))) != len(cats):
-                raise ValueError(f"the categories of '{self.name}' must be distinct.")
-            if any(isinstance(c, float) and math.isnan(c) for c in cats):
-                raise ValueError(f"the categories of '{self.name}' cannot include a missing value.")
-            object.__setattr__(self, "categories", cats)
-            if self.lower is not None or self.upper is not None:
-                raise ValueError(f"categorical column '{self.name}' cannot have bounds.")
-        else:
-            if self.lower is not None or self.upper is not None or self.categories is not None:
-                raise ValueError(f"identifier column '{self.name}' has no bounds or categories.")
-        object.__setattr__(self, "integer", bool(self.integer))
-
-    @property
-    def public(self) -> bool:
-        """True unless the entry was read from the private rows."""
-        return self.source != "read from data"
-
-    @property
-    def fill(self) -> float:
-        """The value a missing number takes: the middle of the public range (never a median)."""
-        if self.kind != "numeric":
-            raise ValueError(f"'{self.name}' is not numeric.")
-        mid = 0.5 * (self.lower + self.upper)
-        return float(round(mid)) if self.integer else mid
-
-    @property
-    def domain(self) -> tuple:
-        """The categories a release can contain: the declared list, then :data:`OTHER`."""
-        if self.kind != "categorical":
-            raise ValueError(f"'{self.name}' is not categorical.")
-        return self.categories if OTHER in self.categories else self.categories + (OTHER,)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind, "source": self.source}
-        if self.kind == "numeric":
-            out.update(lower=self.lower, upper=self.upper, integer=self.integer)
-        if self.kind == "categorical":
-            out["categories"] = list(self.categories)
-        if self.note:
-            out["note"] = self.note
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ColumnSchema":
-        if not isinstance(data, Mapping):
-            raise TypeError(f"a column entry must be a JSON object, got {type(data).__name__}.")
-        allowed = {"name", "kind", "lower", "upper", "categories", "integer", "source", "note"}
-        extra = sorted(set(data) - allowed)
-        if extra:
-            raise ValueError(f"unknown key(s) {extra} in the entry of column {data.get('name')!r}; "
-                             f"allowed: {sorted(allowed)}.")
-        if "name" not in data or "kind" not in data:
-            raise ValueError("every column entry needs 'name' and 'kind'.")
-        cats = data.get("categories")
-        if cats is not None and not isinstance(cats, (list, tuple)):
-            raise TypeError(f"categories of {data['name']!r} must be a list.")
-        return cls(
-            name=data["name"], kind=data["kind"], lower=data.get("lower"), upper=data.get("upper"),
-            categories=None if cats is None else tuple(cats), integer=data.get("integer", False),
-            source=data.get("source", "declared"), note=data.get("note", ""),
-        )
+__all__ = ["PublicSchema"]
 
 
 @dataclass(frozen=True)
@@ -270,7 +107,7 @@ class PublicSchema:
                 raise TypeError("max_group_size must be an int (records per correlated group).")
             if self.max_group_size < 1:
                 raise ValueError("max_group_size must be at least 1 (a record is in its own group).")
-        _check_choice(self.max_group_source, "max_group_source", SOURCES)
+        check_choice(self.max_group_source, SOURCES, name="max_group_source", kind=str)
         if self.estimate is not None and not isinstance(self.estimate, PrivacyLedger):
             raise TypeError("estimate must be a PrivacyLedger or None.")
 
@@ -454,66 +291,16 @@ class PublicSchema:
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "version": SCHEMA_VERSION,
-            "name": self.name,
-            "label": self.label,
-            "sensitive": list(self.sensitive),
-            "columns": [c.to_dict() for c in self.columns],
-        }
-        if self.max_group_size is not None:
-            out["max_group_size"] = int(self.max_group_size)
-            out["max_group_source"] = self.max_group_source
-        if self.estimate is not None and len(self.estimate):
-            eps, dlt = self.estimate.nominal()
-            out["estimate"] = {"epsilon": eps, "delta": dlt,
-                               "entries": [e.label for e in self.estimate.entries]}
-        return out
+        """The schema as a JSON object (:func:`core.privacy.schema_io.schema_to_dict`)."""
+        return schema_to_dict(self)
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), indent=kwargs.pop("indent", 2), **kwargs)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PublicSchema":
-        if not isinstance(data, Mapping):
-            raise TypeError(f"a schema must be a JSON object, got {type(data).__name__}.")
-        version = data.get("version", SCHEMA_VERSION)
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"schema version {version!r} is not supported (this app reads {SCHEMA_VERSION}).")
-        allowed = {"version", "name", "label", "sensitive", "columns", "max_group_size",
-                   "max_group_source", "estimate"}
-        extra = sorted(set(data) - allowed)
-        if extra:
-            raise ValueError(f"unknown key(s) {extra} in the schema; allowed: {sorted(allowed)}.")
-        if not isinstance(data.get("columns"), list):
-            raise ValueError("a schema needs 'columns', a list of column entries.")
-        if data.get("label") is not None and not isinstance(data.get("label"), str):
-            raise ValueError("the schema's 'label' must be a column name or null.")
-        sensitive = data.get("sensitive", [])
-        if not isinstance(sensitive, list) or not all(isinstance(c, str) for c in sensitive):
-            raise ValueError("the schema's 'sensitive' must be a list of column names.")
-        estimate = None
-        if data.get("estimate"):
-            est = data["estimate"]
-            entries = est.get("entries", []) if isinstance(est, Mapping) else None
-            if (not isinstance(est, Mapping) or isinstance(est.get("epsilon"), bool)
-                    or not isinstance(est.get("epsilon"), numbers.Real)
-                    or not isinstance(est.get("delta", 0.0), numbers.Real)
-                    or not isinstance(entries, list)):
-                raise ValueError("the schema's 'estimate' must be an object with a number "
-                                 "'epsilon', an optional number 'delta' and a list 'entries'.")
-            estimate = PrivacyLedger()
-            estimate.spend(float(est["epsilon"]), float(est.get("delta", 0.0)),
-                           label="public schema estimate (" + "; ".join(map(str, entries)) + ")")
-        return cls(
-            columns=tuple(ColumnSchema.from_dict(c) for c in data["columns"]),
-            label=data.get("label"),
-            sensitive=tuple(data.get("sensitive", ())),
-            max_group_size=data.get("max_group_size"),
-            max_group_source=data.get("max_group_source", "declared"),
-            name=str(data.get("name", "")),
-            estimate=estimate,
-        )
+        """The schema of a JSON object (:func:`core.privacy.schema_io.schema_fields` checks it)."""
+        return cls(**schema_fields(data))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "PublicSchema":
@@ -526,22 +313,8 @@ class PublicSchema:
     # ------------------------------------------------------------------ a table to edit
     def to_frame(self) -> pd.DataFrame:
         """One row per column, for review and editing: column, kind, lower, upper,
-        categories (joined by ", "), source, note."""
-        rows = []
-        for c in self.columns:
-            rows.append({
-                "column": c.name,
-                "kind": c.kind,
-                "lower": c.lower if c.kind == "numeric" else None,
-                "upper": c.upper if c.kind == "numeric" else None,
-                "categories": ", ".join(str(v) for v in c.categories) if c.kind == "categorical" else "",
-                "source": c.source,
-                "note": c.note,
-            })
-        frame = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-        frame["lower"] = frame["lower"].astype(float)
-        frame["upper"] = frame["upper"].astype(float)
-        return frame
+        categories (joined by ", "), source, note (:func:`core.privacy.schema_table.schema_frame`)."""
+        return schema_frame(self)
 
     def with_edits(self, frame: pd.DataFrame) -> "PublicSchema":
         """A copy with the entries the user changed in :meth:`to_frame`'s table, declared.
@@ -560,27 +333,7 @@ class PublicSchema:
             A row names no column of the schema, or an edited entry breaks a rule (bounds
             not ordered, no categories...), in one sentence naming the column.
         """
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"frame must be a DataFrame, got {type(frame).__name__}.")
-        missing = [c for c in ("column", "kind", "lower", "upper", "categories") if c not in frame.columns]
-        if missing:
-            raise ValueError(f"the schema table needs the column(s) {missing}.")
-        current = self.to_frame().set_index("column")
-        changed: dict[str, ColumnSchema] = {}
-        for _, row in frame.iterrows():
-            name = row["column"]
-            if name not in self:
-                raise ValueError(f"the schema table lists {name!r}, which is not a column of the table.")
-            old = current.loc[name]
-            kind = self[name].kind
-            if _same_cell(row["kind"], kind) and (
-                (kind == "numeric" and _same_cell(row["lower"], old["lower"])
-                 and _same_cell(row["upper"], old["upper"]))
-                or (kind == "categorical" and _same_cell(row["categories"] or "", old["categories"] or ""))
-                or kind == "identifier"
-            ):
-                continue  # nothing that matters for its kind changed
-            changed[name] = _edited_entry(self[name], row)
+        changed = edited_columns(self, frame)
         if not changed:
             return self
         cols = tuple(changed.get(c.name, c) for c in self.columns)
@@ -595,245 +348,3 @@ class PublicSchema:
                 "data: releases that use them are not differentially private until you confirm "
                 "them or let the app estimate them with part of epsilon.")
 
-
-def _same_cell(a: Any, b: Any) -> bool:
-    """Two table cells hold the same thing (missing equals missing, numbers compared as floats)."""
-    if _missing(a) and _missing(b):
-        return True
-    if _missing(a) or _missing(b):
-        return False
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
-        return float(a) == float(b)
-    return str(a).strip() == str(b).strip()
-
-
-def _parse_categories(text: Any, old: tuple | None) -> tuple:
-    if _missing(text) or not str(text).strip():
-        return ()
-    known = {str(c): c for c in (old or ())}
-    numeric_list = bool(old) and all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in old)
-    out = []
-    for token in (t.strip() for t in str(text).split(",")):
-        if not token:
-            continue
-        if token in known:
-            out.append(known[token])
-        elif numeric_list:
-            try:
-                value = float(token)
-            except ValueError:
-                out.append(token)
-            else:
-                out.append(int(value) if value.is_integer() else value)
-        else:
-            out.append(token)
-    return tuple(out)
-
-
-def _edited_entry(old: ColumnSchema, row: Mapping[str, Any]) -> ColumnSchema:
-    """The entry a user's edited table row describes (source "declared")."""
-    kind = str(row["kind"]).strip() if not _missing(row["kind"]) else ""
-    note = "edited by the user on the Data page"
-    try:
-        if kind == "numeric":
-            lo, hi = row["lower"], row["upper"]
-            if _missing(lo) or _missing(hi):
-                raise ValueError(f"numeric column '{old.name}' needs a lower and an upper bound.")
-            return ColumnSchema(old.name, "numeric", lower=float(lo), upper=float(hi),
-                                integer=old.integer if old.kind == "numeric" else False,
-                                source="declared", note=note)
-        if kind == "categorical":
-            cats = _parse_categories(row["categories"], old.categories)
-            if not cats:
-                raise ValueError(f"categorical column '{old.name}' needs its list of categories "
-                                 "(separated by commas).")
-            return ColumnSchema(old.name, "categorical", categories=cats, source="declared", note=note)
-        return ColumnSchema(old.name, kind, source="declared", note=note)
-    except TypeError as exc:
-        raise ValueError(f"the entry of '{old.name}' is not valid: {exc}") from None
-
-
-def _missing(value: Any) -> bool:
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
-
-
-def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
-    """A schema drafted from the rows: every entry marked "read from data".
-
-    Numbers get their observed min and max, categories their observed values (sorted by
-    text). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
-    identifiers and, with ``detect``, so is every column the rule of
-    :func:`core.data.identifiers.detect_identifiers` finds (row numbers, also unsorted or
-    with gaps, IDs, text keys; never a number with decimals), unless it is the label or
-    sensitive. Nothing here is private: the draft is for the user to review, confirm or
-    replace by an estimate.
-    """
-    from core.data.identifiers import detect_identifiers
-
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
-    cols = []
-    frame = dataset.frame
-    roles = {dataset.label, *dataset.sensitive} - {None}
-    ids = {c: "marked as an identifier" for c in dataset.identifiers}
-    if detect:
-        found = detect_identifiers(frame, exclude=roles)
-        ids.update({c: f"{why}: an identifier" for c, why in found.items() if c not in ids})
-    for name in frame.columns:
-        s = frame[name]
-        if name in ids and name not in roles:
-            cols.append(ColumnSchema(name, "identifier", source="read from data", note=ids[name]))
-            continue
-        if name in dataset.numeric:
-            v = pd.to_numeric(s, errors="coerce").dropna()
-            integer = bool(len(v)) and bool(np.all(v.to_numpy() == np.round(v.to_numpy())))
-            lo = float(v.min()) if len(v) else 0.0
-            hi = float(v.max()) if len(v) else 1.0
-            if not lo < hi:
-                hi = lo + 1.0
-            cols.append(ColumnSchema(name, "numeric", lower=lo, upper=hi, integer=integer,
-                                     source="read from data"))
-        else:
-            values = s.dropna()
-            cats = sorted(values.unique(), key=str) or [OTHER]
-            cols.append(ColumnSchema(name, "categorical", categories=tuple(cats), source="read from data"))
-    return PublicSchema(tuple(cols), label=dataset.label, sensitive=dataset.sensitive,
-                        name=dataset.name)
-
-
-# --------------------------------------------------------------------------- built-in schemas
-
-
-def _num(name: str, lo: float, hi: float, note: str, *, integer: bool = True) -> ColumnSchema:
-    return ColumnSchema(name, "numeric", lower=lo, upper=hi, integer=integer, source="built-in", note=note)
-
-
-def _cat(name: str, cats: Sequence[Any], note: str) -> ColumnSchema:
-    return ColumnSchema(name, "categorical", categories=tuple(cats), source="built-in", note=note)
-
-
-def _supplier_schema(with_products: bool = True) -> PublicSchema:
-    from core.data import samples as S
-
-    gen = "the generator core.data.samples.make_supplier"
-    cols = [
-        _num("established_year", 1980, 2022, f"{gen} clips years to 1980-2022"),
-        _cat("region", S._REGIONS, f"the region list of {gen}"),
-        _num("insured_persons", 1, 100_000, "a public size class: at most 100,000 insured staff"),
-        _cat("enterprise_type", S._TYPES, f"the enterprise types of {gen}"),
-        _cat("investment_entity", S._ENTITIES, f"the investor kinds of {gen}"),
-        _num("registered_capital", 0, 1_000_000, "a public size class: capital up to 1,000,000",
-             integer=False),
-    ]
-    if with_products:
-        cols += [_cat(p, (0, 1), "a 0/1 product-line flag") for p in S.PRODUCT_COLUMNS]
-    cols.append(_cat("listed", (0, 1), "the 0/1 label 'listed'"))
-    return PublicSchema(tuple(cols), label="listed", sensitive=(), max_group_size=45,
-                        max_group_source="built-in", name="supplier")
-
-
-def _census_schema() -> PublicSchema:
-    from core.data import samples as S
-
-    gen = "the generator core.data.samples.make_census"
-    cols = (
-        _num("age", 17, 90, f"{gen} clips ages to 17-90"),
-        _cat("workclass", ("Private", "Self-emp", "Gov"), f"the workclass list of {gen}"),
-        _cat("education", S._EDU, f"the education list of {gen}"),
-        _num("education_num", 1, 16, "years of education, 1-16 as in the UCI Adult codebook"),
-        _cat("marital_status", ("Married", "Never-married", "Divorced", "Widowed"), f"{gen}"),
-        _cat("occupation", tuple(S._OCCUPATIONS), f"the occupation list of {gen}"),
-        _cat("relationship", ("Husband", "Wife", "Not-in-family", "Own-child", "Unmarried"), f"{gen}"),
-        _num("hours_per_week", 5, 90, f"{gen} clips hours to 5-90"),
-        _cat("sex", ("Male", "Female"), f"{gen}"),
-        _cat("income", ("<=50K", ">50K"), f"{gen}"),
-    )
-    return PublicSchema(cols, label="income", sensitive=("sex",), name="census")
-
-
-#: UCI Adult's categories as its codebook (adult.names) lists them.
-ADULT_CATEGORIES = {
-    "workclass": ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
-                  "State-gov", "Without-pay", "Never-worked"),
-    "education": ("Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
-                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate",
-                  "5th-6th", "Preschool"),
-    "marital_status": ("Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
-                       "Married-spouse-absent", "Married-AF-spouse"),
-    "occupation": ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
-                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
-                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
-                   "Armed-Forces"),
-    "relationship": ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"),
-    "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"),
-    "sex": ("Female", "Male"),
-    "native_country": (
-        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
-        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
-        "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal",
-        "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
-        "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
-        "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"),
-    "income": ("<=50K", ">50K"),
-}
-
-
-def _adult_schema() -> PublicSchema:
-    book = "the UCI Adult codebook (adult.names)"
-    cols = []
-    numeric = {
-        "age": (16, 100, "the census universe: persons aged 16 and over; 100 as a public cap"),
-        "fnlwgt": (0, 1_500_000, "census sampling weights, capped at 1.5 million as a public bound"),
-        "education_num": (1, 16, f"{book}: 16 education levels"),
-        "capital_gain": (0, 99_999, "the Census Bureau's top-code of 99,999"),
-        "capital_loss": (0, 4_999, "capital losses, a public cap of 4,999"),
-        "hours_per_week": (1, 99, "the census top-code of 99 hours"),
-    }
-    from core.data.public import ADULT_COLUMNS
-
-    for name in ADULT_COLUMNS:
-        if name in numeric:
-            lo, hi, note = numeric[name]
-            cols.append(_num(name, lo, hi, note))
-        else:
-            cols.append(_cat(name, ADULT_CATEGORIES[name], book))
-    return PublicSchema(tuple(cols), label="income", sensitive=("sex",), name="adult")
-
-
-def _nltcs_schema() -> PublicSchema:
-    cols = tuple(_cat(f"x{i}", (0, 1), "a 0/1 disability indicator (NLTCS codebook)") for i in range(1, 17))
-    return PublicSchema(cols, label=None, sensitive=(), name="nltcs")
-
-
-#: The schemas shipped with the built-in datasets, by Dataset.name.
-BUILT_IN_SCHEMAS = {
-    "supplier": _supplier_schema,
-    "census": _census_schema,
-    "adult": _adult_schema,
-    "nltcs": _nltcs_schema,
-}
-
-
-def schema_for(dataset: Dataset) -> PublicSchema:
-    """The public schema of ``dataset``: the shipped one for a built-in dataset, else a draft.
-
-    A built-in schema is restricted to the dataset's columns (a subset keeps its entries) and
-    takes the dataset's roles. Anything else gets :func:`draft_schema` (every entry "read
-    from data", so a release from it says it is not differentially private until the user
-    confirms the entries or estimates them).
-    """
-    if not isinstance(dataset, Dataset):
-        raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
-    make = BUILT_IN_SCHEMAS.get(dataset.name)
-    if make is None:
-        return draft_schema(dataset)
-    full = make()
-    cols = list(dataset.frame.columns)
-    if not set(cols) <= set(full.names):
-        return draft_schema(dataset)
-    kept = tuple(c for c in full.columns if c.name in cols)
-    ordered = tuple(sorted(kept, key=lambda c: cols.index(c.name)))
-    return replace(full, columns=ordered, label=dataset.label, sensitive=tuple(dataset.sensitive))

@@ -1,6 +1,6 @@
 """Paid schema entries: bounds and category lists estimated from the rows with part of epsilon.
 
-A drafted schema (:func:`core.privacy.schema.draft_schema`) reads its bounds and categories
+A drafted schema (:func:`core.privacy.schema_draft.draft_schema`) reads its bounds and categories
 from the private rows, so every release that uses it is not differentially private. When
 the user cannot vouch for an entry as public knowledge, :func:`estimate_schema` replaces it
 by a differentially private estimate and records the spend in the schema's
@@ -36,8 +36,10 @@ import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset
-from core.privacy.schema import OTHER, PublicSchema, schema_for
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_columns import OTHER, ColumnSchema
+from core.privacy.ledger import PrivacyLedger
 from core.runtime.progress import Progress, report
 from core.privacy.sampler import laplace_on_grid
 from core.validation import check_delta, check_epsilon
@@ -295,6 +297,62 @@ def _check_columns(base: PublicSchema, columns: Iterable[str] | None) -> list[st
     return wanted
 
 
+def _base_schema(dataset: Dataset, schema: PublicSchema | None) -> PublicSchema:
+    """The schema an estimate starts from: ``schema``, or the dataset's own; it must fit."""
+    base = schema_for(dataset) if schema is None else schema
+    if not isinstance(base, PublicSchema):
+        raise TypeError(f"schema must be a PublicSchema, got {type(base).__name__}.")
+    if base.names != list(dataset.frame.columns):
+        raise ValueError("the schema does not describe this table (its columns differ).")
+    return base
+
+
+def _check_ranges(base: PublicSchema, wanted: list[str],
+                  ranges: Mapping[str, tuple[float, float]] | None) -> dict[str, tuple[float, float]]:
+    """The public ranges, each for a numeric column being estimated, as a dict."""
+    ranges = dict(ranges or {})
+    for c, rng_ in ranges.items():
+        if c not in wanted or base[c].kind != "numeric":
+            raise ValueError(f"a public range is given for '{c}', which is not a numeric column being estimated.")
+        if not isinstance(rng_, (tuple, list)) or len(rng_) != 2:
+            raise TypeError(f"the public range of '{c}' must be a pair (lower, upper).")
+    return ranges
+
+
+def _estimate_bounds(spec: ColumnSchema, values: np.ndarray, eps_col: float,
+                     public_range: tuple[float, float] | None, quantiles: tuple[float, float],
+                     ledger: PrivacyLedger) -> ColumnSchema:
+    """The entry of a numeric column with private quantiles as bounds; the spend goes to ``ledger``."""
+    if public_range is not None:
+        cands = range_candidates(*public_range, integer=spec.integer)
+        where = f"candidates over the public range {public_range[0]:g} to {public_range[1]:g}"
+    else:
+        cands = default_candidates(integer=spec.integer)
+        where = "candidates on the default grid from -1e9 to 1e9"
+    lo, hi = private_bounds(values, epsilon=eps_col, candidates=cands, quantiles=quantiles,
+                            integer=spec.integer)
+    pct = f"{quantiles[0]:.0%} and {quantiles[1]:.0%}"
+    note = f"private {pct} quantiles (OpenDP, epsilon = {eps_col:.4g}, {where})"
+    entry = replace(spec, lower=lo, upper=hi, source="private estimate", note=note)
+    ledger.spend(eps_col, label=f"private {pct} quantiles of '{spec.name}' (its bounds)",
+                 noise=f"OpenDP 0.16 make_private_quantile over {len(cands)} public "
+                       "candidates (its own exact sampler, not seeded)")
+    return entry
+
+
+def _estimate_categories(spec: ColumnSchema, values: np.ndarray, eps_col: float, dlt_col: float,
+                         rng: np.random.Generator, ledger: PrivacyLedger) -> ColumnSchema:
+    """The entry of a categorical column with privately discovered categories; the spend
+    goes to ``ledger``."""
+    cats, info = private_categories(values, epsilon=eps_col, delta=dlt_col, random_state=rng)
+    note = (f"thresholded private category discovery (epsilon = {eps_col:.4g}, delta = "
+            f"{dlt_col:.2g}): values with a noisy count of at least {info['threshold']}")
+    entry = replace(spec, categories=cats, source="private estimate", note=note)
+    ledger.spend(eps_col, dlt_col, label=f"private category discovery of '{spec.name}'",
+                 noise=info["noise"])
+    return entry
+
+
 def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] | None = None,
                     delta: float = DEFAULT_DELTA, schema: PublicSchema | None = None,
                     ranges: Mapping[str, tuple[float, float]] | None = None,
@@ -319,7 +377,7 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
         when only numeric columns are estimated.
     schema : PublicSchema or None
         The schema to start from (its other entries are kept); None:
-        :func:`core.privacy.schema.schema_for`. Its layout -- column names, which columns are
+        :func:`core.privacy.schema_builtin.schema_for`. Its layout -- column names, which columns are
         numbers, whole numbers, categories or identifiers -- is taken as public: the
         neighbouring relation fixes the table's layout.
     ranges : mapping column -> (lower, upper), optional
@@ -344,18 +402,9 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    base = schema_for(dataset) if schema is None else schema
-    if not isinstance(base, PublicSchema):
-        raise TypeError(f"schema must be a PublicSchema, got {type(base).__name__}.")
-    if base.names != list(dataset.frame.columns):
-        raise ValueError("the schema does not describe this table (its columns differ).")
+    base = _base_schema(dataset, schema)
     wanted = _check_columns(base, columns)
-    ranges = dict(ranges or {})
-    for c, rng_ in ranges.items():
-        if c not in wanted or base[c].kind != "numeric":
-            raise ValueError(f"a public range is given for '{c}', which is not a numeric column being estimated.")
-        if not isinstance(rng_, (tuple, list)) or len(rng_) != 2:
-            raise TypeError(f"the public range of '{c}' must be a pair (lower, upper).")
+    ranges = _check_ranges(base, wanted, ranges)
     rng = check_random_state(random_state)
     n_cat = sum(base[c].kind == "categorical" for c in wanted)
     eps_col = eps / len(wanted)
@@ -366,30 +415,12 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
     new = {}
     for i, name in enumerate(wanted):
         report(progress, i / len(wanted), f"Estimating '{name}' ({i + 1} of {len(wanted)})")
-        spec = base[name]
         values = dataset.frame[name].to_numpy()
-        if spec.kind == "numeric":
-            if name in ranges:
-                cands = range_candidates(*ranges[name], integer=spec.integer)
-                where = f"candidates over the public range {ranges[name][0]:g} to {ranges[name][1]:g}"
-            else:
-                cands = default_candidates(integer=spec.integer)
-                where = "candidates on the default grid from -1e9 to 1e9"
-            lo, hi = private_bounds(values, epsilon=eps_col, candidates=cands, quantiles=quantiles,
-                                    integer=spec.integer)
-            pct = f"{quantiles[0]:.0%} and {quantiles[1]:.0%}"
-            note = f"private {pct} quantiles (OpenDP, epsilon = {eps_col:.4g}, {where})"
-            new[name] = replace(spec, lower=lo, upper=hi, source="private estimate", note=note)
-            ledger.spend(eps_col, label=f"private {pct} quantiles of '{name}' (its bounds)",
-                         noise=f"OpenDP 0.16 make_private_quantile over {len(cands)} public "
-                               "candidates (its own exact sampler, not seeded)")
+        if base[name].kind == "numeric":
+            new[name] = _estimate_bounds(base[name], values, eps_col, ranges.get(name), quantiles,
+                                         ledger)
         else:
-            cats, info = private_categories(values, epsilon=eps_col, delta=dlt_col, random_state=rng)
-            note = (f"thresholded private category discovery (epsilon = {eps_col:.4g}, delta = "
-                    f"{dlt_col:.2g}): values with a noisy count of at least {info['threshold']}")
-            new[name] = replace(spec, categories=cats, source="private estimate", note=note)
-            ledger.spend(eps_col, dlt_col, label=f"private category discovery of '{name}'",
-                         noise=info["noise"])
+            new[name] = _estimate_categories(base[name], values, eps_col, dlt_col, rng, ledger)
     report(progress, 1.0, "Estimate done")
     cols = tuple(new.get(c.name, c) for c in base.columns)
     return replace(base, columns=cols, estimate=ledger)

@@ -8,7 +8,7 @@ from :func:`draw_seed` / :func:`draw_seeds`. A picture on a page gets a generato
 
 These generators serve evaluation, splits and the display of seeded pictures. Noise behind
 a result that claims differential privacy is drawn by :mod:`core.privacy.sampler` (exact,
-floating-point safe), fed from a :class:`core.privacy.release.NoiseSource`.
+floating-point safe), fed from a :class:`core.privacy.noise_source.NoiseSource`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["RandomState", "SEED_HIGH", "check_random_state", "display_rng", "display_seed", "draw_seed",
-           "draw_seeds", "spawn_seed"]
+           "draw_seeds", "rng_from_keys", "spawn_seed"]
 
 #: what every ``random_state`` parameter accepts
 RandomState = int | np.random.Generator | None
@@ -167,3 +167,16 @@ def display_seed(seed: int, *keys: Any) -> int:
 def display_rng(seed: int, *keys: Any) -> np.random.Generator:
     """The generator of an on-screen picture: ``default_rng(display_seed(seed, *keys))``."""
     return np.random.default_rng(display_seed(seed, *keys))
+
+
+def rng_from_keys(seed: int, *keys: Any) -> np.random.Generator:
+    """A generator from a drawn ``seed`` mixed with ``keys``: ``default_rng([seed, display_seed(0, *keys)])``.
+
+    For noise that must never repeat across settings: pass a seed drawn from the run's
+    generator (:func:`spawn_seed`) and what the draw depends on (method, epsilon) as
+    ``keys``; the same seed then gives unrelated draws at epsilon 1 and 2. Keys are hashed
+    as in :func:`display_seed` (stable across processes).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"seed must be an int of 0 or more, got {seed!r}.")
+    return np.random.default_rng([int(seed), display_seed(0, *keys)])

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from core.papers.claim import Claim, check_table
-from core.sskm.reproduce import PAPER
+from core.sskm.paper import PAPER
 
 __all__ = ["fig5_claim", "fig6_claim", "fig7_claim", "BASELINES", "MODE_WORDS"]
 

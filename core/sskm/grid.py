@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.validation import check_choice
+
 __all__ = ["TOPOLOGIES", "grid_coordinates", "grid_sq_distances", "neighbourhood", "adjacency"]
 
 TOPOLOGIES = ("rectangular", "hexagonal")
@@ -14,8 +16,7 @@ def grid_coordinates(rows: int, cols: int, topology: str = "rectangular") -> np.
     On the hexagonal grid odd rows are shifted right by half a cell and rows are
     sqrt(3)/2 apart, so each inner neuron has six neighbours at distance 1.
     """
-    if topology not in TOPOLOGIES:
-        raise ValueError(f"topology must be one of {TOPOLOGIES}, got {topology!r}.")
+    check_choice(topology, TOPOLOGIES, name="topology", kind=str)
     r, c = np.divmod(np.arange(rows * cols), cols)
     x = c.astype(float)
     y = r.astype(float)

@@ -14,7 +14,7 @@ Eq. 23) say little alone. Two references bracket them:
   links a record by luck. A release whose MSE reaches it keeps no utility; one whose RL
   sits at it leaves nothing to link.
 
-Both are computed in the publisher's scaled units (:class:`core.sskm.publisher.ScaledTable`),
+Both are computed in the publisher's scaled units (:class:`core.sskm.scaled_table.ScaledTable`),
 so they sit on the same axes as the releases. The random release is drawn ``repetitions``
 times; its numbers carry a 95% t-interval over the draws (:func:`core.evaluation.metrics.mean_interval`).
 RL of a random release is exact up to ``max_rows`` records and estimated on a seeded sample
@@ -98,7 +98,7 @@ def linkage(X, R, *, rows=None) -> float:
 
 
 def _levels(table) -> list[int | None]:
-    """Per column of a :class:`core.sskm.publisher.ScaledTable`: None (numeric) or its number
+    """Per column of a :class:`core.sskm.scaled_table.ScaledTable`: None (numeric) or its number
     of categories; 1 for a constant column."""
     out = []
     for j, col in enumerate(table.columns):
@@ -163,7 +163,7 @@ def references(X, levels, *, repetitions: int = 5, max_rows: int = 2000, random_
 
 
 def table_references(table, *, repetitions: int = 5, max_rows: int = 2000, random_state=None) -> pd.DataFrame:
-    """:func:`references` for a :class:`core.sskm.publisher.ScaledTable` (its scaled records,
+    """:func:`references` for a :class:`core.sskm.scaled_table.ScaledTable` (its scaled records,
     a random release within its bounds and categories)."""
     return references(table.X, _levels(table), repetitions=repetitions, max_rows=max_rows,
                       random_state=random_state)

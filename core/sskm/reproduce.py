@@ -7,11 +7,12 @@ attribute of NLTCS is sensitive, its SOM size or its range of a; the choices her
 of each result. MSE and RL are computed on the min-max scaled attributes (categoricals as
 codes), on the clipped release before categories are decoded, the same way for every method.
 
-SSKM_DP runs in both modes: ``mode="paper"`` (the paper's algorithm, not DP; what its
-figures show) and ``mode="sound"`` (the default, epsilon-DP under the project's relation:
-map on a held-out 20 %, noisy counts and sums of every neuron, rows emitted from the noisy
-counts). The sound mode's MSE and RL are over the published-part records, to the released
-centre of their neuron (:meth:`core.sskm.publisher.SSKMDP.release_metrics`). Fig. 7 compares
+SSKM_DP runs as both publishers (:data:`core.sskm.variants.SSKM_VARIANTS`, named "sound" and
+"paper" in the runs' ``mode`` column): :class:`core.sskm.paper_publisher.PaperSSKMDP` (the
+paper's algorithm, not DP; what its figures show) and :class:`core.sskm.sound.SSKMDP`
+(epsilon-DP under the project's relation: a map fitted through noise, noisy counts and sums of
+every neuron, rows emitted from the noisy counts). The sound MSE and RL are over every record,
+to the released centre of its neuron (:meth:`core.sskm.sound.SSKMDP.release_metrics`). Fig. 7 compares
 the methods at one total budget, epsilon = 1 for the whole release: SSKM_DP's ledger total,
 IDP-KMeans's budget summed over its iterations, MDAV_DP's noise for the whole record (its
 epsilon is nominal: MDAV's partition reads the raw data).
@@ -25,18 +26,19 @@ import numpy as np
 import pandas as pd
 
 from core.data import load_adult, load_nltcs
+from core.privacy.schema_builtin import BUILT_IN_SCHEMAS
 from core.runtime.experiments import Reproduction, summarize
-from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
-from core.sskm.connection import mic_connections
-from core.sskm.publisher import SSKMDP, ScaledTable
-from core.sskm.sweeps import grid_runs
 from core.runtime.randomness import check_random_state, draw_seed
+from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
+from core.sskm.connection import mic_connections
+from core.sskm.dp_kmeans import idp_kmeans
+from core.sskm.microaggregation import mdav, mdav_dp, mdav_release
+from core.sskm.paper import EPSILONS, M_VALUES, PAPER, REPETITIONS
+from core.sskm.scaled_table import ScaledTable
+from core.sskm.sweeps import grid_runs
+from core.sskm.variants import SSKM_VARIANTS
 
-__all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "EPSILONS", "GRIDS", "A_VALUES", "load_table"]
-
-EPSILONS = (0.05, 0.1, 1.0, 5.0)
-M_VALUES = (5, 10)
-REPETITIONS = 20
+__all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "GRIDS", "A_VALUES", "MODES", "load_table"]
 #: SOM grids for Fig. 5-6 (the number of clusters a of SSKM_DP is the non-empty neurons)
 GRIDS = ((4, 4), (6, 6), (8, 8), (10, 10), (14, 14))
 #: numbers of clusters a for the baselines of Fig. 7 (k = n // a)
@@ -51,18 +53,9 @@ ATTRIBUTES = {
 }
 SENSITIVE = {"adult": "sex", "nltcs": "x1"}
 SOM_ITERATIONS = 50_000
-#: SSKM_DP modes run by the reproductions: the sound mechanism and the paper's (not DP)
-MODES = ("sound", "paper")
+#: SSKM_DP publishers run by the reproductions, by name: the sound mechanism and the paper's (not DP)
+MODES = tuple(SSKM_VARIANTS)
 
-PAPER = {
-    "sskm-fig5": "Adult: MSE of SSKM_DP decreases as epsilon grows from 0.05 to 5, for m = 5 and 10; "
-                 "it changes little with the number of clusters a.",
-    "sskm-fig6": "Adult: at epsilon 0.05 and 0.1 RL hardly changes with m or a; at epsilon 5 RL rises "
-                 "with a; epsilon = 1 protects much better than 5 (chosen as the best trade-off).",
-    "sskm-fig7": "Adult and NLTCS, epsilon = 1, m = 5 and 10: the MSE of MDAV, IDP-KMeans and MDAV_DP "
-                 "falls as a grows while SSKM_DP stays flat, and SSKM_DP's MSE is below all three for "
-                 "every a.",
-}
 _NOTES = [
     "The paper gives its results only as plots: its claims are quoted in 'paper', ours are in 'summary'.",
     "Attributes used: " + "; ".join(f"{d} m={m}: {', '.join(c)}" for d, v in ATTRIBUTES.items() for m, c in v.items()),
@@ -112,8 +105,6 @@ def _shipped_schema(name: str, frame: pd.DataFrame):
     """The public schema shipped with ``name`` (bounds and categories from its codebook): the
     sound mode's scaling. None when ``frame`` has columns it does not list (another table
     put in its place): the sound releases then say they are not DP."""
-    from core.privacy.schema import BUILT_IN_SCHEMAS
-
     make = BUILT_IN_SCHEMAS.get(name)
     schema = None if make is None else make()
     if schema is None or not set(frame.columns) <= set(schema.names):
@@ -142,8 +133,6 @@ def _run_sskm_sweep(*, data_dir, quick, random_state, progress, datasets) -> dic
 
 
 def _fig56(metric: str, key: str, **kw) -> Reproduction:
-    from core.sskm.claims import fig5_claim, fig6_claim  # claims read PAPER from here
-
     claim = fig5_claim if metric == "mse" else fig6_claim
     out = _sskm_sweep(**kw)
     summary = _summary(out["rows"], ["dataset", "mode", "m", "grid", "epsilon"], ["a", metric])
@@ -183,53 +172,57 @@ def fig6(*, data_dir=None, quick=False, random_state=0,
     return _fig56("rl", "sskm-fig6", data_dir=data_dir, quick=quick, random_state=random_state, progress=progress)
 
 
-def fig7(*, data_dir=None, quick=False, random_state=0,
-         progress: Callable[[str], None] = print) -> Reproduction:
-    """Fig. 7: MSE vs a at epsilon = 1 for MDAV, IDP-KMeans, MDAV_DP and SSKM_DP."""
-    rng = check_random_state(random_state)
-    reps = 2 if quick else REPETITIONS
-    a_values = A_VALUES[::2] if quick else A_VALUES
-    eps = 1.0
-    rows, seeds = [], []
-    for name in ("adult", "nltcs"):
-        for m in M_VALUES:
-            frame, sens = load_table(name, m, data_dir)
-            if quick:
-                frame = frame.sample(n=min(len(frame), 8000), random_state=0).reset_index(drop=True)
-            X = ScaledTable(frame).X
-            conn = mic_connections(frame, sens, threshold=0.3, max_rows=4000, random_state=rng)
-            groups = {}
-            for a in a_values:
-                t0 = time.perf_counter()
-                groups[a] = mdav(X, n_clusters=a)
-                progress(f"{name} m={m}: MDAV a={a} ({time.perf_counter() - t0:.1f}s)")
-            for rep in range(reps):
-                seed = draw_seed(rng)
-                seeds.append(seed)
-                t0 = time.perf_counter()
-                sskm = {}
-                for mode in MODES:
-                    pub = SSKMDP(epsilon=eps, sensitive=sens, cs_threshold=0.3, iterations=SOM_ITERATIONS,
-                                 mode=mode, random_state=seed,
-                                 schema=_shipped_schema(name, frame) if mode == "sound" else None).fit(frame, connections=conn)
-                    pub.publish()
-                    sskm[mode] = (pub.release_metrics()[0], int(np.count_nonzero(pub.row_counts_)))
-                for a in a_values:
-                    k = len(X) // a
-                    plain = mdav_release(X, k, labels=groups[a])
-                    dp = mdav_dp(X, k, eps, labels=groups[a], random_state=seed + a)
-                    km = idp_kmeans(X, a, eps, random_state=seed + 7 * a)
-                    rows.append({
-                        "dataset": name, "m": m, "a": a, "k": k, "repetition": rep, "seed": seed,
-                        "mse_mdav": plain.metrics(X)[0], "mse_mdav_dp": dp.metrics(X)[0],
-                        "mse_idp_kmeans": km.metrics(X)[0], "mse_sskm_dp": sskm["sound"][0],
-                        "mse_sskm_dp_paper": sskm["paper"][0],
-                        "sskm_clusters": sskm["sound"][1], "sskm_paper_clusters": sskm["paper"][1],
-                    })
-                progress(f"{name} m={m} rep {rep + 1}/{reps} ({time.perf_counter() - t0:.1f}s)")
-    values = ["mse_mdav", "mse_mdav_dp", "mse_idp_kmeans", "mse_sskm_dp", "mse_sskm_dp_paper", "sskm_clusters",
-              "sskm_paper_clusters"]
-    summary = _summary(rows, ["dataset", "m", "a"], values)
+def _fig7_sskm(frame, sens, conn, *, name: str, epsilon: float, seed: int) -> dict:
+    """Both SSKM_DP publishers fitted and released once with ``seed``: per variant name,
+    (MSE, number of neurons that released rows)."""
+    out = {}
+    for mode in MODES:
+        schema = _shipped_schema(name, frame) if mode == "sound" else None
+        pub = SSKM_VARIANTS[mode](epsilon=epsilon, sensitive=sens, cs_threshold=0.3, iterations=SOM_ITERATIONS,
+                                  random_state=seed, schema=schema).fit(frame, connections=conn)
+        pub.publish()
+        out[mode] = (pub.release_metrics()[0], int(np.count_nonzero(pub.row_counts_)))
+    return out
+
+
+def _fig7_table(name: str, m: int, *, data_dir, quick, reps, a_values, eps, rng, progress,
+                seeds: list) -> list[dict]:
+    """Fig. 7's runs on one dataset and m: MDAV's groups once per a, then per repetition both
+    SSKM_DP publishers and the baselines' noise (the drawn seeds are appended to ``seeds``)."""
+    frame, sens = load_table(name, m, data_dir)
+    if quick:
+        frame = frame.sample(n=min(len(frame), 8000), random_state=0).reset_index(drop=True)
+    X = ScaledTable(frame).X
+    conn = mic_connections(frame, sens, threshold=0.3, max_rows=4000, random_state=rng)
+    groups = {}
+    for a in a_values:
+        t0 = time.perf_counter()
+        groups[a] = mdav(X, n_clusters=a)
+        progress(f"{name} m={m}: MDAV a={a} ({time.perf_counter() - t0:.1f}s)")
+    rows = []
+    for rep in range(reps):
+        seed = draw_seed(rng)
+        seeds.append(seed)
+        t0 = time.perf_counter()
+        sskm = _fig7_sskm(frame, sens, conn, name=name, epsilon=eps, seed=seed)
+        for a in a_values:
+            k = len(X) // a
+            plain = mdav_release(X, k, labels=groups[a])
+            dp = mdav_dp(X, k, eps, labels=groups[a], random_state=seed + a)
+            km = idp_kmeans(X, a, eps, random_state=seed + 7 * a)
+            rows.append({
+                "dataset": name, "m": m, "a": a, "k": k, "repetition": rep, "seed": seed,
+                "mse_mdav": plain.metrics(X)[0], "mse_mdav_dp": dp.metrics(X)[0],
+                "mse_idp_kmeans": km.metrics(X)[0], "mse_sskm_dp": sskm["sound"][0],
+                "mse_sskm_dp_paper": sskm["paper"][0],
+                "sskm_clusters": sskm["sound"][1], "sskm_paper_clusters": sskm["paper"][1],
+            })
+        progress(f"{name} m={m} rep {rep + 1}/{reps} ({time.perf_counter() - t0:.1f}s)")
+    return rows
+
+
+def _fig7_checks(summary: list[dict]) -> dict:
+    """Per dataset, m and a: is each SSKM_DP publisher's mean MSE below each baseline's."""
     checks = {}
     for r in summary:
         key = f"{r['dataset']} m={r['m']} a={r['a']}"
@@ -241,35 +234,54 @@ def fig7(*, data_dir=None, quick=False, random_state=0,
             "sskm_paper_below_idp_kmeans": bool(r["mse_sskm_dp_paper_mean"] < r["mse_idp_kmeans_mean"]),
             "sskm_paper_below_mdav": bool(r["mse_sskm_dp_paper_mean"] < r["mse_mdav_mean"]),
         }
+    return checks
+
+
+_FIG7_NOTES = [
+    "MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
+    "of MDAV_DP and IDP-KMeans (5 iterations, uniform data-independent start) changes between "
+    "repetitions.",
+    "Equal total budget: epsilon = 1 for each whole release. SSKM_DP sound: one vector release "
+    "(counts eps/(m+1), sums eps m/(m+1)). IDP-KMeans: 1/5 per iteration, noise calibrated to "
+    "replacement (scale 2(m+1)/eps_t). MDAV_DP: scale range x m / (k eps) per attribute (the whole "
+    "record costs eps), nominal only (MDAV's partition reads the raw data). 'mse_sskm_dp' is the "
+    "sound mode, 'mse_sskm_dp_paper' the paper's (not DP).",
+    "SSKM_DP does not take a: its clusters are the SOM's neurons that released rows (10x10 grid); the "
+    "sound mode's MSE is over its published 80 %, scaled by the held-out part's bounds, the baselines' "
+    "over every record scaled by the data's min and max.",
+]
+
+
+def fig7(*, data_dir=None, quick=False, random_state=0,
+         progress: Callable[[str], None] = print) -> Reproduction:
+    """Fig. 7: MSE vs a at epsilon = 1 for MDAV, IDP-KMeans, MDAV_DP and SSKM_DP."""
+    rng = check_random_state(random_state)
+    reps = 2 if quick else REPETITIONS
+    a_values = A_VALUES[::2] if quick else A_VALUES
+    eps = 1.0
+    rows, seeds = [], []
+    for name in ("adult", "nltcs"):
+        for m in M_VALUES:
+            rows.extend(_fig7_table(name, m, data_dir=data_dir, quick=quick, reps=reps, a_values=a_values, eps=eps,
+                                    rng=rng, progress=progress, seeds=seeds))
+    values = ["mse_mdav", "mse_mdav_dp", "mse_idp_kmeans", "mse_sskm_dp", "mse_sskm_dp_paper", "sskm_clusters",
+              "sskm_paper_clusters"]
+    summary = _summary(rows, ["dataset", "m", "a"], values)
     return Reproduction(
         name="sskm-fig7",
         parameters={"epsilon": eps, "m": M_VALUES, "a": a_values, "datasets": ["adult", "nltcs"],
                     "som_grid": "10x10", "som_iterations": SOM_ITERATIONS, "cs_threshold": 0.3},
         seeds=seeds,
         runs=rows,
-        summary={"by_a": summary, "checks": checks, "claim": _fig7_claims(summary, eps)},
+        summary={"by_a": summary, "checks": _fig7_checks(summary), "claim": _fig7_claims(summary, eps)},
         paper=PAPER["sskm-fig7"],
-        notes=_NOTES + [
-            "MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
-            "of MDAV_DP and IDP-KMeans (5 iterations, uniform data-independent start) changes between "
-            "repetitions.",
-            "Equal total budget: epsilon = 1 for each whole release. SSKM_DP sound: one vector release "
-            "(counts eps/(m+1), sums eps m/(m+1)). IDP-KMeans: 1/5 per iteration, noise calibrated to "
-            "replacement (scale 2(m+1)/eps_t). MDAV_DP: scale range x m / (k eps) per attribute (the whole "
-            "record costs eps), nominal only (MDAV's partition reads the raw data). 'mse_sskm_dp' is the "
-            "sound mode, 'mse_sskm_dp_paper' the paper's (not DP).",
-            "SSKM_DP does not take a: its clusters are the SOM's neurons that released rows (10x10 grid); the "
-            "sound mode's MSE is over its published 80 %, scaled by the held-out part's bounds, the baselines' "
-            "over every record scaled by the data's min and max.",
-        ],
+        notes=_NOTES + _FIG7_NOTES,
     )
 
 
 def _fig7_claims(summary: list[dict], epsilon: float) -> dict:
     """The Fig. 7 claim per mode, dataset and m, on the summary's means (SSKM_DP at its mean
     cluster count)."""
-    from core.sskm.claims import fig7_claim  # claims read PAPER from here
-
     methods = {"MDAV": "mse_mdav_mean", "MDAV_DP": "mse_mdav_dp_mean", "IDP-KMeans": "mse_idp_kmeans_mean"}
     out = {}
     for mode, (sskm, clusters) in {"sound": ("mse_sskm_dp_mean", "sskm_clusters_mean"),

@@ -10,22 +10,26 @@ eta(t) toward the neighbourhood-weighted mean of the batch rows (Kohonen's batch
 with the learning rate), which gives equal quality at a fraction of the time (see
 ``benchmarks/bench_sskm.py``). Clusters are the non-empty neurons.
 
-:func:`noisy_batch_som` is the differentially private map of SSKM_DP's sound mode: a
-data-independent start and a few batch steps, each reading the rows only through noisy
-per-neuron counts and sums (exact discrete Laplace, :mod:`core.privacy.sampler`).
+The map is a scikit-learn estimator (``get_params``, ``clone``); the differentially private
+map of the sound SSKM_DP is :func:`core.sskm.noisy_som.noisy_batch_som`.
 """
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
 from core.runtime.progress import Progress, report
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
-from core.validation import check_matrix, check_positive_int
+from core.validation import check_choice, check_matrix, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state
 
-__all__ = ["SelfOrganizingMap", "bmu_distances", "noisy_batch_som"]
+__all__ = ["SelfOrganizingMap", "bmu_distances", "empty_history"]
+
+INITS = ("sfla", "random", "pca")
+METHODS = ("batch", "online")
+DECAYS = ("exponential", "asymptotic")
 
 
 def bmu_distances(X: np.ndarray, W: np.ndarray, *, block_rows: int = 8192) -> np.ndarray:
@@ -40,7 +44,7 @@ def bmu_distances(X: np.ndarray, W: np.ndarray, *, block_rows: int = 8192) -> np
     return out
 
 
-class SelfOrganizingMap:
+class SelfOrganizingMap(BaseEstimator):
     """Kohonen map (SOFM) with SFLA, random or PCA initial weights.
 
     Parameters
@@ -134,14 +138,10 @@ class SelfOrganizingMap:
             raise ValueError(f"sigma must be a number greater than 0, got {self.sigma!r}.")
         if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate <= 1):
             raise ValueError(f"learning_rate must lie in (0, 1], got {self.learning_rate!r}.")
-        if self.init not in ("sfla", "random", "pca"):
-            raise ValueError(f"init must be 'sfla', 'random' or 'pca', got {self.init!r}.")
-        if self.method not in ("batch", "online"):
-            raise ValueError(f"method must be 'batch' or 'online', got {self.method!r}.")
-        if self.decay not in ("exponential", "asymptotic"):
-            raise ValueError(f"decay must be 'exponential' or 'asymptotic', got {self.decay!r}.")
-        if self.topology not in TOPOLOGIES:
-            raise ValueError(f"topology must be one of {TOPOLOGIES}, got {self.topology!r}.")
+        check_choice(self.init, INITS, name="init", kind=str)
+        check_choice(self.method, METHODS, name="method", kind=str)
+        check_choice(self.decay, DECAYS, name="decay", kind=str)
+        check_choice(self.topology, TOPOLOGIES, name="topology", kind=str)
         if self.cutoff is not None and not self.cutoff > 0:
             raise ValueError(f"cutoff must be greater than 0 or None, got {self.cutoff!r}.")
 
@@ -192,78 +192,81 @@ class SelfOrganizingMap:
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, progress)
 
+    def _setup_grid(self) -> None:
+        """The grid of ``rows`` x ``cols`` neurons: ``sigma_``, ``coords_`` and the grid
+        distances, neighbours and least cut-off that training reads."""
+        self.sigma_ = float(self.sigma) if self.sigma is not None else max(self.rows, self.cols) / 2.0
+        self.coords_ = grid_coordinates(self.rows, self.cols, self.topology)
+        self._sq = grid_sq_distances(self.coords_)
+        self._adj = adjacency(self.coords_, self.topology)
+        self._min_cut = np.sqrt(2.0) if self.topology == "rectangular" else 1.0
+
     def _fit(self, X, progress: Progress | None = None) -> "SelfOrganizingMap":
         self._check_params()
         X = check_matrix(X)
         rng = check_random_state(self.random_state)
         n, d = X.shape
         self.n_features_in_ = d
-        self.sigma_ = float(self.sigma) if self.sigma is not None else max(self.rows, self.cols) / 2.0
-        self.coords_ = grid_coordinates(self.rows, self.cols, self.topology)
-        self._sq = grid_sq_distances(self.coords_)
-        self._adj = adjacency(self.coords_, self.topology)
-        self._min_cut = np.sqrt(2.0) if self.topology == "rectangular" else 1.0
+        self._setup_grid()
         W = self._initial_weights(X, rng)
         T = self.iterations
         order = np.concatenate([rng.permutation(n) for _ in range(-(-T // n))])[:T]
         probe = X if n <= 2000 else X[np.sort(rng.choice(n, 2000, replace=False))]
-        history = {"step": [], "quantization_error": [], "topographic_error": [],
-                   "learning_rate": [], "sigma": []}
-        marks = set()
-        if self.track_every:
-            marks = set(np.unique(np.linspace(0, T, self.track_every + 1).astype(int)).tolist())
-
-        def record(step: int, W: np.ndarray) -> None:
-            if step in marks:
-                eta, sig = self._schedule(step)
-                qe, te = self._errors(probe, W)
-                history["step"].append(step)
-                history["quantization_error"].append(qe)
-                history["topographic_error"].append(te)
-                history["learning_rate"].append(float(eta))
-                history["sigma"].append(float(sig))
-
+        record = _Recorder(self, probe)
         record(0, W)
         report(progress, 0.0, "initial weights chosen")
-        every = max(1, T // 100)
         if self.method == "online":
-            for t in range(T):
-                if t % every == 0:
-                    report(progress, t / T, f"draw {t:,} of {T:,}")
-                x = X[order[t]]
-                diff = x - W
-                c = int(np.argmin(np.einsum("ij,ij->i", diff, diff)))
-                eta, sig = self._schedule(t)
-                W += (eta * self._h(sig, c))[:, None] * diff  # Eq. 14
-                record(t + 1, W)
+            self._train_online(X, W, order, record, progress)
         else:
-            B = self.batch_size
-            for start in range(0, T, B):
-                if start // B % max(1, every // B) == 0:
-                    report(progress, start / T, f"draw {start:,} of {T:,}")
-                idx = order[start:start + B]
-                xb = X[idx]
-                c = np.argmin(bmu_distances(xb, W), axis=1)
-                eta, sig = self._schedule(start + 0.5 * len(idx))
-                # only the winning neurons pull: sum their rows, then spread by h
-                won, inv, counts = np.unique(c, return_inverse=True, return_counts=True)
-                sums = np.zeros((len(won), d))
-                np.add.at(sums, inv, xb)
-                h = self._h(sig, won)  # (winners, K)
-                num = h.T @ sums
-                den = h.T @ counts.astype(float)
-                mask = den > 0
-                target = num[mask] / den[mask, None]
-                # as many online steps as the neuron's neighbourhood-weighted hits would
-                # make: a neuron pulled by den rows moves 1 - (1 - eta)^den of the way
-                rate = 1.0 - (1.0 - eta) ** den[mask]
-                W[mask] += rate[:, None] * (target - W[mask])
-                for step in sorted(m for m in marks if start < m <= start + len(idx)):
-                    record(step, W)
+            self._train_batch(X, W, order, record, progress)
         self.weights_ = W.reshape(self.rows, self.cols, d)
-        self.history_ = history
+        self.history_ = record.history
         self.labels_ = self.predict(X)
         return self
+
+    def _train_online(self, X: np.ndarray, W: np.ndarray, order: np.ndarray, record: "_Recorder",
+                      progress: Progress | None) -> None:
+        """The paper's rule (Eq. 14): one row per update, in ``order``; ``W`` changes in place."""
+        T = self.iterations
+        every = max(1, T // 100)
+        for t in range(T):
+            if t % every == 0:
+                report(progress, t / T, f"draw {t:,} of {T:,}")
+            x = X[order[t]]
+            diff = x - W
+            c = int(np.argmin(np.einsum("ij,ij->i", diff, diff)))
+            eta, sig = self._schedule(t)
+            W += (eta * self._h(sig, c))[:, None] * diff  # Eq. 14
+            record(t + 1, W)
+
+    def _train_batch(self, X: np.ndarray, W: np.ndarray, order: np.ndarray, record: "_Recorder",
+                     progress: Progress | None) -> None:
+        """Mini-batches of ``batch_size`` rows in ``order``: each neuron moves toward the
+        neighbourhood-weighted mean of the batch; ``W`` changes in place."""
+        T, B, d = self.iterations, self.batch_size, X.shape[1]
+        every = max(1, T // 100)
+        for start in range(0, T, B):
+            if start // B % max(1, every // B) == 0:
+                report(progress, start / T, f"draw {start:,} of {T:,}")
+            idx = order[start:start + B]
+            xb = X[idx]
+            c = np.argmin(bmu_distances(xb, W), axis=1)
+            eta, sig = self._schedule(start + 0.5 * len(idx))
+            # only the winning neurons pull: sum their rows, then spread by h
+            won, inv, counts = np.unique(c, return_inverse=True, return_counts=True)
+            sums = np.zeros((len(won), d))
+            np.add.at(sums, inv, xb)
+            h = self._h(sig, won)  # (winners, K)
+            num = h.T @ sums
+            den = h.T @ counts.astype(float)
+            mask = den > 0
+            target = num[mask] / den[mask, None]
+            # as many online steps as the neuron's neighbourhood-weighted hits would
+            # make: a neuron pulled by den rows moves 1 - (1 - eta)^den of the way
+            rate = 1.0 - (1.0 - eta) ** den[mask]
+            W[mask] += rate[:, None] * (target - W[mask])
+            for step in sorted(m for m in record.marks if start < m <= start + len(idx)):
+                record(step, W)
 
     # ----------------------------------------------------------------- use
     def _check_fitted(self) -> None:
@@ -359,143 +362,25 @@ class SelfOrganizingMap:
         return share.reshape(self.rows, self.cols)
 
 
-# --------------------------------------------------------------------------- noisy batch map
+def empty_history() -> dict[str, list]:
+    """The lists of a map's ``history_``: step, quantisation and topographic error, eta, sigma."""
+    return {"step": [], "quantization_error": [], "topographic_error": [], "learning_rate": [], "sigma": []}
 
 
-def _noisy_counts_sums(X: np.ndarray, labels: np.ndarray, K: int, epsilon: float,
-                       noise: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list]:
-    """Per-neuron (counts, sums) of ``X`` (rows in [0, 1]^m) with exact discrete Laplace noise.
+class _Recorder:
+    """Records a map's errors on a probe sample about ``track_every`` times during training."""
 
-    Replacing one record moves it from one neuron to another: the counts change by 2 in L1
-    (2 coordinates) and the sums by at most 2m (2m coordinates), so the whole vector has L1
-    sensitivity 2(m + 1). ``epsilon`` is split in proportion, epsilon / (m + 1) to the counts
-    and epsilon m / (m + 1) to the sums: every coordinate gets noise of about 2(m + 1) /
-    epsilon. Returns the noisy counts (integers on the grid 1), the noisy sums (on a power of
-    two grid) and [(epsilon_counts, GridNoise), (epsilon_sums, GridNoise)] for the ledger.
-    """
-    from core.privacy.sampler import laplace_on_grid
+    def __init__(self, som: SelfOrganizingMap, probe: np.ndarray) -> None:
+        self.som, self.probe = som, probe
+        self.history = empty_history()
+        self.marks: set[int] = set()
+        if som.track_every:
+            T = som.iterations
+            self.marks = set(np.unique(np.linspace(0, T, som.track_every + 1).astype(int)).tolist())
 
-    m = X.shape[1]
-    counts = np.bincount(labels, minlength=K).astype(np.float64)
-    sums = np.zeros((K, m))
-    np.add.at(sums, labels, X)
-    eps_c, eps_s = epsilon / (m + 1), epsilon * m / (m + 1)
-    noisy_counts, g_c = laplace_on_grid(counts, sensitivity=2.0, epsilon=eps_c, grid=1.0, on_grid=True,
-                                        coordinates=2, random_state=noise)
-    noisy_sums, g_s = laplace_on_grid(sums, sensitivity=2.0 * m, epsilon=eps_s, coordinates=2 * m,
-                                      random_state=noise)
-    return noisy_counts, noisy_sums, [(eps_c, g_c), (eps_s, g_s)]
-
-
-_CONTROLLER = None
-
-
-def _one_blas_thread():
-    """A context with one BLAS thread (the products are small; the controller is built once,
-    its library scan costs more than a whole noisy step)."""
-    global _CONTROLLER
-    from threadpoolctl import ThreadpoolController
-
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int = 4,
-                    sigma: float | None = None, topology: str = "rectangular",
-                    random_state: RandomState = None, track: bool = True) -> tuple["SelfOrganizingMap", list]:
-    """A batch SOM fitted only through noisy per-neuron counts and sums (differentially private).
-
-    The start is data-independent: weights drawn uniformly in [0, 1]^m from ``random_state``
-    (no SFLA, which reads the rows). Each of the ``iterations`` steps assigns every record
-    to its nearest neuron under the current (public) weights, measures the per-neuron counts
-    and sums with exact discrete Laplace noise (:func:`_noisy_counts_sums`, replace-one L1
-    sensitivity 2(m + 1), ``epsilon / iterations`` each), and sets each neuron to the
-    neighbourhood-weighted mean of the noisy measurements (Kohonen's batch map):
-    W_k = sum_j h_kj S_j / sum_j h_kj N_j. The neighbourhood width shrinks geometrically from
-    ``sigma`` (default max(rows, cols) / 2) to 0.5; a wide neighbourhood averages the noise
-    of many neurons, which is what makes a few noisy steps useful. The weights are
-    post-processing of the noisy measurements, so the map costs ``epsilon`` in all
-    (sequential composition over the iterations).
-
-    Parameters
-    ----------
-    X : array_like of shape (n, m)
-        Records scaled to [0, 1] with public bounds (values are clipped to [0, 1]; the
-        sensitivities assume it).
-    rows, cols : int
-        Map size.
-    epsilon : float
-        What the whole map costs.
-    iterations : int
-        Noisy batch steps (each costs epsilon / iterations).
-    sigma : float, optional
-        Initial neighbourhood width in grid units.
-    topology : {"rectangular", "hexagonal"}
-    random_state : int, Generator or None
-        The start and the noise (one generator).
-    track : bool
-        Record quantisation and topographic error on ``X`` after each step (``history_``,
-        for display; an evaluation on the private rows, never released). False skips it
-        (a release's own map).
-
-    Returns
-    -------
-    som : SelfOrganizingMap
-        With ``weights_`` set (``labels_``, ``history_`` computed on ``X``: they are
-        evaluations on the private rows, not part of any release).
-    spends : list of (epsilon, GridNoise, label)
-        One pair of entries per iteration, for the ledger.
-    """
-    X = np.clip(check_matrix(X), 0.0, 1.0)
-    rows = check_positive_int(rows, name="rows")
-    cols = check_positive_int(cols, name="cols")
-    iterations = check_positive_int(iterations, name="iterations")
-    if rows * cols < 2:
-        raise ValueError("the map needs at least 2 neurons (rows x cols >= 2).")
-    if not (isinstance(epsilon, (int, float)) and np.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"epsilon must be a finite number above 0, got {epsilon!r}.")
-    rng = check_random_state(random_state)
-    K, m = rows * cols, X.shape[1]
-    som = SelfOrganizingMap(rows, cols, sigma=sigma, iterations=iterations, init="random",
-                            topology=topology, random_state=None)
-    som._check_params()
-    som.n_features_in_ = m
-    som.sigma_ = float(sigma) if sigma is not None else max(rows, cols) / 2.0
-    som.coords_ = grid_coordinates(rows, cols, topology)
-    som._sq = grid_sq_distances(som.coords_)
-    som._adj = adjacency(som.coords_, topology)
-    som._min_cut = np.sqrt(2.0) if topology == "rectangular" else 1.0
-    som.sfla_ = None
-    W = rng.random((K, m))  # data-independent start
-    end = min(0.5, som.sigma_)
-    eps_t = float(epsilon) / iterations
-    spends = []
-    history = {"step": [], "quantization_error": [], "topographic_error": [], "learning_rate": [], "sigma": []}
-    with _one_blas_thread():
-        for t in range(iterations):
-            sig = som.sigma_ * (end / som.sigma_) ** (t / max(1, iterations - 1))
-            labels = np.argmin(bmu_distances(X, W), axis=1)
-            noisy_counts, noisy_sums, parts = _noisy_counts_sums(X, labels, K, eps_t, rng)
-            h = neighbourhood(som._sq, sig, None)  # (K, K), symmetric
-            num = h @ noisy_sums
-            den = h @ noisy_counts
-            ok = den >= 1.0  # too little (noisy) mass: the neuron keeps its weights
-            W[ok] = np.clip(num[ok] / den[ok, None], 0.0, 1.0)
-            (e_c, g_c), (e_s, g_s) = parts
-            spends.append((e_c, g_c, f"map iteration {t + 1} of {iterations}: noisy count of each of the {K} "
-                                     "neurons (L1 sensitivity 2 under replacement)"))
-            spends.append((e_s, g_s, f"map iteration {t + 1} of {iterations}: noisy sums of the {m} attributes "
-                                     f"in [0, 1] of each neuron (L1 sensitivity 2m = {2 * m})"))
-            if not track:
-                continue
-            qe, te = som._errors(X, W)
-            history["step"].append(t + 1)
-            history["quantization_error"].append(qe)
-            history["topographic_error"].append(te)
-            history["learning_rate"].append(1.0)
-            history["sigma"].append(float(sig))
-        som.weights_ = W.reshape(rows, cols, m)
-        som.history_ = history
-        som.labels_ = som.predict(X)
-    return som, spends
+    def __call__(self, step: int, W: np.ndarray) -> None:
+        if step in self.marks:
+            eta, sig = self.som._schedule(step)
+            qe, te = self.som._errors(self.probe, W)
+            for key, value in zip(self.history, (step, qe, te, float(eta), float(sig))):
+                self.history[key].append(value)

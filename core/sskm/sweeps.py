@@ -18,26 +18,27 @@ import pandas as pd
 
 from core.runtime.experiments import summarize
 from core.runtime.progress import Progress, report, stage
-from core.sskm.baselines import idp_kmeans, mdav, mdav_dp, mdav_release
 from core.sskm.connection import mic_connections
 from core.evaluation.metrics import mean_interval
-from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.dp_kmeans import idp_kmeans
+from core.sskm.microaggregation import mdav, mdav_dp, mdav_release
+from core.sskm.publisher_base import SSKMPublisherBase
 from core.sskm.references import RANDOM, table_references
+from core.sskm.scaled_table import ScaledTable
+from core.sskm.variants import SSKM_VARIANTS, sskm_variant
 from core.validation import check_positive_int
 from core.runtime.randomness import check_random_state, draw_seed
 
 __all__ = ["epsilon_curve", "baselines_vs_clusters", "release_copy", "grid_runs", "clusters_sweep",
            "grid_summary", "attributes_for_m", "parse_grid", "release_references"]
 
-#: the modes of :class:`core.sskm.publisher.SSKMDP`
-_MODES = ("sound", "paper")
 
-def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_state) -> SSKMDP:
+def release_copy(pub: SSKMPublisherBase, *, epsilon: float, cs_threshold: float, random_state) -> SSKMPublisherBase:
     """A shallow copy of a fitted publisher with one release drawn on it.
 
     Parameters
     ----------
-    pub : SSKMDP
+    pub : SSKMDP or PaperSSKMDP
         A fitted publisher; it is not changed.
     epsilon : float
         The release's privacy budget.
@@ -48,7 +49,7 @@ def release_copy(pub: SSKMDP, *, epsilon: float, cs_threshold: float, random_sta
 
     Returns
     -------
-    SSKMDP
+    SSKMDP or PaperSSKMDP
         The copy, with its release (``published_``, ``release_metrics()``, ``ledger_``).
     """
     mine = copy.copy(pub)
@@ -68,13 +69,13 @@ def _summary(rows: list[dict], by, values, *, appearance: bool = False) -> pd.Da
     return out.fillna(0.0)
 
 
-def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: float, random_state=None,
+def epsilon_curve(pub: SSKMPublisherBase, *, epsilons, repetitions: int, cs_threshold: float, random_state=None,
                   progress: Progress | None = None) -> pd.DataFrame:
     """MSE and RL of SSKM_DP releases vs epsilon (repetitions are fresh noise draws).
 
     Parameters
     ----------
-    pub : SSKMDP
+    pub : SSKMDP or PaperSSKMDP
         A fitted publisher; it is not changed (releases are drawn on copies).
     epsilons : sequence of float
         The budgets, in the order of the output rows.
@@ -112,7 +113,7 @@ def epsilon_curve(pub: SSKMDP, *, epsilons, repetitions: int, cs_threshold: floa
     return out
 
 
-def release_references(pub: SSKMDP, *, repetitions: int = 5, max_rows: int = 2000,
+def release_references(pub: SSKMPublisherBase, *, repetitions: int = 5, max_rows: int = 2000,
                        random_state=None) -> pd.DataFrame:
     """The raw table's and a random release's MSE and RL for a fitted publisher's records
     (:func:`core.sskm.references.table_references` on ``pub.table_``: the same scaled units
@@ -127,7 +128,7 @@ def release_references(pub: SSKMDP, *, repetitions: int = 5, max_rows: int = 200
     return table_references(pub.table_, repetitions=repetitions, max_rows=max_rows, random_state=random_state)
 
 
-def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions: int, cs_threshold: float,
+def baselines_vs_clusters(pub: SSKMPublisherBase, *, epsilon: float, a_values, repetitions: int, cs_threshold: float,
                           random_state=None, progress: Progress | None = None) -> pd.DataFrame:
     """MSE of MDAV, MDAV_DP and IDP-KMeans vs the number of clusters a, and SSKM_DP's at its own.
 
@@ -139,7 +140,7 @@ def baselines_vs_clusters(pub: SSKMDP, *, epsilon: float, a_values, repetitions:
 
     Parameters
     ----------
-    pub : SSKMDP
+    pub : SSKMDP or PaperSSKMDP
         A fitted publisher; it is not changed (releases are drawn on copies).
     epsilon : float
         The budget of every DP method.
@@ -269,9 +270,9 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
     grids = _check_grids(grids)
     repetitions = check_positive_int(repetitions, name="repetitions")
     modes = tuple(modes)
-    bad = [m for m in modes if m not in _MODES]
-    if bad or not modes:
-        raise ValueError(f"modes must be some of {_MODES}, got {modes!r}.")
+    if not modes:
+        raise ValueError(f"modes must be some of {tuple(SSKM_VARIANTS)}, got {modes!r}.")
+    publishers = {mode: sskm_variant(mode, argument="modes") for mode in modes}
     epsilons = tuple(float(e) for e in epsilons)
     if not epsilons:
         raise ValueError("Give at least one epsilon.")
@@ -283,9 +284,8 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
             for mode in modes:
                 # MIC once per table: the paper's protected set; the sound mode's release does
                 # not read it (every attribute is noised)
-                pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=cs_threshold, rows=rows_, cols=cols_,
-                             mode=mode, iterations=iterations, random_state=seed,
-                             schema=schema)
+                pub = publishers[mode](epsilon=1.0, sensitive=sensitive, cs_threshold=cs_threshold, rows=rows_,
+                                       cols=cols_, iterations=iterations, random_state=seed, schema=schema)
                 pub.fit(frame, connections=connections)
                 for eps in epsilons:
                     pub.publish(epsilon=eps)
@@ -374,8 +374,7 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
-    if mode not in _MODES:
-        raise ValueError(f"mode must be 'sound' or 'paper', got {mode!r}.")
+    sskm_variant(mode)
     m_values = [check_positive_int(m, name="m") for m in m_values]
     if not m_values:
         raise ValueError("Give at least one m.")

@@ -2,11 +2,13 @@
 
 Keyed on the dataset's content fingerprint and the parameters; bounded by max_entries and
 ttl. The setup steps (DC-FBFS, sensitivities over all records, the schemes and the
-publishing setups) are :class:`~dashboard.shared.sweeps.Sweep` descriptions that the page
-runs with :func:`dashboard.shared.job_view.setup_view`: a session's job with progress and
+publishing setups) are :class:`~dashboard.shared.sweeps.Sweep` descriptions (their work is
+:mod:`dashboard.cdp.jobs`) that the page runs with :func:`dashboard.shared.job_view.setup_view`: a session's job with progress and
 time left, whose finished result is shared read-only (a slider move does not copy it).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,34 +16,46 @@ import streamlit as st
 
 from core.audit.cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
 from core.cdp import claims as _claims
-from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup, method_curve, prepare_schemes
-from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
-from core.cdp.feature_count import correlation_by_feature_count
-from core.cdp.logistic import NOISE_METHODS, PRESETS
+from core.cdp.audit_pairs import hub_case, new_value_case
+from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup
+from core.cdp.dc_fbfs import DCFBFSResult
 from core.cdp.noise_placement import PLD_METHOD
-from core.cdp.reproduce import PAPER_TABLE1, PAPER_TABLE2
+from core.cdp.paper import PAPER_TABLE1, PAPER_TABLE2
 from core.cdp.publishing import (
-    ALL_PUBLISH_SCHEMES,
     CountRelease,
     PublishingSetup,
-    mae_curve,
     mean_true_count,
-    prepare_publishing,
-    query_matches,
     release_counts,
     zero_noise_mae,
 )
+from core.cdp.queries import query_matches
+from core.cdp.schedule import PRESETS
 from core.cdp.sensitivity import record_matrix
-from core.cdp.sweeps import Reference, accuracy_at, accuracy_curve, constant_guess, dpsgd_curve
+from core.cdp.sweeps import Reference, accuracy_at, constant_guess
 from core.cdp.sweeps import accuracy_references as _accuracy_references
 from core.cdp.sweeps import reference_sentences as _reference_sentences
-from core.correlation import SensitivityReport, attribute_association, correlated_sensitivity, record_correlation
+from core.correlation import record_correlation
 from core.data import Dataset
+from core.evaluation.metrics import mean_interval
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, stage
+from core.runtime.randomness import check_random_state
+from dashboard.cdp.jobs import (
+    MEASURE_FREE,
+    run_association,
+    run_curves,
+    run_dpsgd_curves,
+    run_feature_count,
+    run_mae,
+    run_method_curves,
+    run_publishing,
+    run_schemes,
+    run_selection,
+    run_sensitivity,
+    run_stage_sensitivities,
+)
 from dashboard.shared.cache import HASH_FUNCS, TTL
-from dashboard.shared.sweeps import Sweep
 from dashboard.shared.charts import number
+from dashboard.shared.sweeps import Sweep
 
 #: the claim checks of paper 000 (pure functions of core.cdp.claims; the pages draw them with
 #: dashboard.shared.claims.claim_box)
@@ -66,8 +80,6 @@ def product_columns(dataset: Dataset) -> list[str]:
 def schema_subset(schema: PublicSchema, dataset: Dataset) -> PublicSchema:
     """``schema`` restricted to ``dataset``'s columns (the Publishing page drops the product
     columns), with the dataset's roles; the group bound and every entry's source are kept."""
-    from dataclasses import replace
-
     cols = list(dataset.frame.columns)
     kept = tuple(c for c in schema.columns if c.name in cols)
     label = dataset.label if dataset.label in cols else None
@@ -84,30 +96,18 @@ def publishing_data(dataset: Dataset, use_products: bool, seed: int, max_rows: i
     return limit_rows(data, max_rows, seed)
 
 
-def _association(progress: Progress, *, dataset: Dataset, method: str, max_rows: int | None,
-                 seed: int) -> pd.DataFrame:
-    return attribute_association(dataset.frame[list(dataset.features)], method=method, max_rows=max_rows,
-                                 random_state=seed, progress=progress)
-
-
 def association(dataset: Dataset, method: str, max_rows: int | None, seed: int) -> Sweep:
     """Attribute x attribute association (Pearson, NMI or MIC) of the features (a setup job)."""
     key = ("association", dataset.fingerprint(), method, max_rows, int(seed))
-    return Sweep(key, _association, dict(dataset=dataset, method=method, max_rows=max_rows, seed=int(seed)),
+    return Sweep(key, run_association, dict(dataset=dataset, method=method, max_rows=max_rows, seed=int(seed)),
                  {"mic": "Computing MIC of every attribute pair", "nmi": "Computing NMI of every attribute pair"}
                  .get(method, "Computing attribute association"), in_process=True)
-
-
-def _sensitivity(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...] | None, measure: str,
-                 threshold: float) -> SensitivityReport:
-    rm = record_matrix(dataset, columns=columns)
-    return correlated_sensitivity(rm.X, measure=measure, threshold=threshold, progress=progress)
 
 
 def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str, threshold: float) -> Sweep:
     """CS and GS of ``dataset`` on ``columns`` (all features when None), as a setup job."""
     key = ("sensitivity", dataset.fingerprint(), columns, measure, float(threshold))
-    return Sweep(key, _sensitivity, dict(dataset=dataset, columns=columns, measure=measure, threshold=float(threshold)),
+    return Sweep(key, run_sensitivity, dict(dataset=dataset, columns=columns, measure=measure, threshold=float(threshold)),
                  "Computing CS and GS over all records", in_process=True)
 
 
@@ -115,7 +115,7 @@ def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str,
 def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, seed: int) -> np.ndarray:
     """Dense thresholded record-correlation matrix of ``n`` random records, sorted for display."""
     rm = record_matrix(dataset)
-    rng = np.random.default_rng(seed)
+    rng = check_random_state(seed)
     idx = np.sort(rng.choice(len(rm.X), size=min(n, len(rm.X)), replace=False))
     # standardisation and covariance come from the whole table, the pairs from the sample
     M = record_correlation(rm.X[idx], measure=measure, threshold=threshold).toarray()
@@ -123,32 +123,18 @@ def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, see
     return M[np.ix_(order, order)]
 
 
-def _selection(progress: Progress, *, dataset: Dataset, threshold: float, measure: str, seed: int) -> DCFBFSResult:
-    rm = record_matrix(dataset)
-    y = dataset.frame[dataset.label].astype(str).to_numpy()
-    return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed,
-                   progress=progress)
-
-
 def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> Sweep:
     """DC-FBFS on the whole dataset (T_c applied later with ``with_tc``), as a setup job."""
     key = ("selection", dataset.fingerprint(), float(threshold), measure, int(seed))
-    return Sweep(key, _selection, dict(dataset=dataset, threshold=float(threshold), measure=measure, seed=int(seed)),
+    return Sweep(key, run_selection, dict(dataset=dataset, threshold=float(threshold), measure=measure, seed=int(seed)),
                  "Running DC-FBFS (forest importance, C(x) without each feature, traversals)", in_process=True)
-
-
-def _feature_count(progress: Progress, *, dataset: Dataset, order: tuple[str, ...], measure: str,
-                   threshold: float) -> pd.DataFrame:
-    rm = record_matrix(dataset)
-    return correlation_by_feature_count(rm.X, rm.names, order=list(order), measure=measure, threshold=threshold,
-                                        progress=progress)
 
 
 def feature_count(dataset: Dataset, order: tuple[str, ...], threshold: float, measure: str) -> Sweep:
     """Fig. 1 of paper 000: C(x) of the first k features in ``order`` (the DC-FBFS
     selection's importance order), k = 1 .. p, as a setup job."""
     key = ("feature_count", dataset.fingerprint(), tuple(order), float(threshold), measure)
-    return Sweep(key, _feature_count, dict(dataset=dataset, order=tuple(order), measure=measure,
+    return Sweep(key, run_feature_count, dict(dataset=dataset, order=tuple(order), measure=measure,
                                            threshold=float(threshold)),
                  "Computing C(x) of the first k features", in_process=True)
 
@@ -227,8 +213,6 @@ def scheme_rows(setup: SchemeSetup, *, runs: pd.DataFrame | None = None, referen
     With ``runs`` (the bars' runs) also each scheme's mean test accuracy with its 95%
     interval over the runs, and with ``reference`` (the constant guess) where it stands
     against it."""
-    from core.evaluation.metrics import mean_interval
-
     private = {"Non-private": "no: no noise", DP_SCHEME: "yes (the ledger says what it covers)"}
     n_train = len(setup.train)
 
@@ -315,42 +299,23 @@ def over_true_count(summary: pd.DataFrame, epsilon: float, true_mean: float) -> 
 MEAN_TRUE, ZERO_NOISE = "mean true count", "zero-noise release"
 
 
-def _stage_sensitivities(progress: Progress, *, dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...],
-                         threshold: float, measure: str) -> pd.DataFrame:
-    rows = []
-    for i, (label, deleted) in enumerate(sets):
-        cols = tuple(c for c in dataset.features if c not in set(deleted))
-        rep = _sensitivity(stage(progress, i / len(sets), (i + 1) / len(sets), f"deleting {label}"),
-                           dataset=dataset, columns=cols, measure=measure, threshold=threshold)
-        rows.append({"features deleted": label, "deleted": ", ".join(deleted) or "none",
-                     "GS": rep.group, "CS": rep.correlated})
-    return pd.DataFrame(rows)
-
-
 def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], threshold: float,
                         measure: str) -> Sweep:
     """GS and CS after deleting each named feature set (Table 2 of paper 000), as a setup job."""
     key = ("stages", dataset.fingerprint(), tuple(sets), float(threshold), measure)
-    return Sweep(key, _stage_sensitivities, dict(dataset=dataset, sets=tuple(sets), threshold=float(threshold),
+    return Sweep(key, run_stage_sensitivities, dict(dataset=dataset, sets=tuple(sets), threshold=float(threshold),
                                                  measure=measure),
                  "Computing CS and GS of each feature set", in_process=True)
-
-
-def _schemes(progress: Progress, *, dataset: Dataset, threshold: float, measure: str, tc: float,
-             seed: int, schema: PublicSchema | None = None) -> tuple[SchemeSetup, dict]:
-    setup = prepare_schemes(dataset, schema=schema, threshold=threshold, measure=measure, tc=tc, random_state=seed,
-                            progress=progress)
-    return setup, {s: setup.matrices(s) for s in setup.columns}
 
 
 def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
             schema: PublicSchema | None = None) -> Sweep:
     """Split, DC-FBFS and the sensitivity of each scheme, the DP reading from ``schema`` (the
-    session's public schema, :func:`dashboard.shared.state.current_schema`), plus each scheme's
+    session's public schema, :func:`dashboard.shared.schemas.current_schema`), plus each scheme's
     matrices (a setup job whose result is ``(SchemeSetup, {scheme: matrices})``)."""
     key = ("schemes", dataset.fingerprint(), float(threshold), measure, float(tc), int(seed),
            None if schema is None else schema.to_json())
-    return Sweep(key, _schemes, dict(dataset=dataset, threshold=float(threshold), measure=measure, tc=float(tc),
+    return Sweep(key, run_schemes, dict(dataset=dataset, threshold=float(threshold), measure=measure, tc=float(tc),
                                      seed=int(seed), schema=schema),
                  "Selecting features and computing sensitivities", in_process=True)
 
@@ -374,12 +339,6 @@ def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_metho
                        repetitions=repetitions, seed=seed)
 
 
-def _curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], noise_method: int,
-            preset: str, repetitions: int, seed: int) -> pd.DataFrame:
-    return accuracy_curve(setup, mats, epsilons=epsilons, noise_method=noise_method, preset=preset,
-                          repetitions=repetitions, seed=seed, progress=progress)
-
-
 def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], noise_method: int,
            preset: str, repetitions: int, seed: int) -> Sweep:
     """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job).
@@ -390,14 +349,9 @@ def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[f
     """
     setup, mats = ready
     key = ("curves", schemes.key, tuple(epsilons), int(noise_method), preset, int(repetitions), int(seed))
-    return Sweep(key, _curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons), noise_method=int(noise_method),
+    return Sweep(key, run_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons), noise_method=int(noise_method),
                                     preset=preset, repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping epsilon")
-
-
-def _dpsgd_curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], repetitions: int,
-                  seed: int) -> pd.DataFrame:
-    return dpsgd_curve(setup, mats, epsilons=epsilons, repetitions=repetitions, seed=seed, progress=progress)
 
 
 def dpsgd_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...],
@@ -406,31 +360,18 @@ def dpsgd_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: t
     matrices (a sweep job, beside :func:`curves`)."""
     setup, mats = ready
     key = ("dpsgd", schemes.key, tuple(epsilons), int(repetitions), int(seed))
-    return Sweep(key, _dpsgd_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons),
+    return Sweep(key, run_dpsgd_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons),
                                           repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping DP-SGD")
-
-
-def _method_curves(progress, *, setup: SchemeSetup, epsilons: tuple[float, ...], preset: str,
-                   repetitions: int, seed: int) -> pd.DataFrame:
-    # the paper's methods 0-6 and method 7 (beyond the paper), so a user sees where it stands
-    return method_curve(setup, epsilons=epsilons, methods=tuple(NOISE_METHODS), preset=preset,
-                        repetitions=repetitions, random_state=seed, progress=progress)[0]
 
 
 def method_curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], preset: str,
                   repetitions: int, seed: int) -> Sweep:
     """Fig. 5: each noise method's accuracy over the epsilon grid (Proposed scheme; a sweep job)."""
     key = ("methods", schemes.key, tuple(epsilons), preset, int(repetitions), int(seed))
-    return Sweep(key, _method_curves, dict(setup=ready[0], epsilons=tuple(epsilons), preset=preset,
+    return Sweep(key, run_method_curves, dict(setup=ready[0], epsilons=tuple(epsilons), preset=preset,
                                            repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping the noise methods")
-
-
-def _publishing(progress: Progress, *, dataset: Dataset, measure: str, threshold: float, tc: float,
-                n_queries: int, seed: int, schema: PublicSchema | None = None) -> PublishingSetup:
-    return prepare_publishing(dataset, schema=schema, measure=measure, threshold=threshold, tc=tc,
-                              n_queries=n_queries, random_state=seed, progress=progress)
 
 
 def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_queries: int, seed: int,
@@ -439,7 +380,7 @@ def publishing(dataset: Dataset, measure: str, threshold: float, tc: float, n_qu
     sensitivities of the publishing schemes and their DP reading (a setup job)."""
     key = ("publishing", dataset.fingerprint(), measure, float(threshold), float(tc), int(n_queries), int(seed),
            None if schema is None else schema.to_json())
-    return Sweep(key, _publishing, dict(dataset=dataset, measure=measure, threshold=float(threshold), tc=float(tc),
+    return Sweep(key, run_publishing, dict(dataset=dataset, measure=measure, threshold=float(threshold), tc=float(tc),
                                         n_queries=int(n_queries), seed=int(seed), schema=schema),
                  f"Selecting features and drawing queries ({measure})", in_process=True)
 
@@ -453,9 +394,9 @@ def sensitivity_rows(setups: dict[str, PublishingSetup], n_rows: int | None = No
     rows = []
     for m, setup in setups.items():
         for scheme, value in setup.sensitivity.items():
-            if both and scheme in _MEASURE_FREE and m != "pearson":
+            if both and scheme in MEASURE_FREE and m != "pearson":
                 continue
-            rows.append({"scheme": scheme if not both or scheme in _MEASURE_FREE else f"{scheme} ({m})",
+            rows.append({"scheme": scheme if not both or scheme in MEASURE_FREE else f"{scheme} ({m})",
                          "sensitivity": setup.covers(scheme) if scheme == DP_SCHEME else (
                              number(value) + (f" ({_share(value, n_rows)} of N = {n_rows:,} records)"
                                               if n_rows else "")),
@@ -463,24 +404,6 @@ def sensitivity_rows(setups: dict[str, PublishingSetup], n_rows: int | None = No
                          "differentially private": "yes" if scheme == DP_SCHEME
                          else "no: reads the records outside the budget"})
     return pd.DataFrame(rows)
-
-
-#: schemes whose release does not depend on the record-correlation measure
-_MEASURE_FREE = ("Group", DP_SCHEME)
-
-
-def _mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
-         repetitions: int, budget: str, seed: int) -> pd.DataFrame:
-    """Fig. 6's runs (in a worker process), one MAE curve per measure."""
-    frames = []
-    for i, (m, setup) in enumerate(setups):
-        s = mae_curve(setup, epsilons=epsilons, schemes=ALL_PUBLISH_SCHEMES, repetitions=repetitions, budget=budget,
-                      random_state=seed, progress=stage(progress, i / len(setups), (i + 1) / len(setups)))[0]
-        if len(setups) > 1:
-            s = s[~s["scheme"].isin(_MEASURE_FREE) | (i == 0)]
-            s = s.assign(scheme=[f"{x} ({m})" if x not in _MEASURE_FREE else x for x in s["scheme"]])
-        frames.append(s)
-    return pd.concat(frames, ignore_index=True)
 
 
 def mae(setups: dict[str, tuple[Sweep, PublishingSetup]], *, epsilons: tuple[float, ...], repetitions: int,
@@ -494,7 +417,7 @@ def mae(setups: dict[str, tuple[Sweep, PublishingSetup]], *, epsilons: tuple[flo
     """
     key = ("mae", tuple(step.key for step, _ in setups.values()), tuple(epsilons), int(repetitions), budget,
            int(seed))
-    return Sweep(key, _mae, dict(setups=tuple((m, ready) for m, (_, ready) in setups.items()),
+    return Sweep(key, run_mae, dict(setups=tuple((m, ready) for m, (_, ready) in setups.items()),
                                  epsilons=tuple(epsilons), repetitions=int(repetitions), budget=budget,
                                  seed=int(seed)), "Answering the queries")
 
@@ -525,8 +448,6 @@ def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_meth
                         noise_method=int(noise_method), **PRESETS[preset])
     if schema is None:
         return noise
-    from core.cdp.audit_pairs import hub_case
-
     return [noise, hub_case(schema, epsilon=float(epsilon))]
 
 
@@ -547,8 +468,6 @@ def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,
     noise = count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)
     if scheme != DP_SCHEME:
         return noise
-    from core.cdp.audit_pairs import new_value_case
-
     return [noise, new_value_case(epsilon=float(epsilon_per_query))]
 
 

@@ -1,192 +1,32 @@
-"""CDP-LR page (paper 000, Algorithm 2): epsilon slider that retrains live, noise methods, schemes."""
+"""CDP-LR page (paper 000, Algorithm 2): epsilon slider that retrains live, noise methods, schemes.
+
+This script is the layout; each section's widgets and charts are functions of
+:mod:`dashboard.cdp.lr_panels`.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-from core.cdp.logistic import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
-from dashboard.cdp import cached
-from dashboard.shared.charts import plotly_text
-from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
+from dashboard.cdp import lr_panels
 from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import setup_view, sweep_view
-from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.shared.preamble import page_data
 from dashboard.shared.present import control_hint
-from dashboard.shared.safe import md
-from dashboard.shared.palette import noise_method_label
-from dashboard.shared.state import current_schema
 
 st.title("CDP-LR")
 control_hint("Move epsilon: the four schemes of the paper and their DP reading retrain at once, each read "
              "against always guessing the majority class and the non-private model.")
-
-PRESET_TEXT = {
-    "sensible": "Automatic: epochs and step size from N, epsilon, CS and the clip (the model learns)",
-    "paper": "Paper's Table 2: 100 epochs, learning rate 1e-6 (the weights barely move from 0)",
-}
-#: the preset the page opens on: the one that learns
-DEFAULT_PRESET = "sensible"
-#: the method the page opens on: the paper's Laplace method 1 (with CS in the tens, N eps / CS
-#: is small and Laplace beats the Gaussian method 7; core.cdp.logistic.auto_noise_method)
-PAGE_METHOD = 1
-#: the curves' epsilons: the slider's whole range (0.1 to 10), even on a log axis; every
-#: point is a slider value, where the bars equal the curve (same runs)
-EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 
 page = page_data("supplier", needs_label="Choose a label column on the Data page: CDP-LR trains a classifier.")
 dataset, seed = page.dataset, page.seed
 with page_errors():
     # chart first: the slider and what it moves side by side at the top, the rest folded below
     control, chart = st.columns([1, 2])
-    epsilon = control.slider("epsilon (privacy budget of training)", 0.1, 10.0, 2.0, 0.1, key="lr_eps",
-                             help="Smaller epsilon: more noise, more privacy.")
-    with st.expander("Noise method and training preset"):
-        c1, c2 = st.columns(2)
-        method = c1.selectbox("Noise method (Table 3)", list(NOISE_METHODS),
-                              index=list(NOISE_METHODS).index(PAGE_METHOD), key="lr_method",
-                              format_func=lambda m: f"{m}: {NOISE_METHODS[m]}",
-                              help="1 is the paper's Laplace noise on the gradient (pure epsilon-DP), the most "
-                                   "accurate when CS is large against N x epsilon, as on the samples. 7 (beyond "
-                                   "the paper: Gaussian noise composed by a privacy accountant, (epsilon, delta)-DP) "
-                                   "wins once N x epsilon / CS reaches a few hundred, as on Adult; the Fig. 5 "
-                                   "toggle below draws both.")
-        c1.caption(NOISE_METHOD_MEANING[method])
-        preset = c2.radio("Training preset", list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                          format_func=PRESET_TEXT.get, key="lr_preset")
-        params = PRESETS[preset]
-        split = (f"{params['epochs']} epochs" if params["epochs"] != "auto" else
-                 "the epochs, whose number and step size a rule picks from public quantities only "
-                 "(N, epsilon, CS and the clip; never the records): more budget per correlated group, more epochs")
-        c2.caption(
-            f"Each record's gradient term is clipped to norm {params['clip_norm']:g}. Replacing one record "
-            "(and its correlated records) can swing each term from +clip to -clip, so the summed gradient "
-            f"moves by at most 2 x CS x clip; {cached.budget_split(method, split)}."
-        )
-    with st.expander("Correlation and data settings"):
-        d1, d2, d3, d4 = st.columns(4)
-        measure = d1.radio("Record correlation", ["pearson", "mahalanobis"], key="lr_measure")
-        threshold = d2.slider("delta0", 0.05, 1.0, 0.8, 0.05, key="lr_threshold")
-        tc = d3.number_input("T_c of DC-FBFS", 0.0, 1e9, 40.0, 5.0, key="lr_tc")
-        max_rows = d4.number_input("Rows used", 200, 50000, 5000, 100, key="lr_rows",
-                                   help="Larger tables are sampled to this many rows to stay interactive.")
-        reps = st.slider("Repetitions per point", 1, 20, 5, key="lr_reps",
-                         help="Noise is random: each accuracy is the mean of this many trainings.")
-    data = cached.limit_rows(dataset, int(max_rows), seed)
-    schema = current_schema(dataset)
-    step = cached.schemes(data, float(threshold), measure, float(tc), seed, schema)
-    setup, mats = setup_view("lr_setup", step)
-
-    runs, models = cached.live_accuracy(setup, mats, epsilon=float(epsilon), noise_method=int(method),
-                                        preset=preset, repetitions=int(reps), seed=seed)
-    refs = cached.accuracy_references(mats, runs)
-    guess = refs[0]
-    with chart:
-        show_chart(accuracy_bars(runs, epsilon=epsilon, data_name=data.name, references=refs),
-                   accuracy_data(runs, epsilon=epsilon, references=refs),
-                   name=f"cdp-lr-accuracy-at-epsilon-{epsilon:g}", key="lr_live", width="stretch")
-    with control:
-        for r in refs:
-            st.metric(r.name[:1].upper() + r.name[1:], f"{r.value:.3f}", f"95% interval {r.low:.3f}-{r.high:.3f}",
-                      delta_color="off", delta_arrow="off",
-                      help=f"Test accuracy on the {r.n:,} test rows every scheme shares; the interval (Wilson) is "
-                           "what another test part of that size could have given.")
-        below = cached.reference_sentences(runs, guess)
-        if below:
-            st.warning("No better than the constant guess at this epsilon:  \n" + "  \n".join(md(b) for b in below),
-                       icon=":material/warning:")
-        else:
-            st.success(f"Every scheme beats always guessing the majority class ({guess.value:.3f}) at this "
-                       "epsilon.", icon=":material/check_circle:")
-    on_grid = any(abs(float(epsilon) - e) < 1e-9 for e in EPS_GRID)
-    st.caption("Test accuracy of each scheme at this epsilon (bar = mean, whisker = one standard "
-               "deviation over repetitions). The dashed grey line is the accuracy of always guessing the "
-               "test part's majority class, the dotted line the non-private model; the bands are their 95% "
-               "intervals on the test rows. A private scheme at or under the dashed line has learned nothing. "
-               + ("These are the same runs as the curve's point at this epsilon." if on_grid else
-                  "The curve below has no point at this epsilon; its nearest points come from runs "
-                  "seeded the same way."))
-    st.caption(
-        f"Using {data.n_rows:,} rows (80% train, 20% test, a seeded split that reads no record). "
-        "Logistic regression trained with noise calibrated to the correlated sensitivity CS. "
-        "The paper's schemes compute CS, choose features and scale them on your records, so they are "
-        "not differentially private; the DP reading takes features, scaling and the group bound from "
-        "the public schema."
-    )
-    left, right = st.columns([3, 2])
-    left.dataframe(cached.scheme_rows(setup, runs=runs, reference=guess, n_rows=data.n_rows),
-                   hide_index=True, width="stretch")
-    faithful, reading = models["Proposed"], models[cached.DP_READING]
-    guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
-    guarantee_line(right, "DP reading", reading.ledger_)
-    ledger = reading.ledger_
-    entries = ("1 ledger entry: the PLD accountant composes the epochs" if int(method) == cached.PLD_METHOD
-               else f"{len(ledger)} ledger entr{'y' if len(ledger) == 1 else 'ies'} (sequential composition "
-                    "over the epochs)")
-    right.caption(f"DP reading: {entries}; {reading.epochs_} epoch(s), learning rate {reading.learning_rate_:.3g}"
-                  + (f", momentum {reading.momentum_:g} (post-processing of the noisy gradients)."
-                     if reading.momentum_ else ".")
-                  + " Test accuracy is evaluated on your private held-out records and is not released.")
-    with right:
-        st.markdown("**Proposed, as the paper runs it**")
-        guarantee_box(faithful.ledger_)
-        st.markdown("**DP reading**")
-        guarantee_box(ledger)
+    choice = lr_panels.controls(control)
+    live = lr_panels.train(dataset, seed, choice)
+    lr_panels.live_view(control, chart, choice, live)
+    lr_panels.schemes_and_guarantees(choice, live)
 
     st.subheader("Privacy-accuracy trade-off (Fig. 4)")
-    summary = sweep_view("lr_curve", cached.curves(step, (setup, mats), epsilons=EPS_GRID, noise_method=int(method),
-                                                   preset=preset, repetitions=int(reps), seed=seed))
-    with_dpsgd = st.toggle("Compare with DP-SGD (ordinary DP, beyond the paper)", key="lr_dpsgd",
-                           help="DP-SGD on the DP reading's features (from the public schema), its guarantee "
-                                "for one record (sensitivity 1).")
-    dpsgd = (sweep_view("lr_dpsgd_curve", cached.dpsgd_curves(step, (setup, mats), epsilons=EPS_GRID,
-                                                             repetitions=int(reps), seed=seed))
-             if with_dpsgd else None)
-    if summary is not None:
-        show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
-                                       log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
-                                       references=refs,
-                                       title=f"Test accuracy vs epsilon on {plotly_text(data.name)} (noise method {method}, "
-                                             f"{reps} runs per point; Fig. 4)"),
-                   curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
-                   name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
-        st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed "
-                   "grey line is the constant guess (majority class), the flat dotted one the non-private model, "
-                   "each with its 95% interval; the vertical dotted line is the slider's epsilon. Only the DP reading is differentially private at that "
-                   "epsilon; Group, Zhang and Proposed read your records outside the budget (their sensitivity, "
-                   "features and scaling), so their epsilon is nominal.")
-        claim_box(cached.fig4_claim(summary, reference=guess))
-    if with_dpsgd:
-        st.caption("DP-SGD (dash-dot, beyond the paper): Poisson-sampled clipped gradients with Gaussian noise, "
-                   "accounted by dp-accounting's PLD accountant, on the DP reading's features (from the public schema). "
-                   "Its guarantee covers ONE record, "
-                   "not the correlated group, so it is not comparable with the schemes at equal CS: at the same "
-                   "epsilon it protects less whenever CS > 1.")
-        audit_panel("lr_dpsgd", lambda: cached.dpsgd_audit_case(mats[cached.DP_READING], epsilon=float(epsilon)),
-                    case_key=(data.fingerprint(), float(epsilon), "DP-SGD"), seed=seed, default_runs=1000,
-                    title="Privacy audit of DP-SGD")
-    if st.toggle("Compare the noise methods (Fig. 5)", key="lr_methods"):
-        msum = sweep_view("lr_method_curve", cached.method_curves(step, (setup, mats), epsilons=EPS_GRID,
-                                                                  preset=preset, repetitions=int(reps), seed=seed))
-        if msum is not None:
-            labels = {m: noise_method_label(m) for m in NOISE_METHODS}
-            show_chart(curve_with_spread(msum, group="method", value="accuracy", marker_x=epsilon, log_x=True,
-                                         references=refs,
-                                         title=f"Test accuracy of each noise method on the Proposed scheme, "
-                                               f"{plotly_text(data.name)} (Fig. 5)",
-                                         x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
-                       curve_data(msum, group="method", value="accuracy", labels=labels, references=refs),
-                       name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")
-            st.caption("One line per noise method of Table 3 at the same budget, and method 7 (beyond the "
-                       "paper: Gaussian, accountant-composed, delta 1e-5); methods 0 and 4 are not "
-                       "differentially private, and method 5 delivers only half the budget (its other half "
-                       "noises the public N).")
-            claim_box(cached.fig5_claim(msum, reference=guess))
-    sens = setup.sensitivity[cached.DP_READING]
-    audit_panel(
-        "lr", lambda: cached.lr_audit_case(mats[cached.DP_READING], sens, epsilon=float(epsilon),
-                                           noise_method=int(method), preset=preset, schema=schema),
-        case_key=(data.fingerprint(), float(epsilon), int(method), preset, float(sens)), seed=seed,
-        default_runs=1000, title="Privacy audit of the DP reading",
-    )
+    lr_panels.tradeoff(choice, live, seed)
+    lr_panels.noise_methods(choice, live, seed)
+    lr_panels.audit(choice, live, seed)

@@ -1,18 +1,13 @@
-"""Correlations page (paper 000, Section 3): attribute association, record correlation, CS vs GS."""
-from __future__ import annotations
+"""Correlations page (paper 000, Section 3): attribute association, record correlation, CS vs GS.
 
-from functools import partial
+This script is the layout; each section's widgets and charts are functions of
+:mod:`dashboard.cdp.correlations_panels`.
+"""
+from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.cdp import cached
-from dashboard.cdp.charts import (
-    association_data, association_heatmap, record_heatmap, record_heatmap_data, sensitivity_bars, sensitivity_data,
-)
-from dashboard.shared.charts import number
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import setup_view
+from dashboard.cdp import correlations_panels as panels
 from dashboard.shared.preamble import page_data
 
 st.title("Correlations")
@@ -26,51 +21,7 @@ page = page_data("supplier")
 dataset, seed = page.dataset, page.seed
 
 st.subheader("Attributes")
-c1, c2 = st.columns([1, 1])
-method = c1.radio("Association", ["pearson", "nmi", "mic"], horizontal=True, key="corr_method",
-                  format_func={"pearson": "Pearson |r|", "nmi": "NMI", "mic": "MIC"}.get)
-mic_rows = c2.number_input("MIC row cap", min_value=100, max_value=20000, value=1000, step=100,
-                           key="corr_mic_rows", disabled=method != "mic",
-                           help="MIC is computed on at most this many random rows (its cost grows fast with n).")
-with page_errors():
-    matrix = setup_view("corr_association", cached.association(dataset, method, int(mic_rows) if method == "mic"
-                                                                else None, seed), stop=False)
-    title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
-             "mic": f"MIC (on at most {int(mic_rows):,} rows)"}[method]
-    if matrix is not None:
-        show_chart(association_heatmap(matrix, title=title), partial(association_data, matrix),
-                   name=f"correlations-association-{method}", key="corr_assoc", width="stretch")
-    st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
-               "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
+panels.attributes(dataset, seed)
 
 st.subheader("Records")
-c1, c2, c3 = st.columns(3)
-measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="corr_measure",
-                   help="Pearson: |r| across the attributes of two records. Mahalanobis: 1 / (1 + distance).")
-threshold = c2.slider("delta0 (threshold)", 0.05, 1.0, 0.8, 0.05, key="corr_threshold",
-                      help="Correlations below delta0 count as none (Eq. 15). Lower delta0: more records count as correlated, more noise.")
-n_sample = c3.slider("Records in the heatmap", 50, 500, 200, 50, key="corr_n")
-with page_errors():
-    M = cached.record_heatmap(dataset, int(n_sample), measure, float(threshold), seed)
-    show_chart(record_heatmap(M, threshold=threshold, measure=measure), partial(record_heatmap_data, M),
-               name=f"correlations-records-{measure}", key="corr_records", width="stretch")
-    st.caption("Each bright cell is a pair of records correlated at delta0 or more (diagonal = 1); "
-               "rows are sorted so the most correlated records come first.")
-    rep = setup_view("corr_sensitivity", cached.sensitivity(dataset, None, measure, float(threshold)))
-    n = dataset.n_rows
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Correlated sensitivity CS", number(rep.correlated),
-              f"{cached.share_text(rep.correlated, n)} of N = {n:,} records", delta_color="off", delta_arrow="off")
-    m2.metric("Group sensitivity GS", number(rep.group),
-              f"{cached.share_text(rep.group, n)} of N = {n:,} records", delta_color="off", delta_arrow="off")
-    m3.metric("Data correlation C(x)", number(rep.data_correlation, decimals=1),
-              f"{cached.share_text(rep.data_correlation, cached.pairs(n))} of the {number(cached.pairs(n))} "
-              "record pairs", delta_color="off", delta_arrow="off")
-    show_chart(sensitivity_bars(rep.correlated, rep.group), sensitivity_data(rep.correlated, rep.group),
-               name="correlations-sensitivity", key="corr_sens", width="stretch")
-    st.caption(f"Over all N = {n:,} records: CS = max over records of the summed correlation "
-               f"degrees (CS = {number(rep.correlated)} of N = {n:,}: one record, through the records correlated "
-               f"with it, moves a count as much as {number(rep.correlated)} independent records would), GS = max "
-               f"number of correlated records; C(x) = {number(rep.data_correlation, decimals=1)} sums the "
-               f"correlation over the N(N-1)/2 = {number(cached.pairs(n))} record pairs. Laplace noise of a count "
-               "scales with the bar, so CS < GS means less noise for the same epsilon.")
+panels.records(dataset, seed)

@@ -7,25 +7,16 @@ order), Table 1 (the deleted sets, the paper's counts beside ours) and Table 2 (
 after each stage, CS also as a share of N, beside the paper's table on its supplier data). Under
 each, a claim box (:func:`dashboard.shared.claims.claim_box`): the paper's words, and
 whether they hold on the data at hand by the rule of :mod:`core.cdp.claims`.
+
+This script is the layout; each section's widgets and charts are functions of
+:mod:`dashboard.cdp.dc_fbfs_panels`.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.cdp import cached
-from dashboard.cdp.charts import (
-    feature_count_curve,
-    feature_count_data,
-    importance_dc_bars,
-    importance_dc_data,
-    traversal_curves,
-    traversal_data,
-)
-from dashboard.shared.charts import number
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
+from dashboard.cdp import dc_fbfs_panels as panels
 from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import setup_view
 from dashboard.shared.preamble import page_data
 from dashboard.shared.present import control_hint
 
@@ -36,84 +27,17 @@ page = page_data("supplier", needs_label="Choose a label column on the Data page
                  "for a classifier.")
 dataset, seed = page.dataset, page.seed
 with page_errors():
-    with st.expander("Record correlation, delta0 and rows"):
-        c1, c2, c3 = st.columns(3)
-        measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="fb_measure")
-        threshold = c2.slider("delta0", 0.05, 1.0, 0.8, 0.05, key="fb_threshold")
-        max_rows = c3.number_input("Rows used (random sample above this)", 200, 50000, 3000, 100, key="fb_rows",
-                                   help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
-    data = cached.limit_rows(dataset, int(max_rows), seed)
-    base = setup_view("fb_selection", cached.selection(data, float(threshold), measure, seed))
+    data, measure, threshold, base = panels.selection(dataset, seed)
 
     # chart first: T_c and the chart it moves (Fig. 2) side by side at the top
     control, chart = st.columns([1, 2])
-    cx = base.data_correlation
-    top = cached.tc_range(base)
-    tc = control.slider("T_c (in units of C(x))", 0.0, top, float(min(40.0, base.dc.max())),
-                        key=f"fb_tc_{data.fingerprint()}_{measure}_{threshold}",
-                        help="Features whose deletion changes C(x) by less than T_c are deletion candidates (F_c_del).")
-    res = base.with_tc(tc)
-    with control:
-        st.metric("T_c as a share of its range", cached.share_text(tc, top),
-                  f"T_c = {number(tc, decimals=1)} of 0 to {number(top)}", delta_color="off", delta_arrow="off")
-        st.metric("Deletion candidates F_c_del", f"{len(res.F_c_del)} of {len(res.names)} features",
-                  f"F_del (also redundant by the traversals): {len(res.F_del)}", delta_color="off",
-                  delta_arrow="off")
-        st.caption(cached.tc_reading(tc, base, data.n_rows))
-    with chart:
-        show_chart(importance_dc_bars(res, data_name=data.name, tc_range=top), importance_dc_data(res),
-                   name="dc-fbfs-dc-and-importance", key="fb_bars", width="stretch")
-    st.caption(
-        f"Using {data.n_rows:,} rows. Data-correlation based forward-backward feature selection: a feature is "
-        "deleted only if both the accuracy traversals call it redundant and removing it barely changes the "
-        "data correlation C(x) (less than T_c). Everything here is computed on your private records and "
-        "released nowhere: a scheme that uses this selection (the paper's Proposed) is not differentially "
-        "private, and the CDP-LR and Publishing pages say so beside their DP reading.")
+    res = panels.tc_and_fig2(control, chart, data, measure, threshold, base)
     st.subheader("DC, importance and the traversals (Fig. 2, Fig. 3)")
-    st.caption("Fig. 2 (above): how much C(x) changes when the feature is deleted (dashed line = T_c: features "
-               "below it are deletion candidates); under it the random-forest importance. The two rank features "
-               "differently.")
-    claim_box(cached.fig2_claim(res))
-    guess = cached.label_guess(data)
-    show_chart(traversal_curves(res, data_name=data.name, references=(guess,)), traversal_data(res),
-               name="dc-fbfs-traversals", key="fb_curves", width="stretch")
-    st.caption("Forward adds features by importance, backward removes the least important; features "
-               "after the best forward prefix (k1) or removed before the best backward step (k2) are redundant (Fig. 3). "
-               f"The dashed grey line is always guessing the majority class ({guess.value:.3f}, 95% interval "
-               f"{guess.low:.3f}-{guess.high:.3f} on {guess.n:,} rows): a traversal at or under it has learned nothing.")
-    claim_box(cached.fig3_claim(res, reference=guess))
+    guess = panels.fig2_and_fig3(data, res)
 
     st.subheader("Data correlation vs number of features (Fig. 1)")
-    curve = setup_view("fb_fig1", cached.feature_count(data, tuple(base.order), float(threshold), measure),
-                       stop=False)
-    if curve is not None:
-        show_chart(feature_count_curve(curve, measure=measure, threshold=float(threshold), data_name=data.name),
-                   feature_count_data(curve), name="dc-fbfs-correlation-vs-features", key="fb_fig1_chart",
-                   width="stretch")
-        st.caption("C(x) of the first k features, adding them by descending random-forest importance (the "
-                   "forward traversal's order; the paper adds them 'consecutively' without naming an order). "
-                   f"C(x) sums the correlation of record pairs: at most N(N-1)/2 = {number(cached.pairs(data.n_rows))} "
-                   f"for N = {data.n_rows:,} records. "
-                   + ("Pearson across one feature is undefined, so the curve starts at 2 features."
-                      if measure == "pearson" else ""))
-        claim_box(cached.fig1_claim(curve))
+    panels.fig1(data, measure, threshold, base)
     st.subheader("Deleted sets (Table 1)")
-    table = cached.deleted_sets(res)
-    st.dataframe(table, hide_index=True, width="stretch")
-    st.caption("Table 1: n is our count at this T_c; the last column is the paper's, on its own six supplier "
-               "attributes at T_c = 40.")
-    claim_box(cached.table1_claim(res, reference=guess))
+    panels.table1(res, guess)
     st.subheader("Sensitivity after each stage (Table 2)")
-    sets = cached.stage_sets(res)
-    stages = setup_view("fb_stages", cached.stage_sensitivities(data, sets, float(threshold), measure))
-    shown_stages = stages.assign(**{"CS as a share of N": [cached.share_text(v, data.n_rows) for v in stages["CS"]]})
-    st.dataframe(shown_stages, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(c, format="localized") for c in ("GS", "CS")})
-    st.caption(f"CS and GS count records (of N = {data.n_rows:,}): one record, through those correlated with it, "
-               "moves a count by up to CS. Table 2, ours: deleting features makes records look more alike, so GS and CS usually grow; "
-               "DC-FBFS deletes only features whose removal barely changes C(x), keeping CS close to the full "
-               "set's. The accuracies of Table 2 are on the CDP-LR page and in pux reproduce cdp-table2.")
-    claim_box(cached.table2_claim(stages))
-    st.dataframe(cached.paper_table2(), hide_index=True, width="stretch")
-    st.caption("Table 2 in the paper (their supplier data: 1,160 records, 6 attributes; epsilon not stated; "
-               "learning rate 1e-6, so the accuracies stay near 50%).")
+    panels.table2(data, measure, threshold, res)

@@ -2,7 +2,7 @@
 
 A comparison is one sweep job (:mod:`dashboard.shared.sweeps`): it runs
 :func:`core.compare.run.compare` in a child process of this session, with progress and time
-left, and its finished :class:`core.compare.run.ComparisonResult` is shared read-only by its
+left, and its finished :class:`core.compare.result.ComparisonResult` is shared read-only by its
 inputs, so changing the chart's axes or the table's sort never recomputes it.
 """
 from __future__ import annotations
@@ -11,8 +11,10 @@ import math
 
 import pandas as pd
 
-from core.compare.run import (
-    DEFAULT_METHODS, METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, compare, privacy_label,
+from core.compare.run import compare
+from core.compare.registry import DEFAULT_METHODS, METHODS
+from core.compare.result import (
+    NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label,
 )
 from core.compare.config import CompareConfig, config_from_result
 from core.data import Dataset
@@ -132,7 +134,7 @@ def below_guess(result: ComparisonResult) -> list[str]:
 
 def power_note(result: ComparisonResult, risk: str) -> str | None:
     """The sentence saying that ``risk``'s attack has no power on this table, or None."""
-    from core.compare.run import NO_POWER
+    from core.compare.result import NO_POWER
 
     entry = result.references.get("risks", {}).get(risk)
     if entry is None or entry["power"]:

@@ -113,16 +113,16 @@ def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, 
     Parameters
     ----------
     summary : DataFrame
-        :func:`core.compare.run.summarize_runs`: one row per (method, epsilon), ``<measure>_mean``
+        :func:`core.compare.result.summarize_runs`: one row per (method, epsilon), ``<measure>_mean``
         and ``<measure>_std`` columns.
     front : DataFrame, optional
-        :func:`core.compare.run.pareto_front` of the same summary, drawn as a dashed step line.
+        :func:`core.compare.result.pareto_front` of the same summary, drawn as a dashed step line.
     utility, risk : str
         The measures on the y and x axes.
     words : mapping, optional
         Axis titles by measure (default :data:`MEASURE_WORDS`).
     references : mapping, optional
-        :attr:`core.compare.run.ComparisonResult.references`: drawn as reference lines, named in
+        :attr:`core.compare.result.ComparisonResult.references`: drawn as reference lines, named in
         the legend: for the utility a dashed grey "majority class (constant guess)" and a
         dotted "non-private model"; for the risk a vertical line at the raw table and one at
         its control (where the two coincide, the attack has no power on this table).

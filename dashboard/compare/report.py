@@ -6,12 +6,12 @@ the config and the CSV files are embedded as ``data:`` download links. Its secti
 
 1. title and creation time, and the note that the numbers are display measurements of
    seeded releases, not a release;
-2. the takeaway sentence (:meth:`core.compare.run.ComparisonResult.takeaway`);
+2. the takeaway sentence (:meth:`core.compare.result.ComparisonResult.takeaway`);
 3. the frontier (:func:`dashboard.compare.charts.frontier_chart` with the Pareto front) on
    the config's axes, and for models their accuracy against the membership-inference AUC;
 4. the table of every measure per method and epsilon (mean ± sd over repetitions, n), with
    the epsilon each release was asked for ("epsilon (setting)"), a "NOT DP" badge and the
-   guarantee in words (:func:`core.compare.run.privacy_label`: a release that is not DP never
+   guarantee in words (:func:`core.compare.result.privacy_label`: a release that is not DP never
    shows its nominal epsilon as a guarantee), and the note that the measures are evaluated
    on the private data, not released;
 5. per method: its description, whether it is DP (a "not differentially private" badge
@@ -42,7 +42,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from core.compare.run import METHODS, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label
+from core.compare.registry import METHODS
+from core.compare.result import (
+    NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label,
+)
 from core.compare.config import CompareConfig
 from core.data import Dataset
 from core.data.export import guard_formulas
@@ -281,7 +284,7 @@ def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[st
 def _references_section(result: ComparisonResult, risk: str) -> str:
     """The references of every number, the no-power sentence of the frontier's risk, and the
     points whose utility is not above the constant guess (every string escaped)."""
-    from core.compare.run import NO_POWER
+    from core.compare.result import NO_POWER
     from core.evaluation.metrics import below_reference
 
     refs = result.reference_rows()

@@ -2,8 +2,8 @@
 
 The public schema (:class:`core.privacy.schema.PublicSchema`) is what every release may know
 about the table without reading its rows. This panel shows it as a table and changes it
-only through :func:`dashboard.shared.state.set_schema`; the other pages read it with
-:func:`dashboard.shared.state.current_schema`.
+only through :func:`dashboard.shared.schemas.set_schema`; the other pages read it with
+:func:`dashboard.shared.schemas.current_schema`.
 
 * a built-in dataset shows its shipped schema (source "built-in", the notes say where each
   entry comes from);
@@ -28,11 +28,14 @@ import pandas as pd
 import streamlit as st
 
 from core.data import Dataset
-from core.privacy.schema import KINDS, PublicSchema
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import KINDS
 from core.privacy.schema_estimate import DEFAULT_DELTA
-from dashboard.data.cached import estimate_public_schema, parse_schema, schema_json
+from dashboard.shared.datasets import estimate_public_schema, parse_schema, schema_json
 from dashboard.shared.safe import md
-from dashboard.shared.state import current_schema, schema_key, schema_version, set_identifiers, set_schema
+from dashboard.shared.schemas import (
+    current_schema, schema_key, schema_version, set_identifiers, set_schema,
+)
 
 __all__ = ["DRAFT_WARNING", "parse_ranges", "schema_panel", "schema_table"]
 
@@ -198,7 +201,15 @@ def schema_panel(dataset: Dataset) -> PublicSchema:
     _show_flash()
     _upload(dataset, key)
     schema = current_schema(dataset)
+    _status(schema, dataset)
+    _editor(schema, dataset, key)
+    _confirm_or_estimate(schema, dataset, key)
+    _download(schema, dataset, key)
+    return schema
 
+
+def _status(schema: PublicSchema, dataset: Dataset) -> None:
+    """Where the schema's entries come from, in one box."""
     read = schema.read_from_data()
     sources = {c.source for c in schema.columns}
     if sources == {"built-in"}:
@@ -214,6 +225,9 @@ def schema_panel(dataset: Dataset) -> PublicSchema:
     else:
         st.success(md(schema.describe()), icon=":material/check_circle:")
 
+
+def _editor(schema: PublicSchema, dataset: Dataset, key: str) -> None:
+    """The schema as an editable table: an edit declares that entry public knowledge."""
     table = schema_table(schema)
     edited = st.data_editor(
         table,
@@ -240,6 +254,9 @@ def schema_panel(dataset: Dataset) -> PublicSchema:
         if changed is not schema:
             _apply(changed, dataset, ("success", "Your edits are declared public knowledge."))
 
+
+def _confirm_or_estimate(schema: PublicSchema, dataset: Dataset, key: str) -> None:
+    """Confirm chosen entries as public knowledge, or estimate them privately with part of epsilon."""
     picked = st.multiselect(
         "Columns to confirm or estimate (none chosen: every entry read from your data)",
         schema.names, key=f"schema_columns_{key}",
@@ -278,9 +295,11 @@ def schema_panel(dataset: Dataset) -> PublicSchema:
         with st.expander("What the estimates cost"):
             st.dataframe(schema.estimate.to_frame(), hide_index=True, width="stretch")
 
+
+def _download(schema: PublicSchema, dataset: Dataset, key: str) -> None:
+    """The schema as JSON, to upload next time or name in a Compare config."""
     st.download_button(
         "Download the schema (JSON)", data=schema_json(schema),
         file_name=f"{dataset.name}.schema.json", mime="application/json", key=f"schema_download_{key}",
         help="Keep it with your table and upload it next time; Compare configs can name it.",
     )
-    return schema

@@ -1,0 +1,1 @@
+"""Paper 002 (IMPOSTER): its page, training jobs, cached work and charts."""

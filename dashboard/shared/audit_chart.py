@@ -6,16 +6,16 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.audit.auditor import UNBOUNDED_TEXT
+from core.audit.result import UNBOUNDED_TEXT
 
 __all__ = ["audit_interval", "audit_data", "point_words", "UNBOUNDED_SHORT"]
 
-#: The chart's label for an infinite point estimate (the full sentence: core.audit.auditor.UNBOUNDED_TEXT).
+#: The chart's label for an infinite point estimate (the full sentence: core.audit.result.UNBOUNDED_TEXT).
 UNBOUNDED_SHORT = "point estimate unbounded: an output seen on one dataset, never on the other"
 
 
 def point_words(point: float) -> str:
-    """The point estimate in words: '0.7', or what 'inf' means (core.audit.auditor.UNBOUNDED_TEXT)."""
+    """The point estimate in words: '0.7', or what 'inf' means (core.audit.result.UNBOUNDED_TEXT)."""
     return UNBOUNDED_TEXT if math.isinf(point) else f"{point:.3g}"
 
 
@@ -62,7 +62,7 @@ def audit_interval(*, claimed: float, lower: float, point: float, confidence: fl
         number of runs). Then the band runs to the axis end and a note says so in words.
     ceiling : float, optional
         The largest lower bound an audit with these runs could show
-        (:func:`core.audit.auditor.audit_ceiling`), drawn as a dotted line: a bound on it means the
+        (:func:`core.audit.bounds.audit_ceiling`), drawn as a dotted line: a bound on it means the
         audit saturated and more runs could show more.
     runs : int, optional
         The runs per side, named in the ceiling's label.

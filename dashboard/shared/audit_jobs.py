@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from core.audit.auditor import AuditResult
+from core.audit.result import AuditResult
 from core.audit.cases import AuditCase, as_cases, run_cases, worst_result
 from dashboard.shared.jobs import BackgroundJob
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import re
-import textwrap
 from typing import Any
 
 import numpy as np
@@ -206,11 +205,21 @@ def tidy(fig: go.Figure, *, width: int = ASSUMED_WIDTH) -> go.Figure:
     if width <= 0:
         raise ValueError(f"width must be positive (pixels), got {width}.")
     out = go.Figure(fig)
+    base = _size(out.layout.font, _FONT)
+    margin = out.layout.margin
+    head = _fit_subplot_titles(out, width, base)
+    top = _fit_title(out, width, base, head, margin)
+    out.update_layout(margin=dict(l=max(margin.l or 0, 10), r=max(margin.r or 0, 10), b=max(margin.b or 0, 10)))
+    _fit_axes(out, width, base, top)
+    _shorten_categories(out)
+    _fit_legend(out)
+    return out
+
+
+def _fit_subplot_titles(out: go.Figure, width: float, base: float) -> float:
+    """Wrap subplot titles side by side to their share of the width, lift a note hung under
+    the plot inside it (off the x tick labels); returns the height the titles take."""
     layout = out.layout
-    base = _size(layout.font, _FONT)
-    margin = layout.margin
-    # ---- title: above the plot, wrapped; it pushes the top margin for itself (and, with its
-    # bottom padding, for the subplot titles under it)
     heads = [a for a in layout.annotations or ()
              if a.yref == "paper" and a.y is not None and a.y >= 0.999 and a.yanchor == "bottom"]
     for a in layout.annotations or ():  # a note hung under the plot would sit on the x tick labels:
@@ -220,29 +229,36 @@ def tidy(fig: go.Figure, *, width: int = ASSUMED_WIDTH) -> go.Figure:
         beside = sum(1 for b in heads if abs(b.y - a.y) < 1e-6)
         if a.text and a.xref == "paper":
             a.text = wrap(a.text, max(int(0.9 * width / beside / (_CHAR * _size(a.font, base + 4))), 10))
-    head = max((_lines(a.text) * _size(a.font, base + 4) * 1.3 for a in heads), default=0.0)
-    title = layout.title
-    if title.text:
-        size = _size(title.font, base * _TITLE / _FONT)
-        updates = dict(text=wrap(title.text, max(int(width / (_CHAR * size)), 12)), x=0.0, xanchor="left",
-                       xref="container", y=1.0, yanchor="bottom", yref="paper", automargin=True,
-                       pad=dict(t=6, l=10, r=10, b=int(head + 8)))
-        sub = getattr(title, "subtitle", None)
-        sub_text = getattr(sub, "text", None) if sub is not None else None
-        if sub_text:  # drawn under the title: the title's padding makes room for it too
-            sub_size = _size(getattr(sub, "font", None), base)
-            sub_wrapped = wrap(sub_text, max(int(width / (_CHAR * sub_size)), 12))
-            updates["subtitle"] = dict(text=sub_wrapped)
-            head += _lines(sub_wrapped) * sub_size * 1.3 + 6
-            updates["pad"]["b"] = int(head + 8)
-        out.update_layout(title=updates, margin=dict(t=10))
-        top = 10 + 1.3 * size * _lines(updates["text"]) + head + 20
-    else:
+    return max((_lines(a.text) * _size(a.font, base + 4) * 1.3 for a in heads), default=0.0)
+
+
+def _fit_title(out: go.Figure, width: float, base: float, head: float, margin) -> float:
+    """The title above the plot, wrapped; it pushes the top margin for itself (and, with its
+    bottom padding, for the subtitle and subplot titles under it). Returns the top margin."""
+    title = out.layout.title
+    if not title.text:
         top = max(float(margin.t or 0), head + 16, 20.0)
         out.update_layout(margin=dict(t=int(top)))
-    out.update_layout(margin=dict(l=max(margin.l or 0, 10), r=max(margin.r or 0, 10), b=max(margin.b or 0, 10)))
-    # ---- axes: labels push the margins; long titles wrap
-    height = float(layout.height or 450)
+        return top
+    size = _size(title.font, base * _TITLE / _FONT)
+    updates = dict(text=wrap(title.text, max(int(width / (_CHAR * size)), 12)), x=0.0, xanchor="left",
+                   xref="container", y=1.0, yanchor="bottom", yref="paper", automargin=True,
+                   pad=dict(t=6, l=10, r=10, b=int(head + 8)))
+    sub = getattr(title, "subtitle", None)
+    sub_text = getattr(sub, "text", None) if sub is not None else None
+    if sub_text:  # drawn under the title: the title's padding makes room for it too
+        sub_size = _size(getattr(sub, "font", None), base)
+        sub_wrapped = wrap(sub_text, max(int(width / (_CHAR * sub_size)), 12))
+        updates["subtitle"] = dict(text=sub_wrapped)
+        head += _lines(sub_wrapped) * sub_size * 1.3 + 6
+        updates["pad"]["b"] = int(head + 8)
+    out.update_layout(title=updates, margin=dict(t=10))
+    return 10 + 1.3 * size * _lines(updates["text"]) + head + 20
+
+
+def _fit_axes(out: go.Figure, width: float, base: float, top: float) -> None:
+    """Every axis pushes the margins for its labels; a long axis title wraps to its side."""
+    height = float(out.layout.height or 450)
     for kind, side in (("x", width), ("y", height - top - (out.layout.margin.b or 0) - 40)):
         for axis in _axes(out, kind):
             axis.automargin = True
@@ -251,16 +267,18 @@ def tidy(fig: go.Figure, *, width: int = ASSUMED_WIDTH) -> go.Figure:
                 tsize = _size(axis.title.font, base)
                 chars = int(0.85 * max(side, 60) * (hi - lo) / (_CHAR * tsize))
                 axis.title.text = wrap(axis.title.text, max(chars, 10))
-    _shorten_categories(out)
-    # ---- legend: beside the plot, top-aligned, entries wrapped
-    if _has_legend(out):
-        out.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", xref="paper", y=1.0,
-                                      yanchor="top", yref="paper"))
-        for trace in out.data:
-            name = getattr(trace, "name", None)
-            if isinstance(name, str) and len(html.unescape(name)) > LEGEND_CHARS and "<br>" not in name:
-                trace.name = wrap(name, LEGEND_CHARS)
-    return out
+
+
+def _fit_legend(out: go.Figure) -> None:
+    """The legend (when shown) beside the plot, top-aligned, long entries wrapped."""
+    if not _has_legend(out):
+        return
+    out.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", xref="paper", y=1.0,
+                                  yanchor="top", yref="paper"))
+    for trace in out.data:
+        name = getattr(trace, "name", None)
+        if isinstance(name, str) and len(html.unescape(name)) > LEGEND_CHARS and "<br>" not in name:
+            trace.name = wrap(name, LEGEND_CHARS)
 
 
 def for_export(fig: go.Figure) -> go.Figure:

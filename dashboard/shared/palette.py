@@ -45,7 +45,7 @@ COLORS: dict[str, str] = {
     "7": _TEAL,
     # beyond the papers: the ordinary-DP baseline on the CDP-LR page ("DP-SGD (ordinary DP)")
     "DP-SGD": _BLACK,
-    # the Compare page's references and releases (core.compare.run.METHODS) not named above
+    # the Compare page's references and releases (core.compare.registry.METHODS) not named above
     "Raw table": _BLACK,
     "VAE-GAN": _PURPLE,
     "CDP-LR": _TEAL,

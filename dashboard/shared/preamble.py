@@ -90,7 +90,7 @@ def page_data(default_sample: str, *, needs_label: bool | str = False, needs_sen
     swapped_from = None
     if (needs_sensitive and not dataset.sensitive and dataset.name != default_sample
             and is_builtin_sample(dataset)):
-        from dashboard.data.cached import sample_dataset
+        from dashboard.shared.datasets import sample_dataset
 
         swapped_from = dataset.name
         dataset = sample_dataset(default_sample)

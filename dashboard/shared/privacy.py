@@ -12,18 +12,18 @@ import pandas as pd
 import streamlit as st
 
 from core.audit.cases import AuditCase
-from core.privacy.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
-from core.audit.auditor import UNBOUNDED_TEXT
-from core.privacy.release import NoiseSource, release_file_name, release_zip
+from core.privacy.ledger import NEIGHBOURING_RELATION, PrivacyLedger
+from core.audit.result import UNBOUNDED_TEXT
+from core.privacy.release import release_file_name, release_zip
+from core.privacy.noise_source import NoiseSource
 from dashboard.shared.audit_jobs import start_audit
 from dashboard.shared.audit_chart import audit_data, audit_interval
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.job_view import live_job
 from dashboard.shared.present import control_hint, is_presenting
 from dashboard.shared.safe import md
-from dashboard.shared.state import (
-    DATASET_KEY, dataset_token, record_release, released_count, session_total_text, show_error,
-)
+from dashboard.shared.state import DATASET_KEY, dataset_token, show_error
+from dashboard.shared.session_ledger import record_release, released_count, session_total_text
 
 __all__ = ["guarantee_text", "guarantee_box", "audit_panel", "release_download"]
 
@@ -194,7 +194,7 @@ def _chosen_table(frame: pd.DataFrame) -> tuple[str | None, Any]:
     """The chosen dataset's name and public schema when the release's columns are its columns
     (a page that falls back to a sample releases other columns: then neither)."""
     from core.data import Dataset
-    from dashboard.shared.state import current_schema
+    from dashboard.shared.schemas import current_schema
 
     chosen = st.session_state.get(DATASET_KEY)
     if not isinstance(chosen, Dataset) or not set(map(str, frame.columns)) <= set(map(str, chosen.frame.columns)):
@@ -251,30 +251,44 @@ def release_download(key: str, *, method: str, label: str, file_name: str, seed:
                  "and adds this release to the session's privacy ledger."):
         noise = NoiseSource(seed if reproducible else None)
         try:
-            frame, ledger = make_release(noise)
-            chosen_name, chosen_schema = _chosen_table(frame)
-            number = released_count() + 1
-            # the guarantee is in the file name too (core.privacy.release.release_file_name)
-            csv_name = release_file_name(file_name, ledger=ledger, noise=noise, number=number,
-                                         dataset=dataset if dataset is not None else chosen_name)
-            session = record_release(ledger, label)
-            data = release_zip(frame, file_name=csv_name, method=method, ledger=ledger, noise=noise,
-                               session_total=session.total(),
-                               schema=schema if schema is not None else chosen_schema)
+            st.session_state[prepared_key] = _prepare(noise, method=method, label=label, file_name=file_name,
+                                                      settings_key=settings_key, make_release=make_release,
+                                                      dataset=dataset, schema=schema)
         except (ValueError, TypeError) as exc:
             show_error(exc)
             return
-        st.session_state[prepared_key] = {
-            "zip": data, "csv_name": csv_name, "file_name": csv_name[:-4] + ".zip",
-            "guarantee": ledger.describe(), "noise": noise.describe(), "private": noise.private,
-            "dp": ledger.is_dp, "number": released_count(), "settings": settings_key,
-            "label": label,
-        }
     prepared = st.session_state.get(prepared_key)
     if not prepared:
         st.caption("Nothing prepared yet. Each prepared release draws new noise and counts toward "
                    "the session's total budget.")
         return
+    _offer(prepared, key=key, settings_key=settings_key)
+
+
+def _prepare(noise: NoiseSource, *, method: str, label: str, file_name: str, settings_key: Any,
+             make_release: Callable[[NoiseSource], tuple[pd.DataFrame, PrivacyLedger]],
+             dataset: str | None, schema: Any) -> dict[str, Any]:
+    """Draw the release, add it to the session ledger and zip it with its sidecar and README."""
+    frame, ledger = make_release(noise)
+    chosen_name, chosen_schema = _chosen_table(frame)
+    number = released_count() + 1
+    # the guarantee is in the file name too (core.privacy.release.release_file_name)
+    csv_name = release_file_name(file_name, ledger=ledger, noise=noise, number=number,
+                                 dataset=dataset if dataset is not None else chosen_name)
+    session = record_release(ledger, label)
+    data = release_zip(frame, file_name=csv_name, method=method, ledger=ledger, noise=noise,
+                       session_total=session.total(),
+                       schema=schema if schema is not None else chosen_schema)
+    return {
+        "zip": data, "csv_name": csv_name, "file_name": csv_name[:-4] + ".zip",
+        "guarantee": ledger.describe(), "noise": noise.describe(), "private": noise.private,
+        "dp": ledger.is_dp, "number": released_count(), "settings": settings_key,
+        "label": label,
+    }
+
+
+def _offer(prepared: dict[str, Any], *, key: str, settings_key: Any) -> None:
+    """The download of a prepared release, with what it is and whether it is still current."""
     st.download_button(f"Download release {prepared['number']} (CSV) in a zip with its JSON and README",
                        prepared["zip"],
                        file_name=prepared["file_name"], mime="application/zip", key=f"{key}_download")

@@ -1,4 +1,7 @@
-"""Session state shared by all pages: the chosen dataset, the seed, error display.
+"""Session state shared by all pages: the chosen dataset, its roles and results, the seed, error display.
+
+The public schema of each table lives in :mod:`dashboard.shared.schemas`, the session's
+ledger in :mod:`dashboard.shared.session_ledger`, the sidebar in :mod:`dashboard.shared.sidebar`.
 
 Pages read the dataset with :func:`current_dataset` and the seed with :func:`current_seed`;
 they never touch ``st.session_state`` keys of another page.
@@ -10,16 +13,11 @@ from typing import Any
 import streamlit as st
 
 from core.data import Dataset
-from core.privacy.mechanisms import NEIGHBOURING_RELATION, PrivacyLedger
 from core.validation import DataError
-from dashboard.shared import cluster
-from dashboard.shared.present import present_toggle
 from dashboard.shared.safe import md
 
 DATASET_KEY = "pux_dataset"
 SEED_KEY = "pux_seed"
-SESSION_LEDGER_KEY = "pux_session_ledger"
-RELEASES_KEY = "pux_releases"
 DEFAULT_SEED = 0
 #: where the Data page's table comes from; the choice lives in ``pux_data_*`` keys (not
 #: widget keys) so it survives navigation and a link can set it
@@ -46,7 +44,7 @@ def current_dataset(default: str = "supplier") -> Dataset:
     chosen = chosen_dataset()
     if chosen is not None:
         return chosen.without_identifiers()
-    from dashboard.data.cached import sample_dataset
+    from dashboard.shared.datasets import sample_dataset
 
     return sample_dataset(default).without_identifiers()
 
@@ -157,206 +155,6 @@ def role_override_text(dataset: Dataset, *, label: Any = ..., sensitive: Any = .
             "and this choice is dropped when the dataset or its marks change.")
 
 
-def role_defaults(dataset: Dataset | None = None) -> dict[str, Any]:
-    """The Data page's roles for ``dataset`` (default the chosen one, else None for every
-    role): ``{"label": str | None, "sensitive": [..], "identifiers": [..]}``, read from its
-    reviewed public schema (:func:`current_schema`). Every page starts from them."""
-    ds = chosen_dataset() if dataset is None else dataset
-    if ds is None:
-        return {"label": None, "sensitive": [], "identifiers": []}
-    schema = current_schema(ds)
-    return {"label": schema.label, "sensitive": list(schema.sensitive),
-            "identifiers": list(schema.identifiers)}
-
-
-#: the reviewed public schemas of this session, by :func:`schema_key` of their table (a
-#: draft is made once per table and kept, an estimate drawn once and kept)
-SCHEMAS_KEY = "pux_schemas"
-#: bumped by :func:`set_schema`, so widgets that show a schema (the Data page's editor) start
-#: afresh from the new one
-SCHEMA_VERSION_KEY = "pux_schema_version"
-_MAX_SCHEMAS = 8
-_DATA_KEYS: dict[str, str] = {}
-
-
-def schema_key(dataset: Dataset) -> str:
-    """A key for ``dataset``'s table that ignores its roles (name, columns and values).
-
-    Changing the label or the sensitive columns keeps the reviewed schema; another table
-    (another upload, another sample) gets its own. Hashed once per dataset object's
-    fingerprint (a Dataset is immutable).
-    """
-    import hashlib
-
-    import pandas as pd
-
-    fp = dataset.fingerprint()
-    key = _DATA_KEYS.get(fp)
-    if key is None:
-        h = hashlib.sha1()
-        h.update(pd.util.hash_pandas_object(dataset.frame, index=False).values.tobytes())
-        h.update(repr((dataset.name, list(dataset.frame.columns))).encode())
-        key = h.hexdigest()[:16]
-        if len(_DATA_KEYS) > 256:
-            _DATA_KEYS.clear()
-        _DATA_KEYS[fp] = key
-    return key
-
-
-def _schemas() -> dict:
-    store = st.session_state.get(SCHEMAS_KEY)
-    if not isinstance(store, dict):
-        store = st.session_state[SCHEMAS_KEY] = {}
-    return store
-
-
-def _fit_roles(schema: "PublicSchema", dataset: Dataset) -> "PublicSchema":
-    """``schema`` with ``dataset``'s label, sensitive and identifier columns.
-
-    The dataset's roles are the Data page's marks, the one source: a column the schema
-    holds as an identifier that the dataset does not (given a role, or marked "not an
-    identifier") is drafted again as a feature (read from data); a column the dataset marks
-    as an identifier becomes one (declared: the user marked it)."""
-    from dataclasses import replace
-
-    from core.privacy.schema import ColumnSchema, draft_schema
-
-    ids = [c for c in dataset.identifiers if c in schema]
-    if (schema.label == dataset.label and tuple(schema.sensitive) == tuple(dataset.sensitive)
-            and set(schema.identifiers) == set(ids)):
-        return schema
-    cols = []
-    for entry in schema.columns:
-        if entry.kind == "identifier" and entry.name not in ids and entry.name in dataset.frame.columns:
-            entry = draft_schema(dataset.subset([entry.name]), detect=False)[entry.name]
-        elif entry.kind != "identifier" and entry.name in ids:
-            entry = ColumnSchema(entry.name, "identifier", source="declared",
-                                 note="marked as an identifier on the Data page")
-        cols.append(entry)
-    return replace(schema, columns=tuple(cols), label=dataset.label, sensitive=tuple(dataset.sensitive))
-
-
-def current_schema(dataset: Dataset | None = None) -> "PublicSchema":
-    """The public schema of ``dataset`` (default :func:`current_dataset`).
-
-    The one the user reviewed on the Data page for this table, else the shipped schema of a
-    built-in dataset or a draft read from the data (:func:`core.privacy.schema.schema_for`,
-    made once per table and kept in the session), always with the dataset's roles. Every
-    page builds its encoders, bounds and queries from it, never from the rows; a draft's
-    entries say "read from data", so releases built on them say they are not DP.
-    """
-    from core.privacy.schema import PublicSchema, schema_for
-
-    ds = current_dataset() if dataset is None else dataset
-    store = _schemas()
-    key = schema_key(ds)
-    kept = store.get(key)
-    if not isinstance(kept, PublicSchema) or kept.names != list(ds.frame.columns):
-        derived = _from_chosen(ds, store)
-        if derived is not None:  # rows or columns of the reviewed table: its entries hold
-            return _fit_roles(derived, ds)
-        kept = schema_for(ds)
-        _remember(store, key, kept)
-    return _fit_roles(kept, ds)
-
-
-def _from_chosen(ds: Dataset, store: dict) -> "PublicSchema | None":
-    """The reviewed schema of the chosen table restricted to ``ds``'s columns, when ``ds`` is
-    derived from it (same name, a subset of its columns: fewer rows, a column subset).
-
-    Entries say what is public about a column, whatever rows a page keeps, so a page that
-    works on part of the chosen table uses the schema the user reviewed for it. Not stored:
-    a later change on the Data page shows at once.
-    """
-    from dataclasses import replace
-
-    chosen = st.session_state.get(DATASET_KEY)
-    if (not isinstance(chosen, Dataset) or chosen is ds or chosen.name != ds.name
-            or ds.n_rows > chosen.n_rows):
-        return None
-    cols = list(ds.frame.columns)
-    if not set(cols) <= set(chosen.frame.columns):
-        return None
-    parent = store.get(schema_key(chosen))
-    if parent is None:  # the Data page has not drawn it yet (a link): the chosen table's schema
-        parent = current_schema(chosen)
-    if parent is None or not set(cols) <= set(parent.names):
-        return None
-    return replace(parent, columns=tuple(parent[c] for c in cols), label=None, sensitive=())
-
-
-def _remember(store: dict, key: str, schema: "PublicSchema") -> None:
-    store.pop(key, None)
-    store[key] = schema
-    while len(store) > _MAX_SCHEMAS:  # the oldest table's schema goes first
-        store.pop(next(iter(store)))
-
-
-def set_schema(schema: "PublicSchema", dataset: Dataset | None = None) -> None:
-    """Keep ``schema`` (reviewed on the Data page) for ``dataset`` (default the current one).
-
-    Raises
-    ------
-    TypeError
-        ``schema`` is not a PublicSchema.
-    ValueError
-        Its columns are not the table's.
-    """
-    from core.privacy.schema import PublicSchema
-
-    if not isinstance(schema, PublicSchema):
-        raise TypeError(f"schema must be a PublicSchema, got {type(schema).__name__}.")
-    ds = current_dataset() if dataset is None else dataset
-    if schema.names != list(ds.frame.columns):
-        raise ValueError("The schema's columns are not the table's: it describes another table.")
-    _remember(_schemas(), schema_key(ds), schema)
-    st.session_state[SCHEMA_VERSION_KEY] = schema_version() + 1
-
-
-def schema_version() -> int:
-    """How many times this session's schemas were set (widgets key on it)."""
-    return int(st.session_state.get(SCHEMA_VERSION_KEY, 0))
-
-
-#: the Data page's identifier marks, by :func:`schema_key` of the table (kept per dataset)
-IDENTIFIERS_KEY = "pux_identifiers"
-
-
-def identifiers_widget_key(dataset: Dataset) -> str:
-    """The key of the Data page's identifier picker for ``dataset``'s table."""
-    return f"data_identifiers_{schema_key(dataset)}"
-
-
-def marked_identifiers(dataset: Dataset) -> tuple[str, ...] | None:
-    """The identifier columns the user marked on the Data page for ``dataset``'s table, or
-    None when the user has not changed what loading found."""
-    store = st.session_state.get(IDENTIFIERS_KEY)
-    kept = store.get(schema_key(dataset)) if isinstance(store, dict) else None
-    return None if kept is None else tuple(c for c in kept if c in dataset.frame.columns)
-
-
-def set_identifiers(dataset: Dataset, identifiers: Any) -> Dataset:
-    """Mark ``identifiers`` as the identifier columns of ``dataset``'s table (the Data page's
-    override, kept for this table for the session); returns the dataset with them, which
-    becomes the chosen one when ``dataset`` is (or is the same table as) the chosen one.
-
-    Raises
-    ------
-    DataError
-        A column is not in the table, or has another role (label, sensitive).
-    """
-    new = dataset.with_identifiers(identifiers)
-    store = st.session_state.get(IDENTIFIERS_KEY)
-    if not isinstance(store, dict):
-        store = st.session_state[IDENTIFIERS_KEY] = {}
-    store[schema_key(dataset)] = tuple(new.identifiers)
-    st.session_state.pop(identifiers_widget_key(dataset), None)  # the picker starts from the marks
-    chosen = chosen_dataset()
-    if chosen is not None and schema_key(chosen) == schema_key(dataset):
-        set_dataset(new)
-    return new
-
-
 def user_chose_dataset() -> bool:
     """True once the user picked a dataset on the Data page."""
     return isinstance(st.session_state.get(DATASET_KEY), Dataset)
@@ -385,7 +183,7 @@ def choose_linked_dataset(name: str, *, label: Any, sensitive: Any) -> bool:
     (``...`` for either role keeps the dataset's own); False when this server cannot
     provide it (the dataset in use is kept)."""
     from core.data import SAMPLES
-    from dashboard.data.cached import public_available, public_dataset, sample_dataset
+    from dashboard.shared.datasets import public_available, public_dataset, sample_dataset
 
     try:
         if name in SAMPLES:
@@ -413,42 +211,6 @@ def current_seed() -> int:
     return int(st.session_state.get(SEED_KEY, DEFAULT_SEED))
 
 
-def session_ledger() -> PrivacyLedger:
-    """Everything this session has released (downloaded), composed sequentially."""
-    ledger = st.session_state.get(SESSION_LEDGER_KEY)
-    if not isinstance(ledger, PrivacyLedger):
-        ledger = st.session_state[SESSION_LEDGER_KEY] = PrivacyLedger()
-    return ledger
-
-
-def record_release(ledger: PrivacyLedger, label: str) -> PrivacyLedger:
-    """Add one release that leaves the app to the session's ledger; returns the session's."""
-    session = session_ledger()
-    n = st.session_state.get(RELEASES_KEY, 0) + 1
-    st.session_state[RELEASES_KEY] = n
-    session.extend(ledger, prefix=f"release {n} ({label})")
-    return session
-
-
-def released_count() -> int:
-    """How many releases this session has prepared for download."""
-    return int(st.session_state.get(RELEASES_KEY, 0))
-
-
-def session_total_text() -> str:
-    """'Released this session: epsilon = 3 over 2 releases' for the sidebar."""
-    n = released_count()
-    if n == 0:
-        return "Released this session: nothing yet (epsilon = 0)."
-    ledger = session_ledger()
-    if not ledger.is_dp:
-        return (f"Released this session: {n} release(s), at least one not differentially private, "
-                "so the session has no overall guarantee.")
-    eps, dlt = ledger.total()
-    return (f"Released this session: epsilon = {eps:.4g}" + (f", delta = {dlt:.2g}" if dlt else "")
-            + f" over {n} release(s) (sequential composition).")
-
-
 def show_error(exc: BaseException) -> None:
     """Show one sentence for a problem with the user's data or settings, never a traceback.
 
@@ -463,12 +225,6 @@ def show_error(exc: BaseException) -> None:
         st.caption(f"Detail ({type(exc).__name__}): {md(str(exc)[:300])}")
 
 
-def _describe(dataset: Dataset | None) -> str:
-    if not isinstance(dataset, Dataset):
-        return "Chosen dataset: none yet, each page uses its built-in sample (choose one on the Data page)."
-    return f"Chosen dataset: **{md(dataset.name)}** · {roles_text(dataset)}"
-
-
 def roles_text(dataset: Dataset) -> str:
     """'1,160 rows · label listed · sensitive none' for captions (names escaped for markdown),
     with ' · identifiers id (left out)' when the dataset marks any."""
@@ -480,40 +236,3 @@ def roles_text(dataset: Dataset) -> str:
     return text
 
 
-def render_sidebar():
-    """The sidebar shown on every page: the seed, and a slot for the dataset in use.
-
-    Returns a callable that fills the dataset slot; the app calls it after the page ran,
-    so the slot shows the dataset the page just chose.
-    """
-    with st.sidebar:
-        slot = st.empty()
-        st.number_input(
-            "Seed",
-            min_value=0,
-            max_value=2**31 - 1,
-            value=DEFAULT_SEED,
-            step=1,
-            key=SEED_KEY,
-            help="Every random draw shown on the pages (noise, splits, training) follows this seed: "
-            "the same seed gives the same picture. Releases you download draw fresh noise instead, "
-            "unless you tick 'reproducible (not private)'.",
-        )
-        present_toggle()
-        problem = cluster.prepare()
-        if problem is not None:
-            st.error(problem, icon=":material/cloud_off:")
-        elif cluster.where() is not None:
-            st.caption(cluster.where())
-        with st.expander("Privacy model", icon=":material/policy:"):
-            st.caption("**Neighbouring relation.** " + NEIGHBOURING_RELATION)
-            st.caption("Every epsilon on the pages is the total a method's privacy ledger reports under "
-                       "this relation; methods without a guarantee say 'not differentially private'. "
-                       "Each method page has a privacy audit that measures a lower bound on epsilon.")
-
-    def fill() -> None:
-        with slot.container():
-            st.caption(_describe(st.session_state.get(DATASET_KEY)))
-            st.caption(session_total_text())
-
-    return fill

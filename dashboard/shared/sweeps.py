@@ -17,13 +17,11 @@ thread before), and report progress with time left through :mod:`core.runtime.pr
 """
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 from core.runtime.progress import Progress
+from dashboard.shared.cache import BoundedCache
 from dashboard.shared.jobs import BackgroundJob, JobPool, run_in_child
 
 __all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "SETUPS", "sweep_or_job"]
@@ -48,34 +46,22 @@ class Sweep:
 
 
 class FinishedResults:
-    """A small LRU of finished sweep results (``max_entries``, ``ttl`` seconds), shared
-    read-only by every session: callers get a copy."""
+    """Finished sweep results (``max_entries``, ``ttl`` seconds), shared read-only by every
+    session: callers get a copy. A :class:`dashboard.shared.cache.BoundedCache`."""
 
     def __init__(self, max_entries: int = 32, ttl: float = 3600.0) -> None:
         self.max_entries, self.ttl = int(max_entries), float(ttl)
-        self._items: "OrderedDict[Hashable, tuple[float, Any]]" = OrderedDict()
-        self._lock = threading.Lock()
+        self._items = BoundedCache(self.max_entries, ttl=self.ttl)
 
     def get(self, key: Hashable) -> Any | None:
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is None or time.monotonic() - hit[0] >= self.ttl:
-                self._items.pop(key, None)
-                return None
-            self._items.move_to_end(key)
-            value = hit[1]
-        return _copy(value)
+        value = self._items.get(key)
+        return None if value is None else _copy(value)
 
     def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._items[key] = (time.monotonic(), value)
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
+        self._items.put(key, value)
 
     def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
+        self._items.clear()
 
 
 def _copy(value: Any) -> Any:

@@ -17,14 +17,17 @@ from core.audit.cases import AuditCase, sskm_paper_case, sskm_sound_case, sskm_s
 from core.papers.claim import Claim
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.ledger import PrivacyLedger
 from core.runtime.progress import Progress, stage
-from core.privacy.release import NoiseSource
+from core.privacy.noise_source import NoiseSource
 from core.sskm import claims, sweeps
 from core.sskm.connection import mic_connections
-from core.sskm.publisher import SSKMDP
+from core.sskm.paper_publisher import PaperSSKMDP
+from core.sskm.publisher_base import SSKMPublisherBase
+from core.sskm.sound import SSKMDP
+from core.sskm.variants import sskm_variant
 from core.sskm.references import RANDOM, RAW, reference_sentences  # noqa: F401 - for the page
-from core.sskm.reproduce import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
+from core.sskm.paper import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.shared.cache import TTL
 from dashboard.shared.sweeps import Sweep
 
@@ -43,23 +46,26 @@ def table(dataset: Dataset, columns: tuple[str, ...]) -> pd.DataFrame:
 def _fitted(progress: Progress, *, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
             params: dict, max_rows: int, seed: int, mode: str,
             bounds: tuple[tuple[str, float, float], ...], schema: PublicSchema | None = None,
-            map_fit: str = "noisy", reference: pd.DataFrame | None = None) -> SSKMDP:
+            map_fit: str = "noisy", reference: pd.DataFrame | None = None) -> SSKMPublisherBase:
+    publisher = sskm_variant(mode)
     frame = table(dataset, columns)
-    # the sound mode computes MIC itself (for information only); the paper's reads every row
+    # the sound publisher computes MIC itself (for information only); the paper's reads every row
     conn = None
-    if mode == "paper":
+    if publisher is PaperSSKMDP:
         conn = mic_connections(frame, sensitive, threshold=0.0, max_rows=max_rows, random_state=seed,
                                progress=stage(progress, 0.0, 0.2, "Measuring connections (MIC)"))
-    sound_schema = schema if mode == "sound" else None
+    sound_schema = schema if publisher is SSKMDP else None
     user_bounds = None if sound_schema is not None else ({c: (lo, hi) for c, lo, hi in bounds} or None)
-    reference_map = mode == "sound" and map_fit == "reference" and reference is not None
-    # the paper mode scales on the data (or the user's bounds) and reads the schema only to leave
-    # its identifiers out
-    pub = SSKMDP(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mode=mode, mic_max_rows=max_rows,
-                 bounds=user_bounds, schema=schema, map_fit="reference" if reference_map else "noisy",
-                 random_state=seed, **params)
+    # the paper's publisher scales on the data (or the user's bounds) and reads the schema only to
+    # leave its identifiers out
+    common = dict(epsilon=1.0, sensitive=sensitive, cs_threshold=0.0, mic_max_rows=max_rows, bounds=user_bounds,
+                  schema=schema, random_state=seed, **params)
+    if publisher is PaperSSKMDP:
+        return PaperSSKMDP(**common).fit(frame, connections=conn, progress=stage(progress, 0.2, 1.0))
+    reference_map = map_fit == "reference" and reference is not None
+    pub = SSKMDP(**common, map_fit="reference" if reference_map else "noisy")
     return pub.fit(frame, connections=conn, reference=reference if reference_map else None,
-                   progress=stage(progress, 0.2 if mode == "paper" else 0.0, 1.0))
+                   progress=stage(progress, 0.0, 1.0))
 
 
 def fitted(key: tuple, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
@@ -70,7 +76,7 @@ def fitted(key: tuple, dataset: Dataset, columns: tuple[str, ...], sensitive: tu
     """An SSKM_DP publisher with its map and MIC ready (no release noise drawn yet), as a
     setup job (``key`` names every input: the page's fit key; put the schema's JSON in it).
 
-    ``schema`` (the session's public schema, :func:`dashboard.shared.state.current_schema`) gives the
+    ``schema`` (the session's public schema, :func:`dashboard.shared.schemas.current_schema`) gives the
     sound mode its bounds and category lists; entries read from the data make the release
     say it is not differentially private. ``bounds`` holds (column, lo, hi) bounds the user
     gave for the paper mode (which otherwise scales on the data). ``map_fit="reference"``
@@ -123,7 +129,7 @@ def parse_bounds(edited: pd.DataFrame) -> tuple[tuple[str, float, float], ...]:
     return tuple(out)
 
 
-def protected_key(pub: SSKMDP, cs_threshold: float) -> tuple[str, ...]:
+def protected_key(pub: SSKMPublisherBase, cs_threshold: float) -> tuple[str, ...]:
     """What a release at ``cs_threshold`` depends on: the protected attributes.
 
     The paper mode noises the attributes protected at CS_Tsh; two thresholds that protect
@@ -131,12 +137,12 @@ def protected_key(pub: SSKMDP, cs_threshold: float) -> tuple[str, ...]:
     attribute whatever the threshold. The release caches are keyed on this, not on the
     threshold, so a CS_Tsh step that changes no protected attribute recomputes nothing.
     """
-    if pub.mode_ != "paper":
+    if not isinstance(pub, PaperSSKMDP):
         return ("<all attributes>",) + tuple(pub.table_.columns)
     return tuple(pub.connections_.with_threshold(float(cs_threshold)).protected)
 
 
-def release(fingerprint: str, pub: SSKMDP, key: tuple, epsilon: float, cs_threshold: float,
+def release(fingerprint: str, pub: SSKMPublisherBase, key: tuple, epsilon: float, cs_threshold: float,
             seed: int) -> dict:
     """One release: the published frame, its CSV, MSE, RL, ledger and noise scales.
 
@@ -148,7 +154,7 @@ def release(fingerprint: str, pub: SSKMDP, key: tuple, epsilon: float, cs_thresh
 
 
 @st.cache_data(max_entries=16, ttl=TTL, show_spinner=False)
-def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
+def _release_cached(fingerprint: str, _pub: SSKMPublisherBase, key: tuple, epsilon: float,
                     protected: tuple[str, ...], seed: int, _cs_threshold: float) -> dict:
     mine = copy.copy(_pub)
     frame = mine.publish(epsilon=epsilon, cs_threshold=_cs_threshold, random_state=seed)
@@ -167,7 +173,7 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
         "assumptions": list(mine.ledger_.assumptions),
         "clusters": int(np.count_nonzero(mine.row_counts_)),
         # the release's map (sound mode, noisy map: drawn for this release; else the fitted one)
-        "som": getattr(mine, "release_som_", None) if mine.mode_ == "sound" else None,
+        "som": getattr(mine, "release_som_", None) if isinstance(mine, SSKMDP) else None,
         "row_counts": np.asarray(mine.row_counts_).copy(),
         "neurons": np.asarray(mine.clusters_).copy(),
         "noise": pd.DataFrame({"neuron": mine.clusters_, "rows released": mine.row_counts_,
@@ -175,14 +181,14 @@ def _release_cached(fingerprint: str, _pub: SSKMDP, key: tuple, epsilon: float,
     }
 
 
-def _epsilon_curve(progress, *, pub: SSKMDP, epsilons: tuple[float, ...], repetitions: int,
+def _epsilon_curve(progress, *, pub: SSKMPublisherBase, epsilons: tuple[float, ...], repetitions: int,
                    cs_threshold: float, seed: int) -> pd.DataFrame:
     """The epsilon curve's releases (in a worker process)."""
     return sweeps.epsilon_curve(pub, epsilons=epsilons, repetitions=repetitions, cs_threshold=cs_threshold,
                                 random_state=seed, progress=progress)
 
 
-def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
+def epsilon_curve(fingerprint: str, pub: SSKMPublisherBase, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
                   repetitions: int, seed: int) -> Sweep:
     """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws), as
     a sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
@@ -193,14 +199,14 @@ def epsilon_curve(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float
                  "Measuring MSE and linkage over epsilon")
 
 
-def _baselines(progress, *, pub: SSKMDP, epsilon: float, a_values: tuple[int, ...], repetitions: int,
+def _baselines(progress, *, pub: SSKMPublisherBase, epsilon: float, a_values: tuple[int, ...], repetitions: int,
                cs_threshold: float, seed: int) -> pd.DataFrame:
     """MDAV, MDAV_DP, IDP-KMeans and SSKM_DP's MSE (in a worker process)."""
     return sweeps.baselines_vs_clusters(pub, epsilon=epsilon, a_values=a_values, repetitions=repetitions,
                                         cs_threshold=cs_threshold, random_state=seed, progress=progress)
 
 
-def baselines(fingerprint: str, pub: SSKMDP, key: tuple, cs_threshold: float, epsilon: float,
+def baselines(fingerprint: str, pub: SSKMPublisherBase, key: tuple, cs_threshold: float, epsilon: float,
               a_values: tuple[int, ...], repetitions: int, seed: int) -> Sweep:
     """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count, as a
     sweep job. Keyed on the protected set (:func:`protected_key`), not on CS_Tsh."""
@@ -298,7 +304,7 @@ def sensitive_indicator(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, s
     return (s == top).to_numpy(dtype=float), f"{column} = {top}"
 
 
-def download_release(pub: SSKMDP, epsilon: float, cs_threshold: float,
+def download_release(pub: SSKMPublisherBase, epsilon: float, cs_threshold: float,
                      noise: NoiseSource) -> tuple[pd.DataFrame, PrivacyLedger]:
     """A release for download: noise from ``noise`` (fresh entropy unless reproducible)."""
     mine = copy.copy(pub)
@@ -306,7 +312,7 @@ def download_release(pub: SSKMDP, epsilon: float, cs_threshold: float,
     return frame, mine.ledger_
 
 
-def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
+def audit_case(pub: SSKMPublisherBase, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
                epsilon: float, cs_threshold: float, seed: int) -> AuditCase | list[AuditCase]:
     """The page's audit. Sound mode: the noise step's pair and the pipeline pair that moves
     every step before the noise at once (one record far out of range on every numeric column
@@ -315,7 +321,7 @@ def audit_case(pub: SSKMDP, dataset: Dataset, columns: tuple[str, ...], sensitiv
     Each sound case runs the whole release per run (noisy map included). Paper mode: the
     paper's mechanism run whole."""
     frame = table(dataset, columns)
-    if pub.mode_ == "sound":
+    if isinstance(pub, SSKMDP):
         return [sskm_sound_case(pub, frame, epsilon=epsilon)] + sskm_sound_pipeline_cases(
             pub, frame, epsilon=epsilon, columns=())
     return sskm_paper_case(frame, sensitive=sensitive, epsilon=epsilon, cs_threshold=cs_threshold,
@@ -333,30 +339,30 @@ def feature_columns(dataset: Dataset, schema: PublicSchema | None = None) -> lis
     return [c for c in dataset.frame.columns if c != dataset.label and c not in ids]
 
 
-def _som(pub: SSKMDP, som=None):
+def _som(pub: SSKMPublisherBase, som=None):
     return pub.som_ if som is None else som
 
 
-def u_matrix(pub: SSKMDP, som=None) -> tuple[np.ndarray, str]:
+def u_matrix(pub: SSKMPublisherBase, som=None) -> tuple[np.ndarray, str]:
     """The U-matrix (mean distance of each neuron to its neighbours) and its colour-bar title;
     ``som`` (a release's map) replaces the fitted one."""
     return _som(pub, som).u_matrix(), "mean distance"
 
 
-def hit_map(pub: SSKMDP, som=None) -> tuple[np.ndarray, str]:
+def hit_map(pub: SSKMPublisherBase, som=None) -> tuple[np.ndarray, str]:
     """Rows won by each neuron (NaN for a neuron that won none, drawn grey) and the colour-bar title."""
     hits = _som(pub, som).hit_map().astype(float)
     return np.where(hits > 0, hits, np.nan), "rows"
 
 
-def component_plane(pub: SSKMDP, columns: tuple[str, ...] | list[str], attribute: str,
+def component_plane(pub: SSKMPublisherBase, columns: tuple[str, ...] | list[str], attribute: str,
                     som=None) -> tuple[np.ndarray, str]:
     """The (min-max scaled) weight of ``attribute`` at each neuron and the colour-bar title;
     ``columns`` are the published attributes in the order the map was fitted on."""
     return _som(pub, som).component_plane(list(columns).index(attribute)), f"{attribute} (scaled)"
 
 
-def sensitive_share(pub: SSKMDP, column: str, som=None) -> tuple[np.ndarray, str, str]:
+def sensitive_share(pub: SSKMPublisherBase, column: str, som=None) -> tuple[np.ndarray, str, str]:
     """Per neuron, the share of the rows it wins that have the indicator of ``column``
     (:func:`sensitive_indicator`); with the colour-bar title and the indicator's text."""
     frame = pub.table_.decode(pub.table_.X)
@@ -374,18 +380,18 @@ def released_rows(result: dict, rows: int, cols: int) -> tuple[np.ndarray, str]:
     return grid.reshape(int(rows), int(cols)), "rows released"
 
 
-def references(fingerprint: str, pub: SSKMDP, key: tuple, seed: int, repetitions: int = 5) -> pd.DataFrame:
+def references(fingerprint: str, pub: SSKMPublisherBase, key: tuple, seed: int, repetitions: int = 5) -> pd.DataFrame:
     """The raw table's and a random release's MSE and RL on the fitted records
     (:func:`core.sskm.sweeps.release_references`), cached per fit."""
     return _references_cached(fingerprint, pub, key, int(seed), int(repetitions))
 
 
 @st.cache_data(max_entries=16, ttl=TTL, show_spinner=False)
-def _references_cached(fingerprint: str, _pub: SSKMDP, key: tuple, seed: int, repetitions: int) -> pd.DataFrame:
+def _references_cached(fingerprint: str, _pub: SSKMPublisherBase, key: tuple, seed: int, repetitions: int) -> pd.DataFrame:
     return sweeps.release_references(_pub, repetitions=repetitions, max_rows=1500, random_state=seed)
 
 
-def map_quality(pub: SSKMDP) -> dict[str, float | int]:
+def map_quality(pub: SSKMPublisherBase) -> dict[str, float | int]:
     """Quantisation and topographic error on the rows the map was fitted on, and the
     number of clusters (non-empty neurons)."""
     som = pub.som_

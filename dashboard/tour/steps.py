@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.audit.auditor import AuditResult
+from core.audit.result import AuditResult
 from core.papers.claim import Claim
 from core.evaluation.metrics import below_reference
 from dashboard.shared import audit_chart as audit_charts

@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from core.compare.run import METHODS
+from core.compare.registry import METHODS
 from core.compare.config import CompareConfig, load_dataset, run_config
 from core.data import load_sample
 from dashboard.compare.report import build_report, package_versions, runs_csv, summary_csv

@@ -106,7 +106,7 @@ def test_a_step_without_progress_of_its_own_returns_its_value_and_error():
 
 def test_the_read_estimate_follows_the_last_big_read():
     from core.data import load_sample
-    from dashboard.data import cached
+    from dashboard.shared import datasets as cached
 
     content = cached.csv_bytes(load_sample("census"))
     content = content + b"".join(content.split(b"\n", 1)[1] for _ in range(int(2e6 // len(content)) + 1))

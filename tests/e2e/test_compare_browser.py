@@ -154,7 +154,7 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
 
     # the saved settings rerun from the command line, with the uploaded file, to the same numbers
     done = subprocess.run(
-        [sys.executable, "-m", "core.cli", "compare", "--config", str(config_path), "--csv", str(csv),
+        [sys.executable, "-m", "dashboard.cli", "compare", "--config", str(config_path), "--csv", str(csv),
          "--out", str(tmp_path / "rerun.html"), "--json", str(tmp_path / "rerun.json")],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )

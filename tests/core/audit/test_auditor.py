@@ -1,5 +1,6 @@
 """The neighbouring-dataset auditor: right mechanisms pass, mutants with too little noise
-are flagged, the pair helpers build neighbours without touching the original.
+are flagged; the result, the ceiling and the grid check say what was measured (the pair
+builders are tested in test_pairs.py, test_pipeline_pairs.py and test_hub_pair.py).
 
 Every audit has a fixed ``random_state``, so its bound is a fixed number; the margins below
 (measured, noted beside each test) are far from the claim in both directions.
@@ -10,27 +11,13 @@ import math
 import threading
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from core.audit.auditor import (
-    NEW_CATEGORY,
-    AuditResult,
-    NeighbouringPair,
-    audit,
-    audit_ceiling,
-    extreme_record,
-    flip_value,
-    held_out_pair,
-    hub_record_pair,
-    new_category_pair,
-    off_grid_share,
-    out_of_range_pair,
-    replace_pair,
-    replace_record,
-)
-from core.correlation.records import correlated_sensitivity
-from core.privacy.schema import ColumnSchema, PublicSchema
+from core.audit.auditor import audit
+from core.audit.grid import off_grid_share
+from core.audit.bounds import audit_ceiling
+from core.audit.result import AuditResult
+from core.audit.pairs import NeighbouringPair, replace_pair
 from core.runtime.experiments import map_seeds
 from core.privacy.mechanisms import gaussian, krr, laplace
 
@@ -254,84 +241,6 @@ def test_pairs_of_different_sizes_are_not_neighbours():
         audit(laplace_sum, pair, claimed_epsilon=EPS, random_state=0)
 
 
-# --------------------------------------------------------------------------- pairs
-
-
-def test_replace_record_in_an_array_copies():
-    X = np.arange(6).reshape(3, 2)
-    out = replace_record(X, 1, [0.5, 9])
-    assert out[1].tolist() == [0.5, 9.0] and out[0].tolist() == [0, 1]
-    assert X[1].tolist() == [2, 3]  # original untouched (and its int dtype kept)
-
-
-def test_replace_record_in_a_frame_from_dict_series_or_sequence():
-    df = pd.DataFrame({"age": [30, 40, 50], "job": ["x", "y", "x"]})
-    before = df.copy()
-    for record in ({"age": 99.5, "job": "z"}, pd.Series({"job": "z", "age": 99.5}), [99.5, "z"]):
-        out = replace_record(df, 2, record)
-        assert out.iloc[2].tolist() == [99.5, "z"]
-        assert out.iloc[:2].equals(df.iloc[:2].astype({"age": float}))
-    pd.testing.assert_frame_equal(df, before)
-
-
-def test_replace_record_in_a_frame_needs_every_column():
-    df = pd.DataFrame({"age": [30, 40], "job": ["x", "y"]})
-    with pytest.raises(ValueError, match="every column"):
-        replace_record(df, 0, {"age": 1})
-
-
-def test_replace_record_in_x_y_replaces_features_and_label():
-    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 0])
-    X2, y2 = replace_record((X, y), 3, ([1.0, 2.0], 1))
-    assert X2[3].tolist() == [1.0, 2.0] and y2.tolist() == [0, 1, 0, 1]
-    assert not X.any() and y.tolist() == [0, 1, 0, 0]
-
-
-def test_replace_record_refuses_an_index_outside_the_data():
-    with pytest.raises(ValueError, match="between 0 and n - 1"):
-        replace_record(np.zeros((3, 2)), 3, [0, 0])
-
-
-def test_extreme_record_of_an_array_is_the_column_max_or_the_given_bound():
-    X = np.array([[1.0, -5.0], [3.0, 2.0]])
-    assert extreme_record(X).tolist() == [3.0, 2.0]
-    assert extreme_record(X, towards="lower").tolist() == [1.0, -5.0]
-    assert extreme_record(X, bounds=(0.0, [10.0, 20.0])).tolist() == [10.0, 20.0]
-
-
-def test_extreme_record_of_a_frame_takes_the_rarest_category():
-    df = pd.DataFrame({"age": [30, 40, 50, 20], "job": ["x", "y", "x", "x"]})
-    assert extreme_record(df) == {"age": 50, "job": "y"}
-    assert extreme_record(df, bounds={"age": (17, 90)}, towards="lower") == {"age": 17.0, "job": "y"}
-
-
-def test_extreme_record_of_x_y_takes_the_rarest_label():
-    X, y = np.array([[0.0], [4.0], [2.0]]), np.array(["no", "yes", "no"])
-    x_row, label = extreme_record((X, y))
-    assert x_row.tolist() == [4.0] and label == "yes"
-
-
-def test_flip_value_defaults_to_the_rarest_other_value():
-    df = pd.DataFrame({"job": ["x", "y", "x", "z", "z"], "age": [1, 2, 3, 4, 5]})
-    out = flip_value(df, 0, "job")
-    assert out["job"].tolist() == ["y", "y", "x", "z", "z"]
-    assert flip_value(df, 1, "age", 99)["age"].tolist() == [1, 99, 3, 4, 5]
-    assert df["job"].tolist() == ["x", "y", "x", "z", "z"]
-
-
-def test_flip_value_needs_another_value():
-    with pytest.raises(ValueError, match="no value other"):
-        flip_value(pd.DataFrame({"c": ["a", "a"]}), 0, "c")
-
-
-def test_replace_pair_defaults_to_the_extreme_record():
-    X = np.array([[1.0, 0.0], [3.0, 2.0], [2.0, 1.0]])
-    pair = replace_pair(X, 0)
-    assert pair.d0 is X and pair.d1[0].tolist() == [3.0, 2.0]
-    assert np.array_equal(pair.d1[1:], X[1:])
-    assert pair.description.startswith("record 0 replaced by the extreme record")
-
-
 # --------------------------------------------------------------------------- map_seeds
 
 
@@ -461,146 +370,3 @@ def test_a_grid_check_needs_numeric_outputs():
     with pytest.raises(TypeError, match="numbers"):
         audit(lambda d, random_state: {"x": 1.0}, SUM_PAIR, claimed_epsilon=EPS, statistic=lambda o: o["x"],
               runs=20, random_state=0, grid=1.0)
-
-
-# --------------------------------------------------------------------------- pipeline pairs
-
-FRAME = pd.DataFrame({
-    "age": [23, 35, 47, 52, 61, 29, 90, 17],
-    "income": [1.5, 2.0, 3.5, 0.5, 4.0, 2.5, 1.0, 3.0],
-    "job": ["a", "b", "a", "c", "b", "a", "c", "b"],
-})
-
-
-def _only_difference(pair: NeighbouringPair) -> list[tuple[int, str]]:
-    d0, d1 = pair.d0, pair.d1
-    assert len(d0) == len(d1) and list(d0.columns) == list(d1.columns)
-    return [(i, c) for i in range(len(d0)) for c in d0.columns if d0[c].iloc[i] != d1[c].iloc[i]]
-
-
-def test_new_category_pair_brings_a_category_the_other_side_lacks():
-    pair = new_category_pair(FRAME, "job", index=2)
-    assert _only_difference(pair) == [(2, "job")]
-    assert pair.d1["job"].iloc[2] == NEW_CATEGORY and NEW_CATEGORY not in set(FRAME["job"])
-    assert "new category" in pair.description and pair.d0 is FRAME
-
-
-def test_new_category_pair_takes_a_declared_category_the_data_lacks():
-    schema = PublicSchema((ColumnSchema("job", "categorical", categories=("a", "b", "c", "d")),))
-    pair = new_category_pair(FRAME, "job", schema=schema)
-    assert pair.d1["job"].iloc[0] == "d" and "declared category" in pair.description
-
-
-def test_new_category_pair_ignores_a_list_read_from_the_data():
-    schema = PublicSchema((ColumnSchema("job", "categorical", categories=("a", "b", "c", "d"),
-                                        source="read from data"),))
-    assert new_category_pair(FRAME, "job", schema=schema).d1["job"].iloc[0] == NEW_CATEGORY
-
-
-def test_new_category_pair_on_integer_codes_adds_a_code_above_them():
-    pair = new_category_pair(FRAME, "age", index=1)
-    assert pair.d1["age"].iloc[1] == 91 and _only_difference(pair) == [(1, "age")]
-
-
-def test_out_of_range_pair_puts_a_value_far_above_the_observed_range():
-    pair = out_of_range_pair(FRAME, "age", factor=10, index=3)
-    assert _only_difference(pair) == [(3, "age")]
-    assert pair.d1["age"].iloc[3] == 90 + 10 * (90 - 17) and pair.d1["age"].dtype.kind == "i"
-    assert "above its maximum 90" in pair.description
-
-
-def test_out_of_range_pair_on_a_constant_column_uses_its_magnitude():
-    frame = pd.DataFrame({"x": [2.0, 2.0, 2.0]})
-    assert out_of_range_pair(frame, "x", factor=3).d1["x"].iloc[0] == 2.0 + 3 * 2.0
-
-
-@pytest.mark.parametrize("call, error", [
-    (lambda: out_of_range_pair(FRAME, "job"), ValueError),
-    (lambda: out_of_range_pair(FRAME, "nope"), ValueError),
-    (lambda: out_of_range_pair(FRAME, "age", factor=0), ValueError),
-    (lambda: out_of_range_pair(FRAME, "age", factor="10"), TypeError),
-    (lambda: out_of_range_pair(FRAME.to_numpy(), "age"), TypeError),
-    (lambda: new_category_pair(FRAME, 3), TypeError),
-    (lambda: new_category_pair(FRAME, "job", index=8), ValueError),
-    (lambda: new_category_pair(FRAME, "job", schema={"job": ["a"]}), TypeError),
-])
-def test_pipeline_pairs_refuse_bad_arguments_in_words(call, error):
-    with pytest.raises(error):
-        call()
-
-
-def test_held_out_pair_moves_a_held_out_record_on_every_column():
-    pair = held_out_pair(FRAME, [5, 2])
-    diff = _only_difference(pair)
-    assert {i for i, _ in diff} == {2} and {c for _, c in diff} == {"age", "income", "job"}
-    assert pair.d1["age"].iloc[2] > FRAME["age"].max() and pair.d1["job"].iloc[2] not in set(FRAME["job"])
-    assert "held-out record 2" in pair.description
-
-
-def test_held_out_pair_keeps_to_the_columns_named_and_the_record_chosen():
-    pair = held_out_pair(FRAME, np.array([1, 4]), index=4, columns=["income"])
-    assert _only_difference(pair) == [(4, "income")]
-
-
-@pytest.mark.parametrize("hold, kw, error", [
-    ([], {}, ValueError), ([9], {}, ValueError), ([1, 2], dict(index=3), ValueError),
-    ([0.5], {}, TypeError), ("1", {}, TypeError), ([1], dict(columns="age"), TypeError),
-])
-def test_held_out_pair_refuses_bad_splits(hold, kw, error):
-    with pytest.raises(error):
-        held_out_pair(FRAME, hold, **kw)
-
-
-def correlated_records(seed: int = 0, *, close: int = 15, n: int = 60, m: int = 20) -> np.ndarray:
-    """``close`` records near one profile (each correlated about 0.85 with it, about 0.7 with
-    each other: below delta0 = 0.8) among independent ones: CS stays small until a record at
-    the profile joins them all."""
-    rng = np.random.default_rng(seed)
-    u = rng.normal(size=m)
-    u = (u - u.mean()) / u.std()
-    return np.vstack([u + rng.normal(scale=0.7, size=(close, m)), rng.normal(size=(n - close, m))])
-
-
-HUB_X = correlated_records()
-
-
-def test_hub_record_pair_raises_the_correlated_sensitivity():
-    pair = hub_record_pair(HUB_X, threshold=0.8)
-    rows = np.flatnonzero((pair.d0 != pair.d1).any(axis=1))
-    assert len(rows) == 1 and pair.d1.shape == HUB_X.shape
-    cs0 = correlated_sensitivity(pair.d0, threshold=0.8, scheduler="").correlated
-    cs1 = correlated_sensitivity(pair.d1, threshold=0.8, scheduler="").correlated
-    assert cs0 < 3 and cs1 > 3 * cs0
-    assert f"CS {cs0:.4g} -> {cs1:.4g}" in pair.description
-
-
-def test_hub_record_pair_keeps_the_declared_group_bound():
-    pair = hub_record_pair(HUB_X, threshold=0.8, max_group_size=6)
-    report = correlated_sensitivity(pair.d1, threshold=0.8, scheduler="")
-    assert report.group <= 6 and report.correlated > correlated_sensitivity(HUB_X, threshold=0.8).correlated
-
-
-def test_hub_record_pair_refuses_a_table_that_breaks_the_declared_bound():
-    with pytest.raises(ValueError, match="declared bound 2"):
-        hub_record_pair(HUB_X, threshold=0.8, max_group_size=2)
-
-
-def test_hub_record_pair_on_a_frame_with_labels_replaces_one_record():
-    X = pd.DataFrame(HUB_X[:, :8], columns=[f"x{j}" for j in range(8)]).assign(kind="k")
-    y = pd.Series(np.arange(len(X)) % 2)
-    pair = hub_record_pair((X, y), threshold=0.7, measure="mahalanobis", index=40)
-    (X0, y0), (X1, y1) = pair.d0, pair.d1
-    changed = np.flatnonzero((X0.to_numpy() != X1.to_numpy()).any(axis=1))
-    assert list(changed) == [40] and len(y1) == len(y0) and "mahalanobis" in pair.description
-
-
-def test_hub_record_pair_says_when_no_record_can_raise_cs():
-    with pytest.raises(ValueError, match="raises the correlated sensitivity"):
-        hub_record_pair(np.tile([1.0, 2.0, 3.0, 5.0], (4, 1)), threshold=0.9)  # CS = n already
-
-
-@pytest.mark.parametrize("kw, error", [(dict(measure="cosine"), ValueError), (dict(threshold=0), ValueError),
-                                       (dict(max_group_size=0), ValueError), (dict(features=3), TypeError)])
-def test_hub_record_pair_refuses_bad_arguments(kw, error):
-    with pytest.raises(error):
-        hub_record_pair(HUB_X, **kw)

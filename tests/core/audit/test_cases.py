@@ -19,7 +19,8 @@ import core.cdp.dpsgd as dpsgd  # the DP-SGD mutant patches its calibration
 import core.cdp.noise_placement as placement  # the CDP-LR mutants patch its noise scales
 import core.cdp.publishing as publishing
 import core.privacy.mechanisms as mechanisms
-from core.audit.auditor import held_out_pair, hub_record_pair, new_category_pair, out_of_range_pair
+from core.audit.hub_pair import hub_record_pair
+from core.audit.pipeline_pairs import held_out_pair, new_category_pair, out_of_range_pair
 from core.audit.cases import (
     AuditCase,
     cdp_lr_case,
@@ -34,7 +35,8 @@ from core.audit.cases import (
     worst_result,
 )
 from core.correlation.records import correlated_sensitivity
-from core.privacy.schema import OTHER, ColumnSchema, PublicSchema
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import OTHER, ColumnSchema
 from core.privacy.mechanisms import laplace
 
 RUNS = 2000
@@ -259,7 +261,7 @@ def test_sound_sskm_case_moves_the_release_near_its_sensitivity_and_passes(censu
     """The page's scenario on real columns (its mutant has low power here: the privacy loss
     spreads over 2(m + 1) coordinates; the tight one-attribute pass and mutant audits are in
     tests/core/sskm/test_audit_sskm.py)."""
-    from core.sskm.publisher import SSKMDP
+    from core.sskm.sound import SSKMDP
 
     pub = SSKMDP(sensitive="sex", rows=4, cols=4, random_state=0).fit(census_frame)
     case = sskm_sound_case(pub, census_frame, epsilon=1.0)
@@ -279,7 +281,7 @@ def test_paper_sskm_violates_its_nominal_epsilon(census_frame):
 #
 # Toy releases that claim epsilon = 1. Each mutant reads a step from the rows (its category
 # list, its upper bound, its correlated sensitivity, bounds from a held-out part); its fix
-# takes that step from what is declared public. The pipeline pairs of core.audit.auditor must catch
+# takes that step from what is declared public. The pipeline pairs of core.audit.pipeline_pairs must catch
 # every mutant and pass every fix, in well under a second each (200-300 runs per side).
 
 TOY_RUNS = 200
@@ -482,8 +484,8 @@ def test_run_cases_refuses_what_is_not_a_case(cases, error):
 def _idp_kmeans_release(frame, random_state, *, schema):
     """Compare's IDP-KMeans: the table scaled (by ``schema``, or by the rows when None), noisy
     k-means, the centres decoded back to records."""
-    from core.sskm.baselines import idp_kmeans
-    from core.sskm.publisher import ScaledTable
+    from core.sskm.dp_kmeans import idp_kmeans
+    from core.sskm.scaled_table import ScaledTable
 
     table = ScaledTable(frame, schema=schema)
     return table.decode(idp_kmeans(table.X, n_clusters=4, epsilon=1.0, random_state=random_state).published)
@@ -492,7 +494,7 @@ def _idp_kmeans_release(frame, random_state, *, schema):
 @pytest.fixture(scope="module")
 def census_120():
     from core.data.samples import load_sample
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     ds = load_sample("census")
     return ds.frame.iloc[:120].reset_index(drop=True), schema_for(ds)

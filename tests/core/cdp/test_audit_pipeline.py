@@ -33,7 +33,7 @@ from core.cdp.logistic import CDPLogisticRegression
 from core.cdp.publishing import dp_count_release
 from core.correlation.records import correlated_sensitivity
 from core.data import load_sample
-from core.privacy.schema import schema_for
+from core.privacy.schema_builtin import schema_for
 
 RUNS = 600
 

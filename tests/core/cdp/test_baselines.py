@@ -85,7 +85,7 @@ def test_the_split_reads_no_label(setup):
 
 
 def test_a_draft_schema_makes_the_dp_reading_say_it_is_not_dp():
-    from core.privacy.schema import draft_schema
+    from core.privacy.schema_draft import draft_schema
 
     ds = load_sample("supplier", with_products=False).head(200)
     setup = prepare_schemes(ds, schema=draft_schema(ds), tc=40.0, random_state=0)

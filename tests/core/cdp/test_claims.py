@@ -7,7 +7,7 @@ import pytest
 
 from core.cdp import claims as c
 from core.cdp.dc_fbfs import DCFBFSResult
-from core.cdp.reproduce import PAPER_FIG1, PAPER_FIG4, PAPER_TABLE2_TEXT
+from core.cdp.paper import PAPER_FIG1, PAPER_FIG4, PAPER_TABLE2_TEXT
 from core.papers.claim import Claim
 
 

@@ -16,7 +16,8 @@ from core.cdp.dp_reading import (
     schema_matrix,
 )
 from core.data import load_sample
-from core.privacy.schema import draft_schema, schema_for
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_draft import draft_schema
 
 
 @pytest.fixture(scope="module")

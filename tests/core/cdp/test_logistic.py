@@ -6,7 +6,9 @@ import pytest
 from scipy import stats
 from sklearn.base import clone
 
-from core.cdp.logistic import DP_METHODS, NOISE_METHODS, NOISE_PLACEMENTS, CDPLogisticRegression, auto_schedule
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.noise_placement import NOISE_PLACEMENTS
+from core.cdp.schedule import DP_METHODS, NOISE_METHODS, auto_schedule
 from core.correlation import correlated_sensitivity
 from core.privacy.mechanisms import gaussian_sigma
 from core.validation import DataError
@@ -229,7 +231,8 @@ def test_bad_data_is_refused():
 
 def test_unknown_noise_method_names_the_valid_choices():
     X, y = _data(50)
-    with pytest.raises(ValueError, match=r"must be one of 0\.\.7 \(Table 3 and beyond\)") as err:
+    message = r"noise_method must be one of 0, 1, 2, 3, 4, 5, 6, 7; got 8\. The methods \(Table 3 and beyond\)"
+    with pytest.raises(ValueError, match=message) as err:
         CDPLogisticRegression(noise_method=8, sensitivity=1.0).fit(X, y)
     for m, placement in NOISE_PLACEMENTS.items():
         assert f"{m} ({placement.name})" in str(err.value)
@@ -327,7 +330,7 @@ def test_defaults_beat_the_majority_class_on_the_samples(name):
 def test_page_default_preset_beats_the_majority_class_with_cs(name):
     """The page's default preset on the Proposed scheme (CS) at a budget it can afford."""
     from core.cdp.baselines import fit_scheme, prepare_schemes
-    from core.cdp.logistic import PRESETS
+    from core.cdp.schedule import PRESETS
     from core.data import load_sample
 
     setup = prepare_schemes(load_sample(name), random_state=0)
@@ -348,7 +351,7 @@ def test_bad_schedule_values_are_refused(kwargs):
 
 def test_auto_noise_method_reads_only_n_epsilon_and_the_sensitivity():
     """"auto" is the Gaussian method 7 once N eps / sensitivity reaches 300, else Laplace 1."""
-    from core.cdp.logistic import AUTO_GAUSSIAN_MIN_M, auto_noise_method
+    from core.cdp.schedule import AUTO_GAUSSIAN_MIN_M, auto_noise_method
 
     assert auto_noise_method(n=3000, epsilon=0.1, sensitivity=1.0) == 7
     assert auto_noise_method(n=3000, epsilon=1.0, sensitivity=30.0) == 1

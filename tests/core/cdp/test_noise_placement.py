@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.cdp.logistic import DP_METHODS, NOISE_METHOD_MEANING, NOISE_METHODS, CDPLogisticRegression
+from core.cdp.logistic import CDPLogisticRegression
+from core.cdp.schedule import DP_METHODS, NOISE_METHOD_MEANING, NOISE_METHODS
 from core.cdp.noise_placement import NOISE_PLACEMENTS, PLD_METHOD, Calibration, pld_gaussian_calibration
 from core.privacy.mechanisms import _analytic_delta, gaussian_sigma
 

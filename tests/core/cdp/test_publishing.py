@@ -7,20 +7,11 @@ import pytest
 
 from dataclasses import replace
 
-from core.cdp.publishing import (
-    DP_SCHEME,
-    Query,
-    schema_range_queries,
-    _coded,
-    answer_counts,
-    mae_curve,
-    prepare_publishing,
-    random_range_queries,
-    release_counts,
-)
+from core.cdp.publishing import DP_SCHEME, mae_curve, prepare_publishing, release_counts
+from core.cdp.queries import Query, answer_counts, random_range_queries, schema_range_queries, values_coded
 from core.cdp.sensitivity import dataset_sensitivity
 from core.data import load_sample
-from core.privacy.schema import schema_for
+from core.privacy.schema_builtin import schema_for
 from core.evaluation.metrics import count_query_mae
 
 
@@ -43,7 +34,7 @@ def test_random_queries_are_seeded_and_within_the_data():
     a = random_range_queries(ds, n_queries=30, random_state=4)
     b = random_range_queries(ds, n_queries=30, random_state=4)
     assert a == b
-    coded = _coded(ds)
+    coded = values_coded(ds)
     for q in a:
         assert 1 <= len(q.conditions) <= 3
         for c, lo, hi in q.conditions:

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cdp.logistic import PRESETS
+from core.cdp.schedule import PRESETS
 from core.cdp.reproduce import REPRODUCTIONS
-from core.cli import _json_default
+from core.papers.reproductions import json_default
 from core.runtime.experiments import Reproduction
 
 # without a data directory the reproductions run on the supplier sample (with and without
@@ -38,7 +38,7 @@ def test_fig1_runs_quick_on_the_supplier_sample_with_its_claims(monkeypatch):
     assert len(curves[(curves.dataset == "supplier-6") & (curves.measure == "pearson")]) == 6
     assert set(rep.summary["claim"]) == {f"{d}/{m}" for d in DATASETS for m in ("pearson", "mahalanobis")}
     assert rep.paper["fig1"] == rep.summary["claim"]["supplier/pearson"]["paper"]
-    json.loads(json.dumps(rep.to_dict(), default=_json_default))
+    json.loads(json.dumps(rep.to_dict(), default=json_default))
 
 
 @pytest.mark.slow
@@ -49,7 +49,7 @@ def test_quick_reproduction_is_json_with_the_paper_beside(quick, name):
     out = rep.to_dict()
     assert list(out) == ["name", "parameters", "seeds", "repetitions", "summary", "paper", "notes"]
     assert rep.runs and rep.paper and rep.seeds == {"random_state": 0}
-    json.loads(json.dumps(out, default=_json_default))
+    json.loads(json.dumps(out, default=json_default))
 
 
 def _mean_over_grid(curves: pd.DataFrame, value: str, by: str, **where) -> dict[str, float]:

@@ -15,12 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import core.compare.run as cmp
-from core.audit.auditor import NeighbouringPair, audit
-from core.compare.run import METHODS, _Context
+import core.compare.context as compare_context
+import core.compare.methods as compare_methods
+from core.audit.auditor import audit
+from core.audit.pairs import NeighbouringPair
+from core.compare.context import RunContext
+from core.compare.registry import METHODS
 from core.data import Dataset, infer_column_types
-from core.privacy.schema import ColumnSchema, PublicSchema
-from core.sskm.publisher import ScaledTable
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import ColumnSchema
+from core.sskm.scaled_table import ScaledTable
 
 EPS = 1.0
 RUNS = 300
@@ -51,7 +55,7 @@ OUT_OF_RANGE = NeighbouringPair(_frame(17, "A"), _frame(100_000, "A"),
 def _release(name: str, frame: pd.DataFrame, seed: int):
     numeric, categorical = infer_column_types(frame)
     data = Dataset(frame, name="audit", label="y", sensitive=(), numeric=numeric, categorical=categorical)
-    ctx = _Context(data, HOLDOUT, None, 0, SCHEMA)
+    ctx = RunContext(data, HOLDOUT, None, 0, SCHEMA)
     method = METHODS[name]
     fitted = method.fit(ctx, 0, None) if method.fit is not None else None
     return ctx, method.release(ctx, fitted, EPS, seed)
@@ -99,7 +103,7 @@ class RowsEncoder:
 
 @pytest.fixture
 def rows_encoder(monkeypatch):
-    monkeypatch.setattr(cmp, "_model_encoder", RowsEncoder)
+    monkeypatch.setattr(compare_context, "model_encoder", RowsEncoder)
 
 
 def test_compare_cdp_lr_claims_epsilon_one():
@@ -135,7 +139,7 @@ def _idp_statistic(table) -> float:
 @pytest.fixture
 def table_from_rows(monkeypatch):
     """The leak put back: bounds and category lists read from the training rows."""
-    monkeypatch.setattr(cmp, "_schema_table", lambda frame, schema: ScaledTable(frame))
+    monkeypatch.setattr(compare_methods, "schema_table", lambda frame, schema: ScaledTable(frame))
 
 
 def test_compare_idp_kmeans_claims_epsilon_one():

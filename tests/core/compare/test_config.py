@@ -8,10 +8,15 @@ import pandas as pd
 import pytest
 
 from core.compare.config import (
-    FORMAT, CompareConfig, config_from_result, load_dataset, load_schema, run_config,
+    FORMAT,
+    CompareConfig,
+    config_from_result,
+    load_dataset,
+    load_schema,
+    run_config,
 )
 from core.data import load_sample
-from core.privacy.schema import schema_for
+from core.privacy.schema_builtin import schema_for
 from core.validation import DataError
 
 BASE = dict(dataset="census", methods=("Raw table", "MDAV_DP", "CDP-LR"), epsilons=(1.0,), seed=3,
@@ -53,7 +58,7 @@ def test_keyword_only():
     ({"methods": ("MDAV", "MDAV")}, ValueError, "only once"),
     ({"epsilons": 1.0}, TypeError, "epsilons"),
     ({"epsilons": ("1",)}, TypeError, "epsilon"),
-    ({"epsilons": (0.0,)}, ValueError, "above 0"),
+    ({"epsilons": (0.0,)}, ValueError, "greater than 0"),
     ({"epsilons": (float("inf"),)}, ValueError, "finite"),
     ({"epsilons": ()}, ValueError, "epsilons"),
     ({"epsilons": (1.0, 1)}, ValueError, "only once"),
@@ -235,3 +240,32 @@ def test_the_config_schema_is_what_the_comparison_uses():
     assert result.parameters["schema"]["max_group_size"] == 3
     ledger_text = result.runs["caveats"].iloc[0]
     assert "group of up to 3 records" in ledger_text
+
+
+# ----------------------------------------------------------------------------- check_epsilons
+def test_check_epsilons_gives_a_tuple_of_floats_in_order():
+    from core.validation import check_epsilons
+
+    assert check_epsilons([2, 0.5]) == (2.0, 0.5)
+    assert check_epsilons((1.0,), name="grid") == (1.0,)
+
+
+@pytest.mark.parametrize("value, error, words", [
+    ("1", TypeError, "grid must be a list of numbers"),
+    (3.0, TypeError, "grid must be a list of numbers"),
+    ([True], TypeError, "each entry of grid must be a number"),
+    ([-1.0], ValueError, "finite number greater than 0"),
+    ([float("nan")], ValueError, "finite number greater than 0"),
+    ([], ValueError, "at least one epsilon"),
+    ([1, 1.0], ValueError, "only once"),
+])
+def test_check_epsilons_names_the_rule(value, error, words):
+    from core.validation import check_epsilons
+
+    with pytest.raises(error, match=words):
+        check_epsilons(value, name="grid")
+
+
+def test_an_unknown_axis_lists_the_measures():
+    with pytest.raises(ValueError, match="risk must be one of 'rows_released'.*'ledger_epsilon'.*'ai_member_sex'"):
+        make(risk="speed")

@@ -8,7 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.compare.run import METHODS, _Context, compare, pareto_front, summarize_runs, takeaway
+from core.compare.context import RunContext
+from core.compare.registry import METHODS
+from core.compare.result import pareto_front, summarize_runs, takeaway
+from core.compare.run import compare
 from core.data import load_sample
 
 CHEAP = ["Raw table", "kRR", "MDAV_DP", "CDP-LR"]
@@ -112,7 +115,7 @@ def test_microaggregation_without_numeric_columns_is_skipped(census):
 
 def test_microaggregation_keeps_categorical_columns(census):
     train = census.head(60)
-    ctx = _Context(train, census.frame.tail(40).reset_index(drop=True), None, 0)
+    ctx = RunContext(train, census.frame.tail(40).reset_index(drop=True), None, 0)
     mdav = METHODS["MDAV"]
     released = mdav.release(ctx, mdav.fit(ctx, 0, None), None, 1).table
     kept = list(census.categorical)
@@ -244,18 +247,18 @@ def test_frontier_risks_are_floored_at_no_leak(everything):
 # ----------------------------------------------------------------------------- the public schema
 def _ctx(census, schema=None, rows=120):
     train = census.head(rows)
-    return _Context(train, census.frame.tail(60).reset_index(drop=True), None, 0, schema)
+    return RunContext(train, census.frame.tail(60).reset_index(drop=True), None, 0, schema)
 
 
 def test_the_default_schema_is_the_datasets_own(census, everything):
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     assert everything.parameters["schema"] == schema_for(census).to_dict()
     assert everything.schema == schema_for(census)
 
 
 def test_a_drafted_schema_makes_every_schema_using_release_not_dp(census):
-    from core.privacy.schema import draft_schema
+    from core.privacy.schema_draft import draft_schema
 
     result = _cheap(census, methods=["IDP-KMeans", "CDP-LR", "MDAV_DP"], schema=draft_schema(census))
     assert not result.runs["is_dp"].any()
@@ -264,7 +267,7 @@ def test_a_drafted_schema_makes_every_schema_using_release_not_dp(census):
 
 def test_releases_stay_in_the_schemas_domain(census):
     """IDP-KMeans and kRR publish only declared categories (or OTHER) and values within bounds."""
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     schema = schema_for(census)
     ctx = _ctx(census)
@@ -281,7 +284,7 @@ def test_releases_stay_in_the_schemas_domain(census):
 def test_cdp_lr_takes_its_sensitivity_from_the_declared_group_bound(census):
     import dataclasses
 
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     schema = dataclasses.replace(schema_for(census), max_group_size=4)
     rel = METHODS["CDP-LR"].release(_ctx(census, schema), None, 1.0, 0)
@@ -294,7 +297,7 @@ def test_cdp_lr_takes_its_sensitivity_from_the_declared_group_bound(census):
 def test_cdp_lr_features_come_from_the_schema_not_the_rows(census):
     """The model matrix has one column per numeric feature and one per declared category (plus
     OTHER), whatever categories the training rows hold."""
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     schema = schema_for(census)
     few = census.head(8)  # too few rows to hold every occupation
@@ -309,7 +312,8 @@ def test_cdp_lr_features_come_from_the_schema_not_the_rows(census):
 
 
 def test_identifier_columns_are_dropped(census):
-    from core.privacy.schema import ColumnSchema, schema_for
+    from core.privacy.schema_builtin import schema_for
+    from core.privacy.schema_columns import ColumnSchema
 
     frame = census.frame.head(ROWS).assign(person_id=range(ROWS))
     data = type(census)(frame, name="census_ids", label="income", sensitive=("sex",),
@@ -329,7 +333,7 @@ def dataclasses_replace(obj, **kw):
 
 
 def test_a_column_missing_from_the_schema_is_refused(census):
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
     from core.validation import DataError
 
     schema = schema_for(census.subset([c for c in census.frame.columns if c != "age"]))
@@ -480,12 +484,15 @@ def test_compare_cdp_lr_is_the_pages_dp_reading(census):
     import pathlib
 
     from core.cdp.dp_reading import reading_columns
-    from core.compare.run import CDP_LR_NOISE_METHOD, CDP_LR_PRESET
-    from core.privacy.schema import schema_for
+    from core.compare.methods import CDP_LR_NOISE_METHOD, CDP_LR_PRESET
+    from core.privacy.schema_builtin import schema_for
 
-    page = ast.parse(pathlib.Path("dashboard/cdp/cdp_lr.py").read_text())
-    consts = {t.id: n.value.value for n in page.body if isinstance(n, ast.Assign)
-              for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
+    consts = {}  # the module-level constants of the CDP-LR page's folder, wherever they live in it
+    for path in sorted(pathlib.Path("dashboard/cdp").glob("*.py")):
+        page = ast.parse(path.read_text())
+        consts.update({t.id: n.value.value for n in page.body if isinstance(n, ast.Assign)
+                       for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)
+                       and t.id in ("PAGE_METHOD", "DEFAULT_PRESET")})
     assert consts["PAGE_METHOD"] == CDP_LR_NOISE_METHOD and consts["DEFAULT_PRESET"] == CDP_LR_PRESET
     ctx = _ctx(census)
     assert ctx.model_columns() == reading_columns(schema_for(census), "income")
@@ -499,7 +506,7 @@ def test_a_group_bound_read_from_the_data_is_not_the_sensitivity(census):
     sensitivity 1, never a number the records chose."""
     import dataclasses
 
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     schema = dataclasses.replace(schema_for(census), max_group_size=9, max_group_source="read from data")
     rel = METHODS["CDP-LR"].release(_ctx(census, schema), None, 1.0, 0)
@@ -510,3 +517,63 @@ def test_the_reading_is_in_the_runs(census):
     runs = _cheap(census, methods=["Raw table", "CDP-LR"]).runs.set_index("method")
     assert runs.loc["CDP-LR", "reading"].startswith("the CDP-LR page's DP reading")
     assert runs.loc["Raw table", "reading"] == ""
+
+
+# ----------------------------------------------------------------------------- measures, stop
+def test_each_measure_is_one_record_and_the_old_tables_come_from_it():
+    from core.compare.measures import CONTROL_WORDS, LOW_RISK, MEASURE_WORDS, MEASURES
+
+    assert tuple(MEASURES) == ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage",
+                               "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage", "ai_member")
+    assert LOW_RISK == {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02,
+                        "ai_member": 0.02}
+    assert MEASURE_WORDS["utility"] == "accuracy" and MEASURE_WORDS["ledger_epsilon"] == "epsilon"
+    assert "rows_released" not in MEASURE_WORDS
+    assert set(CONTROL_WORDS) == {"ai_advantage", "ai_member", "dcr_excess", "mia_auc"}
+    assert all(m.name == name for name, m in MEASURES.items())
+    assert MEASURES["utility"].higher_is_better and not MEASURES["mia_auc"].higher_is_better
+
+
+def test_a_set_stop_event_ends_the_comparison(census):
+    import threading
+
+    from core.runtime.progress import Stopped
+
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Stopped, match="comparison"):
+        _cheap(census, methods=["Raw table"], stop=stop)
+    with pytest.raises(TypeError, match="stop"):
+        _cheap(census, methods=["Raw table"], stop=True)
+
+
+def test_stop_set_while_running_ends_the_comparison_at_the_next_report(census):
+    import threading
+
+    from core.runtime.progress import Stopped
+
+    stop, messages = threading.Event(), []
+
+    def progress(fraction, message):
+        messages.append(message)
+        if "repetition" in message:
+            stop.set()
+
+    with pytest.raises(Stopped):
+        _cheap(census, methods=["Raw table", "MDAV_DP"], epsilons=[0.5, 1.0], progress=progress, stop=stop)
+    assert not any("Comparison done" in m for m in messages)
+
+
+def test_raising_from_the_progress_callback_still_stops_the_comparison(census):
+    def progress(fraction, message):
+        if fraction > 0:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _cheap(census, methods=["Raw table"], progress=progress)
+
+
+def test_an_unset_stop_event_changes_no_number(census):
+    import threading
+
+    pd.testing.assert_frame_equal(_cheap(census, stop=threading.Event()).runs, _cheap(census).runs)

@@ -66,7 +66,7 @@ def test_unknown_sample():
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_samples_have_no_identifier_and_keep_their_shipped_schema(name):
     from core.data import detect_identifiers
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     ds = load_sample(name)
     assert ds.identifiers == () and ds.without_identifiers() is ds

@@ -8,14 +8,10 @@ from sklearn.dummy import DummyClassifier
 from sklearn.neighbors import NearestNeighbors
 from sklearn.tree import DecisionTreeClassifier
 
-from core.evaluation.attacks import (
-    DCRReference,
-    attribute_inference,
-    distance_to_closest_record,
-    encode_for_distance,
-    membership_inference_auc,
-    nearest_distances,
-)
+from core.evaluation.attacks.distance import DCRReference, distance_to_closest_record
+from core.evaluation.attacks.inference import attribute_inference
+from core.evaluation.attacks.membership import membership_inference_auc
+from core.evaluation.attacks.nearest import encode_for_distance, nearest_distances
 from core.validation import DataError
 
 

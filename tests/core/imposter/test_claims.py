@@ -6,7 +6,7 @@ import pytest
 
 from core.papers.claim import Claim
 from core.imposter.claims import fig6_claim, fig7_claim, fig8_claim, table1_claim, table2_claim
-from core.imposter.reproduce import PAPER_CLAIMS
+from core.imposter.paper import PAPER_CLAIMS
 
 
 # ---------------------------------------------------------------- Fig. 6

@@ -1,5 +1,6 @@
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from core.imposter.codec import TableCodec, calibrate_shares
 
@@ -151,3 +152,22 @@ def test_switches_for_masses_and_bins():
     assert _fit(frame, mass_share=None).block("gain").width == 20
     assert _fit(frame, bins=None).width_ == 3 + 2
     assert _fit(frame, bins=8).block("gain").width == 1 + 8
+
+
+def test_scikit_learn_contract():
+    codec = TableCodec(["age", "ratio"], ["job", "flag"], bins=5)
+    assert codec.get_params() == {"numeric": ["age", "ratio"], "categorical": ["job", "flag"], "bins": 5,
+                                  "mass_share": 0.05, "mass_rows": 20, "max_masses": 10}
+    frame = _frame()
+    fitted = clone(codec).fit(frame)
+    twin = clone(fitted)
+    assert twin.get_params() == codec.get_params() and not hasattr(twin, "blocks_")
+    np.testing.assert_array_equal(codec.fit_transform(frame, list(frame.columns)), fitted.transform(frame))
+    assert fitted.columns_ == tuple(frame.columns)
+
+
+def test_inverse_without_a_generator_draws_fresh_values():
+    frame = _frame()
+    codec = _codec(frame)
+    out = codec.inverse(codec.transform(frame))
+    assert list(out.columns) == list(frame.columns) and len(out) == 4

@@ -86,6 +86,37 @@ def test_lambda_sweep_rows(small_census):
                         lambdas=[0.0, 1.0], classifier="lr", synthesizer=FAST, random_state=0)
     assert runs["lambda"].tolist() == [0.0, 1.0]
     assert {"B_sensitive_accuracy", "B_label_f1", "TSTR_label_accuracy"} <= set(runs.columns)
+    assert runs.attrs["stopped"] is False
+
+
+def test_sweep_progress_covers_each_run_and_watching_changes_nothing(small_census):
+    told = []
+    kwargs = dict(sensitive="sex", label="income", implicit=IMPLICIT, lambdas=[0.0, 1.0], classifier="lr",
+                  synthesizer=FAST, random_state=0)
+    watched = lambda_sweep(small_census, progress=lambda f, m: told.append((f, m)), **kwargs)
+    pd.testing.assert_frame_equal(watched, lambda_sweep(small_census, **kwargs))
+    fractions = [f for f, _ in told]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
+    assert told[0] == (0.0, "lambda=0.0, repetition 1/1")
+    assert (0.5, "lambda=1.0, repetition 1/1") in told
+    assert any(m.startswith("lambda=1.0, repetition 1/1: iteration ") for _, m in told)
+
+
+def test_a_stopped_sweep_returns_the_runs_it_finished(small_census):
+    import threading
+
+    stop = threading.Event()
+
+    def progress(fraction, message):
+        if message.startswith("theta=0.05") and ": iteration" in message:
+            stop.set()  # the second training is under way
+
+    runs = theta_sweep(small_census, sensitive="sex", label="income", thetas=[0.02, 0.05, 0.1],
+                       classifier="lr", synthesizer=FAST, random_state=0, progress=progress, stop=stop)
+    assert runs["theta"].tolist() == [0.02] and runs.attrs["stopped"] is True
+    full = theta_sweep(small_census, sensitive="sex", label="income", thetas=[0.02], classifier="lr",
+                       synthesizer=FAST, random_state=0)
+    pd.testing.assert_frame_equal(runs, full, check_like=True)
 
 
 @pytest.mark.slow

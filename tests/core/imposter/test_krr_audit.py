@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.audit.auditor import NeighbouringPair, audit
-from core.privacy.schema import ColumnSchema, PublicSchema
+from core.audit.auditor import audit
+from core.audit.pairs import NeighbouringPair
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import ColumnSchema
 import importlib
 from core.imposter.krr_baseline import krr_ledger, krr_perturb
 

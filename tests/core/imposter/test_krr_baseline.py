@@ -65,7 +65,8 @@ def test_bad_epsilon(census, epsilon, exc):
 
 
 def _declared(*names):
-    from core.privacy.schema import ColumnSchema, PublicSchema
+    from core.privacy.schema import PublicSchema
+    from core.privacy.schema_columns import ColumnSchema
 
     return PublicSchema(tuple(ColumnSchema(n, "categorical", categories=("x", "y")) for n in names))
 
@@ -95,7 +96,7 @@ def test_krr_ledger_without_a_schema_says_the_domain_was_read_from_the_data():
 
 
 def test_krr_ledger_with_a_public_schema_covers_the_perturbed_columns(census):
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
     from core.imposter import krr_ledger
 
     led = krr_ledger(["relationship", "age"], 1.5, schema=schema_for(census))
@@ -105,7 +106,7 @@ def test_krr_ledger_with_a_public_schema_covers_the_perturbed_columns(census):
 
 
 def test_krr_ledger_with_a_drafted_schema_is_not_dp(census):
-    from core.privacy.schema import draft_schema
+    from core.privacy.schema_draft import draft_schema
     from core.imposter import krr_ledger
 
     led = krr_ledger(["relationship"], 1.0, schema=draft_schema(census))
@@ -113,7 +114,8 @@ def test_krr_ledger_with_a_drafted_schema_is_not_dp(census):
 
 
 def test_schema_domain_reports_other_and_public_bins(census):
-    from core.privacy.schema import OTHER, schema_for
+    from core.privacy.schema_builtin import schema_for
+    from core.privacy.schema_columns import OTHER
 
     schema = schema_for(census)
     frame = census.frame.head(50).copy()
@@ -129,7 +131,8 @@ def test_schema_domain_reports_other_and_public_bins(census):
 
 def test_keep_rate_over_the_public_domain(census):
     """k is the declared list plus OTHER: the keep rate follows that k, not the observed one."""
-    from core.privacy.schema import OTHER, schema_for
+    from core.privacy.schema_builtin import schema_for
+    from core.privacy.schema_columns import OTHER
 
     schema = schema_for(census)
     col, eps = "occupation", 1.0

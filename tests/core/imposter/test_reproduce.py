@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import _json_default
+from core.papers.reproductions import json_default
 from core.runtime.experiments import Reproduction
 from core.imposter.reproduce import REPRODUCTIONS
 from core.validation import DataError
@@ -36,7 +36,7 @@ def test_table1_quick_runs_and_its_targets_agree_with_its_runs(data_dir):
     out = rep.to_dict()
     assert list(out) == ["name", "parameters", "seeds", "detection", "repetitions", "history_tail",
                          "summary", "paper", "notes"]
-    json.loads(json.dumps(out, default=_json_default))
+    json.loads(json.dumps(out, default=json_default))
     assert rep.setup["detection"]["implicit"] and rep.diagnostics["history_tail"]
 
     runs = rep.runs_frame()
@@ -70,7 +70,7 @@ def test_table1_quick_runs_and_its_targets_agree_with_its_runs(data_dir):
 def test_fig7_compares_imposter_with_krr_at_the_same_gender_accuracy(data_dir):
     rep = _quick("imposter-fig7", data_dir)
     assert isinstance(rep, Reproduction) and rep.name == "imposter-fig7"
-    json.loads(json.dumps(rep.to_dict(), default=_json_default))
+    json.loads(json.dumps(rep.to_dict(), default=json_default))
     runs = rep.runs_frame()
     curve = pd.DataFrame(rep.summary["curve"])
     mine = runs.groupby("epsilon")[["sensitive_accuracy", "label_accuracy"]].mean().reset_index()

@@ -1,11 +1,14 @@
 import threading
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from core.imposter.synthesizer import ImposterSynthesizer, StopTraining
+from sklearn.base import clone
+
+from core.imposter.synthesizer import ImposterSynthesizer
 from core.validation import DataError
 
 CENSUS_IMPLICIT = ["relationship", "occupation", "hours_per_week"]
@@ -78,50 +81,74 @@ def test_fit_restores_torch_settings(small_census):
     assert torch.are_deterministic_algorithms_enabled() == det
 
 
-def test_callback_gets_losses_and_probes(small_census):
-    events = []
-    ImposterSynthesizer(random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT,
-                                                    callback=events.append)
-    assert [e["iteration"] for e in events] == list(range(1, len(events) + 1))
+def _stop_at(model, iteration, stop):
+    """A progress callback that sets ``stop`` once ``model`` has trained ``iteration`` iterations."""
+    def progress(fraction, message):
+        if model.events_[-1]["iteration"] == iteration:
+            stop.set()  # as a stop button in another thread would
+    return progress
+
+
+def test_progress_is_told_every_iteration_and_events_hold_the_losses(small_census):
+    told = []
+    model = ImposterSynthesizer(random_state=0, **FAST)
+    model.fit(small_census, "sex", CENSUS_IMPLICIT,
+              progress=lambda f, m: told.append((f, m, dict(model.events_[-1]))))
+    events = [e for _, _, e in told]
+    assert [e["iteration"] for e in events] == list(range(1, len(events) + 1)) == list(model.history_["iteration"])
     assert {"d1", "d2", "g", "recon", "kl", "d2_accuracy", "epoch", "iterations"} <= set(events[0])
     assert events[0]["d2_accuracy"] is None
     assert events[2]["d2_accuracy"] is not None  # probe_every=3
+    assert [f for f, _, _ in told] == [e["iteration"] / e["iterations"] for e in events]
+    assert told[-1][:2] == (1.0, f"iteration {len(events)} of {len(events)}")
+    assert model.events_ == events
 
 
-def test_callback_returning_false_stops_and_keeps_the_model(small_census):
+def test_watching_does_not_change_the_model(small_census, fitted):
+    watched = ImposterSynthesizer(random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT,
+                                                              progress=lambda f, m: None)
+    pd.testing.assert_frame_equal(watched.history_.drop(columns="seconds"), fitted.history_.drop(columns="seconds"))
+    pd.testing.assert_frame_equal(watched.sample(100, random_state=3), fitted.sample(100, random_state=3))
+
+
+def test_stop_set_from_progress_stops_and_keeps_the_model(small_census):
+    stop = threading.Event()
     model = ImposterSynthesizer(random_state=0, **FAST)
-    model.fit(small_census, "sex", CENSUS_IMPLICIT, callback=lambda e: e["iteration"] < 4)
+    model.fit(small_census, "sex", CENSUS_IMPLICIT, progress=_stop_at(model, 4, stop), stop=stop)
     assert model.stopped_ and model.iterations_ == 4 and len(model.history_) == 4
     assert len(model.sample(50)) == 50
 
 
-def test_stop_training_exception_stops(small_census):
-    def cb(event):
-        if event["iteration"] == 2:
-            raise StopTraining
-
-    model = ImposterSynthesizer(random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT, callback=cb)
-    assert model.stopped_ and model.iterations_ == 2
-
-
-def test_stop_event_set_from_outside(small_census):
+def test_stop_set_before_training_trains_nothing(small_census):
     stop = threading.Event()
+    stop.set()
+    model = ImposterSynthesizer(random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT, stop=stop)
+    assert model.stopped_ and model.iterations_ == 0 and model.history_.empty
 
-    def cb(event):
-        if event["iteration"] == 3:
-            stop.set()  # as a stop button in another thread would
 
-    model = ImposterSynthesizer(random_state=0, **FAST).fit(
-        small_census, "sex", CENSUS_IMPLICIT, callback=cb, stop=stop
-    )
-    assert model.stopped_ and model.iterations_ == 3
+def test_a_raising_progress_callback_ends_fit_and_restores_torch(small_census):
+    threads = torch.get_num_threads()
+
+    def progress(fraction, message):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ImposterSynthesizer(random_state=0, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT, progress=progress)
+    assert torch.get_num_threads() == threads
+
+
+def test_bad_progress_or_stop_is_refused(small_census):
+    with pytest.raises(TypeError, match="progress"):
+        ImposterSynthesizer(**FAST).fit(small_census, "sex", CENSUS_IMPLICIT, progress="loud")
+    with pytest.raises(TypeError, match="stop"):
+        ImposterSynthesizer(**FAST).fit(small_census, "sex", CENSUS_IMPLICIT, stop=True)
 
 
 def test_stopped_early_equals_the_first_iterations_of_a_full_run(small_census):
     full = ImposterSynthesizer(random_state=2, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
-    part = ImposterSynthesizer(random_state=2, **FAST).fit(
-        small_census, "sex", CENSUS_IMPLICIT, callback=lambda e: e["iteration"] < 5
-    )
+    stop = threading.Event()
+    part = ImposterSynthesizer(random_state=2, **FAST)
+    part.fit(small_census, "sex", CENSUS_IMPLICIT, progress=_stop_at(part, 5, stop), stop=stop)
     pd.testing.assert_frame_equal(
         part.history_.drop(columns="seconds"), full.history_.drop(columns="seconds").head(5)
     )
@@ -129,10 +156,10 @@ def test_stopped_early_equals_the_first_iterations_of_a_full_run(small_census):
 
 def test_lambda_zero_is_the_vae_cgan(small_census):
     """With lambda = 0, D2 never reaches E or G: the model equals one trained without D2."""
-    with_d2 = ImposterSynthesizer(lambda_=0.0, random_state=4, **FAST).fit(
+    with_d2 = ImposterSynthesizer(d2_weight=0.0, random_state=4, **FAST).fit(
         small_census, "sex", CENSUS_IMPLICIT
     )
-    no_d2 = ImposterSynthesizer(lambda_=1.0, random_state=4, **FAST).fit(small_census, "sex", ())
+    no_d2 = ImposterSynthesizer(d2_weight=1.0, random_state=4, **FAST).fit(small_census, "sex", ())
     for pa, pb in zip(with_d2.generator_.parameters(), no_d2.generator_.parameters()):
         assert torch.equal(pa, pb)
     pd.testing.assert_frame_equal(with_d2.sample(200), no_d2.sample(200))
@@ -141,8 +168,8 @@ def test_lambda_zero_is_the_vae_cgan(small_census):
 
 
 def test_positive_lambda_changes_the_generator(small_census):
-    a = ImposterSynthesizer(lambda_=0.0, random_state=4, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
-    b = ImposterSynthesizer(lambda_=1.0, random_state=4, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
+    a = ImposterSynthesizer(d2_weight=0.0, random_state=4, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
+    b = ImposterSynthesizer(d2_weight=1.0, random_state=4, **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
     assert not all(torch.equal(pa, pb) for pa, pb in zip(a.generator_.parameters(), b.generator_.parameters()))
 
 
@@ -166,9 +193,9 @@ def test_dataframe_input_and_default_sensitive(small_census):
 @pytest.mark.parametrize(
     "kwargs, exc",
     [
-        ({"lambda_": -1.0}, ValueError),
-        ({"lambda_": "one"}, TypeError),
-        ({"lambda_": float("nan")}, ValueError),
+        ({"d2_weight": -1.0}, ValueError),
+        ({"d2_weight": "one"}, TypeError),
+        ({"d2_weight": float("nan")}, ValueError),
         ({"epochs": 0}, ValueError),
         ({"batch_size": 1.5}, TypeError),
         ({"latent_dim": 0}, ValueError),
@@ -214,7 +241,7 @@ def test_d2_removes_the_leak_that_the_vae_cgan_keeps(census):
     params = dict(epochs=100, batch_size=500, hidden=(64, 64), disc_hidden=(64,), latent_dim=16)
     leak = {}
     for lam in (0.0, 1.0):
-        model = ImposterSynthesizer(lambda_=lam, random_state=0, **params).fit(census, "sex", CENSUS_IMPLICIT)
+        model = ImposterSynthesizer(d2_weight=lam, random_state=0, **params).fit(census, "sex", CENSUS_IMPLICIT)
         syn = model.sample(3000)
         leak[lam] = score_task(syn.iloc[:2000], syn.iloc[2000:], "sex", CENSUS_IMPLICIT,
                                classifier="lr", random_state=0)["accuracy"]
@@ -248,7 +275,7 @@ def test_fitted_synthesizer_says_it_is_not_differentially_private(fitted):
 
 
 def test_unknown_generator_loss_names_the_valid_choices(small_census):
-    with pytest.raises(ValueError, match="'minimax', 'capped', 'confusion', got 'hinge'"):
+    with pytest.raises(ValueError, match="'minimax', 'capped', 'confusion'; got 'hinge'"):
         ImposterSynthesizer(d2_generator_loss="hinge", **FAST).fit(small_census, "sex", CENSUS_IMPLICIT)
 
 
@@ -265,3 +292,39 @@ def test_point_masses_and_label_balance_are_kept(small_census):
     real = frame["income"].astype(str).value_counts(normalize=True)
     got = syn["income"].astype(str).value_counts(normalize=True)
     assert abs(got.get(real.index[0], 0) - real.iloc[0]) < 0.03
+
+
+def test_scikit_learn_clone_and_get_params():
+    model = ImposterSynthesizer(d2_weight=0.5, hidden=[64], random_state=3, **{k: v for k, v in FAST.items()
+                                                                                 if k != "hidden"})
+    params = model.get_params()
+    assert params["d2_weight"] == 0.5 and params["hidden"] == [64] and params["random_state"] == 3
+    assert "lambda_" not in params
+    twin = clone(model)
+    assert twin is not model and twin.get_params() == params
+    assert twin.set_params(d2_weight=2.0).d2_weight == 2.0
+
+
+def test_clone_of_a_fitted_model_is_unfitted(fitted):
+    twin = clone(fitted)
+    assert twin.get_params() == fitted.get_params()
+    assert not [name for name in vars(twin) if name.endswith("_")]
+
+
+def test_init_stores_and_checks_nothing():
+    model = ImposterSynthesizer(epochs=0, hidden="wide", d2_weight=-1)  # fit refuses them, not __init__
+    assert (model.epochs, model.hidden, model.d2_weight) == (0, "wide", -1)
+
+
+def test_old_lambda_keyword_is_deprecated(small_census):
+    with pytest.warns(DeprecationWarning, match="lambda_ is renamed d2_weight"):
+        old = ImposterSynthesizer(lambda_=0.0, random_state=4, **FAST)
+    assert old.d2_weight == 0.0 and "lambda_" not in old.get_params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = ImposterSynthesizer(d2_weight=0.0, random_state=4, **FAST)
+    old.fit(small_census, "sex", CENSUS_IMPLICIT)
+    new.fit(small_census, "sex", CENSUS_IMPLICIT)
+    pd.testing.assert_frame_equal(old.sample(100), new.sample(100))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lambda2'"):
+        ImposterSynthesizer(lambda2=1.0)

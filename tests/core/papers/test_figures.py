@@ -31,7 +31,7 @@ def test_every_named_page_exists(fig):
 
 @pytest.mark.parametrize("fig", [f for f in FIGURES if f.reproduction], ids=lambda f: f"{f.paper}-{f.label}")
 def test_every_reproduction_is_in_the_registry(fig):
-    from core.cli import reproductions
+    from core.papers.reproductions import reproductions
 
     assert fig.reproduction in reproductions()
 

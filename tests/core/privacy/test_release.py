@@ -1,52 +1,25 @@
-"""Release noise and labelled release files (core.privacy.release)."""
+"""Labelled release files (core.privacy.release, release_formulas, release_read)."""
 from __future__ import annotations
 
 import io
 import json
 import zipfile
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.ledger import PrivacyLedger
 from core.privacy.release import (
-    NoiseSource, read_release, release_csv, release_file_name, release_files, release_header,
-    release_metadata, release_zip,
+    release_csv, release_file_name, release_files, release_header, release_metadata, release_zip,
 )
-from core.runtime.randomness import display_seed
+from core.privacy.release_read import read_release
+from core.privacy.noise_source import NoiseSource
 
 
 def _ledger(eps=1.0) -> PrivacyLedger:
     led = PrivacyLedger()
     led.spend(eps, label="release")
     return led
-
-
-def test_display_seed_is_stable_for_the_same_keys():
-    assert display_seed(3, "SSKM_DP", 1.0) == display_seed(3, "SSKM_DP", 1.0)
-
-
-def test_display_seed_differs_across_epsilon():
-    assert display_seed(3, "SSKM_DP", 1.0) != display_seed(3, "SSKM_DP", 2.0)
-
-
-def test_display_seed_refuses_a_negative_seed():
-    with pytest.raises(TypeError):
-        display_seed(-1, "x")
-
-
-def test_fresh_noise_source_never_repeats():
-    a = NoiseSource().generator().laplace(size=5)
-    b = NoiseSource().generator().laplace(size=5)
-    assert not np.array_equal(a, b)
-
-
-def test_reproducible_noise_source_repeats_and_is_not_private():
-    src = NoiseSource(reproducible_seed=7)
-    assert not src.private
-    np.testing.assert_array_equal(src.generator().laplace(size=5), src.generator().laplace(size=5))
-    assert "NOT PRIVATE" in src.describe()
 
 
 def test_header_says_not_private_for_a_reproducible_dp_release():
@@ -197,7 +170,7 @@ def test_read_release_still_reads_an_old_file_with_hash_lines():
 
 def test_sidecar_holds_the_guarantee_schema_noise_and_session_total():
     from core.data import Dataset
-    from core.privacy.schema import draft_schema
+    from core.privacy.schema_draft import draft_schema
 
     table = _table()[["row", "income", "region"]]
     schema = draft_schema(Dataset(table, None, (), ("row", "income"), ("region",), name="t"))

@@ -1,4 +1,5 @@
-"""The exact sampler (core/privacy/sampler.py): distributions, the exact tie paths, seeding, grids.
+"""The exact sampler (core/privacy/sampler.py, discrete_noise.py, exact_thresholds.py,
+threshold_tables.py): distributions, the exact tie paths, seeding, grids.
 
 Statistical tests use fixed seeds; each checks that the right parameter passes and a wrong
 one (1.3x) fails. The reference distributions are the exact formulas, the old K-loop
@@ -13,15 +14,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.privacy import sampler
-from core.privacy.sampler import (
-    bernoulli_exp,
-    discrete_gaussian,
-    discrete_laplace,
-    gaussian_on_grid,
-    grid_sensitivity,
-    laplace_on_grid,
+from core.privacy import (
+    discrete_noise, exact_thresholds, sampler, sampler_reference, threshold_tables,
 )
+from core.privacy.sampler import gaussian_on_grid, grid_sensitivity, laplace_on_grid
+from core.privacy.discrete_noise import bernoulli_exp, discrete_gaussian, discrete_laplace
 
 N = 200_000
 
@@ -83,7 +80,7 @@ def test_discrete_laplace_with_several_digits_has_its_scale(t):
 
 def test_discrete_laplace_matches_the_reference_construction():
     ours = discrete_laplace(7, 100_000, random_state=3)
-    ref = sampler._discrete_laplace_reference(7, 100_000, random_state=4)
+    ref = sampler_reference._discrete_laplace_reference(7, 100_000, random_state=4)
     table = np.array([np.bincount(np.clip(x, -40, 40) + 40, minlength=81) for x in (ours, ref)])
     table = table[:, table.sum(axis=0) > 20]
     assert stats.chi2_contingency(table).pvalue > 1e-3
@@ -91,7 +88,7 @@ def test_discrete_laplace_matches_the_reference_construction():
 
 def test_discrete_laplace_reference_detects_a_wrong_scale():
     ours = discrete_laplace(9, 100_000, random_state=3)
-    ref = sampler._discrete_laplace_reference(7, 100_000, random_state=4)
+    ref = sampler_reference._discrete_laplace_reference(7, 100_000, random_state=4)
     table = np.array([np.bincount(np.clip(x, -40, 40) + 40, minlength=81) for x in (ours, ref)])
     table = table[:, table.sum(axis=0) > 20]
     assert stats.chi2_contingency(table).pvalue < 1e-6
@@ -129,7 +126,7 @@ def test_discrete_gaussian_variance_is_sigma2_for_large_sigma():
 @pytest.mark.parametrize("sigma2", [Fraction(7, 3), 4, 40_000])
 def test_discrete_gaussian_split_acceptance_matches_the_exact_pmf(sigma2, monkeypatch):
     # the acceptance used beyond the |y| table (t > 4096), forced at small sigma
-    monkeypatch.setattr(sampler, "_GAUSS_TABLE_T", 0)
+    monkeypatch.setattr(discrete_noise, "_GAUSS_TABLE_T", 0)
     draws = discrete_gaussian(sigma2, N, random_state=17)
     s = math.sqrt(float(sigma2))
     edges = np.arange(-12, 13) if s < 3 else _edges(s, width=5)
@@ -166,7 +163,7 @@ def test_bernoulli_exp_mixed_gammas_in_one_call():
 def test_bernoulli_exp_matches_the_reference_algorithm():
     nums = np.arange(0, 40)
     ours = bernoulli_exp(np.repeat(nums, 5000), 9, random_state=1).reshape(40, -1).sum(axis=1)
-    ref = sampler._bernoulli_exp_reference(np.repeat(nums, 5000), 9,
+    ref = sampler_reference._bernoulli_exp_reference(np.repeat(nums, 5000), 9,
                                            random_state=2).reshape(40, -1).sum(axis=1)
     table = np.array([ours, 5000 - ours, ref, 5000 - ref]).reshape(2, 2, 40)
     for j in range(40):
@@ -186,9 +183,9 @@ def test_threshold_is_the_exact_floor():
 
     decimal.getcontext().prec = 200
     value = (decimal.Decimal(-1) / 3).exp() * (2**64)
-    assert sampler._exact_floor(("exp", 1, 3), 64) == int(value)
+    assert exact_thresholds._exact_floor(("exp", 1, 3), 64) == int(value)
     value = (decimal.Decimal(-1) / 3).exp() * (2**192)
-    assert sampler._exact_floor(("exp", 1, 3), 192) == int(value)
+    assert exact_thresholds._exact_floor(("exp", 1, 3), 192) == int(value)
 
 
 def test_truncated_geometric_threshold_is_exact():
@@ -197,23 +194,23 @@ def test_truncated_geometric_threshold_is_exact():
     decimal.getcontext().prec = 200
     r = (decimal.Decimal(-5) / 17).exp()
     s = (r**3 - r**8) / (1 - r**8)
-    assert sampler._exact_floor(("trunc", 5, 17, 3, 8), 128) == int(s * 2**128)
+    assert exact_thresholds._exact_floor(("trunc", 5, 17, 3, 8), 128) == int(s * 2**128)
 
 
 def test_digit_table_floors_are_exact():
     """Tables built by products of interval bounds hold the exact floors (one by one)."""
-    _, digits, top = sampler._laplace_plan(150_000)
+    _, digits, top = discrete_noise._laplace_plan(150_000)
     for table in (*digits, top):
         floors = table.asc[::-1]
         for k in range(1, table.k + 1, 7):
-            assert int(floors[k - 1]) == sampler._exact_floor(table.spec_of(k), 64)
+            assert int(floors[k - 1]) == exact_thresholds._exact_floor(table.spec_of(k), 64)
 
 
 def test_gauss_table_floors_are_exact():
     a, b, t = 40_000, 1, 201
-    table = sampler._gauss_table(a, b, t)
+    table = threshold_tables._gauss_table(a, b, t)
     for y in range(0, table.t.shape[0], 97):
-        assert int(table.t[y]) == min(sampler._exact_floor(table.spec_of(y), 64), (1 << 64) - 1)
+        assert int(table.t[y]) == min(exact_thresholds._exact_floor(table.spec_of(y), 64), (1 << 64) - 1)
 
 
 def test_guided_count_equals_a_plain_search():
@@ -221,7 +218,7 @@ def test_guided_count_equals_a_plain_search():
     every threshold (ties excluded: they take the exact path)."""
     rng = np.random.default_rng(0)
     for t in (1, 10, 1500, 150_000):
-        b, digits, top = sampler._laplace_plan(t)
+        b, digits, top = discrete_noise._laplace_plan(t)
         for table in (*digits, top):
             asc = table.asc
             near = np.concatenate([asc - np.uint64(1), asc + np.uint64(1)])
@@ -234,8 +231,8 @@ def test_guided_count_equals_a_plain_search():
 
 
 def test_tiny_probabilities_have_zero_thresholds_without_big_powers():
-    assert sampler._exact_floor(("exp", 10**9, 1), 64) == 0
-    out = sampler._bern_exp_scaled(np.array([0, 1, 2**40]), 10**6, 1, np.random.default_rng(0))
+    assert exact_thresholds._exact_floor(("exp", 10**9, 1), 64) == 0
+    out = discrete_noise._bern_exp_scaled(np.array([0, 1, 2**40]), 10**6, 1, np.random.default_rng(0))
     assert out.tolist() == [True, False, False]
 
 
@@ -253,41 +250,41 @@ class _ScriptedWords:
 @pytest.mark.parametrize("second,expected", [(0, True), ((1 << 64) - 1, False)])
 def test_a_tie_is_settled_by_the_next_word(second, expected):
     spec = ("exp", 1, 3)
-    first = sampler._exact_floor(spec, 64)
-    assert sampler._less_than(spec, [first], _ScriptedWords([second])) is expected
+    first = exact_thresholds._exact_floor(spec, 64)
+    assert exact_thresholds._less_than(spec, [first], _ScriptedWords([second])) is expected
 
 
 def test_a_tie_on_the_next_word_goes_one_word_further():
     spec = ("exp", 2, 5)
-    w1 = sampler._exact_floor(spec, 64)
-    w2 = sampler._exact_floor(spec, 128) - (w1 << 64)
+    w1 = exact_thresholds._exact_floor(spec, 64)
+    w2 = exact_thresholds._exact_floor(spec, 128) - (w1 << 64)
     rng = _ScriptedWords([w2, 0])
-    assert sampler._less_than(spec, [w1], rng) is True
+    assert exact_thresholds._less_than(spec, [w1], rng) is True
     assert rng.words == []
 
 
 def test_forced_ties_follow_the_next_bits(monkeypatch):
     """With every first word equal to the threshold, yes comes at the rate of the next bits."""
     num, den = 1, 3
-    first = sampler._exact_floor(("exp", num, den), 64)
-    frac = (sampler._exact_floor(("exp", num, den), 128) - (first << 64)) / 2.0**64
-    real = sampler._words
+    first = exact_thresholds._exact_floor(("exp", num, den), 64)
+    frac = (exact_thresholds._exact_floor(("exp", num, den), 128) - (first << 64)) / 2.0**64
+    real = discrete_noise._words
     calls = []
 
     def forced(rng, n):
         calls.append(n)
         return np.full(n, first, dtype=np.uint64)
 
-    monkeypatch.setattr(sampler, "_words", forced)
+    monkeypatch.setattr(discrete_noise, "_words", forced)
     n = 20_000
     hits = int(bernoulli_exp(np.full(n, num), den, random_state=3).sum())
-    monkeypatch.setattr(sampler, "_words", real)
+    monkeypatch.setattr(discrete_noise, "_words", real)
     assert calls
     assert stats.binomtest(hits, n, frac).pvalue > 1e-3
 
 
 def test_count_table_ties_use_the_next_word():
-    table = sampler._laplace_plan(10)[1][0]
+    table = discrete_noise._laplace_plan(10)[1][0]
     k = 3
     tk = int(table.asc[::-1][k - 1])
     r = np.array([tk], dtype=np.uint64)
@@ -296,14 +293,14 @@ def test_count_table_ties_use_the_next_word():
 
 
 def test_geometric_zero_word_continues_past_the_table():
-    table = sampler._laplace_plan(10)[2]
+    table = discrete_noise._laplace_plan(10)[2]
     r = np.zeros(1, dtype=np.uint64)
     got = int(table.count(r, np.random.default_rng(0))[0])
     assert got >= table.k
 
 
 def test_forced_zero_words_still_give_a_valid_laplace(monkeypatch):
-    monkeypatch.setattr(sampler, "_words", lambda rng, n: np.zeros(n, dtype=np.uint64))
+    monkeypatch.setattr(discrete_noise, "_words", lambda rng, n: np.zeros(n, dtype=np.uint64))
     out = discrete_laplace(5, 20, random_state=1)
     assert out.dtype == np.int64 and out.shape == (20,)
 

@@ -10,14 +10,11 @@ import pandas as pd
 import pytest
 
 from core.data import Dataset, load_sample
-from core.privacy.schema import (
-    OTHER,
-    ColumnSchema,
-    PublicSchema,
-    draft_schema,
-    schema_for,
-)
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_draft import draft_schema
+from core.privacy.schema_columns import OTHER, ColumnSchema
+from core.privacy.ledger import PrivacyLedger
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -309,7 +306,8 @@ def test_an_invalid_edit_raises_value_error_naming_the_column():
 # --- an identifier role found by reading the rows (issue 24) ---------------------------------
 
 def _schema_with_identifier(source: str):
-    from core.privacy.schema import ColumnSchema, PublicSchema
+    from core.privacy.schema import PublicSchema
+    from core.privacy.schema_columns import ColumnSchema
 
     return PublicSchema(columns=(
         ColumnSchema("row", "identifier", source=source),
@@ -318,7 +316,7 @@ def _schema_with_identifier(source: str):
 
 
 def test_an_identifier_found_in_the_rows_makes_the_release_not_dp():
-    from core.privacy.mechanisms import PrivacyLedger
+    from core.privacy.ledger import PrivacyLedger
 
     ledger = _schema_with_identifier("read from data").charge(PrivacyLedger(), ["age"])
     assert not ledger.is_dp
@@ -326,7 +324,7 @@ def test_an_identifier_found_in_the_rows_makes_the_release_not_dp():
 
 
 def test_a_declared_identifier_keeps_the_release_dp():
-    from core.privacy.mechanisms import PrivacyLedger
+    from core.privacy.ledger import PrivacyLedger
 
     ledger = _schema_with_identifier("declared").charge(PrivacyLedger(), ["age"])
     assert ledger.is_dp

@@ -13,9 +13,12 @@ import pandas as pd
 import pytest
 
 import core.privacy.schema_estimate as est
-from core.audit.auditor import NeighbouringPair, audit
+from core.audit.auditor import audit
+from core.audit.pairs import NeighbouringPair
 from core.data import Dataset, load_sample
-from core.privacy.schema import OTHER, draft_schema, schema_for
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_draft import draft_schema
+from core.privacy.schema_columns import OTHER
 from core.privacy.schema_estimate import (
     category_threshold,
     default_candidates,
@@ -25,7 +28,7 @@ from core.privacy.schema_estimate import (
     range_candidates,
     single_record_release_probability,
 )
-from core.privacy.mechanisms import PrivacyLedger
+from core.privacy.ledger import PrivacyLedger
 
 
 def _table(values: dict, name: str = "t") -> Dataset:

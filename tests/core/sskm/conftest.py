@@ -26,6 +26,6 @@ def blobs() -> np.ndarray:
 @pytest.fixture(scope="session")
 def census_schema():
     """The census sample's shipped public schema (bounds and categories from its generator)."""
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
 
     return schema_for(load_sample("census"))

@@ -11,7 +11,7 @@ Laplace vectors (up to the common 1 / scale), the most powerful test; it is roun
 means) differ in their last bits between the two datasets, a floating-point artefact of
 textbook Laplace sampling (Mironov 2012) that is not what these audits measure.
 
-- the sound mechanisms (SSKM_DP ``mode="sound"``, IDP-KMeans) show no violation at the
+- the sound mechanisms (SSKM_DP's sound publisher ``SSKMDP``, IDP-KMeans) show no violation at the
   claimed epsilon, and a mutant with half the noise (the add/remove calibration (m + 1) /
   epsilon) is flagged;
 - pipeline pairs move what a careless pipeline reads from the rows before the noise (a
@@ -27,12 +27,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.audit.auditor import NEW_CATEGORY, audit, held_out_pair, new_category_pair, out_of_range_pair, replace_pair
-from core.privacy.schema import ColumnSchema, PublicSchema
-from core.sskm import baselines
-from core.sskm.baselines import idp_kmeans
+from core.audit.auditor import audit
+from core.audit.pipeline_pairs import (
+    NEW_CATEGORY, held_out_pair, new_category_pair, out_of_range_pair,
+)
+from core.audit.pairs import replace_pair
+from core.privacy.schema import PublicSchema
+from core.privacy.schema_columns import ColumnSchema
+from core.sskm import dp_kmeans
+from core.sskm.dp_kmeans import idp_kmeans
 from core.sskm.connection import mic_connections
-from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.scaled_table import ScaledTable
+from core.sskm.paper_publisher import PaperSSKMDP
+from core.sskm.sound import SSKMDP
 
 EPS = 1.0
 #: published values of the one attribute; the first is the record that gets replaced
@@ -60,7 +67,7 @@ def half_noise_sskm(monkeypatch):
 @pytest.fixture
 def half_noise_idp(monkeypatch):
     """Mutant: IDP-KMeans with its old add/remove calibration (m + 1) / epsilon_t."""
-    monkeypatch.setattr(baselines, "idp_kmeans_scale", lambda m, eps_t: (m + 1) / eps_t)
+    monkeypatch.setattr(dp_kmeans, "idp_kmeans_scale", lambda m, eps_t: (m + 1) / eps_t)
 
 
 # --------------------------------------------------------------------------- SSKM_DP sound
@@ -291,11 +298,11 @@ def test_paper_sskm_violates_the_epsilon_it_names():
     assert all(c.protected == ("s",) for c in conns.values())  # u is published without noise
 
     def mechanism(dataset, random_state):
-        pub = SSKMDP(sensitive="s", mode="paper", cs_threshold=0.5, random_state=random_state,
-                     **{**SOM, "rows": 2, "cols": 2, "iterations": 300})
+        pub = PaperSSKMDP(sensitive="s", cs_threshold=0.5, random_state=random_state,
+                          **{**SOM, "rows": 2, "cols": 2, "iterations": 300})
         return pub.fit(dataset, connections=conns[id(dataset)]).publish(epsilon=EPS)
 
-    probe = SSKMDP(sensitive="s", mode="paper", cs_threshold=0.5, random_state=0, **SOM)
+    probe = PaperSSKMDP(sensitive="s", cs_threshold=0.5, random_state=0, **SOM)
     probe.fit(pair.d0, connections=conns[id(pair.d0)]).publish(epsilon=EPS)
     claimed = probe.ledger_.nominal()[0]
     assert claimed == pytest.approx(EPS) and not probe.ledger_.is_dp

@@ -5,14 +5,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.sskm.baselines import (
-    MDAV_DP_NOT_DP_REASON,
-    group_size,
-    idp_kmeans,
-    mdav,
-    mdav_dp,
-    mdav_release,
-    microaggregate,
+from core.sskm.baseline_release import group_size
+from core.sskm.dp_kmeans import idp_kmeans
+from core.sskm.microaggregation import (
+    MDAV_DP_NOT_DP_REASON, mdav, mdav_dp, mdav_release, microaggregate,
 )
 
 
@@ -192,8 +188,8 @@ def test_idp_kmeans_takes_a_scaled_table_and_its_reasons():
     import pandas as pd
 
     from core.data import load_sample
-    from core.privacy.schema import schema_for
-    from core.sskm.publisher import ScaledTable
+    from core.privacy.schema_builtin import schema_for
+    from core.sskm.scaled_table import ScaledTable
 
     frame = load_sample("census").frame.head(300)
     public = idp_kmeans(ScaledTable(frame, schema=schema_for(load_sample("census"))), 5, 1.0, random_state=0)

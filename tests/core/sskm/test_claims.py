@@ -7,7 +7,7 @@ import pytest
 
 from core.papers.claim import Claim
 from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
-from core.sskm.reproduce import PAPER
+from core.sskm.paper import PAPER
 
 _GRIDS = (("4x4", 14.0), ("6x6", 33.0), ("8x8", 58.0))
 _EPS = (0.05, 0.1, 1.0, 5.0)

@@ -21,7 +21,7 @@ def _sweep(frame, *, mode="sound", seed=0, **kw):
     args.update(kw)
     if mode == "sound" and "schema" not in args:
         from core.data import load_sample
-        from core.privacy.schema import schema_for
+        from core.privacy.schema_builtin import schema_for
 
         args["schema"] = schema_for(load_sample("census"))
     return clusters_sweep(frame, **args)
@@ -93,7 +93,7 @@ def test_wrong_arguments_say_the_rule(small):
         _sweep(small, m_values=(6,))
     with pytest.raises(ValueError, match="must be among the chosen"):
         attributes_for_m(["age", "workclass"], "sex", 2)
-    with pytest.raises(ValueError, match="'sound' or 'paper'"):
+    with pytest.raises(ValueError, match="mode must be one of 'sound', 'paper'"):
         _sweep(small, mode="fast")
     with pytest.raises(TypeError, match="repetitions must be an int"):
         _sweep(small, repetitions=1.5)

@@ -7,9 +7,11 @@ import pandas as pd
 import pytest
 
 from core.data import Dataset
-from core.privacy.schema import ColumnSchema, draft_schema
-from core.sskm.publisher import SSKMDP
+from core.privacy.schema_draft import draft_schema
+from core.privacy.schema_columns import ColumnSchema
+from core.sskm.paper_publisher import PaperSSKMDP
 from core.sskm.sweeps import baselines_vs_clusters, clusters_sweep
+from core.sskm.variants import SSKM_VARIANTS
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +33,8 @@ def table():
 @pytest.mark.parametrize("mode", ["sound", "paper"])
 def test_the_identifier_is_neither_fitted_nor_published(table, mode):
     frame, schema = table
-    pub = SSKMDP(epsilon=1.0, sensitive="sex", rows=3, cols=3, mode=mode, schema=schema, iterations=1000,
-                 random_state=0).fit(frame)
+    pub = SSKM_VARIANTS[mode](epsilon=1.0, sensitive="sex", rows=3, cols=3, schema=schema, iterations=1000,
+                              random_state=0).fit(frame)
     assert "row" not in pub.table_.columns
     assert "row" not in pub.connections_.strengths.columns
     out = pub.publish(epsilon=1.0)
@@ -41,8 +43,8 @@ def test_the_identifier_is_neither_fitted_nor_published(table, mode):
 
 def test_the_baselines_cluster_the_same_records_without_it(table):
     frame, schema = table
-    pub = SSKMDP(epsilon=1.0, sensitive="sex", rows=3, cols=3, mode="paper", schema=schema, iterations=1000,
-                 random_state=0).fit(frame)
+    pub = PaperSSKMDP(epsilon=1.0, sensitive="sex", rows=3, cols=3, schema=schema, iterations=1000,
+                      random_state=0).fit(frame)
     assert pub.table_.X.shape[1] == 3  # MDAV, MDAV_DP and IDP-KMeans read pub.table_.X
     out = baselines_vs_clusters(pub, epsilon=1.0, a_values=(5,), repetitions=1, cs_threshold=0.3, random_state=0)
     assert set(out["method"]) == {"MDAV", "MDAV_DP", "IDP-KMeans", "SSKM_DP"}
@@ -59,11 +61,11 @@ def test_the_sweep_leaves_it_out_in_the_paper_mode(table):
 def test_a_sensitive_identifier_is_refused_in_words(table):
     frame, schema = table
     with pytest.raises(ValueError, match="identifier"):
-        SSKMDP(epsilon=1.0, sensitive=("row",), rows=2, cols=2, mode="paper", schema=schema).fit(frame)
+        PaperSSKMDP(epsilon=1.0, sensitive=("row",), rows=2, cols=2, schema=schema).fit(frame)
 
 
 def test_without_a_schema_the_paper_mode_publishes_every_column(table):
     frame, _ = table  # the faithful algorithm, as printed: nothing says which column is a key
-    pub = SSKMDP(epsilon=1.0, sensitive="sex", rows=2, cols=2, mode="paper", iterations=1000,
-                 random_state=0).fit(frame)
+    pub = PaperSSKMDP(epsilon=1.0, sensitive="sex", rows=2, cols=2, iterations=1000,
+                      random_state=0).fit(frame)
     assert "row" in pub.table_.columns

@@ -1,4 +1,4 @@
-"""SSKM_DP publishing: the paper's mode (Eq. 18-19, not DP) and the sound mode (the default)."""
+"""SSKM_DP publishing: the paper's publisher (PaperSSKMDP, Eq. 18-19, not DP) and the sound one (SSKMDP)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +8,11 @@ from scipy import stats
 
 from core.evaluation.metrics import mse, record_linkage
 from core.sskm.connection import mic_connections
-from core.sskm.publisher import PAPER_NOT_DP_REASON, SSKMDP, ScaledTable, cluster_release_metrics
+from core.sskm.paper_publisher import PAPER_NOT_DP_REASON, PaperSSKMDP
+from core.sskm.cluster_release import cluster_release_metrics
+from core.sskm.scaled_table import ScaledTable
+from core.sskm.sound import SSKMDP
+from core.sskm.variants import SSKM_VARIANTS
 from core.validation import DataError
 
 FAST = dict(rows=6, cols=6, iterations=4000, sfla_params={"iterations": 5, "n_frogs": 6}, mic_max_rows=600)
@@ -16,9 +20,9 @@ FAST = dict(rows=6, cols=6, iterations=4000, sfla_params={"iterations": 5, "n_fr
 
 @pytest.fixture(scope="module")
 def fitted(census_frame):
-    """The paper's mode (today's algorithm)."""
-    return SSKMDP(epsilon=1.0, sensitive="sex", cs_threshold=0.3, mode="paper", random_state=0,
-                  **FAST).fit(census_frame)
+    """The paper's publisher (today's algorithm)."""
+    return PaperSSKMDP(epsilon=1.0, sensitive="sex", cs_threshold=0.3, random_state=0,
+                       **FAST).fit(census_frame)
 
 
 @pytest.fixture(scope="module")
@@ -99,9 +103,9 @@ def test_mse_falls_and_rl_rises_as_epsilon_grows(fitted):
 @pytest.mark.parametrize("mode", ["paper", "sound"])
 def test_same_seed_same_release(census_frame, mode):
     small = census_frame.head(300)
-    a = SSKMDP(epsilon=1.0, sensitive="sex", mode=mode, random_state=4, **FAST).fit_transform(small)
-    b = SSKMDP(epsilon=1.0, sensitive="sex", mode=mode, random_state=4, **FAST).fit_transform(small)
-    c = SSKMDP(epsilon=1.0, sensitive="sex", mode=mode, random_state=5, **FAST).fit_transform(small)
+    a = SSKM_VARIANTS[mode](epsilon=1.0, sensitive="sex", random_state=4, **FAST).fit_transform(small)
+    b = SSKM_VARIANTS[mode](epsilon=1.0, sensitive="sex", random_state=4, **FAST).fit_transform(small)
+    c = SSKM_VARIANTS[mode](epsilon=1.0, sensitive="sex", random_state=5, **FAST).fit_transform(small)
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
 
@@ -109,7 +113,7 @@ def test_same_seed_same_release(census_frame, mode):
 def test_precomputed_connections_are_reused(census_frame):
     small = census_frame.head(300)
     conn = mic_connections(small, "sex", threshold=0.3, max_rows=None)
-    pub = SSKMDP(epsilon=1.0, sensitive="sex", cs_threshold=0.0, mode="paper", random_state=0, **FAST)
+    pub = PaperSSKMDP(epsilon=1.0, sensitive="sex", cs_threshold=0.0, random_state=0, **FAST)
     pub.fit(small, connections=conn)
     assert pub.connections_.strengths is conn.strengths
     assert set(pub.connections_.protected) == set(small.columns)
@@ -150,7 +154,7 @@ def test_scaled_table_refuses_infinite_values():
 @pytest.mark.parametrize("mode", ["paper", "sound"])
 def test_no_noise_draw_is_reused_across_epsilons(census_frame, mode):
     """One random_state at epsilon 1 and 2: 2 y(2) - y(1) must not cancel the noise."""
-    pub = SSKMDP(sensitive="sex", mode=mode, random_state=0, **FAST).fit(census_frame.head(400))
+    pub = SSKM_VARIANTS[mode](sensitive="sex", random_state=0, **FAST).fit(census_frame.head(400))
     pub.publish(epsilon=1.0, random_state=7)
     n1 = pub.noisy_centres_ - pub.centres_
     pub.publish(epsilon=2.0, random_state=7)
@@ -170,10 +174,44 @@ def test_no_noise_draw_is_reused_across_epsilons(census_frame, mode):
     assert np.array_equal(pub.noisy_centres_ - pub.centres_, n2)
 
 
-def test_mode_is_checked(census_frame):
-    with pytest.raises(ValueError, match="mode"):
-        SSKMDP(sensitive="sex", mode="loose", **FAST).fit(census_frame)
-    assert SSKMDP().mode == "sound"
+def test_the_two_publishers_are_separate_classes_without_a_mode():
+    assert SSKM_VARIANTS == {"sound": SSKMDP, "paper": PaperSSKMDP}
+    assert not issubclass(PaperSSKMDP, SSKMDP) and not issubclass(SSKMDP, PaperSSKMDP)
+    for cls in (SSKMDP, PaperSSKMDP):
+        assert "mode" not in cls().get_params()
+        with pytest.raises(TypeError):
+            cls(mode="paper")
+    assert {"map_fit", "map_share", "map_iterations"} <= set(SSKMDP().get_params())
+    assert not {"map_fit", "map_share", "map_iterations"} & set(PaperSSKMDP().get_params())
+    from core.sskm.variants import sskm_variant
+
+    assert sskm_variant("paper") is PaperSSKMDP
+    with pytest.raises(ValueError, match="mode must be one of 'sound', 'paper'"):
+        sskm_variant("loose")
+
+
+@pytest.mark.parametrize("cls", [SSKMDP, PaperSSKMDP])
+def test_publishers_follow_the_scikit_learn_contract(census_frame, census_schema, cls):
+    """get_params returns every __init__ argument unchanged; clone gives an unfitted twin that
+    publishes the same rows for the same seed; bad values are refused in fit, not __init__."""
+    from sklearn.base import clone
+
+    kw = dict(epsilon=2.0, sensitive=("sex",), schema=census_schema, random_state=4, **FAST)
+    pub = cls(**kw)
+    params = pub.get_params()
+    assert all(params[k] is v for k, v in kw.items())
+    twin = clone(pub)
+    assert twin is not pub and twin.get_params()["sensitive"] == ("sex",)
+    assert not hasattr(twin, "table_")
+    small = census_frame.head(300)
+    pd.testing.assert_frame_equal(pub.fit_transform(small), twin.fit_transform(small))
+    assert not hasattr(clone(pub), "table_")  # a fitted estimator clones unfitted
+    bad = cls(epsilon=-1.0, sensitive="sex")  # stored as given
+    assert bad.epsilon == -1.0
+    with pytest.raises(ValueError):
+        bad.fit(small)
+    fitted_names = [a for a in vars(pub) if not a.startswith("_") and a not in params]
+    assert fitted_names and all(a.endswith("_") for a in fitted_names)
 
 
 def test_paper_mode_metrics_are_eq_22_23(fitted):
@@ -240,7 +278,7 @@ def test_sound_mode_without_a_schema_says_it_is_not_dp(census_frame):
 
 def test_a_schema_read_from_the_data_is_not_dp_until_confirmed(census_frame):
     from core.data import Dataset
-    from core.privacy.schema import draft_schema
+    from core.privacy.schema_draft import draft_schema
 
     frame = census_frame.head(300)
     numeric = tuple(c for c in frame.columns if frame[c].dtype.kind in "if")
@@ -300,13 +338,13 @@ def test_the_noisy_map_reads_the_rows_only_through_its_noisy_measurements(census
                                                                           monkeypatch):
     """Replace the noisy measurement by a fixed answer: two different tables then get the same map
     (the start is data-independent and the weights are post-processing of the measurements)."""
-    from core.sskm import som as som_module
+    from core.sskm import noisy_som as som_module
 
     def fixed(X, labels, K, epsilon, noise):
         m = X.shape[1]
         return np.full(K, 5.0), np.full((K, m), 2.0), [(epsilon / 2, "fixed"), (epsilon / 2, "fixed")]
 
-    monkeypatch.setattr(som_module, "_noisy_counts_sums", fixed)
+    monkeypatch.setattr(som_module, "noisy_counts_sums", fixed)
     other = census_frame.copy()
     other["age"] = other["age"].to_numpy()[::-1]
     other["sex"] = "Female"
@@ -391,8 +429,8 @@ def test_map_settings_are_checked(census_frame, census_schema):
         SSKMDP(sensitive="sex", schema=census_schema, map_iterations=0, **FAST).fit(frame)
     with pytest.raises(TypeError, match="PublicSchema"):
         SSKMDP(sensitive="sex", schema={"age": (0, 1)}, **FAST).fit(frame)
-    with pytest.raises(ValueError, match="reference is for mode='sound'"):
-        SSKMDP(sensitive="sex", mode="paper", **FAST).fit(frame, reference=frame)
+    with pytest.raises(TypeError, match="reference"):  # the paper's publisher fits its map on the records
+        PaperSSKMDP(sensitive="sex", **FAST).fit(frame, reference=frame)
 
 
 def test_fit_progress_covers_the_map_then_mic_and_changes_nothing(census_frame, census_schema):
@@ -436,7 +474,7 @@ def test_scaled_table_one_record_changes_one_row_only(census_schema):
 def test_scaled_table_drops_identifiers_and_refuses_unlisted_columns(census_schema):
     from dataclasses import replace
 
-    from core.privacy.schema import ColumnSchema
+    from core.privacy.schema_columns import ColumnSchema
 
     schema = replace(census_schema, columns=census_schema.columns + (ColumnSchema("id", "identifier"),))
     t = ScaledTable(pd.DataFrame({"id": [1, 2], "age": [20, 30]}), schema=schema)

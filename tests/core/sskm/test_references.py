@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
-from core.sskm.publisher import SSKMDP, ScaledTable
+from core.sskm.scaled_table import ScaledTable
+from core.sskm.sound import SSKMDP
 from core.sskm.references import (RANDOM, RAW, linkage, random_rows, raw_linkage, reference_sentences,
                                   references, table_references)
 from core.sskm.sweeps import epsilon_curve, release_references

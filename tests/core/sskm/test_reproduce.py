@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 import core.sskm.reproduce as reproduce
-from core.cli import _json_default, reproductions
+from core.papers.reproductions import json_default
+from core.papers.reproductions import reproductions
 from core.data import load_sample
 from core.runtime.experiments import Reproduction
-from core.sskm.reproduce import ATTRIBUTES, EPSILONS, MODES, REPRODUCTIONS, SENSITIVE, load_table
+from core.sskm.reproduce import ATTRIBUTES, MODES, REPRODUCTIONS, SENSITIVE, load_table
+from core.sskm.paper import EPSILONS, M_VALUES, PAPER
 
 _COLUMNS = ["age", "sex", "workclass", "education_num", "marital_status", "occupation", "relationship",
             "hours_per_week", "education", "income"]
@@ -51,9 +53,9 @@ def test_result_is_json_with_paper_beside_ours(tiny, name):
     assert isinstance(rep, Reproduction) and rep.name == name
     out = rep.to_dict()
     assert list(out) == ["name", "parameters", "seeds", "repetitions", "summary", "paper", "notes"]
-    json.loads(json.dumps(out, default=_json_default))
+    json.loads(json.dumps(out, default=json_default))
     assert rep.runs and rep.summary["checks"] and rep.checks
-    assert rep.paper == reproduce.PAPER[name]
+    assert rep.paper == PAPER[name]
 
 
 @pytest.mark.parametrize("name, metric", [("sskm-fig5", "mse"), ("sskm-fig6", "rl")])
@@ -61,12 +63,12 @@ def test_fig56_checks_agree_with_the_runs(tiny, name, metric):
     rep = tiny[name]
     runs = rep.runs_frame()
     checks = rep.summary["checks"]
-    assert set(checks) == {f"{mode} m={m}" for mode in MODES for m in reproduce.M_VALUES}
+    assert set(checks) == {f"{mode} m={m}" for mode in MODES for m in M_VALUES}
     trend = "decreasing_as_epsilon_grows" if metric == "mse" else "increasing_as_epsilon_grows"
     mine = {k: v for k, v in rep.checks.items() if k.startswith("checks: ")}
     assert mine == {f"checks: {key}: {trend}": check[trend] for key, check in checks.items()}
     for mode in MODES:
-        for m in reproduce.M_VALUES:
+        for m in M_VALUES:
             check = checks[f"{mode} m={m}"]
             mine = runs[(runs["mode"] == mode) & (runs["m"] == m)].groupby("epsilon")[metric].mean()
             by_eps = check[f"{metric}_by_epsilon"]
@@ -81,7 +83,7 @@ def test_fig56_checks_agree_with_the_runs(tiny, name, metric):
 
 def test_fig5_sound_mse_falls_from_the_smallest_to_the_largest_epsilon(tiny):
     """The paper's Fig. 5 claim at its two ends, for the DP mode (noise scale 100 times smaller)."""
-    for m in reproduce.M_VALUES:
+    for m in M_VALUES:
         by_eps = list(tiny["sskm-fig5"].summary["checks"][f"sound m={m}"]["mse_by_epsilon"].values())
         assert by_eps[0] > by_eps[-1]
 
@@ -90,7 +92,7 @@ def test_fig7_checks_compare_each_method_per_dataset_m_and_a(tiny):
     rep = tiny["sskm-fig7"]
     checks = rep.summary["checks"]
     a_values = rep.parameters["a"]
-    assert set(checks) == {f"{d} m={m} a={a}" for d in ("adult", "nltcs") for m in reproduce.M_VALUES
+    assert set(checks) == {f"{d} m={m} a={a}" for d in ("adult", "nltcs") for m in M_VALUES
                            for a in a_values}
     ours = {"sskm": "mse_sskm_dp_mean", "sskm_paper": "mse_sskm_dp_paper_mean"}
     theirs = {"mdav": "mse_mdav_mean", "mdav_dp": "mse_mdav_dp_mean", "idp_kmeans": "mse_idp_kmeans_mean"}
@@ -108,7 +110,7 @@ def test_fig7_checks_compare_each_method_per_dataset_m_and_a(tiny):
 def test_quick_run_on_the_real_data_gives_json(data_dir, name):
     rep = REPRODUCTIONS[name](data_dir=data_dir, quick=True, random_state=0, progress=lambda m: None)
     assert isinstance(rep, Reproduction) and rep.name == name
-    json.dumps(rep.to_dict(), default=_json_default)
+    json.dumps(rep.to_dict(), default=json_default)
     assert rep.runs and rep.summary["checks"] and rep.checks
 
 
@@ -117,12 +119,12 @@ def test_fig56_summary_carries_the_claim_per_mode(tiny, name):
     claims = tiny[name].summary["claim"]
     assert set(claims) == set(MODES)
     for mode, claim in claims.items():
-        assert claim["paper"] == reproduce.PAPER[name] and claim["holds"] in (True, False, None)
+        assert claim["paper"] == PAPER[name] and claim["holds"] in (True, False, None)
         assert claim["finding"].startswith({"sound": "Sound mode", "paper": "Paper mode"}[mode])
 
 
 def test_fig7_summary_carries_the_claim_per_mode_dataset_and_m(tiny):
     claims = tiny["sskm-fig7"].summary["claim"]
     assert set(claims) == {f"{mode} {d} m={m}" for mode in MODES for d in ("adult", "nltcs")
-                           for m in reproduce.M_VALUES}
-    assert all(c["paper"] == reproduce.PAPER["sskm-fig7"] for c in claims.values())
+                           for m in M_VALUES}
+    assert all(c["paper"] == PAPER["sskm-fig7"] for c in claims.values())

@@ -110,3 +110,19 @@ def test_quality_matches_minisom_on_the_same_data():
                              batch_size=32, random_state=0).fit(X)
     assert ours.quantization_error(X) <= 1.05 * ref.quantization_error(X)
     assert ours.topographic_error(X) <= ref.topographic_error(X) + 0.05
+
+
+def test_the_map_follows_the_scikit_learn_contract(blobs):
+    """get_params returns every __init__ argument unchanged; clone gives an unfitted twin that
+    trains to the same weights; a bad choice is refused in fit, in the project's words."""
+    from sklearn.base import clone
+
+    som = SelfOrganizingMap(3, 3, iterations=500, sfla_params={"iterations": 2, "n_frogs": 6}, random_state=1)
+    assert som.get_params()["sfla_params"] is som.sfla_params
+    twin = clone(som)
+    assert np.array_equal(som.fit(blobs).weights_, twin.fit(blobs).weights_)
+    assert not hasattr(clone(som), "weights_")
+    bad = SelfOrganizingMap(2, 2, topology="triangle")
+    assert bad.topology == "triangle"
+    with pytest.raises(ValueError, match="topology must be one of 'rectangular', 'hexagonal'"):
+        bad.fit(blobs)

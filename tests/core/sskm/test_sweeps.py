@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from core.sskm.publisher import SSKMDP
+from core.sskm.sound import SSKMDP
 from core.sskm.sweeps import baselines_vs_clusters, epsilon_curve
 
 

@@ -203,7 +203,7 @@ def test_live_bars_reuse_the_setup(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the slider path ran the setup again")
 
-    monkeypatch.setattr(cached, "prepare_schemes", refuse)
+    monkeypatch.setattr("dashboard.cdp.jobs.prepare_schemes", refuse)
     monkeypatch.setattr("core.cdp.baselines.dc_fbfs", refuse)
     for eps in (0.3, 4.4, 9.9):
         runs, _ = cached.live_accuracy(setup, mats, epsilon=eps, noise_method=1, preset="sensible",
@@ -249,7 +249,7 @@ def test_scheme_rows_name_each_schemes_features_sensitivity_and_privacy():
 
 
 def test_every_noise_method_has_a_label_a_colour_and_a_url_bound():
-    from core.cdp.logistic import NOISE_METHODS
+    from core.cdp.schedule import NOISE_METHODS
     from dashboard.shared.palette import COLORS, noise_method_label
     from dashboard.shared.settings import PAGE_SETTINGS
 

@@ -61,7 +61,7 @@ def test_the_papers_schemes_say_they_are_not_dp_beside_the_dp_reading(open_page)
 
 def test_the_schema_follows_the_queried_table():
     from core.data import load_sample
-    from core.privacy.schema import schema_for
+    from core.privacy.schema_builtin import schema_for
     from dashboard.cdp import cached
 
     supplier = load_sample("supplier")

@@ -69,7 +69,7 @@ def test_the_saved_settings_rerun_the_same_numbers_from_the_command_line(compare
 
     import pandas as pd
 
-    from core.cli import main
+    from dashboard.cli import main
     from dashboard.compare import cached
 
     result = _jobs(compared)["cmp_run"].result

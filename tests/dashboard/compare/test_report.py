@@ -6,10 +6,12 @@ import dataclasses
 
 import pytest
 
-from core.compare.run import NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, compare, privacy_label
+from core.compare.run import compare
+from core.compare.result import NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, privacy_label
 from core.compare.config import CompareConfig
 from core.data import load_sample
-from core.privacy.schema import draft_schema, schema_for
+from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_draft import draft_schema
 from dashboard.compare.cached import EPSILON_SETTING, method_rows, table_rows
 from dashboard.compare.charts import frontier_chart
 from dashboard.compare.report import build_report

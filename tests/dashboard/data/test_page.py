@@ -141,14 +141,14 @@ def test_integer_column_downloads_as_integers(open_page):
     content = ("n,m,y\n" + "".join(f"{i},{'' if i == 3 else i * 2},{i % 2}\n" for i in range(20))).encode()
     at = _upload(open_page("data"), content)
     assert_clean(at)
-    from dashboard.data.cached import csv_bytes
+    from dashboard.shared.datasets import csv_bytes
 
     out = csv_bytes(at.session_state["pux_dataset"]).decode()
     assert "\n4,8,0\n" in out and ".0" not in out
 
 
 def test_upload_is_parsed_once_and_kept_in_the_session(open_page, monkeypatch):
-    import dashboard.data.cached as cached
+    import dashboard.shared.datasets as cached
 
     calls = []
     real = cached.parse_upload
@@ -229,14 +229,14 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 def _schema(at):
     """The schema the other pages read for the dataset in use (what the panel stored)."""
-    from dashboard.shared.state import schema_key
+    from dashboard.shared.schemas import schema_key
 
     dataset = at.session_state["pux_dataset"]
     return at.session_state["pux_schemas"][schema_key(dataset)]
 
 
 def _schema_key(at) -> str:
-    from dashboard.shared.state import schema_key
+    from dashboard.shared.schemas import schema_key
 
     return schema_key(at.session_state["pux_dataset"])
 
@@ -360,7 +360,7 @@ def test_a_drafted_identifier_given_a_role_is_drafted_again_as_a_feature(open_pa
     assert _schema(at)["a"].kind == "identifier"
     at.multiselect(key="data_sensitive_mine").set_value(["a"]).run()
     assert_clean(at)
-    from dashboard.shared.state import _fit_roles
+    from dashboard.shared.schemas import _fit_roles
 
     fitted = _fit_roles(_schema(at), at.session_state["pux_dataset"])
     assert fitted["a"].kind == "numeric" and fitted["a"].source == "read from data"
@@ -388,7 +388,7 @@ def test_bad_ranges_give_one_sentence_and_no_estimate(open_page):
 
 
 def test_the_draft_is_made_once_per_table(open_page, monkeypatch):
-    import core.privacy.schema as schema_module
+    import core.privacy.schema_builtin as schema_module
 
     calls = []
     real = schema_module.draft_schema
@@ -421,8 +421,9 @@ def test_a_page_working_on_part_of_the_table_reads_the_reviewed_schema():
         import streamlit as st
 
         from core.data import load_sample
-        from core.privacy.schema import draft_schema
-        from dashboard.shared.state import current_schema, set_dataset, set_schema
+        from core.privacy.schema_draft import draft_schema
+        from dashboard.shared.state import set_dataset
+        from dashboard.shared.schemas import current_schema, set_schema
 
         census = load_sample("census")
         upload = census.subset(census.frame.columns)  # same table, as an upload would be
@@ -458,7 +459,7 @@ def _id_table() -> bytes:
 
 def _fitted(at):
     """The schema every page reads: the stored one with the Data page's roles and marks."""
-    from dashboard.shared.state import _fit_roles
+    from dashboard.shared.schemas import _fit_roles
 
     return _fit_roles(_schema(at), at.session_state["pux_dataset"])
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.imposter import charts
+from dashboard.imposter import charts, charts_training
 from dashboard.shared.palette import color
 
 
@@ -57,7 +57,7 @@ def test_nmi_bars_draw_the_theta_line_at_theta():
 # ---------------------------------------------------------------- training curves
 
 def test_training_curves_draw_each_loss_in_its_panel():
-    fig = charts.training_curves(_history())
+    fig = charts_training.training_curves(_history())
     drawn = {t.name: (list(t.x), list(t.y), t.xaxis) for t in fig.data}
     assert drawn == {
         "D1": ([1, 2, 3], [1.3, 1.2, 1.1], "x"), "D2": ([1, 2, 3], [0.7, 0.6, 0.5], "x"),
@@ -68,13 +68,13 @@ def test_training_curves_draw_each_loss_in_its_panel():
 
 
 def test_training_curves_mark_chance_at_one_over_the_number_of_classes():
-    fig = charts.training_curves(_history(), n_classes=4)
+    fig = charts_training.training_curves(_history(), n_classes=4)
     assert [(s.y0, s.yref) for s in fig.layout.shapes] == [(0.25, "y3")]
     assert tuple(fig.layout.yaxis3.range) == (0, 1)
 
 
 def test_training_curves_without_history_draw_no_trace():
-    assert len(charts.training_curves(pd.DataFrame()).data) == 0
+    assert len(charts_training.training_curves(pd.DataFrame()).data) == 0
 
 
 # ---------------------------------------------------------------- Table 1
@@ -173,7 +173,7 @@ def test_krr_epsilon_axis_is_log_and_reads_as_plain_numbers():
 @pytest.mark.parametrize("build, title, x_title", [
     (lambda: charts.nmi_bars(_scores(), theta=0.01),
      "Association of each attribute with the sensitive attribute (NMI, Fig. 6)", "attribute"),
-    (lambda: charts.training_curves(_history()), "IMPOSTER training: losses and D2's accuracy per iteration",
+    (lambda: charts_training.training_curves(_history()), "IMPOSTER training: losses and D2's accuracy per iteration",
      "iteration"),
     (lambda: charts.table1_bars(_table()),
      "Table 1: accuracy on real data (A), synthetic data (B) and train synthetic, test real", "classifier"),
@@ -268,7 +268,7 @@ PAPER_T2 = {0.01: {"A_sensitive": (0.8455, 0.8266), "A_label": (0.8331, 0.7567),
 
 
 def test_table2_data_holds_every_cell_of_our_sweep_and_the_papers():
-    data = charts.table2_data(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income")
+    data = charts_training.table2_data(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income")
     ours = data[data["source"] == "ours"]
     assert len(ours) == 2 * 2 * 2 * 2  # thetas x settings x tasks x metrics
     b = ours[(ours["setting"] == "B: synthetic") & (ours["task"] == "predict sex") & (ours["metric"] == "accuracy")]
@@ -280,7 +280,7 @@ def test_table2_data_holds_every_cell_of_our_sweep_and_the_papers():
 
 
 def test_table2_chart_draws_ours_solid_the_paper_dashed_and_hollow_and_the_floor():
-    fig = charts.table2_chart(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income", data="census")
+    fig = charts_training.table2_chart(_theta_runs(), paper=PAPER_T2, sensitive="sex", label="income", data="census")
     ours = [t for t in fig.data if t.name == "B: synthetic"]
     theirs = [t for t in fig.data if t.name == "B: synthetic (paper (Adult))"]
     assert len(ours) == 4 and len(theirs) == 4  # one per panel
@@ -301,14 +301,14 @@ def _lambda_runs():
 
 
 def test_fig8_data_averages_repetitions_per_lambda():
-    data = charts.fig8_data(_lambda_runs(), sensitive="sex", label="income")
+    data = charts_training.fig8_data(_lambda_runs(), sensitive="sex", label="income")
     acc = data[(data["task"] == "predict sex") & (data["metric"] == "accuracy")]
     assert list(acc["lambda"]) == [0.0, 1.0] and acc["value"].tolist() == pytest.approx([0.79, 0.67])
     assert len(data) == 2 * 2 * 2
 
 
 def test_fig8_chart_draws_both_tasks_and_the_floor_on_named_axes():
-    fig = charts.fig8_chart(_lambda_runs(), sensitive="sex", label="income", data="census")
+    fig = charts_training.fig8_chart(_lambda_runs(), sensitive="sex", label="income", data="census")
     drawn = {t.name: list(t.y) for t in fig.data}
     assert drawn["predict sex: accuracy"] == pytest.approx([0.79, 0.67])
     assert drawn["predict income: F1 (macro)"] == pytest.approx([0.6, 0.59])

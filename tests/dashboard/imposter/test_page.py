@@ -183,7 +183,7 @@ def test_a_table_without_a_categorical_column_gets_one_sentence(open_page):
 
 
 def test_synthetic_release_is_labelled_not_private_in_the_file(open_page):
-    from core.privacy.release import read_release
+    from core.privacy.release_read import read_release
 
     at = _open(open_page, _small_census())
     at.number_input(key="imposter_epochs").set_value(1).run()
@@ -244,25 +244,25 @@ def test_choices_and_parameters_are_built_outside_the_page():
     assert cached.class_count(ds, "s") == 2 and cached.class_count(ds, "one") == 2
     assert [cached.batch_size(n) for n in (10, 500, 1999, 2000, 50_000)] == [16, 125, 499, 500, 500]
     assert cached.training_params(1, 15, 32, 500, "minimax") == (
-        ("lambda_", 1.0), ("epochs", 15), ("latent_dim", 32), ("batch_size", 500), ("hidden", (128, 128)),
+        ("d2_weight", 1.0), ("epochs", 15), ("latent_dim", 32), ("batch_size", 500), ("hidden", (128, 128)),
         ("disc_hidden", (128,)), ("d2_generator_loss", "minimax"))
 
 
 def test_tradeoff_points_and_krr_note_come_from_the_tables():
     import pandas as pd
 
-    from dashboard.imposter import cached
+    from dashboard.imposter import wording
 
     columns = pd.MultiIndex.from_tuples([(setting, task, "accuracy") for setting in "AB"
                                          for task in ("sensitive", "label")])
     table = pd.DataFrame([[0.9, 0.8, 0.6, 0.75]], index=["LR"], columns=columns)
     table.attrs["majority_synthetic"] = 0.55
-    assert cached.tradeoff_points(table) == ((0.6, 0.75), (0.9, 0.8), 0.55)
-    note = cached.krr_note(["relationship"], ["relationship", "sex", "age"])
+    assert wording.tradeoff_points(table) == ((0.6, 0.75), (0.9, 0.8), 0.55)
+    note = wording.krr_note(["relationship"], ["relationship", "sex", "age"])
     assert note.startswith("kRR's table: each record spends 1 x epsilon")
     assert note.endswith("So it is not differentially private as a whole.")
     # the page's kRR reads its domain from the data (no schema): even a table of only perturbed columns says so
-    only = cached.krr_note(["a", "b"], ["a", "b"])
+    only = wording.krr_note(["a", "b"], ["a", "b"])
     assert only.startswith("kRR's table: each record spends 2 x epsilon on its perturbed values. ")
     assert "domain was read from your data" in only and only.endswith("not differentially private as a whole.")
 
@@ -443,27 +443,27 @@ def _det(frame, sensitive, **kw):
 
 
 def test_verdict_lines_name_each_flagged_attribute_with_its_gain_interval():
-    from dashboard.imposter import cached
+    from dashboard.imposter import wording
 
     det = _det(_no_leak_table().frame.drop(columns=["row"]), "g", theta=0.0, beta=0.5)
-    lines = cached.verdict_lines(det, sensitive="g")
+    lines = wording.verdict_lines(det, sensitive="g")
     assert lines[0][0] == "info" and "no implicit attribute found" in lines[0][1]
     assert lines[1][0] == "warning" and "noise\\_cat +0.000 [" in lines[1][1]  # names escaped
-    assert cached.flagged_gains(det)["default rule"].eq("–").all()
-    assert "nothing to remove" in cached.nothing_to_protect(det)
-    assert "Choose" not in cached.nothing_to_protect(det, presenting=True)  # no pointer at a hidden control
+    assert wording.flagged_gains(det)["default rule"].eq("–").all()
+    assert "nothing to remove" in wording.nothing_to_protect(det)
+    assert "Choose" not in wording.nothing_to_protect(det, presenting=True)  # no pointer at a hidden control
 
 
 def test_table1_references_say_when_an_accuracy_is_at_its_constant_guess():
     import pandas as pd
 
-    from dashboard.imposter import cached
+    from dashboard.imposter import wording
 
     cols = pd.MultiIndex.from_tuples([(s, t, "accuracy") for s in ("A", "B") for t in ("sensitive", "label")])
     table = pd.DataFrame([[0.88, 0.80, 0.90, 0.70]], index=["LR"], columns=cols)
     table.attrs.update(sensitive="g", label="y", majority_real=0.90, label_majority_real=0.75,
                        label_majority_synthetic=0.76)
-    said = cached.table1_references(table)
+    said = wording.table1_references(table)
     assert len(said) == 2
     assert said[0].startswith("On the real table the attacker predicting g") and "no leak to remove" in said[0]
     assert said[1].startswith("On the synthetic table y (LR): 0.7 is below the constant guess (0.76)")

@@ -67,7 +67,7 @@ def test_audit_data_carries_the_ceiling_and_saturation():
 
 
 def _toy_cases():
-    from core.audit.auditor import NeighbouringPair
+    from core.audit.pairs import NeighbouringPair
     from core.audit.cases import AuditCase
     from core.privacy.mechanisms import laplace
 
@@ -100,7 +100,7 @@ def test_audit_job_still_takes_one_case():
 
 
 def _panel_script():
-    from core.audit.auditor import NeighbouringPair
+    from core.audit.pairs import NeighbouringPair
     from core.audit.cases import AuditCase
     from core.privacy.mechanisms import laplace
     from dashboard.shared.privacy import audit_panel
@@ -153,7 +153,7 @@ def test_audit_data_explains_inf_and_keeps_a_finite_estimate_as_a_number():
 
 
 def test_audit_result_point_text_explains_inf():
-    from core.audit.auditor import AuditResult
+    from core.audit.result import AuditResult
 
     res = AuditResult(claimed_epsilon=1.0, claimed_delta=0.0, epsilon_lower=4.9, epsilon_point=math.inf, runs=1000,
                       threshold=0.5, direction="x", confidence=0.95, violation=True, seconds=1.0, description="d",

@@ -223,6 +223,7 @@ def test_dc_fbfs_data_carries_the_bars_the_tc_line_and_k1_k2():
 
 def test_imposter_data_is_what_its_charts_draw():
     from dashboard.imposter import charts as imposter
+    from dashboard.imposter import charts_training as imposter_training
 
     curve = pd.DataFrame({"epsilon": [10.0, 0.1], "sensitive_accuracy": [0.8, 0.6], "label_accuracy": [0.82, 0.7]})
     data = imposter.krr_data(curve, imposter=(0.67, 0.83), real=(0.84, 0.85), majority=0.6)
@@ -238,12 +239,12 @@ def test_imposter_data_is_what_its_charts_draw():
 
     history = pd.DataFrame({"iteration": [1, 2], "d1": [1.3, 1.2], "d2": [0.7, 0.6], "g": [0.1, 0.2],
                             "recon": [9.0, 8.0], "kl": [0.5, 0.4], "d2_accuracy": [np.nan, 0.6]})
-    steps = imposter.training_data(history, n_classes=4)
+    steps = imposter_training.training_data(history, n_classes=4)
     assert list(steps.columns) == ["iteration", "D1 loss", "D2 loss", "G loss (V1 + lambda V2)",
                                    "reconstruction loss", "KL divergence", "D2 accuracy on generated records",
                                    "chance accuracy"]
     assert set(steps["chance accuracy"]) == {0.25}
-    assert list(imposter.training_data(pd.DataFrame()).columns) == ["chance accuracy"]
+    assert list(imposter_training.training_data(pd.DataFrame()).columns) == ["chance accuracy"]
 
     tv = imposter.marginal_tv_data({"one_way": 0.05, "two_way": 0.12, "per_column": {"a": 0.01, "b": 0.1}})
     assert list(tv["column"]) == ["b", "a"] and list(tv["total variation (real vs synthetic)"]) == [0.1, 0.01]

@@ -115,7 +115,7 @@ def test_paper_mode_is_labelled_not_dp_and_its_audit_finds_the_violation(open_pa
 
 
 def test_two_downloads_add_up_in_the_session_ledger(open_page):
-    from core.privacy.release import read_release
+    from core.privacy.release_read import read_release
 
     at = open_page("sskm", timeout=300)
     at.button(key="sskm_prepare").click().run()
@@ -142,7 +142,7 @@ def test_a_prepared_release_is_not_offered_after_a_dataset_switch(open_page):
 
 
 def test_reproducible_release_is_labelled_not_private(open_page):
-    from core.privacy.release import read_release
+    from core.privacy.release_read import read_release
 
     at = open_page("sskm", timeout=300)
     at.checkbox(key="sskm_reproducible").check().run()
@@ -199,20 +199,20 @@ def test_releases_are_cached_by_protected_set_not_threshold(monkeypatch):
     """A CS_Tsh step that protects the same attributes recomputes nothing."""
     from core.data import load_sample
     from core.sskm.connection import ConnectionResult
-    from core.sskm.publisher import SSKMDP
+    from core.sskm.paper_publisher import PaperSSKMDP
     from dashboard.sskm import cached
 
     frame = load_sample("census").frame[["age", "sex", "hours_per_week", "education_num"]].head(300)
     strengths = pd.DataFrame([[0.2, 1.0, 0.5, 0.1]], index=["sex"], columns=list(frame.columns))
     conn = ConnectionResult(strengths, ("sex",), 0.0, ("age", "sex", "hours_per_week", "education_num"), 300)
-    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), mode="paper", rows=3, cols=3, iterations=500,
-                 init="random", random_state=0).fit(frame, connections=conn)
+    pub = PaperSSKMDP(epsilon=1.0, sensitive=("sex",), rows=3, cols=3, iterations=500,
+                      init="random", random_state=0).fit(frame, connections=conn)
     assert cached.protected_key(pub, 0.3) == cached.protected_key(pub, 0.45) == ("sex", "hours_per_week")
     assert cached.protected_key(pub, 0.55) == ("sex",)
 
     calls = []
-    publish = SSKMDP.publish
-    monkeypatch.setattr(SSKMDP, "publish", lambda self, **kw: calls.append(kw) or publish(self, **kw))
+    publish = PaperSSKMDP.publish
+    monkeypatch.setattr(PaperSSKMDP, "publish", lambda self, **kw: calls.append(kw) or publish(self, **kw))
     cached._release_cached.clear()
     key = ("test-fit", 0)
     first = cached.release("fp", pub, key, 1.0, 0.3, 7)
@@ -257,15 +257,15 @@ def test_map_views_are_built_from_the_fitted_publisher():
     import numpy as np
 
     from core.data import load_sample
-    from core.sskm.publisher import SSKMDP
+    from core.sskm.paper_publisher import PaperSSKMDP
     from dashboard.sskm import cached
 
     census = load_sample("census")
     assert cached.feature_columns(census) == [c for c in census.frame.columns if c != "income"]
     columns = ("age", "sex", "hours_per_week")
     frame = census.frame[list(columns)].head(300)
-    pub = SSKMDP(epsilon=1.0, sensitive=("sex",), mode="paper", rows=3, cols=3, iterations=500,
-                 init="random", random_state=0).fit(frame)
+    pub = PaperSSKMDP(epsilon=1.0, sensitive=("sex",), rows=3, cols=3, iterations=500,
+                      init="random", random_state=0).fit(frame)
     hits, title = cached.hit_map(pub)
     assert title == "rows" and hits.shape == (3, 3)
     assert np.nansum(hits) == pub.som_.hit_map().sum() and not np.any(hits == 0)  # empty neurons are NaN
@@ -364,7 +364,8 @@ def test_an_identifier_column_is_neither_offered_nor_published():
 
 def test_the_schema_marking_an_identifier_keeps_it_out_of_the_columns():
     from core.data import load_sample
-    from core.privacy.schema import ColumnSchema, schema_for
+    from core.privacy.schema_builtin import schema_for
+    from core.privacy.schema_columns import ColumnSchema
     from dashboard.sskm.cached import feature_columns
 
     census = load_sample("census")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import math
 import os
@@ -36,48 +35,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
-if TYPE_CHECKING:
-    from core.runtime.experiments import Reproduction
+from core.papers.reproductions import json_default, reproductions
 
-__all__ = ["main", "reproductions"]
+__all__ = ["main"]
 
 SCHEDULER_HELP = ("where the work runs: 'local', 'local:N' (N worker processes here) or a Dask scheduler "
                   "such as tcp://host:8786 (default $PUX_SCHEDULER, else this process)")
-_REPRODUCTION_MODULES = ["core.cdp.reproduce", "core.imposter.reproduce", "core.sskm.reproduce"]
-
-
-def reproductions() -> dict[str, Callable[..., Reproduction]]:
-    """Every registered reproduction, by name."""
-    found: dict[str, Callable[..., Reproduction]] = {}
-    for mod_name in _REPRODUCTION_MODULES:
-        try:
-            mod = importlib.import_module(mod_name)
-        except ImportError as exc:  # one broken paper package must not hide the others
-            print(f"pux: skipping {mod_name}: {exc}", file=sys.stderr)
-            continue
-        found.update(getattr(mod, "REPRODUCTIONS", {}))
-    return found
-
-
-def _json_default(obj):
-    import numpy as np
-    import pandas as pd
-
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, pd.DataFrame):
-        return obj.to_dict(orient="records")
-    if isinstance(obj, Path):
-        return str(obj)
-    raise TypeError(f"cannot write {type(obj).__name__} as JSON")
-
-
 def _use_scheduler(args: argparse.Namespace, say: Callable[[str], None]) -> int | None:
     """Point :mod:`core.runtime.compute` at ``--scheduler`` (through ``PUX_SCHEDULER``, so every task
     of the command goes there) and connect once; an exit code on error, else None."""
@@ -133,7 +98,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         raise TypeError(f"reproduction '{args.name}' must return a Reproduction named '{args.name}', "
                         f"got {type(result).__name__}.")
     result = dataclasses.replace(result, seconds=round(time.perf_counter() - start, 2))
-    text = json.dumps(result.to_dict(), indent=2, default=_json_default)
+    text = json.dumps(result.to_dict(), indent=2, default=json_default)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text)
@@ -201,7 +166,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _write(args.out, build_report(result, config=config, dataset=dataset))
         print(f"wrote {args.out}", file=sys.stderr)
         if args.json:
-            _write(args.json, json.dumps(result.to_dict(), indent=2, default=_json_default))
+            _write(args.json, json.dumps(result.to_dict(), indent=2, default=json_default))
             print(f"wrote {args.json}", file=sys.stderr)
     except OSError as exc:
         return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: "

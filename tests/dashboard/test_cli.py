@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core import cli
+from dashboard import cli
 from core.runtime.experiments import Reproduction
 
 

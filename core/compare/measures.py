@@ -1,0 +1,173 @@
+"""The measures of a comparison: one :class:`Measure` record each, and measuring a release.
+
+Every release is measured the same way. **Utility**: tables by train-on-release /
+test-on-holdout accuracy of the label with one fixed classifier (:data:`UTILITY_CLASSIFIER`,
+the "hgb" of :func:`core.imposter.evaluation.score_task`), models by their accuracy on the
+holdout. **Fidelity** of tables: total variation of the one- and two-way marginals against
+the training part, and the MSE of each record against its released row where rows align
+(on attributes scaled by the schema). **Empirical risk**: attribute inference of each
+sensitive attribute on the holdout (``ai_advantage``) and on the people in the release
+(``ai_member``), the distance to closest record (``dcr_risk``, ``dcr_excess``), and for
+models a membership-inference attack (``mia_auc``, ``mia_advantage``). **Formal privacy**:
+the release's ledger (:func:`formal`). A measure that does not apply to a kind of release
+is NaN. Each measure's name, words, direction, low-risk level and control live in one
+record of :data:`MEASURES`; :data:`LOW_RISK`, :data:`MEASURE_WORDS` and
+:data:`CONTROL_WORDS` are read from those records.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from core.compare.context import RunContext
+from core.compare.methods import Release
+from core.evaluation import attacks
+from core.evaluation.metrics import mse
+from core.imposter.evaluation import marginal_tv, score_task
+from core.privacy.ledger import PrivacyLedger
+
+__all__ = [
+    "Measure", "MEASURES", "LEDGER_EPSILON", "AXES", "LOW_RISK", "MEASURE_WORDS", "CONTROL_WORDS",
+    "FORMAL_COLUMNS", "UTILITY_CLASSIFIER", "empty_measures", "measure_table", "measure_model", "formal",
+]
+
+#: The one classifier of every utility and attribute-inference measure.
+UTILITY_CLASSIFIER = "hgb"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure of a comparison's runs.
+
+    Attributes
+    ----------
+    name : str
+        Its column in the runs (``<name>_mean`` in a summary).
+    words : str or None
+        What it is, in words (None: shown by its name).
+    higher_is_better : bool or None
+        True for utility, False for fidelity gaps and risks, None for a count.
+    low_risk : float or None
+        A risk's low level, the default ``below`` of :meth:`ComparisonResult.takeaway
+        <core.compare.result.ComparisonResult.takeaway>` (None: not a risk, or no level).
+    control : str or None
+        A risk's control in words: the value of a release at no more risk than it
+        (None: no control is measured).
+    """
+
+    name: str
+    words: str | None = None
+    higher_is_better: bool | None = None
+    low_risk: float | None = None
+    control: str | None = None
+
+
+#: Measures of every run, in the runs' column order (plus ``ai_advantage_<s>`` and
+#: ``ai_member_<s>`` per sensitive attribute s). The low-risk levels: an attacker at most 2
+#: points better than guessing (attribute inference), at most 2 points of copying above an
+#: independent release (DCR), a membership AUC at most 0.52.
+MEASURES: Mapping[str, Measure] = {m.name: m for m in (
+    Measure("rows_released"),
+    Measure("utility", "accuracy", higher_is_better=True),
+    Measure("tv_one_way", "one-way marginal TV", higher_is_better=False),
+    Measure("tv_two_way", "two-way marginal TV", higher_is_better=False),
+    Measure("mse", "MSE", higher_is_better=False),
+    Measure("ai_advantage", "attribute-inference advantage", higher_is_better=False, low_risk=0.02,
+            control="the constant guess (always the commonest value: advantage 0)"),
+    Measure("dcr_risk", "DCR risk", higher_is_better=False),
+    Measure("dcr_excess", "DCR risk above the holdout baseline", higher_is_better=False, low_risk=0.02,
+            control="a release of real records the training never saw (an independent sample: excess 0)"),
+    Measure("mia_auc", "membership-inference AUC", higher_is_better=False, low_risk=0.52,
+            control="guessing (AUC 0.5)"),
+    Measure("mia_advantage", "membership-inference advantage", higher_is_better=False, low_risk=0.02),
+    Measure("ai_member", "attribute-inference advantage on the people in the release", higher_is_better=False,
+            low_risk=0.02,
+            control="the same attacker on real records the release never saw (Anonymeter's control)"),
+)}
+#: The ledger's epsilon, a frontier axis besides the measures.
+LEDGER_EPSILON = Measure("ledger_epsilon", "epsilon", higher_is_better=False)
+#: What a frontier can show on its axes (besides the per-attribute measures).
+AXES: Mapping[str, Measure] = {**MEASURES, LEDGER_EPSILON.name: LEDGER_EPSILON}
+#: The low-risk level of each risk that has one (:attr:`Measure.low_risk`).
+LOW_RISK: Mapping[str, float] = {m.name: m.low_risk for m in MEASURES.values() if m.low_risk is not None}
+#: Each measure's words (:attr:`Measure.words`), for the ones that have them.
+MEASURE_WORDS: Mapping[str, str] = {m.name: m.words for m in AXES.values() if m.words is not None}
+#: What each risk's control is, in words (:attr:`Measure.control`).
+CONTROL_WORDS: Mapping[str, str] = {m.name: m.control for m in MEASURES.values() if m.control is not None}
+#: The formal-privacy columns of every run (:func:`formal`), after the measures.
+FORMAL_COLUMNS = ("ledger_epsilon", "ledger_delta", "nominal_epsilon", "nominal_delta", "is_dp", "guarantee",
+                  "caveats", "reading")
+
+
+def empty_measures(sensitive: Sequence[str]) -> dict[str, float]:
+    """Every measure of a run, NaN (with the per-attribute ones of ``sensitive``)."""
+    out = {m: math.nan for m in MEASURES}
+    out.update({f"ai_advantage_{s}": math.nan for s in sensitive})
+    out.update({f"ai_member_{s}": math.nan for s in sensitive})
+    return out
+
+
+def _aligned_mse(ctx: RunContext, table: pd.DataFrame) -> float:
+    scaled = ctx.scaled_train()
+    B = scaled.encode(table[scaled.columns])
+    if B.shape != scaled.X.shape or not np.all(np.isfinite(B)):
+        return math.nan
+    return float(mse(scaled.X, B))
+
+
+def _attribute_inference(ctx: RunContext, table: pd.DataFrame, seed: int, out: dict[str, float]) -> None:
+    """``ai_advantage_<s>`` and ``ai_member_<s>`` of each sensitive attribute into ``out``, and
+    the frontier's largest of each, at least 0 (an attacker worse than guessing leaks nothing)."""
+    for s in ctx.train.sensitive:
+        ai = attacks.attribute_inference(table, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
+                                         random_state=seed, members=ctx.member_targets())
+        out[f"ai_advantage_{s}"] = float(ai["advantage"])
+        out[f"ai_member_{s}"] = float(ai["member_advantage"])
+    if ctx.train.sensitive:
+        out["ai_advantage"] = max(0.0, *(out[f"ai_advantage_{s}"] for s in ctx.train.sensitive))
+        out["ai_member"] = max(0.0, *(out[f"ai_member_{s}"] for s in ctx.train.sensitive))
+
+
+def measure_table(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
+    """Utility, fidelity and empirical risk of a released table (measurement seed ``seed``)."""
+    out = empty_measures(ctx.train.sensitive)
+    table, label = rel.table, ctx.train.label
+    out["rows_released"] = float(len(table))
+    if len(table) < 2:  # nothing to train on or to compare with
+        return out
+    if label is not None:
+        features = [c for c in table.columns if c != label]
+        out["utility"] = score_task(table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER,
+                                    random_state=seed)["accuracy"]
+    tv = marginal_tv(ctx.train.frame, table)
+    out["tv_one_way"], out["tv_two_way"] = tv["one_way"], tv["two_way"]
+    if rel.aligned:
+        out["mse"] = _aligned_mse(ctx, table)
+    _attribute_inference(ctx, table, seed, out)
+    dcr = ctx.dcr_reference().measure(table)
+    out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
+    return out
+
+
+def measure_model(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
+    """Accuracy on the holdout and the membership-inference attack of a released model."""
+    out = empty_measures(ctx.train.sensitive)
+    X, y, Xh, yh = ctx.model_data()
+    out["utility"] = float(np.mean(rel.model.predict(Xh) == yh))
+    mia = attacks.membership_inference_auc(rel.model, X, y, Xh, yh)
+    out["mia_auc"], out["mia_advantage"] = float(mia["auc"]), float(mia["advantage"])
+    return out
+
+
+def formal(ledger: PrivacyLedger, reading: str = "") -> dict[str, Any]:
+    """The :data:`FORMAL_COLUMNS` of a release: its ledger's total and nominal budgets,
+    whether it is DP, its guarantee and caveats in words, and its ``reading``."""
+    eps, dlt = ledger.total()
+    nom_eps, nom_dlt = ledger.nominal()
+    return {"ledger_epsilon": eps, "ledger_delta": dlt, "nominal_epsilon": nom_eps,
+            "nominal_delta": nom_dlt, "is_dp": bool(ledger.is_dp), "guarantee": ledger.describe(),
+            "caveats": " ".join(ledger.assumptions), "reading": reading}

@@ -1,0 +1,147 @@
+"""The Compare page's sections: the settings, the frontier, every measure and the downloads."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.data import Dataset
+from dashboard.compare import cached
+from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
+from dashboard.shared.chart_data import show_chart
+from dashboard.shared.preamble import choose_sensitive, is_builtin_sample, stop_until_chosen
+from dashboard.shared.safe import md
+
+#: what each risk on the x axis measures, in words under the selector
+RISK_WORDS = {
+    "ai_advantage": "An attacker trained on the release predicts each sensitive attribute of held-out real "
+                    "records; the advantage is its accuracy above always guessing the commonest value "
+                    "(0 = no leak), the largest over the sensitive attributes.",
+    "ai_member": "The same attacker aimed at the people in the release (training records) against people "
+                 "it never saw (the control, as in Anonymeter): its accuracy on the first above the second "
+                 "(0 = the release tells no more about its people than about anyone).",
+    "dcr_excess": "The share of training records whose nearest released row is closer than their nearest "
+                  "held-out record, minus what an independent release would give (0 = no copying).",
+    "mia_auc": "A loss-threshold attacker tells training records from held-out ones by the model's loss "
+               "(Yeom et al. 2018); 0.5 is guessing.",
+}
+
+
+def settings(dataset: Dataset) -> dict:
+    """The comparison's settings in a bordered box; stops the page until they are complete."""
+    with st.container(border=True):
+        c1, c2 = st.columns([3, 2])
+        methods = c1.multiselect("Methods", list(cached.ALL_METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
+                                 help="Table releases (synthetic, perturbed, microaggregated, the raw table as the "
+                                      "no-protection reference) and model releases (CDP-LR and ordinary logistic "
+                                      "regression).")
+        options = [c for c in dataset.frame.columns if c != dataset.label]
+        sensitive = choose_sensitive(c2, "Sensitive attributes (attacked)", options, dataset, key="cmp_sensitive",
+                                     multiple=True, help="Each is the target of an attribute-inference attack; "
+                                                         "the first is the one IMPOSTER, kRR and SSKM_DP protect.")
+        stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute above: {marked}the "
+                          "comparison attacks what you mark as sensitive.")
+        if not methods:
+            st.info("Tick at least one method to compare.", icon=":material/touch_app:")
+            st.stop()
+        s1, s2, s3, s4 = st.columns([3, 1, 1, 1])
+        eps_text = s1.multiselect("epsilon grid", list(cached.EPSILON_CHOICES), default=["0.5", "1", "2", "5"],
+                                  key="cmp_eps", help="Each method that takes a budget gives one point per "
+                                                      "epsilon; the others give one point.")
+        reps = s2.number_input("Repetitions", 1, 10, 3, key="cmp_reps",
+                               help="Releases are random: each point is the mean of this many, with whiskers "
+                                    "of one standard deviation.")
+        max_rows = s3.number_input("Rows used", 200, 50_000, 5_000, 100, key="cmp_rows",
+                                   help="Larger tables are sampled to this many rows (seeded) before the split.")
+        epochs = s4.number_input("IMPOSTER epochs", 1, 200, 15, key="cmp_epochs",
+                                 help="Training epochs of IMPOSTER and the plain VAE-GAN.")
+        if not eps_text:
+            st.info("Choose at least one epsilon.", icon=":material/touch_app:")
+            st.stop()
+    return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
+                repetitions=int(reps), max_rows=int(max_rows), epochs=int(epochs))
+
+
+def frontier(result) -> str:
+    """The risk selector and the frontier with its takeaway; returns the chosen risk."""
+    summary = result.summary()
+    r1, r2 = st.columns([2, 3])
+    risk = r1.selectbox("Risk on the x axis", list(cached.RISKS), format_func=cached.RISKS.get, key="cmp_risk",
+                        help="Moving it redraws the frontier from the same releases; nothing is recomputed.")
+    r2.caption(MEASURE_WORDS[risk] + ". " + RISK_WORDS[risk])
+    front = result.pareto_front(risk=risk)
+    show_chart(frontier_chart(summary, front, risk=risk, title=f"Utility against {cached.RISKS[risk].lower()}",
+                              references=result.references),
+               summary, name="compare-frontier", key="cmp_frontier", width="stretch")
+    st.info(md(result.takeaway(risk=risk)), icon=":material/lightbulb:")
+    no_power = cached.power_note(result, risk)
+    if no_power:
+        st.warning(md(no_power), icon=":material/search_off:")
+    st.caption("Filled markers are differentially private releases, crosses are not; numbers beside a line's "
+               "points are its epsilons; whiskers are one standard deviation over repetitions; the dashed "
+               "step is the Pareto front (no point is both more useful and less risky). Reference lines: "
+               "the dashed grey line is the majority class (the constant guess), the dotted one the non-private "
+               "model; the vertical lines are the raw table (no protection) and the control (no more risk than "
+               "without the release).")
+    below = cached.below_guess(result)
+    if below:
+        st.caption("Below the constant guess: " + " ".join(md(t) for t in below))
+    for name, reason in result.skipped.items():
+        st.caption(f"{md(name)} did not run: {md(reason)}")
+    return risk
+
+
+def every_measure(result) -> None:
+    """Every measure, the references, and what each method releases and guarantees."""
+    st.subheader("Every measure")
+    st.caption(md(cached.PRIVATE_MEASURES_NOTE) + " The epsilon setting is what each release was asked for; "
+               "the guarantee column says what it delivers: a release marked " + cached.NOT_DP_BADGE
+               + " has no guarantee, whatever epsilon it names.")
+    st.dataframe(cached.table_view(result), hide_index=True, width="stretch")
+
+    st.subheader("References")
+    st.caption("Every number beside what it is measured against: the utility beside the constant guess and the "
+               "non-private model; each risk beside the raw table and its control, with 95% intervals. An "
+               "attack that does not separate the raw table from its control has no power on this table, and "
+               "nothing is recommended from it.")
+    st.dataframe(cached.reference_rows(result), hide_index=True, width="stretch")
+    methods_table = cached.method_rows(result)
+    not_dp = methods_table[methods_table["DP"] == cached.NOT_DP_BADGE]
+    with st.expander("What each method releases and guarantees", expanded=False):
+        for _, row in methods_table.iterrows():
+            text = f"**{md(row['method'])}**: {md(row['guarantee'])}"
+            if row["DP"] == cached.NOT_DP_BADGE:
+                st.warning(text, icon=":material/lock_open:")
+            else:
+                st.success(text, icon=":material/lock:")
+            caveat = row["not covered or taken as public"]
+            if caveat:
+                st.caption("Not covered or taken as public: " + md(caveat))
+        st.dataframe(methods_table, hide_index=True, width="stretch")
+    if len(not_dp):
+        st.caption(f"{len(not_dp)} of {len(methods_table)} methods are not differentially private: "
+                   + ", ".join(md(m) for m in not_dp["method"]) + ". Open the box above for each reason.")
+
+
+def take_it_away(result, dataset: Dataset, data: Dataset, risk: str) -> None:
+    """The report, the settings file and the CSVs."""
+    st.subheader("Take it away")
+    public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)
+    config = cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
+                               risk=risk)
+    d1, d2, d3, d4 = st.columns(4)
+    # on_click="ignore": a click that also reran the page revoked the file it was fetching
+    # (a rerun drops the previous run's deferred downloads), so the download sometimes never came
+    d1.download_button("Report (HTML)", lambda: cached.report_html(result, config, data), file_name="comparison.html",
+                       mime="text/html", icon=":material/description:", key="cmp_report", on_click="ignore",
+                       help="One self-contained page (opens offline): the frontier, every measure, each method's "
+                            "guarantee, the dataset's fingerprint, every parameter and seed, package versions.")
+    d2.download_button("Settings (run.json)", config.to_json(), file_name="run.json", mime="application/json",
+                       icon=":material/settings:", key="cmp_config", on_click="ignore",
+                       help="Rerun the same comparison from the command line: pux compare --config run.json "
+                            "--out report.html" + (" --csv YOUR_FILE.csv" if config.dataset.startswith("csv:") else "")
+                            + ". Same seed, same numbers.")
+    d3.download_button("Frontier data (CSV)", lambda: cached.summary_csv(result), file_name="comparison-summary.csv",
+                       mime="text/csv", icon=":material/table:", key="cmp_summary_csv", on_click="ignore")
+    d4.download_button("Every run (CSV)", lambda: cached.runs_csv(result), file_name="comparison-runs.csv",
+                       mime="text/csv", icon=":material/table_rows:", key="cmp_runs_csv", on_click="ignore")
+    st.caption("These are measurements of releases made here for comparison, not releases: no protected table "
+               "leaves the app from this page. The report and the settings name the seed, so anyone can rerun them.")

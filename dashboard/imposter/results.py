@@ -1,0 +1,128 @@
+"""The result sections of the IMPOSTER page (paper 002), drawn once a trained model is
+there: settings A and B (Table 1) with the paper's table beside ours and the marginal
+fidelity of the synthetic table (not in the paper), kRR against IMPOSTER (Fig. 7) with the
+paper's two points, and the synthetic table for download. Each function draws one part of
+the page where the page calls it.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.imposter import CLASSIFIERS
+from core.imposter.classifiers import CLASSIFIER_LABELS
+from dashboard.imposter import cached
+from dashboard.imposter import wording
+from dashboard.imposter import charts
+from dashboard.shared.chart_data import show_chart
+from dashboard.shared.claims import claim_box
+from dashboard.shared.errors import page_errors
+from dashboard.shared.job_view import sweep_view
+from dashboard.shared.privacy import guarantee_box, release_download
+from dashboard.shared.schemas import current_schema
+
+
+def table1_section(dataset, job, label: str, seed) -> None:
+    """Table 1 for the chosen classifiers, its references and claim, then the marginal
+    fidelity; the page stops while no classifier is chosen."""
+    classifiers = st.multiselect("Classifiers", CLASSIFIERS, default=list(CLASSIFIERS),
+                                 format_func=CLASSIFIER_LABELS.get, key="imposter_classifiers")
+    if not classifiers:
+        st.info("Choose at least one classifier.")
+        st.stop()
+    with page_errors(stop=True):
+        table = sweep_view("imposter_table1", cached.table1(dataset, job.synthetic, job.sensitive, label,
+                                                            tuple(job.implicit), tuple(classifiers), seed))
+    if table is None:
+        return
+    show_chart(charts.table1_bars(table, paper=cached.PAPER["Table 1"], data=dataset.name),
+               charts.table1_data(table, paper=cached.PAPER["Table 1"]), name="imposter-table1",
+               key="imposter_table1_chart", width="stretch")
+    st.caption(
+        "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
+        "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
+        "from all attributes — B and train-synthetic/test-real should stay close to A. Hatched bars "
+        "and the rows marked (paper, Adult) are the paper's Table 1 for the same classifiers."
+    )
+    for sentence in wording.table1_references(table):
+        st.warning(sentence, icon=":material/horizontal_rule:")
+    claim_box(cached.table1_claim(table))
+    shown = charts.table1_display(table, paper=cached.PAPER["Table 1"])
+    st.dataframe(shown.style.format("{:.3f}", na_rep="–"), width="stretch", key="imposter_table1")
+    with page_errors():
+        _fidelity(dataset, job.synthetic, table)
+
+
+def _fidelity(dataset, synthetic, table) -> None:
+    """Leak, utility and the marginals' total variation, real against synthetic."""
+    tv = cached.marginal_fidelity(dataset, synthetic)
+    st.markdown("**Leak, utility and marginals side by side**")
+    st.dataframe(charts.fidelity_summary(table, tv).style.format("{:.3f}"), width="stretch",
+                 key="imposter_fidelity")
+    show_chart(charts.marginal_tv_bars(tv, data=dataset.name), charts.marginal_tv_data(tv),
+               name="imposter-marginal-tv",
+               key="imposter_tv_chart", width="stretch")
+    st.caption(
+        "How to read: total variation (TV) between the real and the synthetic distribution, "
+        "0 = identical, 1 = disjoint; numeric columns in 10 quantile bins of the real data "
+        "(a point mass such as capital_gain = 0 keeps its own bin). One-way: each column on "
+        "its own; two-way: each pair of columns jointly, averaged. Removing the leak must "
+        "change the pairs (implicit attribute, s), so the two-way TV cannot reach 0."
+    )
+
+
+def krr_section(dataset, job, label: str, seed) -> None:
+    """kRR against IMPOSTER (Fig. 7): the trade-off and kRR against epsilon, side by side,
+    with the references and the claim."""
+    trained_implicit = list(job.implicit)
+    krr_clf = st.selectbox("Classifier for the comparison", CLASSIFIERS, index=CLASSIFIERS.index("gbdt"),
+                           format_func=CLASSIFIER_LABELS.get, key="imposter_krr_clf")
+    with page_errors(stop=True):
+        curve = sweep_view("imposter_krr", cached.krr_curve(dataset, job.sensitive, label, tuple(trained_implicit),
+                                                            krr_clf, seed, schema=current_schema(dataset)))
+        point_table = sweep_view("imposter_point", cached.table1(dataset, job.synthetic, job.sensitive, label,
+                                                                 tuple(trained_implicit), (krr_clf,), seed))
+    if curve is not None and point_table is not None:
+        _krr_charts(dataset, job, label, curve, point_table)
+    st.caption(wording.krr_note(trained_implicit, list(dataset.frame.columns), current_schema(dataset)))
+
+
+def _krr_charts(dataset, job, label: str, curve, point_table) -> None:
+    """The two Fig. 7 charts with how to read them, the references and the claim."""
+    point, real, majority = wording.tradeoff_points(point_table)
+    label_majority = point_table.attrs.get("label_majority_real")
+    c1, c2 = st.columns(2)
+    with c1:
+        show_chart(charts.tradeoff(curve, imposter=point, majority=majority, real=real,
+                                   paper=cached.PAPER["Fig. 7"], data=dataset.name,
+                                   label_majority=label_majority),
+                   charts.krr_data(curve, imposter=point, real=real, majority=majority,
+                                   paper=cached.PAPER["Fig. 7"]),
+                   name="imposter-privacy-vs-utility", key="imposter_tradeoff", width="stretch")
+    c1.caption("How to read: each kRR point is one epsilon; left is more private, up is more useful; "
+               "the grey dashed lines are the constant guesses (no leak, no utility). "
+               "IMPOSTER beats kRR where its star lies above the kRR curve at the same x. Hollow "
+               "markers: the paper's two points on Adult (section 5.6).")
+    with c2:
+        show_chart(charts.krr_vs_epsilon(curve, imposter=point, sensitive=job.sensitive, label=label,
+                                         data=dataset.name, majority=point_table.attrs.get("majority_real"),
+                                         label_majority=label_majority, real=real),
+                   charts.krr_data(curve, imposter=point, sensitive=job.sensitive, label=label),
+                   name="imposter-krr-vs-epsilon", key="imposter_krr_eps", width="stretch")
+    c2.caption("How to read: kRR accuracy for both tasks as the budget epsilon grows (log scale); "
+               "the coloured dotted lines are IMPOSTER's accuracies, which do not depend on epsilon; grey "
+               "dashed, always guessing the most common value; grey dotted, the model on the real table.")
+    for sentence in wording.tradeoff_references(point, label_majority):
+        st.warning(sentence, icon=":material/horizontal_rule:")
+    claim_box(cached.fig7_claim(curve, point))
+
+
+def download_section(dataset, job, seed) -> None:
+    """A preview of the synthetic table, its guarantee and its download."""
+    model, synthetic = job.model, job.synthetic
+    st.dataframe(synthetic.head(200), key="imposter_synthetic_preview")
+    guarantee_box(model.ledger_)
+    release_download(
+        "imposter", method="IMPOSTER synthetic table (paper 002)", label="IMPOSTER synthetic table",
+        file_name=f"{dataset.name}_imposter.csv", seed=seed, settings_key=job.key,
+        make_release=lambda noise: (model.sample(len(synthetic), random_state=noise.generator()), model.ledger_),
+    )

@@ -1,1 +1,0 @@
-"""Widgets shared by several pages (built on ``dashboard.shared.cache`` and ``dashboard.shared.charts``)."""

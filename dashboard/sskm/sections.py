@@ -1,0 +1,277 @@
+"""The sections of the SSKM_DP page (paper 003) around one release: the fitted map and the
+release at the chosen budget, the metrics beside the raw table's and a random release's,
+the SOM grid, the release's privacy status, and the Training, Connections and Release
+tabs. Each function draws one part of the page where the page calls it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dashboard.sskm import cached
+from dashboard.sskm import charts
+from dashboard.sskm.settings import EPSILONS, Settings, code
+from dashboard.shared.chart_data import show_chart
+from dashboard.shared.job_view import setup_view, sweep_view
+from dashboard.shared.present import control_hint
+from dashboard.shared.privacy import audit_panel, guarantee_box, release_download
+from dashboard.shared.safe import md
+
+#: noise draws per epsilon of the release tab's curve (its 95% intervals are over them)
+EPSILON_REPETITIONS = 5
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release on the page: its inputs, the fitted publisher and the release's result."""
+
+    dataset: Any
+    seed: Any
+    epsilon: float
+    settings: Settings
+    fp: str
+    key: tuple
+    pub: Any
+    result: dict
+    refs: pd.DataFrame
+    #: the attributes the map was fitted on
+    columns: list
+
+
+def charts_number(value: float) -> str:
+    """A metric's value with four significant digits ('n/a' when undefined)."""
+    v = float(value)
+    return f"{v:.4g}" if np.isfinite(v) else "n/a"
+
+
+def reference_row(refs: pd.DataFrame, name: str) -> pd.Series:
+    """The row of the reference ``name`` (:data:`cached.RANDOM` or :data:`cached.RAW`)."""
+    return refs[refs["reference"] == name].iloc[0]
+
+
+def _reference_table(refs: pd.DataFrame, result: dict) -> pd.DataFrame:
+    """This release beside the raw table and a random release: MSE and linkage (with the
+    random release's 95% interval over its draws)."""
+    def span(lo, hi, scale=1.0):
+        return "" if pd.isna(lo) or pd.isna(hi) else f"{charts_number(scale * lo)} to {charts_number(scale * hi)}"
+
+    rows = [{"release": "this release", "MSE": charts_number(result["mse"]), "MSE 95% interval": "",
+             "record linkage (%)": charts_number(100 * result["rl"]), "linkage 95% interval (%)": ""}]
+    for r in refs.itertuples(index=False):
+        rows.append({"release": r.reference, "MSE": charts_number(r.mse_mean), "MSE 95% interval": span(r.mse_lo, r.mse_hi),
+                     "record linkage (%)": charts_number(100 * r.rl_mean),
+                     "linkage 95% interval (%)": span(r.rl_lo, r.rl_hi, 100.0)})
+    return pd.DataFrame(rows)
+
+
+def fit(dataset, schema, chosen: Settings, chart_area, epsilon: float, seed) -> Release:
+    """The map fitted for ``chosen`` (its progress in ``chart_area``), the release at
+    ``epsilon`` and the references."""
+    c = chosen
+    fp = dataset.fingerprint()
+    key = (fp, tuple(c.columns), tuple(c.sensitive), c.rows, c.cols, c.topology, c.init, int(c.iterations),
+           float(c.sigma), int(c.mic_rows), seed, c.mode, c.bounds, schema.to_json(), c.map_fit, c.reference_key)
+    with chart_area:
+        pub = setup_view("sskm_fit", cached.fitted(key, dataset, tuple(c.columns), tuple(c.sensitive), c.rows,
+                                                   c.cols, c.topology, c.init, int(c.iterations), float(c.sigma),
+                                                   int(c.mic_rows), seed, c.mode, c.bounds, schema=schema,
+                                                   map_fit=c.map_fit, reference=c.reference))
+    result = cached.release(fp, pub, key, float(epsilon), float(c.cs_threshold), seed)
+    refs = cached.references(fp, pub, key, seed)
+    columns = [col for col in c.columns if col in pub.table_.columns]  # what the map was fitted on
+    return Release(dataset, seed, epsilon, chosen, fp, key, pub, result, refs, columns)
+
+
+def metrics(metric_area, r: Release) -> None:
+    """MSE and record linkage in ``metric_area``, beside the raw table's and a random release's."""
+    result, refs = r.result, r.refs
+    rand, raw = reference_row(refs, cached.RANDOM), reference_row(refs, cached.RAW)
+    with metric_area:
+        m1, m2 = st.columns(2)
+        m1.metric("MSE", f"{result['mse']:.4f}",
+                  help="Evaluated on your private data, not released. References: the raw table 0; a random release "
+                       f"{charts_number(rand['mse_mean'])} (95% interval {charts_number(rand['mse_lo'])}-"
+                       f"{charts_number(rand['mse_hi'])}).")
+        m2.metric("Record linkage", f"{100 * result['rl']:.2f} %",
+                  help="Evaluated on your private data, not released. References: the raw table "
+                       f"{100 * raw['rl_mean']:.2f} %; a random release {100 * rand['rl_mean']:.3g} %.")
+        st.caption(f"Raw table: MSE 0, linkage {100 * raw['rl_mean']:.3g} %. Random release: MSE "
+                   f"{charts_number(rand['mse_mean'])}, linkage {100 * rand['rl_mean']:.3g} %.")
+        for sentence in cached.reference_sentences(result["mse"], result["rl"], refs,
+                                                   what=f"At epsilon {r.epsilon:g} this release"):
+            st.warning(sentence, icon=":material/info:")
+
+
+def _grid_values(view: str, view_extra, r: Release, som):
+    """The values, colour bar title and caption of the map ``view``."""
+    pub, result, c = r.pub, r.result, r.settings
+    if view == "U-matrix":
+        values, cbar = cached.u_matrix(pub, som)
+        caption = "Mean distance from each neuron to its neighbours: dark valleys are clusters, bright ridges are borders."
+    elif view == "Released rows":
+        values, cbar = cached.released_rows(result, c.rows, c.cols)
+        caption = ("Rows the release emits from each neuron: what is published" + (
+            " (rounded noisy counts); grey neurons emit none." if c.mode == "sound"
+            else " (the exact cluster sizes: the paper's mode publishes them as they are)."))
+    elif view == "Hit map":
+        values, cbar = cached.hit_map(pub, som)
+        caption = ("Rows won by each neuron; grey neurons won none. Evaluated on your private data, not released "
+                   "(the release shows noisy counts: 'Released rows').")
+    elif view == "Component plane":
+        attr = view_extra.selectbox("Attribute", list(r.columns), key="sskm_component")
+        values, cbar = cached.component_plane(pub, r.columns, attr, som)
+        caption = f"Weight of '{md(attr)}' (min-max scaled) at each neuron: where on the map high and low values live."
+    else:
+        target = view_extra.selectbox("Sensitive attribute", list(c.sensitive), key="sskm_share_attr")
+        values, cbar, label = cached.sensitive_share(pub, target, som)
+        caption = (f"Share of rows with {md(label)} among those each neuron wins; grey = empty neuron. Evaluated "
+                   "on your private data, not released.")
+    return values, cbar, caption
+
+
+def som_view(chart_area, view_extra, view: str, r: Release) -> None:
+    """The SOM grid of this release in ``chart_area``, showing ``view``."""
+    result, c, epsilon = r.result, r.settings, r.epsilon
+    # the map this release used: the sound mode's noisy map is drawn again for every release
+    som = result["som"] if result.get("som") is not None else r.pub.som_
+    grid_note = (" The sound mode draws its map through noise for every release: this is the map of the release at "
+                 f"epsilon {epsilon:g}." if result.get("som") is not None and c.map_fit == "noisy" else "")
+    values, cbar, caption = _grid_values(view, view_extra, r, som)
+    with chart_area:
+        show_chart(charts.som_grid(values, topology=c.topology, colorbar=cbar,
+                                   title=f"SOM grid ({c.rows} x {c.cols}): {view}, epsilon {epsilon:g}",
+                                   dataset=r.dataset.name),
+                   charts.som_grid_data(values, value_name=cbar or view), name=f"sskm-grid-{view.lower()}",
+                   key="sskm_grid_chart")
+        st.caption(caption + grid_note)
+
+
+def privacy_status(r: Release) -> None:
+    """What the paper does, whether this release is differentially private, and its guarantee."""
+    result, epsilon = r.result, r.epsilon
+    st.caption(
+        "Paper 003: a self-organising map (started from a shuffled-frog-leaping search) clusters "
+        "the records; each record is published as its cluster's centre, and the attributes that "
+        "are sensitive or strongly linked to a sensitive one (MIC >= CS_Tsh) get Laplace noise. "
+        "That is the paper mode, which is not differentially private. The sound mode (the default) "
+        "fits its map through noisy counts and sums from a random start, or on a public reference "
+        "table, and publishes noisy counts and sums of every attribute per neuron."
+    )
+    if result["is_dp"]:
+        st.info(f"Sound mode: the release is {epsilon:g}-differentially private under the project's "
+                "neighbouring relation: bounds and categories come from the public schema, and the map and the "
+                "release read the records only through noisy counts and sums its ledger pays for (see the box "
+                "below).", icon=":material/lock:")
+    elif r.settings.mode == "sound":
+        st.warning("Sound mode, but not differentially private: " + md(" ".join(result["ledger_obj"].not_dp_reasons)),
+                   icon=":material/lock_open:")
+    else:
+        st.warning("Paper mode: not differentially private. The paper's epsilon is nominal: the map reads "
+                   "every raw record, rows keep their order, and sizes and unprotected attributes are exact. "
+                   "The privacy audit below measures how far the claim fails.", icon=":material/lock_open:")
+    guarantee_box(result["ledger_obj"])
+
+
+def training_tab(r: Release) -> None:
+    """The map's quality, the SFLA search's convergence and the SOM's training curves."""
+    pub, c, dataset = r.pub, r.settings, r.dataset
+    m1, m2, m3 = st.columns(3)
+    quality = cached.map_quality(pub)
+    st.caption("Map quality below is evaluated on your private data, not released."
+               + (" The sound mode's map is fitted in a few noisy batch steps (one point each)." if c.mode == "sound"
+                  else ""))
+    m1.metric("Quantisation error", f"{quality['quantization_error']:.4f}")
+    m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
+    m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {c.rows * c.cols}")
+    fitted_som = pub.som_
+    if fitted_som.sfla_ is not None:
+        show_chart(charts.sfla_convergence(fitted_som.sfla_.best_fitness, fitted_som.sfla_.mean_fitness,
+                                           dataset=dataset.name),
+                   charts.sfla_data(fitted_som.sfla_.best_fitness, fitted_som.sfla_.mean_fitness),
+                   name="sskm-sfla-convergence", key="sskm_sfla")
+        st.caption("Fitness (Eq. 9, higher is better) of the best frog and the population mean after each shuffle.")
+    elif c.mode == "sound" and c.map_fit == "noisy":
+        st.caption("The sound mode's noisy map starts from uniform weights drawn from the seed (SFLA reads the "
+                   "rows, so it is not used).")
+        control_hint("'Initial weights' applies to the paper mode and to a reference map.")
+    else:
+        st.caption("The SFLA search runs only with the initial weights 'sfla'.")
+    show_chart(charts.som_training(fitted_som.history_, dataset=dataset.name),
+               charts.som_training_data(fitted_som.history_), name="sskm-som-training", key="sskm_training")
+    st.caption("Quantisation error (mean distance to the winning neuron) and topographic error (share of rows whose "
+               "two best neurons are not neighbours) on a probe sample while training; lower is better.")
+
+
+def connections_tab(r: Release) -> None:
+    """The MIC between the sensitive attributes and the others, and the protected set."""
+    conn = r.pub.connections_.with_threshold(float(r.settings.cs_threshold))
+    show_chart(charts.mic_heatmap(conn.strengths, conn.threshold, conn.protected, dataset=r.dataset.name),
+               charts.mic_data(conn.strengths, conn.threshold, conn.protected), name="sskm-mic", key="sskm_mic")
+    st.caption("MIC between each sensitive attribute (rows) and each attribute; starred columns are protected. "
+               f"Computed on {conn.rows_used:,} rows."
+               + (" Shown for information only, evaluated on your private data, not released: the sound mode "
+                  "noises every attribute." if r.settings.mode == "sound" else ""))
+    st.write("**Protected attributes:** " + ", ".join(f"`{code(c)}`" for c in conn.protected))
+
+
+def release_tab(r: Release) -> None:
+    """The release against the references, MSE and linkage against epsilon, the published
+    table, its download and its ledger."""
+    result, epsilon, mode = r.result, r.epsilon, r.settings.mode
+    cs_threshold = float(r.settings.cs_threshold)
+    r3, r4 = st.columns(2)
+    r3.metric("Clusters", result["clusters"])
+    r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}" if result["is_dp"]
+              else f"none (nominal {result['nominal_epsilon']:g})")
+    st.caption("MSE and record linkage are evaluated on your private data, not released.")
+    st.dataframe(_reference_table(r.refs, result), hide_index=True)
+    _epsilon_curve(r)
+    st.subheader("Published table")
+    st.dataframe(result["frame"].head(200), height=260)
+    st.caption("The table above is drawn with the sidebar seed for display; a download draws new noise.")
+    release_download(
+        "sskm", method=f"SSKM_DP ({mode} mode, paper 003) at epsilon {epsilon:g}",
+        label=f"SSKM_DP {mode} at epsilon {epsilon:g}", file_name="sskm_dp_release.csv", seed=r.seed,
+        settings_key=(r.key, float(epsilon), cs_threshold),
+        make_release=lambda noise: cached.download_release(r.pub, float(epsilon), cs_threshold, noise),
+    )
+    with st.expander("Privacy ledger and noise per cluster"):
+        st.dataframe(result["noise"], height=200)
+        st.dataframe(result["ledger"], height=200)
+
+
+def _epsilon_curve(r: Release) -> None:
+    """MSE and record linkage against epsilon, with the references."""
+    mode, refs = r.settings.mode, r.refs
+    curve = sweep_view("sskm_eps_curve", cached.epsilon_curve(r.fp, r.pub, r.key, float(r.settings.cs_threshold),
+                                                              tuple(EPSILONS), EPSILON_REPETITIONS, r.seed))
+    if curve is None:
+        return
+    show_chart(charts.epsilon_curves(curve, current=float(r.epsilon), mode=mode, dataset=r.dataset.name,
+                                     references=refs),
+               charts.epsilon_data(curve, refs), name=f"sskm-{mode}-mse-and-linkage-vs-epsilon",
+               key="sskm_eps_curve")
+    st.caption(f"Mean over {EPSILON_REPETITIONS} noise draws (bars: 95% interval); MSE on min-max scaled "
+               "attributes. More budget means less noise: MSE falls and linkage risk rises. The dotted line "
+               "is the raw table (no protection: MSE 0), the dashed grey one a random release (rows drawn "
+               "uniformly within the bounds and categories: no information). The vertical line is the "
+               "chosen epsilon.")
+    worst = curve.iloc[int(curve["mse_mean"].to_numpy().argmax())]
+    for sentence in cached.reference_sentences(float(worst["mse_mean"]), float(curve["rl_mean"].max()), refs,
+                                               what="Somewhere on this curve the release"):
+        st.caption(sentence)
+
+
+def audit(r: Release) -> None:
+    """The privacy audit of this release (more runs in the sound mode)."""
+    c, epsilon = r.settings, r.epsilon
+    audit_panel(
+        f"sskm_{c.mode}", lambda: cached.audit_case(r.pub, r.dataset, tuple(r.columns), tuple(c.sensitive),
+                                                    float(epsilon), float(c.cs_threshold), r.seed),
+        case_key=(r.key, float(epsilon), float(c.cs_threshold)), seed=r.seed,
+        default_runs=1000 if c.mode == "sound" else 200,
+    )
