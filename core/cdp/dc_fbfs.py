@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from core.cdp.sensitivity import drop_one_correlations
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.validation import DataError, check_matrix, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 
@@ -115,9 +115,13 @@ def traversal_accuracy(
     cv: int = 3,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> list[float]:
     """Cross-validated accuracy of ``estimator`` on each column subset (one shuffled split);
-    ``progress`` (:mod:`core.runtime.progress`) is told each subset done."""
+    ``progress`` (:mod:`core.runtime.progress`) is told each subset done; ``stop`` (a
+    ``threading.Event``), once set, ends the work at its next report with
+    :class:`core.runtime.progress.Stopped`."""
+    progress = watch(progress, stop)
     rng = check_random_state(random_state)
     est = LogisticRegression(solver="newton-cholesky") if estimator is None else estimator
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=spawn_seed(rng) % (2**32))
@@ -175,6 +179,7 @@ def dc_fbfs(
     n_estimators: int = 100,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> DCFBFSResult:
     """Data-correlation based forward-backward feature selection (Algorithm 1).
 
@@ -206,11 +211,15 @@ def dc_fbfs(
         split, so the two lists can disagree as in the paper's Fig. 3).
     progress : callable(fraction, message), optional
         Told each step (:mod:`core.runtime.progress`); raising from it stops the selection.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
     DCFBFSResult
     """
+    progress = watch(progress, stop)
     X, y, names, tc, cv = _check_inputs(X, y, names, tc, cv)
     rng = check_random_state(random_state)
     m = len(names)

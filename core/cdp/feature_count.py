@@ -22,7 +22,7 @@ import pandas as pd
 from core.cdp.dc_fbfs import feature_importance
 from core.correlation.kernel import _check_measure, _check_threshold
 from core.correlation.records import correlated_sensitivity
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.validation import check_matrix, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state
 
@@ -66,6 +66,7 @@ def correlation_by_feature_count(
     n_estimators: int = 100,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """C(x) of the first k features, k = 1 .. p, the features added in a stated order (Fig. 1).
 
@@ -92,6 +93,9 @@ def correlation_by_feature_count(
         does not depend on it).
     progress : callable(fraction, message), optional
         Told each C(x) pass (:mod:`core.runtime.progress`); raising from it stops the sweep.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -108,6 +112,7 @@ def correlation_by_feature_count(
         ``names`` do not name every column once, ``order`` is not a permutation of
         ``names``, ``order`` is None without ``y``, or ``y`` does not have one label per row.
     """
+    progress = watch(progress, stop)
     X = check_matrix(X)
     names = _check_names(names, X.shape[1])
     measure, threshold = _check_measure(measure), _check_threshold(threshold)

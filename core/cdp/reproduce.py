@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
+import cachetools
 import numpy as np
 import pandas as pd
 
@@ -89,7 +90,8 @@ def _grid(quick: bool) -> list[float]:
     return [1.0, 4.0, 7.0, 10.0] if quick else [float(e) for e in range(1, 11)]
 
 
-_SETUPS: dict = {}
+#: DC-FBFS and the sensitivities per dataset and measure, shared by the figures (bounded)
+_SETUPS: cachetools.LRUCache = cachetools.LRUCache(maxsize=8)
 
 
 def _setup(name: str, ds: Dataset, measure: str, seed: int, progress):

@@ -12,7 +12,7 @@ import numpy as np
 
 from core.correlation.records import SensitivityReport, correlated_sensitivity
 from core.data import Dataset, encode
-from core.runtime.progress import Progress, stage
+from core.runtime.progress import Progress, Stop, stage, watch
 from core.validation import DataError
 
 __all__ = ["RecordMatrix", "record_matrix", "dataset_sensitivity", "drop_one_correlations"]
@@ -68,12 +68,13 @@ def dataset_sensitivity(
 
 def drop_one_correlations(
     X: np.ndarray, *, measure: str = "pearson", threshold: float = 0.8,
-    progress: Progress | None = None,
+    progress: Progress | None = None, stop: Stop | None = None,
 ) -> tuple[float, np.ndarray]:
     """C(x) and C(x without attribute k) for every attribute k (step 1 of Algorithm 1).
 
     ``progress`` (:mod:`core.runtime.progress`) is told each pass over the records (one per
-    attribute, plus the full table's).
+    attribute, plus the full table's); ``stop`` (a ``threading.Event``), once set, ends the
+    work at its next report with :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -81,6 +82,7 @@ def drop_one_correlations(
         The data correlation of ``X`` and, per column k, that of ``X`` without column k
         (0 when no column would be left).
     """
+    progress = watch(progress, stop)
     X = np.asarray(X, dtype=np.float64)
     m = X.shape[1]
     passes = 1 + (m if m > 1 else 0)

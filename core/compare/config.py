@@ -42,7 +42,7 @@ from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
 from core.data.samples import SAMPLES
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop, watch
 from core.validation import DataError, check_choice, check_epsilons
 
 __all__ = [
@@ -398,14 +398,17 @@ def load_schema(config: CompareConfig, dataset: Dataset) -> PublicSchema:
         raise ValueError(f"the schema file {path} is not a valid schema: {exc}") from None
 
 
-def compare_dataset(config: CompareConfig, dataset: Dataset, *,
-                    progress: Progress | None = None, schema: PublicSchema | None = None) -> ComparisonResult:
+def compare_dataset(config: CompareConfig, dataset: Dataset, *, progress: Progress | None = None,
+                    stop: Stop | None = None, schema: PublicSchema | None = None) -> ComparisonResult:
     """:func:`core.compare.run.compare` of a loaded dataset with the config's settings.
 
     The page calls this with the dataset it holds in memory; :func:`run_config` with the one
     :func:`load_dataset` reads. ``random_state`` is ``config.seed``; the schema is
-    ``schema`` when given, else :func:`load_schema` of the config.
+    ``schema`` when given, else :func:`load_schema` of the config. ``progress`` and ``stop`` (a
+    ``threading.Event``: once set, the comparison ends at its next progress report with
+    :class:`core.runtime.progress.Stopped`) are the comparison's.
     """
+    progress = watch(progress, stop)
     if not isinstance(config, CompareConfig):
         raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
     if schema is None:
@@ -413,13 +416,17 @@ def compare_dataset(config: CompareConfig, dataset: Dataset, *,
     return compare(dataset, methods=list(config.methods), epsilons=list(config.epsilons),
                    repetitions=config.repetitions, test_size=config.test_size, max_rows=config.max_rows,
                    imposter_epochs=config.imposter_epochs, random_state=config.seed, progress=progress,
-                   schema=schema)
+                   schema=schema, stop=stop)
 
 
 def run_config(config: CompareConfig, *, data_dir: str | os.PathLike | None = None,
-               csv: str | os.PathLike | None = None, progress: Progress | None = None) -> ComparisonResult:
-    """Load the config's dataset (:func:`load_dataset`) and compare it (:func:`compare_dataset`)."""
-    return compare_dataset(config, load_dataset(config, data_dir=data_dir, csv=csv), progress=progress)
+               csv: str | os.PathLike | None = None, progress: Progress | None = None,
+               stop: Stop | None = None) -> ComparisonResult:
+    """Load the config's dataset (:func:`load_dataset`) and compare it (:func:`compare_dataset`,
+    which ``progress`` and ``stop`` are handed to)."""
+    progress = watch(progress, stop)
+    return compare_dataset(config, load_dataset(config, data_dir=data_dir, csv=csv), progress=progress,
+                           stop=stop)
 
 
 def config_from_result(result: ComparisonResult, *, dataset: str | None = None, utility: str = "utility",

@@ -27,7 +27,7 @@ from core.imposter.krr_baseline import krr_ledger, krr_perturb
 from core.imposter.synthesizer import ImposterSynthesizer
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.schema_columns import OTHER
-from core.runtime.progress import Progress, stage
+from core.runtime.progress import Progress, Stop, check_stop, stage
 from core.sskm.dp_kmeans import idp_kmeans
 from core.sskm.microaggregation import mdav, mdav_dp, mdav_release
 from core.sskm.paper_publisher import PaperSSKMDP
@@ -205,8 +205,12 @@ def sskm_table(ctx: RunContext, pub: SSKMPublisherBase, epsilon: float | None, s
     return Release(mine.ledger_, table=table, aligned=aligned)
 
 
-def mdav_groups(ctx: RunContext, seed: int, progress: Progress | None) -> tuple[ScaledTable, np.ndarray]:
-    """The numeric columns (min-max scaled) and their MDAV groups: deterministic, once per comparison."""
+def mdav_groups(ctx: RunContext, seed: int, progress: Progress | None, *,
+                stop: Stop | None = None) -> tuple[ScaledTable, np.ndarray]:
+    """The numeric columns (min-max scaled) and their MDAV groups: deterministic, once per comparison.
+    ``stop`` (a ``threading.Event``), when set, raises :class:`core.runtime.progress.Stopped` first."""
+    check_stop(stop)
+
     def make() -> tuple[ScaledTable, np.ndarray]:
         table = schema_table(ctx.train.frame[_micro_columns(ctx)], ctx.schema)
         return table, mdav(table.X, MICRO_K)
@@ -246,9 +250,11 @@ def mdav_dp_table(ctx: RunContext, fitted: tuple, epsilon: float | None, seed: i
                    aligned=True)
 
 
-def idp_fit(ctx: RunContext, seed: int, progress: Progress | None) -> ScaledTable:
+def idp_fit(ctx: RunContext, seed: int, progress: Progress | None, *, stop: Stop | None = None) -> ScaledTable:
     """Every column scaled to [0, 1] by the schema's bounds and category lists (categoricals
-    as codes over the declared list plus OTHER): nothing read from the rows."""
+    as codes over the declared list plus OTHER): nothing read from the rows. ``stop`` (a
+    ``threading.Event``), when set, raises :class:`core.runtime.progress.Stopped` first."""
+    check_stop(stop)
     return schema_table(ctx.train.frame, ctx.schema)
 
 

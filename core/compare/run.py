@@ -52,6 +52,7 @@ from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
 from core.runtime import compute
 from core.runtime.progress import Progress, Stop, check_stop, report, stage
+from core.runtime.progress import watch as watch_progress
 from core.runtime.randomness import (
     RandomState,
     check_random_state,
@@ -179,19 +180,6 @@ def _parameters(plan: _Plan) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- the steps
-def _watched(progress: Progress | None, stop: Stop | None) -> Progress | None:
-    """The callback the run reports to: ``progress``, then a check of ``stop`` (raising
-    :class:`core.runtime.progress.Stopped` once it is set); ``progress`` itself without one."""
-    if stop is None:
-        return progress
-
-    def watch(fraction: float, message: str) -> None:
-        report(progress, fraction, message)
-        check_stop(stop, "The comparison")
-
-    return watch
-
-
 def _context(plan: _Plan) -> RunContext:
     """The split and the base seed: the first three draws of the run's one seed."""
     rng = check_random_state(plan.seed)
@@ -382,7 +370,7 @@ def compare(
     plan = _plan(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, test_size=test_size,
                  max_rows=max_rows, imposter_epochs=imposter_epochs, random_state=random_state,
                  progress=progress, schema=schema, stop=stop)
-    watch = _watched(progress, stop)
+    watch = watch_progress(progress, stop)
     ctx = _context(plan)
     skipped: dict[str, str] = {}
     todo = _runnable(ctx, plan.names, skipped)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
-from core.runtime.progress import Progress, report
+from core.runtime.progress import Progress, Stop, report, watch
 from core.validation import DataError
 from core.runtime.randomness import RandomState
 
@@ -72,6 +72,7 @@ def attribute_association(
     bins: int = 10,
     random_state: RandomState = 0,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Association between every pair of attributes (columns) of ``frame``.
 
@@ -93,12 +94,16 @@ def attribute_association(
         Draws the MIC row sample.
     progress : callable(fraction, message), optional
         Told each MIC pair or NMI attribute done (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
     DataFrame
         Symmetric attributes x attributes matrix with 1 on the diagonal.
     """
+    progress = watch(progress, stop)
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     if not isinstance(method, str):

@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 
 from core.runtime.compute import map_tasks, scheduler_for
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop, watch
 from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = ["mic", "mic_pairs"]
@@ -59,6 +59,7 @@ def mic_pairs(
     n_jobs: int = 1,
     random_state: RandomState = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
     scheduler: str | None = None,
 ) -> np.ndarray:
     """MIC for each (i, j) column pair of ``X``, optionally on a row sample, in parallel.
@@ -80,10 +81,14 @@ def mic_pairs(
         Draws the row sample.
     progress : callable(fraction, message), optional
         Told each pair done (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     scheduler : str, optional
         A Dask scheduler (:func:`core.runtime.compute.resolve_scheduler`; default
         ``$PUX_SCHEDULER``), which wins over ``n_jobs``; the data go to each worker once.
     """
+    progress = watch(progress, stop)
     X = np.asarray(X, dtype=np.float64)
     if max_rows is not None and len(X) > max_rows:
         rng = check_random_state(random_state)

@@ -25,7 +25,7 @@ import numpy as np
 
 from core.correlation.kernel import _iter_blocks, _Kernel, _prepare, _Workspace
 from core.runtime import compute
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop, watch
 from core.runtime.threads import blas_limit
 from core.validation import DataError
 
@@ -180,6 +180,7 @@ def correlated_sensitivity(
     threshold: float = 0.8,
     block_rows: int | None = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
     scheduler: str | None = None,
 ) -> SensitivityReport:
     """Correlated (CS) and group (GS) sensitivity of a count query on the records of ``X``.
@@ -217,6 +218,9 @@ def correlated_sensitivity(
         Told the share of the work done (:mod:`core.runtime.progress`): of blocks in this process,
         of stripe tasks on a cluster. Raising from it stops the pass (on a cluster, the
         unfinished tasks are cancelled) and the exception propagates.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     scheduler : str, optional
         Where the blocks run (:func:`core.runtime.compute.resolve_scheduler`): None reads
         ``$PUX_SCHEDULER``, ``""`` or ``"none"`` is this process, ``"local:N"`` a Dask
@@ -234,6 +238,7 @@ def correlated_sensitivity(
     core.runtime.compute.ComputeError
         The configured cluster cannot be reached.
     """
+    progress = watch(progress, stop)
     kernel, n, block = _prepare(X, measure, threshold, block_rows)
     n_block_rows = len(range(0, n, block))
     address = None if compute.in_dask_task() else compute.resolve_scheduler(scheduler)

@@ -48,8 +48,9 @@ from core.imposter.classifiers import (
     make_classifier,
     prepare_frame,
 )
+from core.imposter.sensitive_column import check_sensitive_column
 from core.evaluation.metrics import proportion_interval
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.validation import DataError, check_choice, check_positive_int, check_probability
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
@@ -195,6 +196,7 @@ def _is_numeric(frame: pd.DataFrame, col: str) -> bool:
 def nmi_scores(
     frame: pd.DataFrame, sensitive: str, *, bins: int = 10, columns: Sequence[str] | None = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """NMI (and the printed Eq. 7 ratio) of every column with ``sensitive``.
 
@@ -211,7 +213,11 @@ def nmi_scores(
         Attributes to score (default: all but ``sensitive``).
     progress : callable(fraction, message), optional
         Told each attribute scored (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     check_positive_int(bins, name="bins", minimum=2)
     if sensitive not in frame.columns:
         raise DataError(f"The sensitive column '{sensitive}' is not in the data.")
@@ -341,29 +347,6 @@ def _take(X: Any, rows: np.ndarray) -> Any:
     return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
-def _check_sensitive(frame: pd.DataFrame, sensitive: str, folds: int) -> pd.Series:
-    """The value counts of ``sensitive``, checked: 2 to 20 values, each in ``folds`` rows."""
-    if sensitive not in frame.columns:
-        raise DataError(f"The sensitive column '{sensitive}' is not in the data.")
-    counts = frame[sensitive].value_counts(dropna=True)
-    if len(counts) < 2:
-        raise DataError(
-            f"The sensitive column '{sensitive}' has a single value, so nothing can leak "
-            "about it; choose another column."
-        )
-    if len(counts) > 20:
-        raise DataError(
-            f"The sensitive column '{sensitive}' has {len(counts)} distinct values; "
-            "implicit-privacy detection needs a categorical attribute (20 values at most)."
-        )
-    if counts.min() < folds:
-        raise DataError(
-            f"The value '{counts.idxmin()}' of '{sensitive}' occurs only {counts.min()} "
-            f"times; each value needs at least {folds} rows for the cross-validated check."
-        )
-    return counts
-
-
 def _check_detection_args(frame, sensitive, *, theta, beta, metric, classifier, rule, confidence,
                           min_gain, folds) -> tuple[pd.DataFrame, float, float, int]:
     """Refuse what :func:`detect_implicit` cannot work with; the frame (a Dataset's), theta,
@@ -406,6 +389,7 @@ def detect_implicit(
     max_rows: int | None = 20_000,
     random_state: RandomState = 0,
     progress: Progress | None = None,
+    stop: Stop | None = None,
     rule: str = "default",
     confidence: float = 0.95,
     min_gain: float = 0.0,
@@ -446,6 +430,9 @@ def detect_implicit(
         Seeds the subsample, the folds and the classifier.
     progress : callable(fraction, message), optional
         Told each attribute's NMI and each fold of the attacker (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     rule : {"default", "paper"}
         "default": an attribute is implicit when the lower end of its gain interval over
         the constant guess exceeds ``min_gain`` (theta and beta do not enter). "paper":
@@ -460,10 +447,11 @@ def detect_implicit(
     DetectionResult
         ``implicit`` is empty when the rule flags nothing (then there is nothing to protect).
     """
+    progress = watch(progress, stop)
     frame, theta, beta, folds = _check_detection_args(
         frame, sensitive, theta=theta, beta=beta, metric=metric, classifier=classifier, rule=rule,
         confidence=confidence, min_gain=min_gain, folds=folds)
-    counts = _check_sensitive(frame, sensitive, folds)
+    counts = check_sensitive_column(frame, sensitive, folds)
     rng = check_random_state(random_state)
     columns = [c for c in frame.columns if c != sensitive and c not in set(exclude)]
     scores = nmi_scores(frame, sensitive, bins=bins, columns=columns,

@@ -32,7 +32,7 @@ from core.imposter.classifiers import (
 )
 from core.imposter.detection import nmi_scores
 from core.imposter.synthesizer import ImposterSynthesizer
-from core.runtime.progress import Progress, Stop, report, stage, stop_requested
+from core.runtime.progress import Progress, Stop, report, stage, stop_requested, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 from core.validation import DataError, check_probability
 
@@ -107,6 +107,7 @@ def evaluate_settings(
     max_rows: int | None = None,
     random_state: RandomState = 0,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Table 1 of paper 002 (plus train-on-synthetic / test-on-real).
 
@@ -132,6 +133,9 @@ def evaluate_settings(
         Seeds the splits, the subsamples and the classifiers.
     progress : callable(fraction, message), optional
         Called after each fit.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -143,6 +147,7 @@ def evaluate_settings(
         ``label`` (``label_majority_real``, ``label_majority_synthetic``) in the test sets,
         and the test sets' sizes (``n_test_real``, ``n_test_synthetic``: for intervals).
     """
+    progress = watch(progress, stop)
     real_f, syn_f = _frame(real), _frame(synthetic)
     implicit = list(implicit)
     _check_evaluation_args(real_f, syn_f, sensitive=sensitive, label=label, implicit=implicit,

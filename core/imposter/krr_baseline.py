@@ -38,6 +38,7 @@ from core.imposter.evaluation import _split, score_task
 from core.privacy.mechanisms import krr
 from core.privacy.ledger import PrivacyLedger
 from core.validation import DataError, check_epsilon, check_positive_int
+from core.runtime.progress import Stop, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
 __all__ = ["krr_perturb", "krr_ledger", "schema_domain", "public_bin_edges", "DATA_DOMAIN_REASON",
@@ -293,12 +294,16 @@ def krr_sweep(
     schema: PublicSchema | None = None,
     random_state: RandomState = 0,
     progress: Callable[[float, str], None] | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Fig. 7: the kRR baseline over a range of epsilon, ``repetitions`` runs each.
 
     Returns one row per (epsilon, repetition) with the four scores of
-    :func:`krr_baseline` (``schema``: the public domains of the perturbed columns).
+    :func:`krr_baseline` (``schema``: the public domains of the perturbed columns). ``progress``
+    is told each run; ``stop`` (a ``threading.Event``), once set, ends the sweep at its next
+    report with :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     frame, _ = _numeric_columns(data)
     reps = check_positive_int(repetitions, name="repetitions")
     rng = check_random_state(random_state)

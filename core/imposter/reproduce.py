@@ -1,9 +1,11 @@
 """Reproductions of paper 002 on UCI Adult: ``pux reproduce imposter-table1`` etc.
 
-Each function takes ``data_dir``, ``quick``, ``random_state`` and ``progress`` and returns a
-:class:`core.runtime.experiments.Reproduction`: the parameters, the seeds, every run, a summary, and
-the paper's numbers beside ours. As in the paper, ``sex`` ("gender") is the explicit privacy attribute
-and ``income`` the class label.
+Each function takes ``data_dir``, ``quick``, ``random_state``, ``progress`` (a ``progress(message)``
+callable, as ``pux reproduce`` passes) and ``stop`` (a ``threading.Event``: once set, the work
+ends at its next report with :class:`core.runtime.progress.Stopped`, keeping nothing) and returns
+a :class:`core.runtime.experiments.Reproduction`: the parameters, the seeds, every run, a summary,
+and the paper's numbers beside ours. As in the paper, ``sex`` ("gender") is the explicit privacy
+attribute and ``income`` the class label.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from core.imposter.evaluation import evaluate_settings, lambda_sweep, table_long
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_sweep
 from core.imposter.paper import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
 from core.imposter.synthesizer import ImposterSynthesizer
+from core.runtime.progress import Stop, check_stop, watch_lines
 from core.runtime.randomness import check_random_state, draw_seed
 
 __all__ = ["REPRODUCTIONS", "DEFAULTS"]
@@ -49,18 +52,19 @@ def _start(data_dir, quick: bool, random_state):
     return rng, _adult(data_dir, quick, rng), QUICK if quick else DEFAULTS
 
 
-def _detect(ds, rng, theta: float = 0.01):
+def _detect(ds, rng, theta: float = 0.01, stop: Stop | None = None):
     # the paper's theta/beta rule (Algorithm 1): the reproductions keep the paper's detection
     return detect_implicit(ds.frame, SENSITIVE, theta=theta, beta=0.7, classifier="lr",
-                           random_state=draw_seed(rng), rule="paper")
+                           random_state=draw_seed(rng), rule="paper", stop=stop)
 
 
-def _train(ds, implicit, params: dict, seed: int, progress: Progress):
+def _train(ds, implicit, params: dict, seed: int, progress: Progress, stop: Stop | None):
     t0 = time.perf_counter()
     model = ImposterSynthesizer(**params, random_state=seed)
     last = [0.0]
 
     def told(fraction: float, message: str) -> None:  # a line every 15 s, from the model's events
+        check_stop(stop)
         now = time.perf_counter()
         if now - last[0] > 15:
             last[0] = now
@@ -74,12 +78,13 @@ def _train(ds, implicit, params: dict, seed: int, progress: Progress):
     return model, time.perf_counter() - t0
 
 
-def _sweep_lines(progress: Progress):
+def _sweep_lines(progress: Progress, stop: Stop | None):
     """A sweep's ``progress(fraction, message)`` as lines: each training's start, and an
-    iteration at most every 15 s."""
+    iteration at most every 15 s; each report first checks ``stop``."""
     last = [time.perf_counter()]
 
     def told(fraction: float, message: str) -> None:
+        check_stop(stop)
         now = time.perf_counter()
         if ": iteration " not in message:
             progress(message)
@@ -100,14 +105,15 @@ def _paper_rows(table: dict) -> list[dict]:
 
 
 def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-           progress: Progress = print) -> Reproduction:
+           progress: Progress = print, stop: Stop | None = None) -> Reproduction:
     """Table 1: five classifiers, settings A and B (+ TSTR), theta = 0.01, lambda = 1."""
+    progress = watch_lines(progress, stop)
     rng, ds, params = _start(data_dir, quick, random_state)
     progress(f"detecting implicit attributes on {ds.n_rows} rows")
-    det = _detect(ds, rng)
+    det = _detect(ds, rng, stop=stop)
     progress(f"implicit: {list(det.implicit)} (tau = {det.tau:.3f})")
     seed = draw_seed(rng)
-    model, seconds = _train(ds, det.implicit, params, seed, progress)
+    model, seconds = _train(ds, det.implicit, params, seed, progress, stop)
     progress(f"trained {model.iterations_} iterations in {seconds:.0f} s")
     syn = model.sample(ds.n_rows)
     classifiers = ["xgboost", "gbdt", "lr"] if quick else ["xgboost", "gbdt", "rf", "mlp", "lr"]
@@ -154,13 +160,14 @@ def table1(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 
 
 def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-           progress: Progress = print) -> Reproduction:
+           progress: Progress = print, stop: Stop | None = None) -> Reproduction:
     """Table 2: XGBoost in settings A and B for theta in {0.002, 0.01, 0.02, 0.1}."""
+    progress = watch_lines(progress, stop)
     rng, ds, params = _start(data_dir, quick, random_state)
     seed = draw_seed(rng)
     runs = theta_sweep(ds, sensitive=SENSITIVE, label=LABEL, thetas=(0.002, 0.01, 0.02, 0.1),
                        classifier="xgboost", synthesizer=params, random_state=seed,
-                       progress=_sweep_lines(progress))
+                       progress=_sweep_lines(progress, stop))
     return Reproduction(
         name="imposter-table2",
         parameters={"thetas": [0.002, 0.01, 0.02, 0.1], "classifier": "xgboost",
@@ -175,10 +182,11 @@ def table2(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 
 
 def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-         progress: Progress = print) -> Reproduction:
+         progress: Progress = print, stop: Stop | None = None) -> Reproduction:
     """Fig. 7: kRR on the implicit attributes for epsilon 1..100 (GBDT), beside IMPOSTER."""
+    progress = watch_lines(progress, stop)
     rng, ds, params = _start(data_dir, quick, random_state)
-    det = _detect(ds, rng)
+    det = _detect(ds, rng, stop=stop)
     reps = 1 if quick else 3
     progress(f"kRR sweep over {len(FIG7_EPSILONS)} budgets x {reps} runs")
     runs = krr_sweep(ds, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
@@ -189,10 +197,10 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
                                      "label_f1"]].mean().reset_index()
     seed = draw_seed(rng)
     progress("training IMPOSTER for the comparison point")
-    model, seconds = _train(ds, det.implicit, params, seed, progress)
+    model, seconds = _train(ds, det.implicit, params, seed, progress, stop)
     syn = model.sample(ds.n_rows)
     point = evaluate_settings(ds.frame, syn, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
-                              classifiers=["gbdt"], settings=["B"], random_state=seed)
+                              classifiers=["gbdt"], settings=["B"], random_state=seed, stop=stop)
     imp_gender = float(point[("B", "sensitive", "accuracy")].iloc[0])
     imp_income = float(point[("B", "label", "accuracy")].iloc[0])
     # kRR income at IMPOSTER's gender accuracy: the nearest budget, and the curve interpolated
@@ -226,15 +234,16 @@ def fig7(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
 
 
 def fig8(*, data_dir=None, quick: bool = False, random_state: int | None = 0,
-         progress: Progress = print) -> Reproduction:
+         progress: Progress = print, stop: Stop | None = None) -> Reproduction:
     """Fig. 8: setting B (XGBoost) for lambda in {0, 0.5, 1, 2, 5, 10}."""
+    progress = watch_lines(progress, stop)
     rng, ds, params = _start(data_dir, quick, random_state)
-    det = _detect(ds, rng)
+    det = _detect(ds, rng, stop=stop)
     lambdas = (0.0, 1.0, 5.0) if quick else (0.0, 0.5, 1.0, 2.0, 5.0, 10.0)
     seed = draw_seed(rng)
     runs = lambda_sweep(ds, sensitive=SENSITIVE, label=LABEL, implicit=det.implicit,
                         lambdas=lambdas, classifier="xgboost", synthesizer=params,
-                        random_state=seed, progress=_sweep_lines(progress))
+                        random_state=seed, progress=_sweep_lines(progress, stop))
     summary = {"per_lambda": runs.groupby("lambda").mean(numeric_only=True).drop(
         columns=["repetition", "seed"]).reset_index().to_dict(orient="records"),
         "claim": fig8_claim(runs).to_dict()}

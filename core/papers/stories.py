@@ -19,7 +19,7 @@ import pandas as pd
 
 from core.audit.result import AuditResult
 from core.papers.claim import Claim
-from core.runtime.progress import Progress, stage
+from core.runtime.progress import Progress, Stop, stage, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
 __all__ = ["CDPStory", "ImposterStory", "SSKMStory", "CompareStory", "cdp_story", "imposter_story",
@@ -77,7 +77,7 @@ class CDPStory:
 
 def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repetitions: int = 10,
               audit_runs: int = 500, audit_epsilon: float = 1.0, random_state: RandomState = 0,
-              progress: Progress | None = None) -> CDPStory:
+              progress: Progress | None = None, stop: Stop | None = None) -> CDPStory:
     """Correlated records, CS against GS, Fig. 4 and the audit, on the supplier sample.
 
     Parameters
@@ -92,7 +92,11 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
         The budget audited.
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     import numpy as np
 
     from core.audit.cases import cdp_lr_case, run_case
@@ -183,7 +187,7 @@ class ImposterStory:
 
 def imposter_story(*, epochs: int = 30, classifier: str = "lr", audit_runs: int = 2000,
                    krr_epsilon: float = 1.0, random_state: RandomState = 0,
-                   progress: Progress | None = None) -> ImposterStory:
+                   progress: Progress | None = None, stop: Stop | None = None) -> ImposterStory:
     """Detection (Fig. 6), one IMPOSTER training and Table 1, the kRR audit, on the census sample.
 
     Parameters
@@ -198,7 +202,11 @@ def imposter_story(*, epochs: int = 30, classifier: str = "lr", audit_runs: int 
         The kRR budget audited (per perturbed value).
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     from core.audit.cases import krr_case, run_case
     from core.data import load_sample
     from core.imposter.claims import table1_claim
@@ -279,7 +287,8 @@ SSKM_COLUMNS = ("age", "education_num", "relationship", "hours_per_week", "sex")
 def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
                grids: tuple[tuple[int, int], ...] = ((4, 4), (6, 6), (8, 8)), repetitions: int = 1,
                audit_epsilon: float = 1.0, sound_runs: int = 1000, paper_runs: int = 200,
-               random_state: RandomState = 0, progress: Progress | None = None) -> SSKMStory:
+               random_state: RandomState = 0, progress: Progress | None = None,
+               stop: Stop | None = None) -> SSKMStory:
     """SSKM_DP on the census sample's paper-003 attributes (m = 5): Fig. 5 across the
     number of clusters a in the sound mode, and each mode's audit.
 
@@ -296,7 +305,11 @@ def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
         Audit runs per side (the paper's mode refits the whole map in each run: fewer).
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     from core.audit.cases import run_case, sskm_paper_case, sskm_sound_case
     from core.data import load_sample
     from core.sskm.claims import fig5_claim
@@ -358,7 +371,8 @@ class CompareStory:
 
 
 def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: int = 15, max_rows: int = 2000,
-                  random_state: RandomState = 0, progress: Progress | None = None) -> CompareStory:
+                  random_state: RandomState = 0, progress: Progress | None = None,
+                  stop: Stop | None = None) -> CompareStory:
     """:func:`core.compare.run.compare` on the census sample with :data:`COMPARE_METHODS`, one
     repetition, a short epsilon grid, a short IMPOSTER training and a row sample.
 
@@ -370,14 +384,19 @@ def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: 
         Rows sampled (seeded) from the census sample's 3,000.
     random_state : int, Generator or None
     progress : callable(fraction, message), optional
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     """
+    progress = watch(progress, stop)
     from core.compare.run import compare
     from core.compare.registry import METHODS
     from core.data import load_sample
 
     data = load_sample("census")
     result = compare(data, methods=COMPARE_METHODS, epsilons=epsilons, repetitions=1, max_rows=max_rows,
-                     imposter_epochs=imposter_epochs, random_state=random_state, progress=progress)
+                     imposter_epochs=imposter_epochs, random_state=random_state, progress=progress,
+                     stop=stop)
     summary = result.summary()
     return CompareStory(summary=summary, front=result.pareto_front(), takeaway=result.takeaway(),
                         dp={m: bool(METHODS[m].dp) for m in COMPARE_METHODS}, epsilons=tuple(epsilons),

@@ -40,7 +40,7 @@ from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
 from core.privacy.schema_columns import OTHER, ColumnSchema
 from core.privacy.ledger import PrivacyLedger
-from core.runtime.progress import Progress, report
+from core.runtime.progress import Progress, Stop, report, watch
 from core.privacy.sampler import laplace_on_grid
 from core.validation import check_delta, check_epsilon
 from core.runtime.randomness import RandomState, check_random_state
@@ -358,7 +358,7 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
                     ranges: Mapping[str, tuple[float, float]] | None = None,
                     quantiles: tuple[float, float] = DEFAULT_QUANTILES,
                     random_state: RandomState = None,
-                    progress: Progress | None = None) -> PublicSchema:
+                    progress: Progress | None = None, stop: Stop | None = None) -> PublicSchema:
     """A schema whose entries for ``columns`` are private estimates, with the cost recorded.
 
     Parameters
@@ -391,6 +391,10 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
         be seeded: the same seed gives the same categories but possibly other bounds, so the
         app draws an estimate once and keeps it in the session.
     progress : callable(fraction, message), optional
+        Told each column estimated (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -398,6 +402,7 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
         The estimated entries have source "private estimate" and a note saying how; the
         ``estimate`` ledger holds every spend (an earlier estimate's included).
     """
+    progress = watch(progress, stop)
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
     eps = check_epsilon(epsilon)

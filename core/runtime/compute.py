@@ -33,7 +33,7 @@ import threading
 import uuid
 from typing import Any, Callable, Iterable, Sequence
 
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 
 __all__ = [
     "SCHEDULER_ENV",
@@ -207,6 +207,7 @@ def map_tasks(
     shared: Sequence[Any] = (),
     scheduler: str | None = None,
     progress: Progress | None = None,
+    stop: Stop | None = None,
     task_progress: bool = False,
     weights: Sequence[float] | None = None,
     label: str = "task",
@@ -231,6 +232,9 @@ def map_tasks(
     progress : callable(fraction, message), optional
         Called after each task; raising from it stops the work (on a cluster, the tasks
         not finished are cancelled) and the exception propagates.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     task_progress : bool
         Pass ``progress=`` to ``fn``: in this process a stage of ``progress`` (each task
         reports from inside), on a cluster None.
@@ -259,6 +263,7 @@ def map_tasks(
     Exception
         The first exception a task raised, as it was raised.
     """
+    progress = watch(progress, stop)
     todo = list(items)
     cost = [1.0] * len(todo) if weights is None else [float(w) for w in weights]
     if len(cost) != len(todo) or any(not math.isfinite(w) or w < 0 for w in cost):

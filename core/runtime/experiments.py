@@ -24,6 +24,7 @@ import pandas as pd
 
 from core.runtime import compute
 from core.validation import check_positive_int
+from core.runtime.progress import Stop, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seeds
 
 __all__ = ["Reproduction", "map_seeds", "sweep", "summarize"]
@@ -46,6 +47,7 @@ def sweep(
     n_jobs: int = 1,
     scheduler: str | None = None,
     progress: Callable[[float, str], None] | None = None,
+    stop: Stop | None = None,
 ) -> pd.DataFrame:
     """Run ``fn(**point, random_state=seed)`` for every grid point and repetition.
 
@@ -69,12 +71,16 @@ def sweep(
         once, not once per run.
     progress : callable(fraction, message), optional
         Called after each run; raising from it stops the sweep.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
     DataFrame
         One row per run: the parameters, ``repetition``, ``seed`` and the returned values.
     """
+    progress = watch(progress, stop)
     reps = check_positive_int(repetitions, name="repetitions")
     rng = check_random_state(random_state)
     keys = list(grid)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-__all__ = ["Progress", "Stop", "Stopped", "check_stop", "report", "stage", "stop_requested"]
+__all__ = ["Progress", "Stop", "Stopped", "check_stop", "report", "stage", "stop_requested", "watch", "watch_lines"]
 
 #: ``progress(fraction, message)``: fraction done in [0, 1] and a short message
 Progress = Callable[[float, str], None]
@@ -84,3 +84,38 @@ def stage(progress: Progress | None, start: float, end: float, label: str = "") 
         report(progress, start + (end - start) * min(max(float(fraction), 0.0), 1.0), text)
 
     return _stage
+
+
+def watch(progress: Progress | None, stop: Stop | None) -> Progress | None:
+    """``progress`` that also honours ``stop``: each report first raises :class:`Stopped` when
+    ``stop`` is set.
+
+    A long function that hands its ``progress`` down to its steps starts with
+    ``progress = watch(progress, stop)``: every step's report then checks the event, so the
+    work ends at the next report without threading ``stop`` through every step. Without a
+    ``stop`` it returns ``progress`` unchanged (None stays None: nothing to report).
+    """
+    stop_requested(stop)  # a wrong type fails here, before any work
+    if stop is None:
+        return progress
+
+    def _watched(fraction: float, message: str) -> None:
+        check_stop(stop)
+        if progress is not None:
+            progress(fraction, message)
+
+    return _watched
+
+
+def watch_lines(progress: Callable[[str], None], stop: Stop | None) -> Callable[[str], None]:
+    """:func:`watch` for a callback of lines, ``progress(message)`` (what the reproductions
+    print): each line first raises :class:`Stopped` once ``stop`` is set."""
+    stop_requested(stop)  # a wrong type fails here, before any work
+    if stop is None:
+        return progress
+
+    def _told(message: str) -> None:
+        check_stop(stop)
+        progress(message)
+
+    return _told

@@ -18,7 +18,7 @@ import pandas as pd
 
 from core.correlation.maximal_information import mic_pairs
 from core.data.encoding import frame_codes
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop, watch
 from core.validation import DataError, check_positive_int, check_probability
 from core.runtime.randomness import RandomState, check_random_state
 
@@ -79,6 +79,7 @@ def mic_connections(
     n_jobs: int = 1,
     random_state: RandomState = 0,
     progress: Progress | None = None,
+    stop: Stop | None = None,
 ) -> ConnectionResult:
     """MIC connection strength between each sensitive attribute and every other one.
 
@@ -103,11 +104,15 @@ def mic_connections(
         Draws the row sample.
     progress : callable(fraction, message), optional
         Told each pair done when ``n_jobs`` is 1 (:mod:`core.runtime.progress`).
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
     ConnectionResult
     """
+    progress = watch(progress, stop)
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     sens = (sensitive,) if isinstance(sensitive, str) else tuple(sensitive)

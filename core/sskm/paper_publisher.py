@@ -19,7 +19,7 @@ from core.evaluation.metrics import mse as _mse
 from core.evaluation.metrics import record_linkage as _record_linkage
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.sampler import laplace_on_grid
-from core.runtime.progress import Progress, stage
+from core.runtime.progress import Progress, Stop, stage, watch
 from core.sskm.connection import ConnectionResult
 from core.sskm.publisher_base import PARALLEL_GROUP, SSKMPublisherBase
 from core.sskm.scaled_table import ScaledTable
@@ -97,7 +97,7 @@ class PaperSSKMDP(SSKMPublisherBase):
     variant = "paper"
 
     def fit(self, frame: pd.DataFrame, *, connections: ConnectionResult | None = None,
-            progress: Progress | None = None) -> "PaperSSKMDP":
+            progress: Progress | None = None, stop: Stop | None = None) -> "PaperSSKMDP":
         """Scale the records on the data, fit the map on all of them and measure MIC.
 
         Parameters
@@ -108,7 +108,11 @@ class PaperSSKMDP(SSKMPublisherBase):
             MIC strengths computed before (reused, e.g. when only the threshold changes).
         progress : callable(fraction, message), optional
             Told the map's training and the MIC step (:mod:`core.runtime.progress`).
+        stop : threading.Event, optional
+            When set, the work ends at its next progress report and raises
+            :class:`core.runtime.progress.Stopped`.
         """
+        progress = watch(progress, stop)
         frame, sens = self._start_fit(frame)
         self.table_ = ScaledTable(frame, bounds=self.bounds)
         X = self.table_.X

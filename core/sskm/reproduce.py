@@ -16,18 +16,24 @@ to the released centre of its neuron (:meth:`core.sskm.sound.SSKMDP.release_metr
 the methods at one total budget, epsilon = 1 for the whole release: SSKM_DP's ledger total,
 IDP-KMeans's budget summed over its iterations, MDAV_DP's noise for the whole record (its
 epsilon is nominal: MDAV's partition reads the raw data).
+
+Each reproduction takes ``progress`` (a ``progress(message)`` callable, as ``pux reproduce``
+passes) and ``stop`` (a ``threading.Event``: once set, the work ends at its next report with
+:class:`core.runtime.progress.Stopped`, keeping nothing).
 """
 from __future__ import annotations
 
 import time
 from typing import Callable
 
+import cachetools
 import numpy as np
 import pandas as pd
 
 from core.data import load_adult, load_nltcs
 from core.privacy.schema_builtin import BUILT_IN_SCHEMAS
 from core.runtime.experiments import Reproduction, summarize
+from core.runtime.progress import Stop, watch_lines
 from core.runtime.randomness import check_random_state, draw_seed
 from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
 from core.sskm.connection import mic_connections
@@ -85,7 +91,8 @@ def _summary(rows: list[dict], by: list[str], values: list[str]) -> list[dict]:
     return out.drop(columns=[f"{v}_n" for v in values]).to_dict(orient="records")
 
 
-_SWEEPS: dict = {}
+#: the runs behind Fig. 5 and 6, kept for the few latest argument sets (bounded)
+_SWEEPS: cachetools.LRUCache = cachetools.LRUCache(maxsize=4)
 
 
 def _sskm_sweep(*, data_dir, quick, random_state, progress, datasets=("adult",)) -> dict:
@@ -161,14 +168,16 @@ def _fig56(metric: str, key: str, **kw) -> Reproduction:
 
 
 def fig5(*, data_dir=None, quick=False, random_state=0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: Stop | None = None) -> Reproduction:
     """Fig. 5: information loss (MSE) of SSKM_DP on Adult vs epsilon, m and a."""
+    progress = watch_lines(progress, stop)
     return _fig56("mse", "sskm-fig5", data_dir=data_dir, quick=quick, random_state=random_state, progress=progress)
 
 
 def fig6(*, data_dir=None, quick=False, random_state=0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: Stop | None = None) -> Reproduction:
     """Fig. 6: record linkage (RL) of SSKM_DP on Adult vs epsilon, m and a."""
+    progress = watch_lines(progress, stop)
     return _fig56("rl", "sskm-fig6", data_dir=data_dir, quick=quick, random_state=random_state, progress=progress)
 
 
@@ -253,8 +262,9 @@ _FIG7_NOTES = [
 
 
 def fig7(*, data_dir=None, quick=False, random_state=0,
-         progress: Callable[[str], None] = print) -> Reproduction:
+         progress: Callable[[str], None] = print, stop: Stop | None = None) -> Reproduction:
     """Fig. 7: MSE vs a at epsilon = 1 for MDAV, IDP-KMeans, MDAV_DP and SSKM_DP."""
+    progress = watch_lines(progress, stop)
     rng = check_random_state(random_state)
     reps = 2 if quick else REPETITIONS
     a_values = A_VALUES[::2] if quick else A_VALUES

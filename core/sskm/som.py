@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from threadpoolctl import threadpool_limits
 
-from core.runtime.progress import Progress, report
+from core.runtime.progress import Progress, Stop, report, watch
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
 from core.validation import check_choice, check_matrix, check_positive_int
@@ -185,9 +185,13 @@ class SelfOrganizingMap(BaseEstimator):
         cut = None if self.cutoff is None else max(self.cutoff * sigma_t, self._min_cut)
         return neighbourhood(self._sq[winners], sigma_t, cut)
 
-    def fit(self, X, y=None, *, progress: Progress | None = None) -> "SelfOrganizingMap":
+    def fit(self, X, y=None, *, progress: Progress | None = None,
+            stop: Stop | None = None) -> "SelfOrganizingMap":
         """Train the map on ``X`` (n, d); ``y`` is ignored. ``progress``
-        (:mod:`core.runtime.progress`) is told the share of training draws done."""
+        (:mod:`core.runtime.progress`) is told the share of training draws done; ``stop`` (a
+        ``threading.Event``), once set, ends the training at its next report with
+        :class:`core.runtime.progress.Stopped`."""
+        progress = watch(progress, stop)
         # the products in a training step are small: one BLAS thread is faster than many
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, progress)

@@ -54,7 +54,7 @@ import pandas as pd
 
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.runtime.randomness import RandomState
 from core.sskm.cluster_release import cluster_release_metrics
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult
@@ -217,7 +217,8 @@ class SSKMDP(SSKMPublisherBase):
 
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, *, connections: ConnectionResult | None = None,
-            reference: pd.DataFrame | None = None, progress: Progress | None = None) -> "SSKMDP":
+            reference: pd.DataFrame | None = None, progress: Progress | None = None,
+            stop: Stop | None = None) -> "SSKMDP":
         """Scale the records, prepare the map and the MIC step (no release noise yet).
 
         Parameters
@@ -234,7 +235,11 @@ class SSKMDP(SSKMPublisherBase):
             Its records are not protected: the ledger says it is public.
         progress : callable(fraction, message), optional
             Told the map's training and the MIC step (:mod:`core.runtime.progress`).
+        stop : threading.Event, optional
+            When set, the work ends at its next progress report and raises
+            :class:`core.runtime.progress.Stopped`.
         """
+        progress = watch(progress, stop)
         frame, sens = self._start_fit(frame)
         self._check_map()
         self.table_ = self._sound_table(frame)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from core.runtime.experiments import summarize
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.sskm.connection import mic_connections
 from core.evaluation.metrics import mean_interval
 from core.sskm.dp_kmeans import idp_kmeans
@@ -70,7 +70,7 @@ def _summary(rows: list[dict], by, values, *, appearance: bool = False) -> pd.Da
 
 
 def epsilon_curve(pub: SSKMPublisherBase, *, epsilons, repetitions: int, cs_threshold: float, random_state=None,
-                  progress: Progress | None = None) -> pd.DataFrame:
+                  progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
     """MSE and RL of SSKM_DP releases vs epsilon (repetitions are fresh noise draws).
 
     Parameters
@@ -87,6 +87,9 @@ def epsilon_curve(pub: SSKMPublisherBase, *, epsilons, repetitions: int, cs_thre
         Seeds every release's noise, in order.
     progress : callable(fraction, message) or None
         Called after each release, the last time with 1.0.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -95,6 +98,7 @@ def epsilon_curve(pub: SSKMPublisherBase, *, epsilons, repetitions: int, cs_thre
         repetition) and the 95% t-interval of each mean over the repetitions, ``mse_lo, mse_hi, rl_lo, rl_hi``
         (:func:`core.evaluation.metrics.mean_interval`; NaN for one repetition).
     """
+    progress = watch(progress, stop)
     rng = check_random_state(random_state)
     rows, total = [], len(epsilons) * repetitions
     for eps in epsilons:
@@ -129,7 +133,8 @@ def release_references(pub: SSKMPublisherBase, *, repetitions: int = 5, max_rows
 
 
 def baselines_vs_clusters(pub: SSKMPublisherBase, *, epsilon: float, a_values, repetitions: int, cs_threshold: float,
-                          random_state=None, progress: Progress | None = None) -> pd.DataFrame:
+                          random_state=None, progress: Progress | None = None,
+                          stop: Stop | None = None) -> pd.DataFrame:
     """MSE of MDAV, MDAV_DP and IDP-KMeans vs the number of clusters a, and SSKM_DP's at its own.
 
     The baselines cluster the records SSKM_DP publishes (every row in the paper mode, the
@@ -154,6 +159,9 @@ def baselines_vs_clusters(pub: SSKMPublisherBase, *, epsilon: float, a_values, r
         Seeds every noise draw, in order.
     progress : callable(fraction, message) or None
         Called after each a and once more, with 1.0, after SSKM_DP's releases.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
 
     Returns
     -------
@@ -161,6 +169,7 @@ def baselines_vs_clusters(pub: SSKMPublisherBase, *, epsilon: float, a_values, r
         ``method, a, mse_mean, mse_std`` in order of computation (per a: MDAV, MDAV_DP,
         IDP-KMeans; SSKM_DP last), std 0 where there is one run.
     """
+    progress = watch(progress, stop)
     X = pub.table_.X[pub.published_index_]  # the records behind SSKM_DP's release (every row)
     rng = check_random_state(random_state)
     rows = []
@@ -222,7 +231,8 @@ def _check_grids(grids) -> tuple[tuple[int, int], ...]:
 
 def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: int, modes=("sound",),
               iterations: int | None = None, cs_threshold: float = 0.3, connections=None,
-              random_state=None, progress: Progress | None = None, schema=None) -> list[dict]:
+              random_state=None, progress: Progress | None = None, stop: Stop | None = None,
+              schema=None) -> list[dict]:
     """MSE and RL of SSKM_DP on one table for every SOM grid, repetition, mode and epsilon.
 
     For each grid and repetition one seed is drawn; with it a map is fitted in each mode and
@@ -254,6 +264,9 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
         Seeds every map and its noise, in order; a Generator is drawn from and advanced.
     progress : callable(fraction, message) or None
         Called after each grid and repetition.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     schema : PublicSchema, optional
         The sound mode's public bounds and categories; without it the sound releases read
         them from the data and are not DP (``is_dp`` False). Both modes leave its
@@ -265,6 +278,7 @@ def grid_runs(frame: pd.DataFrame, *, sensitive, grids, epsilons, repetitions: i
         One per release: ``mode, grid, a, epsilon, repetition, seed, mse, rl, released_rows,
         protected, is_dp`` (RL as a fraction; MSE on the min-max scaled attributes).
     """
+    progress = watch(progress, stop)
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     grids = _check_grids(grids)
@@ -328,7 +342,7 @@ def attributes_for_m(columns, sensitive, m: int) -> list[str]:
 def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons, repetitions: int,
                    mode: str = "sound", iterations: int | None = None, cs_threshold: float = 0.3,
                    mic_max_rows: int = 4000, random_state=None,
-                   progress: Progress | None = None, schema=None) -> pd.DataFrame:
+                   progress: Progress | None = None, stop: Stop | None = None, schema=None) -> pd.DataFrame:
     """Paper 003's Fig. 5 and Fig. 6 on one table: MSE and RL of SSKM_DP for every m, SOM
     grid (number of clusters a), epsilon and repetition, in one mode.
 
@@ -362,6 +376,9 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         Seeds every map, MIC sample and noise draw, in order.
     progress : callable(fraction, message) or None
         Called after each map, the last time with 1.0.
+    stop : threading.Event, optional
+        When set, the work ends at its next progress report and raises
+        :class:`core.runtime.progress.Stopped`.
     schema : PublicSchema, optional
         Public bounds and categories of the sound mode (see :func:`grid_runs`).
 
@@ -372,6 +389,7 @@ def clusters_sweep(frame: pd.DataFrame, *, sensitive, m_values, grids, epsilons,
         :func:`grid_runs`, and the panel's random release (:mod:`core.sskm.references`):
         ``random_mse, random_mse_lo, random_rl, random_rl_hi``.
     """
+    progress = watch(progress, stop)
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}.")
     sskm_variant(mode)

@@ -41,3 +41,33 @@ def test_a_stage_of_no_callback_is_none():
 def test_a_stage_outside_zero_one_is_refused():
     with pytest.raises(ValueError, match="0 <= start <= end <= 1"):
         stage(lambda f, m: None, 0.6, 0.4)
+
+
+def test_watch_raises_at_the_report_after_stop_is_set():
+    import threading
+
+    from core.runtime.progress import Stopped, watch
+
+    seen, stop = [], threading.Event()
+    watched = watch(lambda f, m: seen.append(f), stop)
+    watched(0.5, "half")
+    stop.set()
+    with pytest.raises(Stopped):
+        watched(0.6, "more")
+    assert seen == [0.5]
+
+
+def test_watch_without_stop_gives_the_callback_back():
+    from core.runtime.progress import watch
+
+    def callback(fraction, message):
+        return None
+
+    assert watch(callback, None) is callback and watch(None, None) is None
+
+
+def test_watch_refuses_a_stop_that_is_not_an_event():
+    from core.runtime.progress import watch
+
+    with pytest.raises(TypeError, match="threading.Event"):
+        watch(None, "stop")
