@@ -20,12 +20,14 @@ report, never released.
 """
 from __future__ import annotations
 
+from functools import partial
 from itertools import combinations
 from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
+from scipy.stats.contingency import association
 
 from core.validation import check_positive_int
 
@@ -153,17 +155,33 @@ def pair_trends(real: pd.DataFrame, release: pd.DataFrame, columns: Sequence[str
                 bins: int = BINS) -> pd.DataFrame:
     """One row per pair of columns: ``left``, ``right``, ``metric`` (CorrelationSimilarity or
     ContingencySimilarity), ``real`` and ``release`` (the pair's association on each side:
-    Pearson r for two numeric columns, else nan) and ``score``."""
+    Pearson r for two numeric columns, else Cramer's V of the binned contingency table, in
+    [0, 1]), ``difference`` (real minus release) and ``score``."""
     rows = []
     for left, right in combinations(_shared_columns(real, release, columns), 2):
         a, b = real[[left, right]], release[[left, right]]
         numeric = all(_numeric(a[c]) and _numeric(b[c]) for c in (left, right))
+        strength = _pearson if numeric else partial(_cramers_v, reference=a, bins=bins)
         rows.append({"left": left, "right": right,
                      "metric": "CorrelationSimilarity" if numeric else "ContingencySimilarity",
-                     "real": _pearson(a) if numeric else float("nan"),
-                     "release": _pearson(b) if numeric else float("nan"),
-                     "score": pair_trend(a, b, bins=bins)})
-    return pd.DataFrame(rows, columns=["left", "right", "metric", "real", "release", "score"])
+                     "real": strength(a), "release": strength(b), "score": pair_trend(a, b, bins=bins)})
+    out = pd.DataFrame(rows, columns=["left", "right", "metric", "real", "release", "score"])
+    out.insert(5, "difference", out["real"] - out["release"])
+    return out
+
+
+def _cramers_v(frame: pd.DataFrame, *, reference: pd.DataFrame, bins: int) -> float:
+    """Cramer's V of two columns, a numeric one cut into the bins of ``reference`` (the real
+    pair); nan when a column holds one value only."""
+    coded = frame.copy()
+    for name in frame.columns:
+        if _numeric(reference[name]) and _numeric(frame[name]):
+            coded[name] = _binned(reference[name], frame[name], bins)[1]
+    keys = coded.astype(object).where(coded.notna(), "(missing)")
+    table = pd.crosstab(keys.iloc[:, 0], keys.iloc[:, 1]).to_numpy()
+    if min(table.shape) < 2:
+        return float("nan")
+    return float(association(table, method="cramer"))
 
 
 def _pearson(frame: pd.DataFrame) -> float:

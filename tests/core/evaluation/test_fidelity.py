@@ -81,8 +81,24 @@ def test_pair_trends_give_each_pair_its_metric_and_both_correlations():
     assert list(zip(trends["left"], trends["right"], trends["metric"])) == [
         ("x", "y", "CorrelationSimilarity"), ("x", "c", "ContingencySimilarity"), ("y", "c", "ContingencySimilarity")]
     assert trends["real"].iloc[0] == pytest.approx(np.corrcoef(x, x ** 2)[0, 1])
-    assert math.isnan(trends["real"].iloc[1])
+    assert 0.0 <= trends["real"].iloc[1] <= 1.0  # Cramer's V for a pair with a category
     assert trends["score"].tolist() == pytest.approx([1.0, 1.0, 1.0])
+    assert trends["difference"].tolist() == pytest.approx([0.0, 0.0, 0.0])
+
+
+def test_a_category_that_a_number_decides_has_cramers_v_one_and_losing_it_shows_in_the_difference():
+    x = np.arange(20.0)
+    real = pd.DataFrame({"x": x, "c": ["a"] * 10 + ["b"] * 10})
+    broken = pd.DataFrame({"x": x, "c": ["a", "b"] * 10})
+    trends = pair_trends(real, broken)
+    assert trends["real"].iloc[0] == pytest.approx(1.0)
+    assert trends["release"].iloc[0] < 0.5
+    assert trends["difference"].iloc[0] == pytest.approx(trends["real"].iloc[0] - trends["release"].iloc[0])
+
+
+def test_a_constant_column_has_no_association():
+    real = pd.DataFrame({"c": ["a"] * 4, "d": list("abab")})
+    assert math.isnan(pair_trends(real, real)["real"].iloc[0])
 
 
 def test_the_summary_is_the_mean_of_each_kind():

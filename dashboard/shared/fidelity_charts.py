@@ -1,0 +1,100 @@
+"""Real against release, seen: pure chart builders every page that releases a table shares.
+
+- :func:`column_overlay`: one column of the real table and of the release, overlaid (shares
+  per bin or per category), its column-shape score in the title;
+- :func:`association_difference`: the pairwise association of the real table minus the
+  release's (Pearson r, or Cramer's V where a category is involved) as a heatmap.
+
+The scores come from :mod:`core.evaluation.fidelity` (SDMetrics' definitions). Both charts
+read the private table: they are evaluation on the page and in the report, never released.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.evaluation.fidelity import BINS, column_shape, pair_trends
+from dashboard.shared.charts import number, plotly_text
+
+__all__ = ["association_difference", "column_overlay", "overlay_data"]
+
+#: the two sides, in the order and colours of every overlay
+SIDES = {"real": "#1f77b4", "release": "#ff7f0e"}
+#: categories drawn per column (the rest grouped as "(other values)")
+TOP_CATEGORIES = 20
+
+
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def overlay_data(real: pd.Series, release: pd.Series) -> pd.DataFrame:
+    """The table an overlay draws: ``value`` (a bin or a category), ``real`` and ``release``
+    (the share of each side's rows in it)."""
+    if _numeric(real) and _numeric(release):
+        values = pd.to_numeric(real, errors="coerce").dropna().to_numpy(dtype=float)
+        inner = np.histogram_bin_edges(values if len(values) else [0.0, 1.0], bins=2 * BINS)[1:-1]
+        edges = np.concatenate([[-np.inf], inner, [np.inf]])
+        labels = ([f"below {number(inner[0])}"] + [f"{number(a)} to {number(b)}" for a, b in zip(inner, inner[1:])]
+                  + [f"{number(inner[-1])} and above"])
+        shares = {side: pd.cut(pd.to_numeric(col, errors="coerce"), edges, labels=labels, right=False)
+                  .value_counts(normalize=True, sort=False) for side, col in (("real", real), ("release", release))}
+        return pd.DataFrame({"value": labels, "real": shares["real"].to_numpy(),
+                             "release": shares["release"].to_numpy()})
+    keys = {side: col.astype(object).where(col.notna(), "(missing)") for side, col in
+            (("real", real), ("release", release))}
+    shares = {side: k.value_counts(normalize=True) for side, k in keys.items()}
+    order = list(shares["real"].index[:TOP_CATEGORIES])
+    order += [v for v in shares["release"].index if v not in order][:max(TOP_CATEGORIES - len(order), 0)]
+    frame = pd.DataFrame({side: s.reindex(order, fill_value=0.0).to_numpy() for side, s in shares.items()})
+    frame.insert(0, "value", [str(v) for v in order])
+    rest = {side: 1.0 - frame[side].sum() for side in SIDES}
+    if max(rest.values()) > 1e-12:
+        frame.loc[len(frame)] = ["(other values)", rest["real"], rest["release"]]
+    return frame
+
+
+def column_overlay(real: pd.Series, release: pd.Series, *, column: str, dataset: str = "") -> go.Figure:
+    """One column, real and release overlaid as shares of their rows, the column-shape score
+    (KSComplement or TVComplement, 1 = the same distribution) in the title."""
+    data = overlay_data(real, release)
+    score = column_shape(real, release)
+    fig = go.Figure([go.Bar(x=data["value"], y=data[side], name=side, marker_color=color, opacity=0.75)
+                     for side, color in SIDES.items()])
+    metric = "KSComplement" if _numeric(real) and _numeric(release) else "TVComplement"
+    where = f" on {plotly_text(dataset)}" if dataset else ""
+    fig.update_layout(title=dict(text=f"{plotly_text(column)}: real against release{where}",
+                                 subtitle=dict(text=f"column shape ({metric}) {score:.3f}; 1 = the same distribution")),
+                      barmode="group", xaxis_title=plotly_text(column), yaxis_title="share of rows",
+                      legend_title_text="table", margin=dict(l=10, r=10, t=70, b=10))
+    return fig
+
+
+def association_difference(real: pd.DataFrame, release: pd.DataFrame, *, dataset: str = "") -> go.Figure:
+    """The pairwise association of the real table minus the release's, as a heatmap (0: the
+    release keeps the pair's association; red: it lost some; blue: it made one up). Pearson r
+    for two numeric columns, Cramer's V otherwise; the pair-trend score is in the hover."""
+    trends = pair_trends(real, release)
+    names = list(dict.fromkeys([*trends["left"], *trends["right"]]))
+    grid = pd.DataFrame(np.nan, index=names, columns=names)
+    hover = pd.DataFrame("", index=names, columns=names)
+    for row in trends.itertuples(index=False):
+        text = (f"{row.left} / {row.right}<br>real {row.real:.3f}, release {row.release:.3f}"
+                f"<br>{row.metric} {row.score:.3f}")
+        for a, b in ((row.left, row.right), (row.right, row.left)):
+            grid.loc[a, b] = row.difference
+            hover.loc[a, b] = text
+    limit = float(np.nanmax(np.abs(grid.to_numpy()))) if np.isfinite(grid.to_numpy()).any() else 1.0
+    labels = [plotly_text(n) for n in names]
+    fig = go.Figure(go.Heatmap(z=grid.to_numpy(), x=labels, y=labels, text=hover.to_numpy(),
+                               hovertemplate="%{text}<extra></extra>", colorscale="RdBu_r",
+                               zmin=-max(limit, 0.05), zmax=max(limit, 0.05),
+                               colorbar=dict(title="real - release")))
+    mean = trends["score"].mean()
+    where = f" on {plotly_text(dataset)}" if dataset else ""
+    fig.update_layout(title=dict(text=f"Pairwise association: real minus release{where}",
+                                 subtitle=dict(text=f"mean pair trend {mean:.3f}; 1 = every pair kept")),
+                      xaxis_title="column", yaxis_title="column", yaxis_autorange="reversed", plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=70, b=10))
+    return fig
