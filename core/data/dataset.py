@@ -9,10 +9,16 @@ import pandas as pd
 
 from core.validation import DataError
 
-__all__ = ["Dataset", "MAX_LABEL_CLASSES", "infer_column_types"]
+__all__ = ["Dataset", "MAX_LABEL_CLASSES", "infer_column_types", "is_quantity"]
 
 #: A label with more classes than this is refused (the methods classify, not regress).
 MAX_LABEL_CLASSES = 20
+
+
+def is_quantity(column: pd.Series) -> bool:
+    """A numeric column read as a quantity (bool is categorical here): the one test every
+    measure and attack uses to choose between a numeric and a categorical treatment."""
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
 def infer_column_types(frame: pd.DataFrame) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -13,10 +13,13 @@ by pair against the real table it came from. The scores follow SDMetrics' qualit
   1 - the total variation distance between the two joint frequency tables, numeric columns
   cut into 10 equal-width bins of the real column's range (outer bins open).
 
-Every score lies in [0, 1]; 1 is a release indistinguishable on that marginal. Missing
+Every score lies in [0, 1]; 1 is a release indistinguishable on that marginal. These are
+SDMetrics' scores, so a number here reads like one from SDMetrics; Compare's older fidelity
+measures (:func:`core.imposter.evaluation.marginal_tv`: total variation on *quantile* bins,
+one and two columns at a time) stay as they are, and the two are not mixed in one number. Missing
 values are a category of their own in frequency tables and are left out of the numeric
-statistics. These scores read the private table: they are evaluation for the page and the
-report, never released.
+statistics. These scores read the private table, bins of its numeric columns included:
+they are evaluation for the page and the report, never part of a release.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import pandas as pd
 from scipy.stats import ks_2samp
 from scipy.stats.contingency import association
 
+from core.data.dataset import is_quantity
 from core.validation import check_positive_int
 
 __all__ = ["BINS", "column_shape", "column_shapes", "contingency_similarity", "correlation_similarity",
@@ -37,9 +41,6 @@ __all__ = ["BINS", "column_shape", "column_shapes", "contingency_similarity", "c
 #: equal-width bins of a numeric column in a contingency table (SDMetrics' default)
 BINS = 10
 
-
-def _numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 
 
 def _frame(value: object, name: str) -> pd.DataFrame:
@@ -88,7 +89,7 @@ def tv_complement(real: pd.Series, release: pd.Series) -> float:
 
 def column_shape(real: pd.Series, release: pd.Series) -> float:
     """KSComplement for a numeric column (on both sides), TVComplement otherwise."""
-    if _numeric(real) and _numeric(release):
+    if is_quantity(real) and is_quantity(release):
         return ks_complement(real, release)
     return tv_complement(real.astype(object), release.astype(object))
 
@@ -121,14 +122,14 @@ def contingency_similarity(real: pd.DataFrame, release: pd.DataFrame, *, bins: i
     bins = check_positive_int(bins, name="bins")
     a, b = real.copy(), release.copy()
     for name in a.columns:
-        if _numeric(a[name]) and _numeric(b[name]):
+        if is_quantity(a[name]) and is_quantity(b[name]):
             a[name], b[name] = _binned(a[name], b[name], bins)
     return 1.0 - _tv_distance(a.astype(object), b.astype(object))
 
 
 def pair_trend(real: pd.DataFrame, release: pd.DataFrame, *, bins: int = BINS) -> float:
     """CorrelationSimilarity when both columns are numeric on both sides, else ContingencySimilarity."""
-    if all(_numeric(real[c]) and _numeric(release[c]) for c in real.columns):
+    if all(is_quantity(real[c]) and is_quantity(release[c]) for c in real.columns):
         return correlation_similarity(real, release)
     return contingency_similarity(real, release, bins=bins)
 
@@ -145,7 +146,7 @@ def column_shapes(real: pd.DataFrame, release: pd.DataFrame, columns: Sequence[s
     """
     rows = []
     for name in _shared_columns(real, release, columns):
-        numeric = _numeric(real[name]) and _numeric(release[name])
+        numeric = is_quantity(real[name]) and is_quantity(release[name])
         rows.append({"column": name, "metric": "KSComplement" if numeric else "TVComplement",
                      "score": column_shape(real[name], release[name])})
     return pd.DataFrame(rows, columns=["column", "metric", "score"])
@@ -160,7 +161,7 @@ def pair_trends(real: pd.DataFrame, release: pd.DataFrame, columns: Sequence[str
     rows = []
     for left, right in combinations(_shared_columns(real, release, columns), 2):
         a, b = real[[left, right]], release[[left, right]]
-        numeric = all(_numeric(a[c]) and _numeric(b[c]) for c in (left, right))
+        numeric = all(is_quantity(a[c]) and is_quantity(b[c]) for c in (left, right))
         strength = _pearson if numeric else partial(_cramers_v, reference=a, bins=bins)
         rows.append({"left": left, "right": right,
                      "metric": "CorrelationSimilarity" if numeric else "ContingencySimilarity",
@@ -175,7 +176,7 @@ def _cramers_v(frame: pd.DataFrame, *, reference: pd.DataFrame, bins: int) -> fl
     pair); nan when a column holds one value only."""
     coded = frame.copy()
     for name in frame.columns:
-        if _numeric(reference[name]) and _numeric(frame[name]):
+        if is_quantity(reference[name]) and is_quantity(frame[name]):
             coded[name] = _binned(reference[name], frame[name], bins)[1]
     keys = coded.astype(object).where(coded.notna(), "(missing)")
     table = pd.crosstab(keys.iloc[:, 0], keys.iloc[:, 1]).to_numpy()

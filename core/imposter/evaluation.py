@@ -22,6 +22,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import train_test_split
 
 from core.data import Dataset
+from core.data.dataset import is_quantity
 from core.imposter.classifiers import (
     CLASSIFIER_LABELS,
     CLASSIFIERS,
@@ -422,15 +423,12 @@ def lambda_sweep(
 
 
 # ---------------------------------------------------------------------- marginal fidelity
-def _is_quantity(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-
 
 def _tv_codes(real: pd.Series, syn: pd.Series, bins: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Both columns as integer codes on the real column's bins (quantile edges of the real
     values for a quantity with more than ``bins`` distinct values; its own values, missing
     as one more, for anything else). Values the real column lacks get codes of their own."""
-    if _is_quantity(real) and _is_quantity(syn) and real.nunique(dropna=True) > bins:
+    if is_quantity(real) and is_quantity(syn) and real.nunique(dropna=True) > bins:
         r = pd.to_numeric(real, errors="coerce").to_numpy(dtype=float)
         y = pd.to_numeric(syn, errors="coerce").to_numpy(dtype=float)
         edges = np.unique(np.nanquantile(r, np.linspace(0, 1, bins + 1)))

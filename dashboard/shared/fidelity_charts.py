@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.data.dataset import is_quantity
 from core.evaluation.fidelity import BINS, column_shape, pair_trends
 from dashboard.shared.charts import number, plotly_text
 
@@ -25,14 +26,11 @@ SIDES = {"real": "#1f77b4", "release": "#ff7f0e"}
 TOP_CATEGORIES = 20
 
 
-def _numeric(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-
 
 def overlay_data(real: pd.Series, release: pd.Series) -> pd.DataFrame:
     """The table an overlay draws: ``value`` (a bin or a category), ``real`` and ``release``
     (the share of each side's rows in it)."""
-    if _numeric(real) and _numeric(release):
+    if is_quantity(real) and is_quantity(release):
         values = pd.to_numeric(real, errors="coerce").dropna().to_numpy(dtype=float)
         inner = np.histogram_bin_edges(values if len(values) else [0.0, 1.0], bins=2 * BINS)[1:-1]
         edges = np.concatenate([[-np.inf], inner, [np.inf]])
@@ -62,7 +60,7 @@ def column_overlay(real: pd.Series, release: pd.Series, *, column: str, dataset:
     score = column_shape(real, release)
     fig = go.Figure([go.Bar(x=data["value"], y=data[side], name=side, marker_color=color, opacity=0.75)
                      for side, color in SIDES.items()])
-    metric = "KSComplement" if _numeric(real) and _numeric(release) else "TVComplement"
+    metric = "KSComplement" if is_quantity(real) and is_quantity(release) else "TVComplement"
     where = f" on {plotly_text(dataset)}" if dataset else ""
     fig.update_layout(title=dict(text=f"{plotly_text(column)}: real against release{where}",
                                  subtitle=dict(text=f"column shape ({metric}) {score:.3f}; 1 = the same distribution")),

@@ -46,10 +46,6 @@ def _check_columns(columns: Any, reference: pd.DataFrame, frames: dict[str, pd.D
     return columns
 
 
-def _is_quantity(s: pd.Series) -> bool:
-    """A numeric column read as a quantity (not bool, which is categorical here)."""
-    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-
 
 def _text_codes(s: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Codes of ``s`` into its distinct values as text (missing as ``(missing)``); only

@@ -11,7 +11,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from core.evaluation.attacks.common import _as_frame, _check_columns, _is_quantity, _text_codes
+from core.data.dataset import is_quantity
+from core.evaluation.attacks.common import _as_frame, _check_columns, _text_codes
 from core.evaluation.attacks.nearest import encode_for_distance, nearest_distances
 from core.runtime.randomness import RandomState, check_random_state
 from core.validation import DataError, check_positive_int
@@ -179,7 +180,7 @@ class DCRReference:
         d_hold = self.holdout_distances_
         risk = float(np.mean(d_rel < d_hold) + 0.5 * np.mean(d_rel == d_hold))
         baseline = len(rel) / (len(rel) + self._n_holdout)
-        numeric = {c for c in cols if _is_quantity(tr[c])}
+        numeric = {c for c in cols if is_quantity(tr[c])}
         rel_keys, tr_keys = _row_keys([rel, tr], cols, numeric)
         copies = np.isin(rel_keys, tr_keys)
         return {

@@ -13,7 +13,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from core.evaluation.attacks.common import _as_frame, _check_columns, _is_quantity, _text_codes
+from core.data.dataset import is_quantity
+from core.evaluation.attacks.common import _as_frame, _check_columns, _text_codes
 from core.validation import DataError, check_matrix, check_positive_int
 
 __all__ = ["encode_for_distance", "nearest_distances", "BLOCK_BYTES"]
@@ -119,7 +120,7 @@ def encode_for_distance(reference: pd.DataFrame, *others: pd.DataFrame,
     parts: list[list[np.ndarray]] = [[] for _ in frames]
     for col in columns:
         series = [f[col] for f in frames]
-        blocks = (_numeric_block(col, series, names) if _is_quantity(series[0])
+        blocks = (_numeric_block(col, series, names) if is_quantity(series[0])
                   else _categorical_block(series))
         for p, b in zip(parts, blocks):
             p.append(b)
