@@ -6,9 +6,14 @@
 - ``pux compare --config run.json --out report.html [--data-dir DIR] [--csv PATH] [--json FILE]``:
   rerun the Compare page's saved settings (:class:`core.compare.config.CompareConfig`) and
   write its self-contained HTML report (:func:`dashboard.compare.report.build_report`), optionally
-  the result as JSON (``ComparisonResult.to_dict()``). Exit 0 when written, 1 when the data
+  the result as JSON (``ComparisonResult.to_dict()``: per summary row the audited lower bound
+  ``audit_lower`` and the ceiling ``audit_ceiling`` of each DP point; a point whose bound
+  exceeds its claim is also said on stderr). Exit 0 when written, 1 when the data
   cannot be loaded or the run fails, 2 for a config that cannot be read; errors are one
   sentence on stderr, never a traceback.
+- ``pux solve --config solve.json [--out FILE] [--data-dir DIR] [--csv PATH]``: the epsilon
+  range that meets a target for each method of a page's curve, with its uncertainty, as JSON
+  (:func:`core.decide.run.run_solve`, ``"schema": "pux-solve/1"``); exit codes as ``compare``.
 - ``pux data check [--data-dir DIR]``: which datasets can be loaded.
 
 ``reproduce``, ``compare`` and ``dashboard`` take ``--scheduler ADDRESS`` (``local``,
@@ -165,12 +170,49 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     try:
         _write(args.out, build_report(result, config=config, dataset=dataset))
         print(f"wrote {args.out}", file=sys.stderr)
+        for _, row in result.audits.iterrows():  # the audit beside every DP point: a violation is said here too
+            if row["audit_violation"] is True:
+                print(f"pux: audit of {row['method']} at epsilon {row['epsilon']:g}: {row['audit_verdict']}",
+                      file=sys.stderr)
         if args.json:
             _write(args.json, json.dumps(result.to_dict(), indent=2, default=json_default))
             print(f"wrote {args.json}", file=sys.stderr)
     except OSError as exc:
         return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: "
                      f"{exc.filename or args.out}).", 1)
+    return 0
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    """Solve for epsilon (:func:`core.decide.run.run_solve`) and print its JSON, or write it to
+    ``--out``; exit 0 done, 1 the data cannot be loaded or the run fails, 2 the config
+    cannot be read. One sentence on error, never a traceback."""
+    from core.decide.config import SolveConfig
+    from core.decide.run import run_solve
+    from core.validation import DataError
+
+    start = time.perf_counter()
+    try:
+        config = SolveConfig.from_file(args.config)
+    except (TypeError, ValueError) as exc:
+        return _fail(f"the config {args.config} cannot be used: {exc}", 2)
+    try:
+        answer = run_solve(config, data_dir=args.data_dir, csv=args.csv, progress=_throttled(start))
+    except (DataError, ValueError, TypeError) as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("stopped before the solve finished; nothing was written.", 1)
+    except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+        return _fail(f"the solve failed ({type(exc).__name__}: {exc}).", 1)
+    text = json.dumps(answer, indent=2, default=json_default)
+    if args.out is None:
+        print(text)
+        return 0
+    try:
+        _write(args.out, text + "\n")
+    except OSError as exc:
+        return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: {args.out}).", 1)
+    print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 
@@ -271,6 +313,13 @@ def main(argv: list[str] | None = None) -> int:
     p_cmp.add_argument("--json", type=Path, default=None, help="also write the result as JSON")
     p_cmp.add_argument("--scheduler", default=None, help=SCHEDULER_HELP)
     p_cmp.set_defaults(func=_cmd_compare)
+
+    p_solve = sub.add_parser("solve", help="solve for the epsilon that meets a target (JSON)")
+    p_solve.add_argument("--config", type=Path, required=True, help="a pux-solve/1 config (examples/solve.json)")
+    p_solve.add_argument("--out", type=Path, default=None, help="JSON file to write (default stdout)")
+    p_solve.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
+    p_solve.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
+    p_solve.set_defaults(func=_cmd_solve)
 
     p_data = sub.add_parser("data", help="data utilities")
     data_sub = p_data.add_subparsers(dest="data_command", required=True)

@@ -36,6 +36,11 @@ def test_example_report_and_json_match_a_direct_run(tmp_path, capsys):
     assert config.schema == schema_for(load_sample("census")).to_dict()
     assert data["parameters"]["schema"] == config.schema
     assert "evaluated on your private data" in data["measures_note"]
+    # the audit beside every DP point: per summary row its lower bound and the ceiling its runs allow
+    dp_rows = [r for r in data["summary"] if r["is_dp"]]
+    assert dp_rows and all(0 <= r["audit_lower"] <= r["audit_ceiling"] for r in dp_rows)
+    assert all(r["audit_lower"] is None for r in data["summary"] if not r["is_dp"])
+    assert "Privacy audit beside every DP point" in html
 
 
 def _one_line_error(capsys) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from core.compare.audits import AUDIT_COLUMNS, empty_audits
 from core.compare.measures import LOW_RISK, MEASURE_WORDS
 from core.compare.registry import METHODS
 from core.evaluation.metrics import below_reference
@@ -26,8 +27,12 @@ from core.privacy.schema import PublicSchema
 
 __all__ = [
     "ComparisonResult", "summarize_runs", "pareto_front", "takeaway", "privacy_label",
-    "NO_POWER", "NOT_DP_BADGE", "PRIVATE_MEASURES_NOTE",
+    "NO_POWER", "NOT_DP_BADGE", "PRIVATE_MEASURES_NOTE", "TABLE_ROWS",
 ]
+
+#: Rows kept of each released table and of the training part (:attr:`ComparisonResult.tables`,
+#: :attr:`ComparisonResult.real`): a seeded sample when a table has more.
+TABLE_ROWS = 5_000
 
 #: Said (with the reason) wherever a risk measure's attack cannot tell the raw table from its control.
 NO_POWER = "the attack has no power on this table"
@@ -45,19 +50,43 @@ def _measure_columns(runs: pd.DataFrame) -> list[str]:
             and not pd.api.types.is_bool_dtype(runs[c])]
 
 
-def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
+def _with_audits(summary: pd.DataFrame, audits: pd.DataFrame | None) -> pd.DataFrame:
+    """``summary`` with the audit columns of each (method, epsilon) point (NaN and empty text
+    where none)."""
+    if audits is None:
+        return summary
+    if not isinstance(audits, pd.DataFrame):
+        raise TypeError(f"audits must be a DataFrame or None, got {type(audits).__name__}.")
+    right = audits.reindex(columns=["method", "epsilon", *AUDIT_COLUMNS]).astype({"epsilon": float})
+    out = summary.astype({"epsilon": float}).merge(right, on=["method", "epsilon"], how="left")
+    for col in ("audit_claim", "audit_lower", "audit_ceiling", "audit_seconds"):
+        out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    out["audit_runs"] = pd.Series([None if pd.isna(v) else int(v) for v in out["audit_runs"]],
+                                  index=out.index, dtype=object)
+    out["audit_violation"] = pd.Series([None if pd.isna(v) else bool(v) for v in out["audit_violation"]],
+                                       index=out.index, dtype=object)
+    for col in ("audit_pair", "audit_verdict", "audit_note"):
+        out[col] = out[col].fillna("").astype(str)
+    return out
+
+
+def summarize_runs(runs: pd.DataFrame, *, audits: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean, standard deviation and count of every measure per (method, epsilon).
 
     Methods keep their order in ``runs``, epsilons increase (NaN, no epsilon, first); the
     standard deviation of a single run is 0 (no spread measured). ``kind``, ``is_dp``,
-    ``guarantee`` and ``caveats`` come from the group's first run.
+    ``guarantee`` and ``caveats`` come from the group's first run. With ``audits``
+    (:attr:`ComparisonResult.audits`), each point also gets its audit's columns
+    (:data:`core.compare.audits.AUDIT_COLUMNS`: NaN and empty text where nothing was audited,
+    as for a release that is not DP, whose epsilon is nominal).
     """
     if not isinstance(runs, pd.DataFrame):
         raise TypeError(f"runs must be a DataFrame, got {type(runs).__name__}.")
     values = _measure_columns(runs)
     if runs.empty:
-        return pd.DataFrame(columns=["method", "kind", "epsilon", "is_dp", "guarantee", "caveats",
-                                     *(f"{v}_{s}" for v in values for s in ("mean", "std", "n"))])
+        return _with_audits(pd.DataFrame(columns=["method", "kind", "epsilon", "is_dp", "guarantee", "caveats",
+                                                  *(f"{v}_{s}" for v in values for s in ("mean", "std", "n"))]),
+                            audits)
     order = {m: i for i, m in enumerate(dict.fromkeys(runs["method"]))}
     groups = runs.groupby(["method", "epsilon"], dropna=False, sort=False)
     stats = groups[values].agg(["mean", "std", "count"])
@@ -68,7 +97,7 @@ def summarize_runs(runs: pd.DataFrame) -> pd.DataFrame:
     out = first.join(stats).reset_index()
     out["_order"] = out["method"].map(order)
     out = out.sort_values(["_order", "epsilon"], na_position="first", kind="stable")
-    return out.drop(columns="_order").reset_index(drop=True)
+    return _with_audits(out.drop(columns="_order").reset_index(drop=True), audits)
 
 
 def _column(summary: pd.DataFrame, name: Any, what: str) -> str:
@@ -253,6 +282,19 @@ class ComparisonResult:
         ``utility`` (the constant guess and the non-private model, with intervals), ``risks``
         (per risk measure the raw table, its control and whether the attack has power),
         ``mse`` (the raw table and a random release). Empty for a result made without them.
+    audits : DataFrame
+        The audit beside every DP point (:func:`core.compare.audits.run_audits`): one row per
+        (DP method, epsilon) with ``method, epsilon`` and
+        :data:`~core.compare.audits.AUDIT_COLUMNS` (the claim, the audited lower bound, the
+        ceiling its runs allow, the runs per side, the seconds, the worst pair in words, whether
+        the bound exceeds the claim, the verdict in words, a note). Empty when nothing was
+        audited. :meth:`summary` joins them to their points.
+    tables : dict of (str, float or None) to DataFrame
+        The first repetition's released table per (table method, epsilon; None for a method
+        that takes none), at most :data:`TABLE_ROWS` rows each (a seeded sample when more): what
+        the real-against-release views read. In memory only: not in :meth:`to_dict`.
+    real : DataFrame or None
+        The training part the releases are compared to (the same cap); in memory only.
     """
 
     runs: pd.DataFrame
@@ -260,6 +302,9 @@ class ComparisonResult:
     parameters: dict[str, Any]
     seconds: dict[str, float] = field(default_factory=dict)
     references: dict[str, Any] = field(default_factory=dict)
+    audits: pd.DataFrame = field(default_factory=empty_audits)
+    tables: dict[tuple[str, float | None], pd.DataFrame] = field(default_factory=dict)
+    real: pd.DataFrame | None = None
 
     def power(self, risk: str) -> bool | None:
         """Whether ``risk``'s attack separates the raw table from its control on this table
@@ -301,8 +346,9 @@ class ComparisonResult:
                                            "reading"])
 
     def summary(self) -> pd.DataFrame:
-        """Mean, std and n of every measure per method and epsilon (:func:`summarize_runs`)."""
-        return summarize_runs(self.runs)
+        """Mean, std and n of every measure per method and epsilon, with each point's audit
+        (:func:`summarize_runs` with :attr:`audits`)."""
+        return summarize_runs(self.runs, audits=self.audits)
 
     @property
     def schema(self) -> PublicSchema | None:
@@ -331,14 +377,19 @@ class ComparisonResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: parameters (the public schema included), method descriptions, runs,
-        summary, skipped, seconds, and the note that the measures read the private rows."""
+        summary (each point with its audit: ``audit_lower``, ``audit_ceiling``, ``audit_runs``,
+        ``audit_pair``, the verdict ...; NaN, as null, for a release that is not DP), skipped,
+        seconds, ``audits`` (every audited point, its ``audit_seconds`` included: wall time
+        varies between runs, so the summary leaves it out, as ``runs`` leaves out ``seconds``),
+        and the note that the measures read the private rows. The kept tables are not in it."""
         names = self.parameters.get("methods", [])
         return {
             "parameters": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.parameters.items()},
             "methods": {n: {"kind": METHODS[n].kind, "takes_epsilon": METHODS[n].takes_epsilon,
                             "dp": METHODS[n].dp, "description": METHODS[n].description} for n in names},
             "runs": _records(self.runs),
-            "summary": _records(self.summary()),
+            "summary": _records(self.summary().drop(columns="audit_seconds", errors="ignore")),
+            "audits": _records(self.audits),
             "skipped": dict(self.skipped),
             "seconds": {k: float(v) for k, v in self.seconds.items()},
             "references": _plain_tree(self.references),

@@ -34,6 +34,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from core.compare.audits import AUDIT_ROWS, DEFAULT_AUDIT_RUNS, check_audit_runs, run_audits
 from core.compare.context import DCR_RECORDS, RunContext, seed_of, split
 from core.compare.measures import (
     FORMAL_COLUMNS,
@@ -46,7 +47,7 @@ from core.compare.measures import (
 from core.compare.methods import MAX_CLUSTERS, MICRO_K, mdav_groups
 from core.compare.references import references
 from core.compare.registry import METHODS, Method
-from core.compare.result import ComparisonResult
+from core.compare.result import TABLE_ROWS, ComparisonResult
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
@@ -56,6 +57,7 @@ from core.runtime.progress import watch as watch_progress
 from core.runtime.randomness import (
     RandomState,
     check_random_state,
+    display_rng,
     display_seed,
     draw_seed,
 )
@@ -146,10 +148,12 @@ class _Plan:
     max_rows: int | None
     imposter_epochs: int | None
     seed: int
+    audit_runs: int
 
 
 def _plan(dataset: Any, *, methods: Any, epsilons: Any, repetitions: Any, test_size: Any, max_rows: Any,
-          imposter_epochs: Any, random_state: RandomState, progress: Any, schema: Any, stop: Any) -> _Plan:
+          imposter_epochs: Any, random_state: RandomState, progress: Any, schema: Any, stop: Any,
+          audit_runs: Any = 0) -> _Plan:
     """Check every argument of :func:`compare` (in a fixed order: the first wrong one is named)."""
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
@@ -160,9 +164,10 @@ def _plan(dataset: Any, *, methods: Any, epsilons: Any, repetitions: Any, test_s
     grid = check_epsilons(epsilons)
     repetitions = check_positive_int(repetitions, name="repetitions")
     share = _check_options(test_size, max_rows, imposter_epochs, progress)
+    audit_runs = check_audit_runs(audit_runs)
     check_stop(stop, "The comparison")  # a wrong type is a TypeError; a set event stops before any work
     return _Plan(dataset, kept, schema, names, grid, repetitions, share, max_rows, imposter_epochs,
-                 seed_of(random_state))
+                 seed_of(random_state), audit_runs)
 
 
 def _parameters(plan: _Plan) -> dict[str, Any]:
@@ -174,6 +179,7 @@ def _parameters(plan: _Plan) -> dict[str, Any]:
         "repetitions": plan.repetitions, "seed": plan.seed, "test_size": plan.share, "max_rows": plan.max_rows,
         "imposter_epochs": plan.imposter_epochs, "utility_classifier": UTILITY_CLASSIFIER,
         "dcr_records": DCR_RECORDS, "micro_k": MICRO_K, "max_clusters": MAX_CLUSTERS,
+        "audit_runs": plan.audit_runs, "audit_rows": AUDIT_ROWS, "table_rows": TABLE_ROWS,
         "schema": plan.schema.to_dict(),
         "identifiers_dropped": sorted(set(source.frame.columns) - set(plan.dataset.frame.columns)),
     }
@@ -222,15 +228,30 @@ def _shared_steps(ctx: RunContext, todo: Sequence[Method], progress: Progress | 
     return references(ctx, display_seed(ctx.base_seed, "measure", 0), models=any(m.kind == "model" for m in todo))
 
 
+def _capped(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """``frame`` with at most :data:`~core.compare.result.TABLE_ROWS` rows: a seeded sample
+    (in the table's order) when it has more."""
+    if len(frame) <= TABLE_ROWS:
+        return frame.reset_index(drop=True)
+    rows = np.sort(display_rng(seed).choice(len(frame), TABLE_ROWS, replace=False))
+    return frame.iloc[rows].reset_index(drop=True)
+
+
 def _release_rows(ctx: RunContext, method: Method, rep: int, rep_seed: int, grid: list, fitted: Any,
-                  repetitions: int, progress: Progress | None) -> list[dict[str, Any]]:
+                  repetitions: int, progress: Progress | None, kept: dict | None = None) -> list[dict[str, Any]]:
     """One measured release of a fitted method per epsilon of ``grid`` (one row each), with
-    the release seeds derived from the repetition's ``rep_seed``."""
+    the release seeds derived from the repetition's ``rep_seed``. With ``kept`` (a dict),
+    each released table goes into it, capped (:func:`_capped`), by (method, epsilon or None)."""
     measure = measure_table if method.kind == "table" else measure_model
     rows = []
     for done, eps in enumerate(grid, start=1):
         release_seed = display_seed(rep_seed, "release", "none" if eps is None else repr(float(eps)))
         rel = method.release(ctx, fitted, eps, release_seed)
+        if kept is not None and rel.table is not None:
+            key = (method.name, None if eps is None else float(eps))
+            # an aligned release (as many rows as the training part) keeps the rows ``real`` keeps
+            seed_key = ("real",) if len(rel.table) == len(ctx.train.frame) else key
+            kept[key] = _capped(rel.table, display_seed(ctx.base_seed, "kept rows", *seed_key))
         measures = measure(ctx, rel, display_seed(ctx.base_seed, "measure", rep))
         rows.append({"method": method.name, "kind": method.kind,
                      "epsilon": math.nan if eps is None else float(eps), "repetition": rep,
@@ -246,44 +267,56 @@ def _run_repetition(unit: tuple[str, int], ctx: RunContext, epsilons: Sequence[f
 
     A task of :func:`core.runtime.compute.map_tasks`: ``unit`` is (method name, repetition) and
     every seed comes from the context's seed, so it gives the same rows wherever it runs.
-    Returns ``{"method", "rows", "seconds", "error"}`` (``error`` the reason it failed on
-    this dataset, or None).
+    Returns ``{"method", "rows", "seconds", "error", "tables"}`` (``error`` the reason it failed
+    on this dataset, or None; ``tables`` the first repetition's released tables, capped).
     """
     name, rep = unit
     method = METHODS[name]
     start = time.perf_counter()
     grid = list(epsilons) if method.takes_epsilon else [None]
     rep_seed = display_seed(ctx.base_seed, method.seed_key or method.name, rep)
+    kept: dict = {}
     try:
         fitted = None
         if method.fit is not None:
             fit_progress = stage(progress, 0.0, 0.9 / len(grid), f"repetition {rep + 1}")
             report(fit_progress, 0.0, "fitting")
             fitted = method.fit(ctx, display_seed(rep_seed, "fit"), fit_progress)
-        rows = _release_rows(ctx, method, rep, rep_seed, grid, fitted, repetitions, progress)
+        rows = _release_rows(ctx, method, rep, rep_seed, grid, fitted, repetitions, progress,
+                             kept if rep == 0 and method.kind == "table" else None)
     except (DataError, ValueError, np.linalg.LinAlgError) as exc:
         return {"method": name, "rows": [], "seconds": time.perf_counter() - start,
-                "error": f"it failed on this dataset: {exc}"}
-    return {"method": name, "rows": rows, "seconds": time.perf_counter() - start, "error": None}
+                "error": f"it failed on this dataset: {exc}", "tables": {}}
+    return {"method": name, "rows": rows, "seconds": time.perf_counter() - start, "error": None, "tables": kept}
 
 
 def _run_tasks(ctx: RunContext, todo: Sequence[Method], plan: _Plan, skipped: dict[str, str], *,
-               scheduler: str | None, progress: Progress | None) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """Every (method, repetition) task; returns the rows of the methods that did not fail and
-    the seconds per method (a method that failed goes to ``skipped`` with the reason)."""
+               scheduler: str | None, progress: Progress | None) -> tuple[list[dict[str, Any]], dict[str, float], dict]:
+    """Every (method, repetition) task; returns the rows of the methods that did not fail, the
+    seconds per method (a method that failed goes to ``skipped`` with the reason) and the first
+    repetition's released tables by (method, epsilon)."""
     units = [(m.name, rep) for m in todo for rep in range(plan.repetitions)]
     weights = [len(plan.grid) if METHODS[name].takes_epsilon else 1 for name, _ in units]
     done = compute.map_tasks(partial(_run_repetition, epsilons=plan.grid, repetitions=plan.repetitions), units,
                              shared=(ctx,), scheduler=scheduler, progress=progress, task_progress=True,
                              weights=weights, label="method repetition",
                              describe=lambda unit: unit[0])
-    rows, seconds = [], {}
+    rows, seconds, tables = [], {}, {}
     for out in done:
         seconds[out["method"]] = seconds.get(out["method"], 0.0) + out["seconds"]
         if out["error"] is not None:
             skipped.setdefault(out["method"], out["error"])
         rows.extend(out["rows"])
-    return [r for r in rows if r["method"] not in skipped], seconds
+        tables.update(out["tables"])
+    kept = {k: v for k, v in tables.items() if k[0] not in skipped}
+    return [r for r in rows if r["method"] not in skipped], seconds, kept
+
+
+def _delivered_dp(todo: Sequence[Method], rows: list[dict[str, Any]], skipped: dict[str, str]) -> list[str]:
+    """The methods that ran and whose every release is DP (a release whose schema entries were
+    read from the rows is not: its epsilon is nominal, so there is no claim to audit)."""
+    return [m.name for m in todo if m.name not in skipped and m.dp
+            and all(r["is_dp"] for r in rows if r["method"] == m.name)]
 
 
 def _runs_frame(rows: list[dict[str, Any]], sensitive: Sequence[str]) -> pd.DataFrame:
@@ -309,6 +342,7 @@ def compare(
     scheduler: str | None = None,
     schema: PublicSchema | None = None,
     stop: Stop | None = None,
+    audit_runs: int = DEFAULT_AUDIT_RUNS,
 ) -> ComparisonResult:
     """Release the dataset with every method and measure every release the same way.
 
@@ -353,10 +387,22 @@ def compare(
     stop : threading.Event, optional
         Set it to end the comparison at its next progress report (a partial comparison
         keeps nothing): :class:`core.runtime.progress.Stopped` is raised.
+    audit_runs : int
+        Runs per side of the privacy audit beside every DP point
+        (:func:`core.compare.audits.run_audits`: once per DP method and epsilon, not per
+        repetition, for the methods whose releases are DP here (a schema entry read from the
+        rows makes a release's epsilon nominal: nothing to audit), on a seeded sample of the training part, seeded from the comparison's
+        seed): 0 for no audit, else at least 20. The audited lower bound can never exceed
+        :func:`core.audit.bounds.audit_ceiling` of it (2.6 at 100 runs, 4.2 at 500, 4.9 at
+        1,000): a claim above the ceiling cannot be tested with that many runs.
 
     Returns
     -------
     ComparisonResult
+        Its ``audits`` hold one row per audited point; its ``tables`` the first repetition's
+        released table per (table method, epsilon or None) and ``real`` the training part,
+        each capped at :data:`~core.compare.result.TABLE_ROWS` rows (in memory, not in
+        :meth:`~core.compare.result.ComparisonResult.to_dict`).
 
     Raises
     ------
@@ -369,12 +415,19 @@ def compare(
     """
     plan = _plan(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, test_size=test_size,
                  max_rows=max_rows, imposter_epochs=imposter_epochs, random_state=random_state,
-                 progress=progress, schema=schema, stop=stop)
+                 progress=progress, schema=schema, stop=stop, audit_runs=audit_runs)
     watch = watch_progress(progress, stop)
     ctx = _context(plan)
     skipped: dict[str, str] = {}
     todo = _runnable(ctx, plan.names, skipped)
     refs = _shared_steps(ctx, todo, watch)
-    rows, seconds = _run_tasks(ctx, todo, plan, skipped, scheduler=scheduler, progress=watch)
+    audited = plan.audit_runs > 0 and any(m.dp for m in todo)
+    split_at = 0.85 if audited else 1.0
+    rows, seconds, tables = _run_tasks(ctx, todo, plan, skipped, scheduler=scheduler,
+                                       progress=stage(watch, 0.0, split_at))
+    audits = run_audits(ctx, _delivered_dp(todo, rows, skipped), plan.grid, runs=plan.audit_runs,
+                        progress=stage(watch, split_at, 1.0), stop=stop)
     report(watch, 1.0, "Comparison done")
-    return ComparisonResult(_runs_frame(rows, ctx.train.sensitive), skipped, _parameters(plan), seconds, refs)
+    real = _capped(ctx.train.frame, display_seed(ctx.base_seed, "kept rows", "real"))
+    return ComparisonResult(_runs_frame(rows, ctx.train.sensitive), skipped, _parameters(plan), seconds, refs,
+                            audits=audits, tables=tables, real=real)

@@ -341,14 +341,15 @@ def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_metho
 
 def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], noise_method: int,
            preset: str, repetitions: int, seed: int) -> Sweep:
-    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job).
+    """Fig. 4: mean and spread of each scheme's accuracy over the epsilon grid (a sweep job
+    whose result is ``(summary, runs)``, the runs one row per scheme, epsilon and repetition).
 
     ``schemes`` is the setup step (:func:`schemes`) and ``ready`` its result. Each point is
     :func:`live_accuracy`'s runs at that epsilon (same seeds), so the bars and the curve
     agree wherever the slider sits on the grid.
     """
     setup, mats = ready
-    key = ("curves", schemes.key, tuple(epsilons), int(noise_method), preset, int(repetitions), int(seed))
+    key = ("curve-runs", schemes.key, tuple(epsilons), int(noise_method), preset, int(repetitions), int(seed))
     return Sweep(key, run_curves, dict(setup=setup, mats=mats, epsilons=tuple(epsilons), noise_method=int(noise_method),
                                     preset=preset, repetitions=int(repetitions), seed=int(seed)),
                  "Sweeping epsilon")
@@ -409,13 +410,14 @@ def sensitivity_rows(setups: dict[str, PublishingSetup], n_rows: int | None = No
 def mae(setups: dict[str, tuple[Sweep, PublishingSetup]], *, epsilons: tuple[float, ...], repetitions: int,
         budget: str = "per_query", seed: int) -> Sweep:
     """Fig. 6: Eq. 22 MAE of each scheme over the epsilon grid, for each record-correlation
-    measure in ``setups`` (measure -> its setup step and result; a sweep job; epsilon read
+    measure in ``setups`` (measure -> its setup step and result; a sweep job whose result is
+    ``(summary, runs)``, the runs one row per scheme, epsilon and repetition; epsilon read
     as ``budget`` says).
 
     With two measures the schemes are named "Proposed (pearson)" and so on, and Group (which
     does not depend on the measure) appears once.
     """
-    key = ("mae", tuple(step.key for step, _ in setups.values()), tuple(epsilons), int(repetitions), budget,
+    key = ("mae-runs", tuple(step.key for step, _ in setups.values()), tuple(epsilons), int(repetitions), budget,
            int(seed))
     return Sweep(key, run_mae, dict(setups=tuple((m, ready) for m, (_, ready) in setups.items()),
                                  epsilons=tuple(epsilons), repetitions=int(repetitions), budget=budget,

@@ -21,7 +21,7 @@ from core.cdp.publishing import (
 )
 from core.cdp.schedule import NOISE_METHODS
 from core.cdp.sensitivity import record_matrix
-from core.cdp.sweeps import accuracy_curve, dpsgd_curve
+from core.cdp.sweeps import dpsgd_curve, runs_at
 from core.correlation import (
     SensitivityReport,
     attribute_association,
@@ -29,7 +29,8 @@ from core.correlation import (
 )
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, stage
+from core.runtime.experiments import summarize
+from core.runtime.progress import Progress, report, stage
 
 __all__ = [
     "MEASURE_FREE", "run_association", "run_sensitivity", "run_selection", "run_feature_count",
@@ -95,10 +96,21 @@ def run_schemes(progress: Progress, *, dataset: Dataset, threshold: float, measu
 
 
 def run_curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], noise_method: int,
-               preset: str, repetitions: int, seed: int) -> pd.DataFrame:
-    """Fig. 4: every scheme's accuracy over the epsilon grid."""
-    return accuracy_curve(setup, mats, epsilons=epsilons, noise_method=noise_method, preset=preset,
-                          repetitions=repetitions, seed=seed, progress=progress)
+               preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 4: every scheme's accuracy over the epsilon grid: (summary, runs), the runs one
+    row per (scheme, epsilon, repetition) with its accuracy (what an epsilon is solved on)."""
+    rows: list[dict] = []
+    total = len(epsilons) * int(repetitions)
+    for i, eps in enumerate(epsilons):
+        first = i * int(repetitions)
+        rows += runs_at(setup, mats, epsilon=eps, noise_method=noise_method, preset=preset, repetitions=repetitions,
+                        seed=seed, on_repetition=lambda r, first=first: report(
+                            progress, (first + r) / total, f"run {first + r} of {total}"))[0]
+    runs = pd.DataFrame(rows)
+    summary = summarize(runs, ["scheme", "epsilon"], "accuracy")
+    order = {s: i for i, s in enumerate(setup.columns)}  # legend in the schemes' order (as accuracy_curve)
+    summary = summary.sort_values(["scheme", "epsilon"], key=lambda c: c.map(order) if c.name == "scheme" else c)
+    return summary.reset_index(drop=True), runs
 
 
 def run_dpsgd_curves(progress, *, setup: SchemeSetup, mats: dict, epsilons: tuple[float, ...], repetitions: int,
@@ -123,14 +135,23 @@ def run_publishing(progress: Progress, *, dataset: Dataset, measure: str, thresh
 
 
 def run_mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
-            repetitions: int, budget: str, seed: int) -> pd.DataFrame:
-    """Fig. 6's runs (in a worker process), one MAE curve per measure."""
-    frames = []
+            repetitions: int, budget: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 6's runs (in a worker process), one MAE curve per measure: (summary, runs), the
+    runs one row per (scheme, epsilon, repetition) with its MAE (what an epsilon is solved on)."""
+    summaries, runs = [], []
     for i, (m, setup) in enumerate(setups):
-        s = mae_curve(setup, epsilons=epsilons, schemes=ALL_PUBLISH_SCHEMES, repetitions=repetitions, budget=budget,
-                      random_state=seed, progress=stage(progress, i / len(setups), (i + 1) / len(setups)))[0]
+        s, r = mae_curve(setup, epsilons=epsilons, schemes=ALL_PUBLISH_SCHEMES, repetitions=repetitions,
+                         budget=budget, random_state=seed,
+                         progress=stage(progress, i / len(setups), (i + 1) / len(setups)))
         if len(setups) > 1:
-            s = s[~s["scheme"].isin(MEASURE_FREE) | (i == 0)]
-            s = s.assign(scheme=[f"{x} ({m})" if x not in MEASURE_FREE else x for x in s["scheme"]])
-        frames.append(s)
-    return pd.concat(frames, ignore_index=True)
+            s, r = (_by_measure(f, m, first=i == 0) for f in (s, r))
+        summaries.append(s)
+        runs.append(r)
+    return pd.concat(summaries, ignore_index=True), pd.concat(runs, ignore_index=True)
+
+
+def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFrame:
+    """``frame``'s schemes named "Proposed (pearson)" and so on; the measure-free ones
+    (Group, the DP reading) kept for the first measure only."""
+    frame = frame[~frame["scheme"].isin(MEASURE_FREE) | first]
+    return frame.assign(scheme=[f"{x} ({measure})" if x not in MEASURE_FREE else x for x in frame["scheme"]])

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from core.cdp.schedule import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
-from dashboard.cdp import cached
+from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import plotly_text
@@ -22,6 +22,7 @@ from dashboard.shared.palette import noise_method_label
 from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.shared.safe import md
 from dashboard.shared.schemas import current_schema
+from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 PRESET_TEXT = {
     "sensible": "Automatic: epochs and step size from N, epsilon, CS and the clip (the model learns)",
@@ -170,9 +171,10 @@ def schemes_and_guarantees(c: Choice, live: Live) -> None:
     left.dataframe(cached.scheme_rows(live.setup, runs=live.runs, reference=live.guess, n_rows=live.data.n_rows),
                    hide_index=True, width="stretch")
     faithful, reading = live.models["Proposed"], live.models[cached.DP_READING]
-    guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
-    guarantee_line(right, "DP reading", reading.ledger_)
     ledger = reading.ledger_
+    shown = chosen_ledger("lr_eps", c.epsilon, ledger)  # marked when epsilon was chosen on the private data
+    guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
+    guarantee_line(right, "DP reading", shown)
     entries = ("1 ledger entry: the PLD accountant composes the epochs" if int(c.method) == cached.PLD_METHOD
                else f"{len(ledger)} ledger entr{'y' if len(ledger) == 1 else 'ies'} (sequential composition "
                     "over the epochs)")
@@ -184,15 +186,16 @@ def schemes_and_guarantees(c: Choice, live: Live) -> None:
         st.markdown("**Proposed, as the paper runs it**")
         guarantee_box(faithful.ledger_)
         st.markdown("**DP reading**")
-        guarantee_box(ledger)
+        guarantee_box(shown)
 
 
 def tradeoff(c: Choice, live: Live, seed) -> None:
     """Fig. 4: accuracy against epsilon, with DP-SGD and its audit when toggled on."""
     epsilon, method, reps, refs = c.epsilon, c.method, c.reps, live.refs
     pair = (live.setup, live.mats)
-    summary = sweep_view("lr_curve", cached.curves(live.step, pair, epsilons=EPS_GRID, noise_method=int(method),
-                                                   preset=c.preset, repetitions=int(reps), seed=seed))
+    summary, runs = _split(sweep_view("lr_curve", cached.curves(live.step, pair, epsilons=EPS_GRID,
+                                                                noise_method=int(method), preset=c.preset,
+                                                                repetitions=int(reps), seed=seed)))
     with_dpsgd = st.toggle("Compare with DP-SGD (ordinary DP, beyond the paper)", key="lr_dpsgd",
                            help="DP-SGD on the DP reading's features (from the public schema), its guarantee "
                                 "for one record (sensitivity 1).")
@@ -200,21 +203,41 @@ def tradeoff(c: Choice, live: Live, seed) -> None:
                                                              repetitions=int(reps), seed=seed))
              if with_dpsgd else None)
     if summary is not None:
-        show_chart(curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon,
-                                       log_x=True, x_title="epsilon (log scale)", y_title="test accuracy",
-                                       references=refs,
-                                       title=f"Test accuracy vs epsilon on {plotly_text(live.data.name)} (noise method {method}, "
-                                             f"{reps} runs per point; Fig. 4)"),
-                   curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
-                   name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
+        chart = st.container()  # drawn once the solve panel below has its answers to mark
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed "
                    "grey line is the constant guess (majority class), the flat dotted one the non-private model, "
                    "each with its 95% interval; the vertical dotted line is the slider's epsilon. Only the DP reading is differentially private at that "
                    "epsilon; Group, Zhang and Proposed read your records outside the budget (their sensitivity, "
                    "features and scaling), so their epsilon is nominal.")
         claim_box(cached.fig4_claim(summary, reference=live.guess))
+        solved = solve(c, live, seed, runs)
+        fig = curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
+                                  x_title="epsilon (log scale)", y_title="test accuracy", references=refs,
+                                  title=f"Test accuracy vs epsilon on {plotly_text(live.data.name)} (noise method "
+                                        f"{method}, {reps} runs per point; Fig. 4)")
+        with chart:
+            show_chart(solving.marked(fig, solved),
+                       curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
+                       name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
     if with_dpsgd:
         _dpsgd_note(c, live, seed)
+
+
+def _split(result) -> tuple:
+    """(summary, runs) of a finished curve sweep; (None, None) while it runs."""
+    return (None, None) if result is None else result
+
+
+def solve(c: Choice, live: Live, seed, runs) -> Solved | None:
+    """The target accuracy, each scheme's epsilon that meets it (marked on Fig. 4), the two
+    sound ways to choose, and "use this epsilon" for the slider."""
+    with st.expander("Solve for epsilon: the smallest epsilon that reaches a target accuracy",
+                     icon=":material/target:"):
+        return solve_panel(
+            solving.solvable(runs), key="lr_solve", measures=[solving.LR_MEASURE], group="method",
+            apply=ApplyEpsilon("lr_eps", solving.lr_snap, default=cached.DP_READING),
+            reference=solving.lr_reference(c, seed, live.schema, EPS_GRID),
+            selection=solving.lr_selection(live, noise_method=int(c.method), preset=c.preset, grid=EPS_GRID))
 
 
 def _dpsgd_note(c: Choice, live: Live, seed) -> None:

@@ -29,6 +29,8 @@ with page_errors():
     panels.about(choice, curves)
     st.subheader("Count-query error vs epsilon (Fig. 6; Fig. 8 with both measures)")
     panels.fig6_and_fig8(choice, curves, true_mean)
+    solved = panels.solve(choice, curves, seed)
+    panels.draw_mae_chart(choice, curves, solved)  # in its place at the top, the solved epsilons marked
 
     st.subheader("With and without the product columns (Fig. 7)")
     panels.fig7(dataset, seed, choice, curves)

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.cdp import cached
+from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import curve_data, curve_with_spread
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import number, plotly_text
@@ -21,6 +21,7 @@ from dashboard.shared.present import is_presenting
 from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.shared.safe import md
 from dashboard.shared.schemas import current_schema
+from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 BUDGET_TEXT = {
     "per_query": "per query (the paper: a release of Q queries costs Q x epsilon)",
@@ -57,7 +58,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Curves:
-    """The data queried, the setups per measure and the MAE curves."""
+    """The data queried, the setups per measure and the MAE curves (their summary, their runs
+    one row per scheme, epsilon and repetition, and the chart's place on the page)."""
 
     data: Any
     schema: Any
@@ -65,6 +67,8 @@ class Curves:
     first: Any
     refs: Any
     summary: Any
+    runs: Any = None
+    slot: Any = None
 
 
 def controls(control, dataset) -> Choice:
@@ -107,10 +111,11 @@ def _publishing(data, measure: str, c: Choice, seed, schema):
 
 
 def mae_curves(chart, dataset, seed, c: Choice) -> Curves:
-    """The setups per measure and the MAE against epsilon, drawn in ``chart``."""
+    """The setups per measure and the MAE against epsilon; its place in ``chart``, where
+    :func:`draw_mae_chart` draws it once the solve panel has its answers to mark."""
     data = cached.publishing_data(dataset, c.use_products, seed)
     schema = current_schema(dataset)
-    measures, x_note = c.measures, c.x_note
+    measures = c.measures
     setups = {}
     with chart:
         for m in measures:
@@ -118,18 +123,42 @@ def mae_curves(chart, dataset, seed, c: Choice) -> Curves:
             setups[m] = (step, setup_view(f"pub_setup_{m}", step))
         first = setups[measures[0]][1]
         refs = cached.mae_references(first, "Proposed")
-        summary = sweep_view("pub_curve", cached.mae(setups, epsilons=EPS_GRID, repetitions=int(c.reps),
-                                                     budget=c.budget, seed=seed))
-        if summary is not None:
-            figs = "Fig. 6 and Fig. 8" if c.compare == "both" else "Fig. 6"
-            show_chart(curve_with_spread(summary, group="scheme", value="mae", log_y=True,
-                                         marker_x=float(c.epsilon),
-                                         log_x=True, x_title=f"{x_note} (log scale)", references=refs,
-                                         title=f"Count-query MAE vs {x_note} on {plotly_text(data.name)} (Eq. 22; {figs})",
-                                         y_title="MAE (log scale)"),
-                       curve_data(summary, group="scheme", value="mae", x_name=x_note, references=refs),
-                       name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
-    return Curves(data, schema, setups, first, refs, summary)
+        result = sweep_view("pub_curve", cached.mae(setups, epsilons=EPS_GRID, repetitions=int(c.reps),
+                                                    budget=c.budget, seed=seed))
+        slot = st.container()
+    summary, runs = (None, None) if result is None else result
+    return Curves(data, schema, setups, first, refs, summary, runs, slot)
+
+
+def draw_mae_chart(c: Choice, curves: Curves, solved: Solved | None) -> None:
+    """The MAE against epsilon (Fig. 6; Fig. 8 with both measures) in its place at the top,
+    with the target and the solved epsilons marked."""
+    summary, refs, x_note = curves.summary, curves.refs, c.x_note
+    if summary is None:
+        return
+    figs = "Fig. 6 and Fig. 8" if c.compare == "both" else "Fig. 6"
+    fig = curve_with_spread(summary, group="scheme", value="mae", log_y=True, marker_x=float(c.epsilon), log_x=True,
+                            x_title=f"{x_note} (log scale)", references=refs, y_title="MAE (log scale)",
+                            title=f"Count-query MAE vs {x_note} on {plotly_text(curves.data.name)} (Eq. 22; {figs})")
+    with curves.slot:
+        show_chart(solving.marked(fig, solved),
+                   curve_data(summary, group="scheme", value="mae", x_name=x_note, references=refs),
+                   name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
+
+
+def solve(c: Choice, curves: Curves, seed) -> Solved | None:
+    """The target MAE, each scheme's epsilon that meets it (marked on Fig. 6), the two sound
+    ways to choose, and "use this epsilon" for the slider."""
+    if curves.runs is None:
+        return None
+    with st.expander("Solve for epsilon: the smallest epsilon whose MAE is at most a target",
+                     icon=":material/target:"):
+        return solve_panel(
+            solving.solvable(curves.runs), key="pub_solve", measures=[solving.PUB_MEASURE], group="method",
+            apply=ApplyEpsilon("pub_epsilon", solving.pub_snap(EPS_GRID), default=cached.DP_READING),
+            reference=solving.pub_reference(c, seed, curves.schema, EPS_GRID),
+            selection=solving.pub_selection(curves.first, epsilon=float(c.epsilon), budget=c.budget,
+                                            n_queries=int(c.n_queries), seed=seed, grid=EPS_GRID))
 
 
 def reading(control, c: Choice, curves: Curves, seed):
@@ -204,8 +233,9 @@ def _other_curve(dataset, seed, c: Choice, curves: Curves):
     other_ready = setup_view("pub_fig7_setup", other_step, stop=False)
     if other_ready is None:
         return None
-    return sweep_view("pub_fig7_curve", cached.mae({m0: (other_step, other_ready)}, epsilons=EPS_GRID,
-                                                    repetitions=int(c.reps), budget=c.budget, seed=seed))
+    result = sweep_view("pub_fig7_curve", cached.mae({m0: (other_step, other_ready)}, epsilons=EPS_GRID,
+                                                      repetitions=int(c.reps), budget=c.budget, seed=seed))
+    return None if result is None else result[0]
 
 
 def fig7(dataset, seed, c: Choice, curves: Curves) -> None:
@@ -249,10 +279,11 @@ def release_privacy(c: Choice, curves: Curves, setup, seed) -> None:
     """The guarantee of one release of the queries by the chosen scheme, and the audit of one query."""
     scheme, epsilon, data = c.scheme, c.epsilon, curves.data
     release = cached.count_release(setup, scheme, epsilon=float(epsilon), budget=c.budget, seed=seed)
+    ledger = chosen_ledger("pub_epsilon", epsilon, release.ledger)  # marked when chosen on the private data
     st.metric(f"Guarantee of one release of {int(c.n_queries)} queries ({scheme}, epsilon = {epsilon:g})",
-              guarantee_text(release.ledger), f"{release.epsilon_per_query:.3g} per query", delta_color="off",
+              guarantee_text(ledger), f"{release.epsilon_per_query:.3g} per query", delta_color="off",
               delta_arrow="off")
-    guarantee_box(release.ledger)
+    guarantee_box(ledger)
     audit_panel(
         "pub", lambda: cached.count_audit_case(data, setup, scheme, epsilon_per_query=release.epsilon_per_query),
         case_key=(data.fingerprint(), scheme, float(release.epsilon_per_query), float(c.threshold)), seed=seed,

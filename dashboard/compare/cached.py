@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
+from core.audit.bounds import audit_ceiling
+from core.compare.audits import DEFAULT_AUDIT_RUNS
 from core.compare.run import compare
 from core.compare.registry import DEFAULT_METHODS, METHODS
 from core.compare.result import (
@@ -25,7 +28,9 @@ from dashboard.shared.sweeps import Sweep
 
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
            "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
-           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS"]
+           "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS",
+           "AUDIT_CHOICES", "DEFAULT_AUDIT_RUNS", "AUDIT_COLUMN", "audit_choice", "audit_help", "violations",
+           "audit_caption"]
 
 #: The table's column that says, in words, when a release's utility is not above the constant guess.
 BELOW_GUESS = "utility against the constant guess"
@@ -44,32 +49,56 @@ RISKS = {
 }
 #: every method's name, in the order the comparison runs them
 ALL_METHODS = tuple(METHODS)
+#: the audit's runs per side a user can choose (0: no audit)
+AUDIT_CHOICES = (0, 200, 500, 1000)
+#: The table's column with each DP point's audit verdict, in words.
+AUDIT_COLUMN = "audit"
+
+
+def audit_choice(runs: int) -> str:
+    """A choice of the audit's runs in words, with the ceiling it allows."""
+    if runs == 0:
+        return "0 (no audit)"
+    return f"{runs} (ceiling {audit_ceiling(runs):.2g})"
+
+
+def audit_help() -> str:
+    """The help text of the audit's setting: what the ceiling is at each choice."""
+    ceilings = "; ".join(f"{r} runs: {audit_ceiling(r):.2f}" for r in AUDIT_CHOICES if r)
+    return ("Runs per side of the privacy audit beside every DP point (once per method and epsilon, on a sample "
+            f"of the training part): it measures a lower bound on the epsilon each release really has. The bound "
+            f"can never exceed the ceiling the runs allow ({ceilings}): a claim above it cannot be tested. 0 skips "
+            "the audit. A lower bound above the claim is a violation, drawn as a large red circled cross on the "
+            "frontier.")
 
 
 def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
              repetitions: int, max_rows: int | None, epochs: int | None, seed: int,
-             schema: str | None = None) -> ComparisonResult:
+             schema: str | None = None, audit_runs: int = DEFAULT_AUDIT_RUNS) -> ComparisonResult:
     return compare(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, max_rows=max_rows,
                    imposter_epochs=epochs, random_state=seed, progress=progress,
-                   schema=None if schema is None else PublicSchema.from_json(schema))
+                   schema=None if schema is None else PublicSchema.from_json(schema), audit_runs=audit_runs)
 
 
 def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int,
-               max_rows: int | None, epochs: int | None, seed: int, schema: PublicSchema | None = None) -> Sweep:
+               max_rows: int | None, epochs: int | None, seed: int, schema: PublicSchema | None = None,
+               audit_runs: int = DEFAULT_AUDIT_RUNS) -> Sweep:
     """Every chosen method's releases of ``dataset``, measured the same way (a sweep job).
 
     ``schema`` is the session's reviewed public schema (default the dataset's own): every
     encoder, bound and category list of the comparison comes from it, and it is part of the
-    job's key (a confirmed entry is another comparison).
+    job's key (a confirmed entry is another comparison). ``audit_runs`` is the privacy audit's
+    runs per side beside every DP point (0: none), also part of the key.
     """
     methods = tuple(m for m in METHODS if m in methods)  # the registry's order: one key per set
     epsilons = tuple(sorted(float(e) for e in epsilons))
     text = None if schema is None else schema.to_json()
     key = ("compare", dataset.fingerprint(), methods, epsilons, int(repetitions),
-           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed), text)
+           None if max_rows is None else int(max_rows), None if epochs is None else int(epochs), int(seed), text,
+           int(audit_runs))
     return Sweep(key, _compare, dict(dataset=dataset, methods=methods, epsilons=epsilons,
                                      repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed),
-                                     schema=text),
+                                     schema=text, audit_runs=int(audit_runs)),
                  f"Comparing {len(methods)} methods")
 
 
@@ -101,11 +130,48 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
     if majority is not None and "utility_mean" in s:  # after the measures: the grid shows them first
         out[BELOW_GUESS] = [below_reference(u, majority) or ("" if pd.isna(u) else
                             f"above the constant guess ({majority:.3g})") for u in s["utility_mean"]]
+    _audit_columns(out, s, int(result.parameters.get("audit_runs", 0) or 0))
     caveats = s["caveats"] if "caveats" in s else pd.Series("", index=s.index)
     if "reading" in s and s["reading"].fillna("").astype(str).str.len().any():
         out["reading"] = s["reading"].fillna("").astype(str)
     out["ledger"] = [_ledger_text(g, c) for g, c in zip(s["guarantee"], caveats)]
     return out
+
+
+def _audit_columns(out: pd.DataFrame, s: pd.DataFrame, runs: int) -> None:
+    """The audit beside each DP point (in place): the claimed epsilon, the audited lower bound,
+    the ceiling its runs allow, and the verdict in words (for a release that is not DP, that
+    its epsilon is nominal; with no audit run, that the audit runs were 0)."""
+    if "audit_lower" not in s:
+        return
+    out["claimed epsilon"] = s["audit_claim"].astype(float).round(4)
+    out["audited lower bound"] = s["audit_lower"].astype(float).round(4)
+    out["audit ceiling"] = s["audit_ceiling"].astype(float).round(4)
+    idle = "not audited (audit runs 0)" if runs == 0 else ""
+    out[AUDIT_COLUMN] = [v if v else (idle if dp else "not audited: not DP, its epsilon is nominal")
+                         for v, dp in zip(s["audit_verdict"].fillna(""), s["is_dp"])]
+
+
+def violations(result: ComparisonResult) -> list[str]:
+    """One sentence per point whose audited lower bound exceeds its claim, naming the point."""
+    s = result.summary()
+    if "audit_violation" not in s:
+        return []
+    bad = s[s["audit_violation"].map(lambda v: v is True or isinstance(v, np.bool_) and bool(v))]
+    return [f"{r['method']} at epsilon {float(r['epsilon']):g}: {r['audit_verdict']} Worst pair: {r['audit_pair']}."
+            for _, r in bad.iterrows()]
+
+
+def audit_caption(result: ComparisonResult) -> str:
+    """One sentence on the audits: how many points, runs per side, ceiling and time."""
+    a = result.audits
+    runs = int(result.parameters.get("audit_runs", 0) or 0)
+    if a is None or a.empty or runs == 0:
+        return "No privacy audit was run (audit runs 0)." if runs == 0 else ""
+    done = a[a["audit_lower"].notna()]
+    return (f"Privacy audit: {len(done)} DP point(s), {runs} runs per side each (ceiling {audit_ceiling(runs):.3g}), "
+            f"{float(done['audit_seconds'].sum()):.1f} s in all ({float(done['audit_seconds'].mean()):.1f} s a point); "
+            "an audit can only find violations: a bound below the claim proves nothing.") if len(done) else ""
 
 
 def reference_rows(result: ComparisonResult) -> pd.DataFrame:
@@ -159,9 +225,13 @@ def table_view(result: ComparisonResult) -> "pd.io.formats.style.Styler":
     column numeric: sorted, such methods come after every finite epsilon."""
     rows = table_rows(result)
     rows[EPSILON_SETTING] = rows[EPSILON_SETTING].astype(float).fillna(math.inf)
-    return (rows.style.format(precision=4)
-            .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=[EPSILON_SETTING])
-            .map(lambda v: "color: #b00020; font-weight: bold" if v == NOT_DP_BADGE else "", subset=["DP"]))
+    style = (rows.style.format(precision=4)
+             .format(lambda e: "\u2014" if math.isinf(e) else f"{e:g}", subset=[EPSILON_SETTING])
+             .map(lambda v: "color: #b00020; font-weight: bold" if v == NOT_DP_BADGE else "", subset=["DP"]))
+    if AUDIT_COLUMN in rows:
+        style = style.map(lambda v: "color: #b00020; font-weight: bold" if str(v).startswith("VIOLATION") else "",
+                          subset=[AUDIT_COLUMN])
+    return style
 
 
 def method_rows(result: ComparisonResult) -> pd.DataFrame:

@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 from dashboard.shared.charts import number
 from dashboard.shared.palette import color
 
-__all__ = ["MEASURE_WORDS", "frontier_chart", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE"]
+__all__ = ["MEASURE_WORDS", "frontier_chart", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE",
+           "VIOLATION_MARKER", "audit_hover"]
 
 #: Axis words of the measures a user can put on the frontier (core.compare.run's column names).
 MEASURE_WORDS: dict[str, str] = {
@@ -32,6 +33,8 @@ MAJORITY_LINE = "majority class (constant guess)"
 NONPRIVATE_LINE = "non-private model"
 RAW_LINE = "raw table (no protection)"
 CONTROL_LINE = "control (no more than without the release)"
+#: The legend's words of the points whose audited lower bound exceeds their claimed epsilon.
+VIOLATION_MARKER = "audit violation (lower bound above the claim)"
 _LAYOUT = dict(margin=dict(l=10, r=10, t=60, b=10))
 
 
@@ -63,12 +66,51 @@ def _hover(row: pd.Series) -> str:
              "differentially private" if dp else "NOT differentially private"]
     if not dp and _reason(row):
         lines.append(_reason(row))
+    audit = audit_hover(row)
+    if audit:
+        lines.append(audit)
     for m in _HOVER:
         mean = _value(row, m)
         if np.isfinite(mean):
             sd = _value(row, m, "std")
             lines.append(f"{m}: {number(mean, decimals=3)}" + (f" ± {number(sd, decimals=3)}" if sd > 0 else ""))
     return "<br>".join(lines)
+
+
+def _violated(row: pd.Series) -> bool:
+    v = row.get("audit_violation", None)
+    return isinstance(v, (bool, np.bool_)) and bool(v)
+
+
+def audit_hover(row: pd.Series) -> str:
+    """One point's privacy audit in one hover line ("" when it was not audited): the audited
+    lower bound against the claimed epsilon and the ceiling its runs allow, and whether the
+    bound exceeds the claim or the claim is above what the audit can test."""
+    lower, claim, ceiling = (_value(row, "audit", part) for part in ("lower", "claim", "ceiling"))  # audit_lower ...
+    if not np.isfinite(lower):
+        return ""
+    text = f"audit: lower bound {lower:.3g} for the claim {claim:.3g} (ceiling {ceiling:.3g})"
+    if _violated(row):
+        return "<b>" + text + ": VIOLATION</b>"
+    if np.isfinite(claim) and claim > ceiling:
+        return text + ": the audit cannot test this claim"
+    return text
+
+
+def _violation_trace(summary: pd.DataFrame, *, utility: str, risk: str) -> go.Scatter | None:
+    """A large red circled cross over every point whose audit found a lower bound above its claim."""
+    if "audit_violation" not in summary:
+        return None
+    bad = summary[[_violated(r) for _, r in summary.iterrows()]]
+    x = [_value(r, risk) for _, r in bad.iterrows()]
+    y = [_value(r, utility) for _, r in bad.iterrows()]
+    keep = [np.isfinite(a) and np.isfinite(b) for a, b in zip(x, y)]
+    if not any(keep):
+        return None
+    hover = [_hover(r) for (_, r), k in zip(bad.iterrows(), keep) if k]
+    return go.Scatter(x=[a for a, k in zip(x, keep) if k], y=[b for b, k in zip(y, keep) if k],
+                      name=VIOLATION_MARKER, mode="markers", hovertext=hover, hoverinfo="text",
+                      marker=dict(symbol="circle-x-open", size=22, color="#b00020", line=dict(width=2.5)))
 
 
 def _span(values: list[float]) -> tuple[float, float]:
@@ -133,7 +175,11 @@ def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, 
     point labelled with its epsilon); one without is a single point. Whiskers are one
     standard deviation over repetitions on both axes. Filled markers are differentially
     private releases, crosses are not. Points missing either measure are left out (e.g. a
-    model under a table-only risk).
+    model under a table-only risk). With the audit columns of
+    :func:`core.compare.result.summarize_runs` (``audit_lower``, ``audit_claim``,
+    ``audit_ceiling``, ``audit_violation``), each DP point's hover says its audit
+    (:func:`audit_hover`), and a point whose audited lower bound exceeds its claim gets a large
+    red circled cross, named :data:`VIOLATION_MARKER` in the legend.
     """
     words = {**MEASURE_WORDS, **(words or {})}
     traces = []
@@ -159,7 +205,10 @@ def frontier_chart(summary: pd.DataFrame, front: pd.DataFrame | None = None, *, 
             error_y=dict(type="data", array=[_value(r, utility, "std") for _, r in g.iterrows()], thickness=1,
                          width=0, color=c),
         ))
+    violations = _violation_trace(summary, utility=utility, risk=risk)
     traces += _reference_lines(traces, references or {}, utility=utility, risk=risk)
+    if violations is not None:
+        traces.append(violations)
     if front is not None and len(front):
         fx = [_value(r, risk) for _, r in front.iterrows()]
         fy = [_value(r, utility) for _, r in front.iterrows()]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.compare import cached, sections
+from dashboard.compare import cached, fidelity_section, sections
+from dashboard.compare.solve_section import solve_section
 from dashboard.shared.errors import page_errors
 from dashboard.shared.job_view import sweep_view
 from dashboard.shared.preamble import page_data
@@ -32,9 +33,12 @@ with page_errors(stop=True):
                    "not differentially private.", icon=":material/lock_open:")
     result = sweep_view("cmp_run", cached.comparison(
         data, methods=chosen["methods"], epsilons=chosen["epsilons"], repetitions=chosen["repetitions"],
-        max_rows=chosen["max_rows"], epochs=chosen["epochs"], seed=seed, schema=schema))
+        max_rows=chosen["max_rows"], epochs=chosen["epochs"], seed=seed, schema=schema,
+        audit_runs=chosen["audit_runs"]))
     if result is None:
         st.stop()
     risk = sections.frontier(result)
     sections.every_measure(result)
+    solve_section(result)
+    fidelity_section.real_vs_release_section(result)
     sections.take_it_away(result, dataset, data, risk)

@@ -8,12 +8,16 @@ the config and the CSV files are embedded as ``data:`` download links. Its secti
    seeded releases, not a release;
 2. the takeaway sentence (:meth:`core.compare.result.ComparisonResult.takeaway`);
 3. the frontier (:func:`dashboard.compare.charts.frontier_chart` with the Pareto front) on
-   the config's axes, and for models their accuracy against the membership-inference AUC;
+   the config's axes (a point whose audit found a lower bound above its claim marked, and
+   said in a box under it), and for models their accuracy against the membership-inference AUC;
 4. the table of every measure per method and epsilon (mean ± sd over repetitions, n), with
    the epsilon each release was asked for ("epsilon (setting)"), a "NOT DP" badge and the
    guarantee in words (:func:`core.compare.result.privacy_label`: a release that is not DP never
-   shows its nominal epsilon as a guarantee), and the note that the measures are evaluated
-   on the private data, not released;
+   shows its nominal epsilon as a guarantee), each DP point's claimed epsilon, audited lower
+   bound and audit ceiling, and the note that the measures are evaluated on the private
+   data, not released;
+4b. the privacy audit beside every DP point (:attr:`ComparisonResult.audits`): claim, lower
+   bound, ceiling, runs, seconds, worst pair and verdict;
 5. per method: its description, whether it is DP (a "not differentially private" badge
    where not), the ledger's sentence (per epsilon when it differs) with its caveats, its
    wall time; the skipped methods with their reasons;
@@ -50,6 +54,7 @@ from core.compare.config import CompareConfig
 from core.data import Dataset
 from core.data.export import guard_formulas
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
+from dashboard.compare.report_fidelity import fidelity_html
 from dashboard.shared.layout import for_export
 
 __all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
@@ -174,21 +179,76 @@ def _mean_sd(mean: Any, sd: Any) -> str:
 _FORMAL_MEASURES = ("nominal_epsilon", "nominal_delta")
 
 
+def _true(value: Any) -> bool:
+    """Whether an audit's violation cell says yes (None or NaN where nothing was audited)."""
+    return value is not None and not pd.isna(value) and bool(value)
+
+
+def _audit_cells(r: pd.Series) -> list[str]:
+    """The claimed epsilon, the audited lower bound and the ceiling of one summary row ("" where
+    nothing was audited); a lower bound above its claim is marked VIOLATION."""
+    lower = r.get("audit_lower", math.nan)
+    if pd.isna(lower):
+        return ["", "", ""]
+    bad = _true(r.get("audit_violation"))
+    return [_number(float(r["audit_claim"])), _number(float(lower)) + (" VIOLATION" if bad else ""),
+            _number(float(r["audit_ceiling"]))]
+
+
 def _summary_table(summary: pd.DataFrame) -> str:
     measures = [m for m in _measure_columns(summary) if m not in _FORMAL_MEASURES]
-    header = ["method", "epsilon (setting)", "DP", "guarantee", "n", *measures]
+    audited = "audit_lower" in summary and summary["audit_lower"].notna().any()
+    audit_header = ["claimed epsilon", "audited lower bound", "audit ceiling"] if audited else []
+    header = ["method", "epsilon (setting)", "DP", "guarantee", *audit_header, "n", *measures]
     rows = []
     for _, r in summary.iterrows():
         n = max((int(r[f"{m}_n"]) for m in measures if pd.notna(r.get(f"{m}_n"))), default=0)
         dp = bool(r["is_dp"])
         guarantee = privacy_label(dp, float(r.get("ledger_epsilon_mean", math.inf)),
                                   float(r.get("ledger_delta_mean", 0.0) or 0.0), r["epsilon"])
-        cells = [r["method"], _number(float(r["epsilon"])), "yes" if dp else NOT_DP_BADGE, guarantee, str(n)]
+        cells = [r["method"], _number(float(r["epsilon"])), "yes" if dp else NOT_DP_BADGE, guarantee,
+                 *(_audit_cells(r) if audited else []), str(n)]
         for m in measures:
             mean, sd = r[f"{m}_mean"], r[f"{m}_std"]
             cells.append(_mean_sd(mean, sd))
         rows.append(cells)
     return _table(header, rows, numeric=[1, *range(4, len(header))])
+
+
+def _audit_section(result: ComparisonResult) -> str:
+    """The audit beside every DP point: the claim, the audited lower bound from the worst
+    neighbouring pair, the ceiling the runs allow, the runs and seconds, the worst pair and the
+    verdict (every string escaped); each violation first, in a box."""
+    runs = int(result.parameters.get("audit_runs", 0) or 0)
+    audits = result.audits
+    if runs == 0 or audits is None or audits.empty:
+        return ("<p>No privacy audit was run (audit runs 0)." if runs == 0 else
+                "<p>No point claims differential privacy: nothing to audit.") + "</p>"
+    parts = [f'<p class="takeaway">{_e(text)}</p>' for text in _violations(audits)]
+    done = audits[audits["audit_lower"].notna()]
+    parts.append(
+        f'<p class="note">Each DP point (method and epsilon, once, not per repetition) was audited on a seeded '
+        f"sample of {_e(result.parameters.get('audit_rows', ''))} training records: the step that spends its "
+        f"budget ran {runs} times on each of a pair of neighbouring datasets, and a threshold test on its output "
+        "gives a lower bound on the epsilon it really has (95% confidence; the worst pair of each point is shown). "
+        f"No audit can show more than the ceiling its runs allow; a claim above it cannot be tested. An audit can "
+        f"only find violations: a bound below the claim proves nothing. {len(done)} point(s), "
+        f"{float(done['audit_seconds'].sum()):.1f} s in all.</p>")
+    rows = [[r["method"], _number(float(r["epsilon"])), _number(float(r["audit_claim"])),
+             _number(float(r["audit_lower"])), _number(float(r["audit_ceiling"])),
+             "" if r["audit_runs"] is None or pd.isna(r["audit_runs"]) else str(int(r["audit_runs"])),
+             _number(float(r["audit_seconds"]), 2), r["audit_pair"], r["audit_verdict"], r["audit_note"]]
+            for _, r in audits.iterrows()]
+    parts.append(_table(("method", "epsilon", "claimed epsilon", "audited lower bound", "ceiling", "runs per side",
+                         "seconds", "worst pair", "verdict", "note"), rows, numeric=range(1, 7)))
+    return "\n".join(parts)
+
+
+def _violations(audits: pd.DataFrame) -> list[str]:
+    """One sentence per audited point whose lower bound exceeds its claim."""
+    bad = audits[[_true(v) for v in audits["audit_violation"]]]
+    return [f"{r['method']} at epsilon {float(r['epsilon']):g}: {r['audit_verdict']} Worst pair: {r['audit_pair']}."
+            for _, r in bad.iterrows()]
 
 
 def _guarantees(runs: pd.DataFrame, name: str) -> list[tuple[str, str, bool, str]]:
@@ -356,6 +416,7 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "it measures.</p>",
         "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
         "<h2>Frontier</h2>", *figures,
+        *(f'<p class="takeaway">{_e(text)}</p>' for text in _violations(result.audits)),
         "<h2>References</h2>", _references_section(result, config.risk),
         "<h2>Every measure</h2>",
         f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
@@ -367,6 +428,8 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         + _download(runs_csv(result), filename="compare_runs.csv", mime="text/csv",
                     words="Every release as CSV") + "</p>",
         _summary_table(summary) if not summary.empty else "<p>No runs.</p>",
+        fidelity_html(result),
+        "<h2>Privacy audit beside every DP point</h2>", _audit_section(result),
         "<h2>Methods, ledgers and guarantees</h2>",
         *(_method_section(result, n) for n in names if n in METHODS),
         "<h2>Dataset</h2>", _pairs(_dataset_items(result, config, dataset)),

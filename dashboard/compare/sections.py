@@ -42,7 +42,7 @@ def settings(dataset: Dataset) -> dict:
         if not methods:
             st.info("Tick at least one method to compare.", icon=":material/touch_app:")
             st.stop()
-        s1, s2, s3, s4 = st.columns([3, 1, 1, 1])
+        s1, s2, s3, s4, s5 = st.columns([3, 1, 1, 1, 1])
         eps_text = s1.multiselect("epsilon grid", list(cached.EPSILON_CHOICES), default=["0.5", "1", "2", "5"],
                                   key="cmp_eps", help="Each method that takes a budget gives one point per "
                                                       "epsilon; the others give one point.")
@@ -53,11 +53,14 @@ def settings(dataset: Dataset) -> dict:
                                    help="Larger tables are sampled to this many rows (seeded) before the split.")
         epochs = s4.number_input("IMPOSTER epochs", 1, 200, 15, key="cmp_epochs",
                                  help="Training epochs of IMPOSTER and the plain VAE-GAN.")
+        audit_runs = s5.selectbox("Audit runs", list(cached.AUDIT_CHOICES),
+                                  index=cached.AUDIT_CHOICES.index(cached.DEFAULT_AUDIT_RUNS),
+                                  format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help())
         if not eps_text:
             st.info("Choose at least one epsilon.", icon=":material/touch_app:")
             st.stop()
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
-                repetitions=int(reps), max_rows=int(max_rows), epochs=int(epochs))
+                repetitions=int(reps), max_rows=int(max_rows), epochs=int(epochs), audit_runs=int(audit_runs))
 
 
 def frontier(result) -> str:
@@ -75,12 +78,18 @@ def frontier(result) -> str:
     no_power = cached.power_note(result, risk)
     if no_power:
         st.warning(md(no_power), icon=":material/search_off:")
-    st.caption("Filled markers are differentially private releases, crosses are not; numbers beside a line's "
-               "points are its epsilons; whiskers are one standard deviation over repetitions; the dashed "
-               "step is the Pareto front (no point is both more useful and less risky). Reference lines: "
+    for text in cached.violations(result):
+        st.error(md(text), icon=":material/gpp_bad:")
+    st.caption("Filled markers are differentially private releases, crosses are not; a large red circled cross "
+               "marks a DP point whose privacy audit found a lower bound above its claim (a violation); numbers "
+               "beside a line's points are its epsilons; whiskers are one standard deviation over repetitions; the "
+               "dashed step is the Pareto front (no point is both more useful and less risky). Reference lines: "
                "the dashed grey line is the majority class (the constant guess), the dotted one the non-private "
                "model; the vertical lines are the raw table (no protection) and the control (no more risk than "
                "without the release).")
+    audits = cached.audit_caption(result)
+    if audits:
+        st.caption(md(audits))
     below = cached.below_guess(result)
     if below:
         st.caption("Below the constant guess: " + " ".join(md(t) for t in below))
@@ -94,7 +103,9 @@ def every_measure(result) -> None:
     st.subheader("Every measure")
     st.caption(md(cached.PRIVATE_MEASURES_NOTE) + " The epsilon setting is what each release was asked for; "
                "the guarantee column says what it delivers: a release marked " + cached.NOT_DP_BADGE
-               + " has no guarantee, whatever epsilon it names.")
+               + " has no guarantee, whatever epsilon it names. For each DP point, the audited lower bound is "
+               "the epsilon a test on neighbouring datasets proved the release has at least, and the ceiling the "
+               "most its runs could prove.")
     st.dataframe(cached.table_view(result), hide_index=True, width="stretch")
 
     st.subheader("References")

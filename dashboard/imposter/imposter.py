@@ -12,7 +12,8 @@ on the data at hand.
    for every session once finished: theta (Table 2, the paper's numbers dashed) and lambda
    (Fig. 8, the paper's words in the claim box).
 3. Settings A and B (Table 1), with the paper's Table 1 beside ours and its claim; the
-   marginal fidelity of the synthetic table (not in the paper).
+   marginal fidelity of the synthetic table (not in the paper); real against release (each
+   column and pair of the synthetic table, or of kRR's, against the real one).
 4. kRR against IMPOSTER (Fig. 7), with the paper's two points and its claim.
 5. The synthetic table for download.
 
@@ -83,6 +84,7 @@ if not ready:
 # ------------------------------------------------------------------ 3. evaluation
 st.subheader("3 · Settings A and B (Table 1)")
 results.table1_section(dataset, job, label, seed)
+results.fidelity_section(dataset, job, seed)
 
 # ------------------------------------------------------------------ 4. kRR baseline
 st.subheader("4 · Against k-ary randomized response (Fig. 7)")

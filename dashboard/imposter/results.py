@@ -1,10 +1,13 @@
 """The result sections of the IMPOSTER page (paper 002), drawn once a trained model is
 there: settings A and B (Table 1) with the paper's table beside ours and the marginal
-fidelity of the synthetic table (not in the paper), kRR against IMPOSTER (Fig. 7) with the
+fidelity of the synthetic table (not in the paper), the real table against each released one
+(IMPOSTER's synthetic table and kRR's perturbed tables), kRR against IMPOSTER (Fig. 7) with the
 paper's two points, and the synthetic table for download. Each function draws one part of
 the page where the page calls it.
 """
 from __future__ import annotations
+
+from functools import partial
 
 import streamlit as st
 
@@ -16,6 +19,7 @@ from dashboard.imposter import charts
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.claims import claim_box
 from dashboard.shared.errors import page_errors
+from dashboard.shared.fidelity_view import real_vs_release
 from dashboard.shared.job_view import sweep_view
 from dashboard.shared.privacy import guarantee_box, release_download
 from dashboard.shared.schemas import current_schema
@@ -68,6 +72,19 @@ def _fidelity(dataset, synthetic, table) -> None:
         "its own; two-way: each pair of columns jointly, averaged. Removing the leak must "
         "change the pairs (implicit attribute, s), so the two-way TV cannot reach 0."
     )
+
+
+def fidelity_section(dataset, job, seed) -> None:
+    """The real table against IMPOSTER's synthetic table, or kRR's at a few budgets: each
+    column and each pair, SDMetrics' scores (computed only when opened)."""
+    releases = {"IMPOSTER synthetic table": job.synthetic}
+    if job.implicit:
+        schema = current_schema(dataset)
+        for eps in cached.FIDELITY_EPSILONS:
+            releases[f"kRR at epsilon {eps:g} (implicit attributes perturbed)"] = partial(
+                cached.krr_table, dataset, tuple(job.implicit), eps, seed, schema)
+    with page_errors():
+        real_vs_release(dataset.frame, releases, key="imposter_rvr", dataset=dataset.name)
 
 
 def krr_section(dataset, job, label: str, seed) -> None:

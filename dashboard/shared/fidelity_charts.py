@@ -3,7 +3,9 @@
 - :func:`column_overlay`: one column of the real table and of the release, overlaid (shares
   per bin or per category), its column-shape score in the title;
 - :func:`association_difference`: the pairwise association of the real table minus the
-  release's (Pearson r, or Cramer's V where a category is involved) as a heatmap.
+  release's (Pearson r, or Cramer's V where a category is involved) as a heatmap;
+- :func:`sampled`: both tables cut to at most :data:`SAMPLE_ROWS` rows (seeded), as the page
+  section and the report score them.
 
 The scores come from :mod:`core.evaluation.fidelity` (SDMetrics' definitions). Both charts
 read the private table: they are evaluation on the page and in the report, never released.
@@ -15,16 +17,27 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.data.dataset import is_quantity
-from core.evaluation.fidelity import BINS, column_shape, pair_trends
+from core.evaluation.fidelity import BINS, capped, column_shape, pair_trends
 from dashboard.shared.charts import number, plotly_text
 
-__all__ = ["association_difference", "column_overlay", "overlay_data"]
+__all__ = ["SAMPLE_ROWS", "association_difference", "column_overlay", "overlay_data", "sampled"]
 
 #: the two sides, in the order and colours of every overlay
 SIDES = {"real": "#1f77b4", "release": "#ff7f0e"}
 #: categories drawn per column (the rest grouped as "(other values)")
 TOP_CATEGORIES = 20
+#: rows of each side read at most (a seeded sample above it)
+SAMPLE_ROWS = 5_000
+#: the seed of that sample (a display choice: the same rows every time)
+SAMPLE_SEED = 0
 
+
+def sampled(real: pd.DataFrame, release: pd.DataFrame, *, rows: int = SAMPLE_ROWS,
+            seed: int = SAMPLE_SEED) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both tables with at most ``rows`` rows each (:func:`core.evaluation.fidelity.capped`: a
+    seeded sample; the same positions on both sides when they have as many rows, so an aligned
+    release equal to the real table still scores 1), their index reset."""
+    return capped(real, release, max_rows=rows, random_state=seed)
 
 
 def overlay_data(real: pd.Series, release: pd.Series) -> pd.DataFrame:
@@ -63,23 +76,32 @@ def column_overlay(real: pd.Series, release: pd.Series, *, column: str, dataset:
     metric = "KSComplement" if is_quantity(real) and is_quantity(release) else "TVComplement"
     where = f" on {plotly_text(dataset)}" if dataset else ""
     fig.update_layout(title=dict(text=f"{plotly_text(column)}: real against release{where}",
-                                 subtitle=dict(text=f"column shape ({metric}) {score:.3f}; 1 = the same distribution")),
+                                 subtitle=dict(text=f"column shape ({metric}) {_value(score)}; "
+                                                    "1 = the same distribution")),
                       barmode="group", xaxis_title=plotly_text(column), yaxis_title="share of rows",
                       legend_title_text="table", margin=dict(l=10, r=10, t=70, b=10))
     return fig
 
 
-def association_difference(real: pd.DataFrame, release: pd.DataFrame, *, dataset: str = "") -> go.Figure:
+def _value(x: float) -> str:
+    """A score or an association to 3 decimals; "undefined" for NaN (a constant column)."""
+    return "undefined" if pd.isna(x) else f"{x:.3f}"
+
+
+def association_difference(real: pd.DataFrame, release: pd.DataFrame, *, dataset: str = "",
+                           trends: pd.DataFrame | None = None) -> go.Figure:
     """The pairwise association of the real table minus the release's, as a heatmap (0: the
     release keeps the pair's association; red: it lost some; blue: it made one up). Pearson r
-    for two numeric columns, Cramer's V otherwise; the pair-trend score is in the hover."""
-    trends = pair_trends(real, release)
+    for two numeric columns, Cramer's V otherwise; the pair-trend score is in the hover.
+    ``trends``: :func:`core.evaluation.fidelity.pair_trends` of the two tables when already
+    computed (it is the costly part), else computed here."""
+    trends = pair_trends(real, release) if trends is None else trends
     names = list(dict.fromkeys([*trends["left"], *trends["right"]]))
     grid = pd.DataFrame(np.nan, index=names, columns=names)
     hover = pd.DataFrame("", index=names, columns=names)
     for row in trends.itertuples(index=False):
-        text = (f"{row.left} / {row.right}<br>real {row.real:.3f}, release {row.release:.3f}"
-                f"<br>{row.metric} {row.score:.3f}")
+        text = (f"{row.left} / {row.right}<br>real {_value(row.real)}, release {_value(row.release)}"
+                f"<br>{row.metric} {_value(row.score)}")
         for a, b in ((row.left, row.right), (row.right, row.left)):
             grid.loc[a, b] = row.difference
             hover.loc[a, b] = text
@@ -92,7 +114,7 @@ def association_difference(real: pd.DataFrame, release: pd.DataFrame, *, dataset
     mean = trends["score"].mean()
     where = f" on {plotly_text(dataset)}" if dataset else ""
     fig.update_layout(title=dict(text=f"Pairwise association: real minus release{where}",
-                                 subtitle=dict(text=f"mean pair trend {mean:.3f}; 1 = every pair kept")),
+                                 subtitle=dict(text=f"mean pair trend {_value(mean)}; 1 = every pair kept")),
                       xaxis_title="column", yaxis_title="column", yaxis_autorange="reversed", plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=70, b=10))
     return fig

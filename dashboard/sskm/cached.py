@@ -22,6 +22,8 @@ from core.runtime.progress import Progress, stage
 from core.privacy.noise_source import NoiseSource
 from core.sskm import claims, sweeps
 from core.sskm.connection import mic_connections
+from core.sskm.dp_kmeans import idp_kmeans
+from core.sskm.microaggregation import mdav_dp, mdav_release
 from core.sskm.paper_publisher import PaperSSKMDP
 from core.sskm.publisher_base import SSKMPublisherBase
 from core.sskm.sound import SSKMDP
@@ -216,6 +218,33 @@ def baselines(fingerprint: str, pub: SSKMPublisherBase, key: tuple, cs_threshold
     return Sweep(sweep_key, _baselines, dict(pub=pub, epsilon=epsilon, a_values=a_values, repetitions=repetitions,
                                              cs_threshold=cs_threshold, seed=int(seed)),
                  "Clustering with the baselines")
+
+
+# ------------------------------------------------------------------ real against release
+#: the baselines of Fig. 7 whose released table the real-against-release section offers
+BASELINE_TABLES = ("MDAV", "MDAV_DP", "IDP-KMeans")
+
+
+def baseline_table(fingerprint: str, pub: SSKMPublisherBase, key: tuple, method: str, clusters: int,
+                   epsilon: float, seed: int) -> pd.DataFrame:
+    """The table a baseline of Fig. 7 releases from the records behind SSKM_DP's release, with
+    ``clusters`` clusters (a; k = n // a for MDAV) and budget ``epsilon``, decoded to the
+    attributes' units (drawn with the page's seed for display)."""
+    return _baseline_table(fingerprint, pub, key, method, int(clusters), float(epsilon), int(seed))
+
+
+@st.cache_data(max_entries=6, ttl=TTL, show_spinner="Releasing the baseline...")
+def _baseline_table(fingerprint: str, _pub: SSKMPublisherBase, key: tuple, method: str, clusters: int,
+                    epsilon: float, seed: int) -> pd.DataFrame:
+    X = _pub.table_.X[_pub.published_index_]
+    a = min(max(clusters, 1), len(X))
+    if method == "MDAV":
+        res = mdav_release(X, n_clusters=a)
+    elif method == "MDAV_DP":
+        res = mdav_dp(X, epsilon=epsilon, n_clusters=a, random_state=seed)
+    else:
+        res = idp_kmeans(X, a, epsilon, random_state=seed)
+    return _pub.table_.decode(res.published)
 
 
 # ------------------------------------------------------------------ Fig. 5-6: across a and m

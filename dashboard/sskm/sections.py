@@ -1,11 +1,13 @@
 """The sections of the SSKM_DP page (paper 003) around one release: the fitted map and the
 release at the chosen budget, the metrics beside the raw table's and a random release's,
 the SOM grid, the release's privacy status, and the Training, Connections and Release
-tabs. Each function draws one part of the page where the page calls it.
+tabs (the last with the real table against this release or a baseline's, column by column
+and pair by pair). Each function draws one part of the page where the page calls it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,7 @@ from dashboard.sskm import cached
 from dashboard.sskm import charts
 from dashboard.sskm.settings import EPSILONS, Settings, code
 from dashboard.shared.chart_data import show_chart
+from dashboard.shared.fidelity_view import real_vs_release
 from dashboard.shared.job_view import setup_view, sweep_view
 from dashboard.shared.present import control_hint
 from dashboard.shared.privacy import audit_panel, guarantee_box, release_download
@@ -242,6 +245,20 @@ def release_tab(r: Release) -> None:
     with st.expander("Privacy ledger and noise per cluster"):
         st.dataframe(result["noise"], height=200)
         st.dataframe(result["ledger"], height=200)
+    fidelity(r)
+
+
+def fidelity(r: Release) -> None:
+    """The real rows against this release, or against a baseline of Fig. 7 at the same number
+    of clusters and budget: each column and pair, SDMetrics' scores (computed only when opened)."""
+    columns = tuple(r.pub.table_.columns)
+    a, eps = max(int(r.result["clusters"]), 1), float(r.epsilon)
+    releases = {f"SSKM_DP ({r.settings.mode} mode) at epsilon {eps:g}": r.result["frame"]}
+    for method in cached.BASELINE_TABLES:
+        budget = "no noise" if method == "MDAV" else f"epsilon {eps:g}"
+        releases[f"{method} with a = {a} clusters, {budget}"] = partial(
+            cached.baseline_table, r.fp, r.pub, r.key, method, a, eps, r.seed)
+    real_vs_release(cached.table(r.dataset, columns), releases, key="sskm_rvr", dataset=r.dataset.name)
 
 
 def _epsilon_curve(r: Release) -> None:

@@ -269,3 +269,29 @@ def test_check_epsilons_names_the_rule(value, error, words):
 def test_an_unknown_axis_lists_the_measures():
     with pytest.raises(ValueError, match="risk must be one of 'rows_released'.*'ledger_epsilon'.*'ai_member_sex'"):
         make(risk="speed")
+
+
+# ----------------------------------------------------------------------------- the audit's runs
+def test_audit_runs_round_trip_and_default():
+    assert make().audit_runs == 500
+    config = make(audit_runs=200)
+    assert json.loads(config.to_json())["audit_runs"] == 200
+    assert CompareConfig.from_json(config.to_json()) == config
+
+
+def test_a_config_without_audit_runs_audits_at_the_default():
+    data = json.loads(make().to_json())
+    del data["audit_runs"]
+    assert CompareConfig.from_dict(data).audit_runs == 500
+
+
+@pytest.mark.parametrize("value, error", [(5, ValueError), (-1, ValueError), (True, TypeError), ("a", TypeError)])
+def test_bad_audit_runs_are_refused(value, error):
+    with pytest.raises(error, match="audit_runs"):
+        make(audit_runs=value)
+
+
+def test_the_audit_runs_reach_the_comparison_and_its_saved_config():
+    result = run_config(make(methods=("CDP-LR",), audit_runs=0))
+    assert result.parameters["audit_runs"] == 0 and result.audits.empty
+    assert config_from_result(result).audit_runs == 0

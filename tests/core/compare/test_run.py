@@ -28,11 +28,11 @@ def census():
 @pytest.fixture(scope="module")
 def everything(census):
     return compare(census, methods=list(METHODS), epsilons=[1.0], repetitions=1, max_rows=ROWS,
-                   imposter_epochs=1, random_state=0)
+                   imposter_epochs=1, random_state=0, audit_runs=0)  # the audits: test_audits.py
 
 
 def _cheap(census, methods=CHEAP, **kw):
-    kw = {"epsilons": [1.0], "repetitions": 1, "max_rows": ROWS, "random_state": 3, **kw}
+    kw = {"epsilons": [1.0], "repetitions": 1, "max_rows": ROWS, "random_state": 3, "audit_runs": 0, **kw}
     return compare(census, methods=methods, **kw)
 
 
@@ -82,7 +82,7 @@ def test_same_seed_gives_the_same_runs(census):
 
 def test_a_cluster_gives_the_same_runs_as_this_process(census, everything, dask_cluster):
     there = compare(census, methods=list(METHODS), epsilons=[1.0], repetitions=1, max_rows=ROWS,
-                    imposter_epochs=1, random_state=0, scheduler=dask_cluster)
+                    imposter_epochs=1, random_state=0, scheduler=dask_cluster, audit_runs=0)
     pd.testing.assert_frame_equal(there.runs, everything.runs)
     assert there.skipped == everything.skipped
 
@@ -321,7 +321,7 @@ def test_identifier_columns_are_dropped(census):
     base = schema_for(census)
     schema = dataclasses_replace(base, columns=(*base.columns, ColumnSchema("person_id", "identifier")))
     result = compare(data, methods=["Raw table", "IDP-KMeans"], epsilons=[1.0], repetitions=1,
-                     random_state=0, schema=schema)
+                     random_state=0, schema=schema, audit_runs=0)
     assert result.parameters["identifiers_dropped"] == ["person_id"]
     assert result.runs["is_dp"].tolist() == [False, True]
 
@@ -354,7 +354,7 @@ def test_flags_the_table_holds_as_numbers_come_back_as_numbers():
     data = load_sample("supplier")
     data = data.with_roles(label=data.label, sensitive=("region",))
     result = compare(data, methods=["IDP-KMeans", "CDP-LR"], epsilons=[1.0], repetitions=1, max_rows=200,
-                     random_state=0)
+                     random_state=0, audit_runs=0)
     assert result.skipped == {}
     assert result.runs["is_dp"].all() and result.runs["utility"].between(0, 1).all()
 
@@ -389,12 +389,14 @@ _REF_METHODS = ["Raw table", "MDAV", "IDP-KMeans"]
 
 @pytest.fixture(scope="module")
 def noise_result():
-    return compare(_noise_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0)
+    return compare(_noise_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0,
+                   audit_runs=0)
 
 
 @pytest.fixture(scope="module")
 def leak_result():
-    return compare(_leak_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0)
+    return compare(_leak_table(), methods=_REF_METHODS, epsilons=[1.0], repetitions=1, random_state=0,
+                   audit_runs=0)
 
 
 def test_on_pure_noise_the_attack_has_no_power_and_nothing_is_recommended(noise_result):
@@ -523,7 +525,8 @@ def test_the_reading_is_in_the_runs(census):
 def test_each_measure_is_one_record_and_the_old_tables_come_from_it():
     from core.compare.measures import CONTROL_WORDS, LOW_RISK, MEASURE_WORDS, MEASURES
 
-    assert tuple(MEASURES) == ("rows_released", "utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage",
+    assert tuple(MEASURES) == ("rows_released", "utility", "tv_one_way", "tv_two_way", "column_shape", "pair_trend",
+                               "mse", "ai_advantage",
                                "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage", "ai_member")
     assert LOW_RISK == {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02,
                         "ai_member": 0.02}

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from core.evaluation.fidelity import (
-    column_shapes, contingency_similarity, correlation_similarity, fidelity_summary, ks_complement,
-    pair_trends, tv_complement,
+    capped, column_notes, column_shapes, contingency_similarity, correlation_similarity, fidelity_summary,
+    halves_reference, ks_complement, pair_trend, pair_trends, tv_complement,
 )
 
 
@@ -116,3 +116,44 @@ def test_tables_must_be_frames_sharing_the_columns():
         column_shapes(real, pd.DataFrame({"b": [1]}), columns=["a"])
     with pytest.raises(ValueError, match="at least one row"):
         column_shapes(real, real.iloc[:0])
+
+
+def test_pair_trends_agree_with_the_score_of_each_pair_alone():
+    rng = np.random.default_rng(2)
+    real = pd.DataFrame({"x": rng.normal(size=300), "y": rng.integers(0, 5, 300).astype(float),
+                         "c": rng.choice(list("abc"), 300), "d": rng.choice(["u", None], 300)})
+    release = real.sample(frac=1, random_state=3).reset_index(drop=True).assign(x=rng.normal(2, 1, 300))
+    release.loc[:10, "y"] = np.nan
+    trends = pair_trends(real, release, bins=4)
+    for row in trends.itertuples(index=False):
+        pair = [row.left, row.right]
+        assert row.score == pytest.approx(pair_trend(real[pair], release[pair], bins=4))
+
+
+def test_capped_keeps_aligned_rows_together_and_is_seeded():
+    real = pd.DataFrame({"v": np.arange(50)})
+    a, b = capped(real, real.copy(), max_rows=10, random_state=0)
+    assert len(a) == 10 and a["v"].tolist() == b["v"].tolist()
+    assert capped(real, real, max_rows=10, random_state=0)[0].equals(a)
+    assert not capped(real, real, max_rows=10, random_state=1)[0].equals(a)
+    short = capped(real, real.iloc[:20], max_rows=10, random_state=0)[1]
+    assert len(short) == 10 and short["v"].max() < 20
+    with pytest.raises(TypeError, match="DataFrame"):
+        capped(real, [1, 2], max_rows=10)
+
+
+def test_a_row_number_and_a_constant_column_get_a_note_and_data_gets_none():
+    real = pd.DataFrame({"row": np.arange(40), "k": 1.0, "age": np.tile([20.0, 30.0, 30.0, 41.5], 10)})
+    notes = column_notes(real)
+    assert list(notes) == ["row", "k"]
+    assert notes["row"].startswith("a different whole number in every row") and "identifier" in notes["row"]
+    assert notes["k"].startswith("one value in every real row")
+
+
+def test_two_halves_of_one_sample_score_near_one_and_a_tiny_table_gives_nan():
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"x": rng.normal(size=4000), "c": rng.choice(list("ab"), 4000)})
+    ref = halves_reference(real, random_state=0)
+    assert ref["rows"] == 2000 and 0.95 < ref["column_shapes"] < 1.0 and 0.95 < ref["pair_trends"] < 1.0
+    assert halves_reference(real, random_state=0) == ref
+    assert math.isnan(halves_reference(real.iloc[:1])["column_shapes"])

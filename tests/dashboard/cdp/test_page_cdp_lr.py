@@ -388,3 +388,86 @@ def test_presenting_shows_the_chart_and_no_caption_that_points_at_a_control():
     assert_clean(at)
     assert any(c.key == "lr_live" for c in at.get("plotly_chart"))
     assert not any(c.value.startswith("Move epsilon") for c in at.caption)
+
+
+# --- solve for epsilon: a target accuracy, each scheme's epsilon, marked on Fig. 4 -----------
+
+def _solve_rows(at):
+    return next(d.value for d in at.dataframe if "meets the target" in d.value.columns).set_index("method")
+
+
+def _solved(open_page, target: float = 0.6):
+    at = open_page("cdp_lr", timeout=300)
+    at.slider(key="lr_reps").set_value(2).run()
+    finish_sweeps(at)
+    at.number_input(key="lr_solve_target_accuracy").set_value(target).run()
+    assert_clean(at)
+    return at
+
+
+def test_the_solve_panel_marks_fig4_and_use_this_epsilon_marks_the_ledger(open_page):
+    from core.decide.selection import PRIVATE_CHOICE_NOTE
+    from dashboard.cdp.solving import lr_snap
+    from dashboard.shared.safe import md
+
+    at = _solved(open_page)
+    rows = _solve_rows(at)
+    assert {"Group", "Zhang", "Proposed", "DP reading"} <= set(rows.index)
+    assert "nominal" in rows.loc["Proposed", "reading"] and "nominal" not in rows.loc["DP reading", "reading"]
+    assert any(w.value == md(PRIVATE_CHOICE_NOTE) for w in at.warning)
+    spec = _spec(at, "Test accuracy vs epsilon")
+    assert any(str(t.get("name")).startswith("DP reading: solved epsilon") for t in spec["data"])
+    assert any(a.get("text") == "target: accuracy at least 0.6" for a in spec["layout"]["annotations"])
+    assert_every_chart_has_its_csv(at)
+    at.button(key="lr_solve_use").click().run()
+    assert_clean(at)
+    assert at.slider(key="lr_eps").value == pytest.approx(lr_snap(rows.loc["DP reading", "epsilon"]))
+    assert _guarantee(at, "DP reading") == "not differentially private"  # chosen on the private data
+
+
+def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open_page):
+    import math
+
+    from core.data import load_sample
+    from core.decide import Target, solve_summary
+    from core.decide.pages import cdp_lr_runs
+    from core.privacy.schema_builtin import schema_for
+    from dashboard.cdp.lr_panels import EPS_GRID
+
+    rows = _solve_rows(_solved(open_page))
+    data = load_sample("supplier")
+    runs = cdp_lr_runs(data, schema_for(data), epsilons=EPS_GRID, repetitions=2, seed=0)
+    answers = solve_summary(runs, Target("accuracy", at_least=0.6))
+    assert [s.method for s in answers] == list(rows.index)
+    for s in answers:
+        page = rows.loc[s.method, "epsilon"]
+        assert (s.epsilon is None and math.isnan(page)) or page == pytest.approx(s.epsilon, rel=1e-12)
+
+
+def test_private_selection_of_the_dp_readings_epsilon_adds_its_cost_to_the_ledger(open_page):
+    at = _solved(open_page)
+    at.radio(key="lr_solve_source").set_value("selection").run()
+    cost = next(m for m in at.metric if m.label == "Cost of the choice")
+    assert cost.value == "epsilon = 6"  # 3 x the largest candidate (2 by default, the middle of the grid)
+    at.button(key="lr_solve_sel_run").click().run()
+    assert_clean(at)
+    assert any(s.value.startswith("Private selection chose epsilon") for s in at.success) or \
+        any(w.value.startswith("No run of the selection met") for w in at.warning)
+
+
+def test_a_public_reference_table_is_solved_on_with_the_pages_own_sweep(open_page):
+    """The reference (here a part of the sample standing in for a public table) runs the page's
+    Fig. 4 sweep; the answer says it costs the private data nothing and the ledger stays DP."""
+    from core.data import load_sample
+
+    at = _solved(open_page)
+    at.session_state["lr_solve_reference"] = ("test", load_sample("supplier").sample(600, random_state=1))
+    at.radio(key="lr_solve_source").set_value("reference").run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert any(s.value.startswith("Solved on the public reference table") for s in at.success)
+    rows = _solve_rows(at)
+    assert "DP reading" in rows.index
+    if "lr_solve_use" in [b.key for b in at.button]:
+        at.button(key="lr_solve_use").click().run()
+        assert _guarantee(at, "DP reading").startswith("epsilon = ")  # no mark: the choice read no private row

@@ -230,3 +230,83 @@ def test_an_error_as_large_as_the_answers_is_said_in_words():
     assert_clean(at)
     warning = next(w.value for w in at.warning if w.value.startswith("At epsilon = 0.1 the error of"))
     assert "Group" in warning and "mean true count" in warning
+
+
+# --- solve for epsilon: a target MAE, each scheme's epsilon, marked on Fig. 6 ----------------
+
+def _solve_rows(at):
+    return next(d.value for d in at.dataframe if "meets the target" in d.value.columns).set_index("method")
+
+
+def _solved(open_page, target: float = 100.0):
+    at = open_page("publishing", timeout=300)
+    at.slider(key="pub_reps").set_value(2).run()
+    finish_sweeps(at)
+    at.number_input(key="pub_solve_target_mae").set_value(target).run()
+    assert_clean(at)
+    return at
+
+
+def test_the_solve_panel_marks_fig6_and_use_this_epsilon_marks_the_release(open_page):
+    import json
+
+    from core.decide.selection import PRIVATE_CHOICE_NOTE
+    from dashboard.cdp.publishing_panels import EPS_GRID
+    from dashboard.shared.safe import md
+    from dashboard.shared.solve_panel import snap_up
+
+    at = _solved(open_page)
+    rows = _solve_rows(at)
+    assert {"Group", "Zhang", "Proposed", "DP reading"} <= set(rows.index)
+    assert any(w.value == md(PRIVATE_CHOICE_NOTE) for w in at.warning)
+    spec = json.loads(next(c.proto.spec for c in at.get("plotly_chart") if c.key == "pub_curve"))
+    assert any(str(t.get("name")).startswith("DP reading: solved epsilon") for t in spec["data"])
+    assert any(a.get("text") == "target: MAE at most 100" for a in spec["layout"]["annotations"])
+    at.button(key="pub_solve_use").click().run()
+    assert_clean(at)
+    assert at.select_slider(key="pub_epsilon").value == snap_up(rows.loc["DP reading", "epsilon"], EPS_GRID)
+    metric = next(m for m in at.metric if m.label.startswith("Guarantee of one release"))
+    assert metric.value == "not differentially private"  # chosen on the private data
+
+
+def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open_page):
+    import math
+
+    from core.data import load_sample
+    from core.decide import Target, solve_summary
+    from core.decide.pages import publishing_runs
+    from core.privacy.schema_builtin import schema_for
+    from dashboard.cdp.publishing_panels import EPS_GRID
+
+    rows = _solve_rows(_solved(open_page))
+    data = load_sample("supplier")
+    runs = publishing_runs(data, schema_for(data), epsilons=EPS_GRID, repetitions=2, seed=0)
+    answers = solve_summary(runs, Target("mae", at_most=100.0))
+    assert [s.method for s in answers] == list(rows.index)
+    for s in answers:
+        page = rows.loc[s.method, "epsilon"]
+        assert (s.epsilon is None and math.isnan(page)) or page == pytest.approx(s.epsilon, rel=1e-12)
+
+
+def test_private_selection_counts_what_the_whole_release_spends(open_page):
+    at = _solved(open_page)
+    at.radio(key="pub_solve_source").set_value("selection").run()
+    assert_clean(at)
+    cost = next(m for m in at.metric if m.label == "Cost of the choice")
+    assert cost.value == "epsilon = 1.2e+03"  # 3 x 200 queries x the largest per-query candidate, 2
+    at.radio(key="pub_budget").set_value("total").run()
+    finish_sweeps(at)  # the curve of the other reading of epsilon
+    cost = next(m for m in at.metric if m.label == "Cost of the choice")
+    assert cost.value == "epsilon = 6"
+
+
+def test_a_public_reference_table_is_solved_on_with_the_pages_own_sweep(open_page):
+    from core.data import load_sample
+
+    at = _solved(open_page)
+    at.session_state["pub_solve_reference"] = ("test", load_sample("supplier").sample(600, random_state=1))
+    at.radio(key="pub_solve_source").set_value("reference").run()
+    finish_sweeps(at)
+    assert_clean(at)
+    assert any(s.value.startswith("Solved on the public reference table") for s in at.success)
+    assert "DP reading" in _solve_rows(at).index

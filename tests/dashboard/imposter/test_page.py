@@ -147,6 +147,26 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     assert {"one-way TV (marginals)", "two-way TV (pairs)"} <= set(fidelity.columns)
     assert any("predict sex (leak)" in c for c in fidelity.columns)
     assert 0 <= fidelity["one-way TV (marginals)"].iloc[0] <= 1
+    _real_against_release(at)
+
+
+def _real_against_release(at):
+    """The section is there, closed (nothing computed); opened it scores the synthetic table,
+    and kRR's perturbed table when picked."""
+    assert any(e.label == "Real against release" for e in at.expander)
+    at.session_state["imposter_rvr_open"] = True
+    at.run()
+    assert_clean(at)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "imposter_rvr_overlay" in keys and "imposter_rvr_heatmap" in keys
+    assert_every_chart_has_its_csv(at)
+    picker = at.selectbox(key="imposter_rvr_release")
+    assert picker.options[0] == "IMPOSTER synthetic table"
+    krr = next(o for o in picker.options if o.startswith("kRR at epsilon 1 "))
+    picker.set_value(krr).run()
+    assert_clean(at)
+    shapes = next(d.value for d in at.dataframe if list(d.value.columns) == ["column", "kind", "score", "test"])
+    assert shapes["score"].between(0, 1).all()
 
 
 def test_stop_keeps_what_was_learned(open_page):

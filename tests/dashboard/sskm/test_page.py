@@ -418,3 +418,22 @@ def test_presenting_shows_the_grid_and_no_caption_points_at_a_control():
     hints = ("Press the button", "Pick at least", "Switch 'Compute", "review it on the Data page",
              "Until a reference", "'Initial weights' applies")
     assert not [c.value for c in at.caption if any(h in c.value for h in hints)]
+
+
+def test_the_release_tab_sets_the_real_rows_against_the_release_and_the_baselines(sskm_page):
+    at = sskm_page
+    assert any(e.label == "Real against release" for e in at.expander)
+    assert not any(c.key.startswith("sskm_rvr") for c in _charts(at))  # closed: nothing computed
+    at.session_state["sskm_rvr_open"] = True
+    at.run()
+    assert_clean(at)
+    assert {"sskm_rvr_overlay", "sskm_rvr_heatmap"} <= {c.key for c in _charts(at)}
+    assert_every_chart_has_its_csv(at)
+    picker = at.selectbox(key="sskm_rvr_release")
+    assert picker.options[0].startswith("SSKM_DP (sound mode) at epsilon")
+    assert [o.split(" ")[0] for o in picker.options[1:]] == ["MDAV", "MDAV_DP", "IDP-KMeans"]
+    for option in picker.options[1:]:
+        at.selectbox(key="sskm_rvr_release").set_value(option).run()
+        assert_clean(at)
+        shapes = next(d.value for d in at.dataframe if list(d.value.columns) == ["column", "kind", "score", "test"])
+        assert shapes["score"].between(0, 1).all()
