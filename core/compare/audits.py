@@ -67,7 +67,7 @@ AUDIT_ROWS = 200
 #: Runs per side of each audit unless the comparison says otherwise (0: no audit).
 DEFAULT_AUDIT_RUNS = 500
 #: Methods whose noise comes from a sampler that takes no seed: their audits vary run to run.
-UNSEEDED = frozenset({"MST", "AIM"})
+UNSEEDED = frozenset(m.name for m in METHODS.values() if not m.seeded)
 #: The columns of one audited point (:func:`run_audits`), after ``method`` and ``epsilon``.
 AUDIT_COLUMNS = ("audit_claim", "audit_lower", "audit_ceiling", "audit_runs", "audit_seconds", "audit_pair",
                  "audit_violation", "audit_verdict", "audit_note")
@@ -252,11 +252,11 @@ def _idp_cases(ctx: RunContext, epsilon: float) -> list[AuditCase]:
 
 
 # ----------------------------------------------------------------------------- MST, AIM
-def _marginal_cases(ctx: RunContext, epsilon: float) -> list[AuditCase]:
-    """The noisy marginal measurements of MST (and AIM): what follows them is post-processing."""
+def _marginal_cases(ctx: RunContext, epsilon: float, *, algorithm: str = "MST") -> list[AuditCase]:
+    """The noisy marginal measurements of MST (or AIM): what follows them is post-processing."""
     from core.audit.cases.marginal import mst_case
 
-    return [mst_case(audit_frame(ctx), ctx.schema, epsilon=float(epsilon))]
+    return [mst_case(audit_frame(ctx), ctx.schema, epsilon=float(epsilon), algorithm=algorithm)]
 
 
 #: Method name -> the audit cases of that method at one epsilon (every ``dp=True`` method has one).
@@ -265,7 +265,7 @@ AUDITS: Mapping[str, Callable[[RunContext, float], list[AuditCase]]] = {
     "SSKM_DP (sound)": _sskm_cases,
     "IDP-KMeans": _idp_cases,
     "MST": _marginal_cases,
-    "AIM": _marginal_cases,
+    "AIM": partial(_marginal_cases, algorithm="AIM"),
 }
 
 

@@ -37,7 +37,7 @@ from core.sskm.sweeps import release_copy
 from core.sskm.variants import SSKM_VARIANTS
 
 __all__ = [
-    "Release", "MICRO_K", "MAX_CLUSTERS", "CDP_LR_NOISE_METHOD", "CDP_LR_PRESET",
+    "Release", "like_training", "MICRO_K", "MAX_CLUSTERS", "CDP_LR_NOISE_METHOD", "CDP_LR_PRESET",
     "needs_sensitive", "needs_implicit", "needs_numeric", "needs_label", "needs_binary_label",
     "raw_table", "generator_fit", "generator_sample", "krr_table", "sskm_fit", "sskm_table",
     "mdav_groups", "mdav_table", "mdav_dp_table", "idp_fit", "idp_kmeans_table",
@@ -70,7 +70,7 @@ class Release:
 
 
 # ------------------------------------------------------------------------ shared steps
-def _like_training(ctx: RunContext, table: pd.DataFrame, *, aligned: bool = False) -> pd.DataFrame:
+def like_training(ctx: RunContext, table: pd.DataFrame, *, aligned: bool = False) -> pd.DataFrame:
     """A released table with the training part's column types (post-processing, no cost).
 
     A column the table holds as numbers but the schema lists as categories (0/1 flags) comes
@@ -182,7 +182,7 @@ def krr_table(ctx: RunContext, fitted: Any, epsilon: float | None, seed: int) ->
     ledger = krr_ledger(columns, epsilon, table_columns=list(table.columns), schema=ctx.schema)
     ledger.mark_not_dp("The perturbed columns were chosen by implicit-attribute detection on the training "
                        "records themselves.")
-    return Release(ledger, table=_like_training(ctx, table, aligned=True), aligned=True)
+    return Release(ledger, table=like_training(ctx, table, aligned=True), aligned=True)
 
 
 def sskm_fit(mode: str) -> Callable[..., SSKMPublisherBase]:
@@ -201,7 +201,7 @@ def sskm_table(ctx: RunContext, pub: SSKMPublisherBase, epsilon: float | None, s
     """A fitted SSKM_DP publisher's release at ``epsilon`` (rows aligned for the paper's)."""
     mine = release_copy(pub, epsilon=epsilon, cs_threshold=pub.cs_threshold, random_state=seed)
     aligned = isinstance(mine, PaperSSKMDP)
-    table = _like_training(ctx, mine.table_.decode(mine.published_scaled_), aligned=aligned)
+    table = like_training(ctx, mine.table_.decode(mine.published_scaled_), aligned=aligned)
     return Release(mine.ledger_, table=table, aligned=aligned)
 
 
@@ -262,7 +262,7 @@ def idp_kmeans_table(ctx: RunContext, table: ScaledTable, epsilon: float | None,
     """DP k-means of the scaled table, released as rows at the noisy centres."""
     clusters = max(1, min(MAX_CLUSTERS, len(table.X) // MICRO_K))
     res = idp_kmeans(table.X, n_clusters=clusters, epsilon=epsilon, random_state=seed)
-    return Release(table.charge(res.ledger), table=_like_training(ctx, table.decode(res.published)))
+    return Release(table.charge(res.ledger), table=like_training(ctx, table.decode(res.published)))
 
 
 # ------------------------------------------------------------------------ model releases

@@ -374,6 +374,21 @@ def _references_section(result: ComparisonResult, risk: str) -> str:
 
 
 # ----------------------------------------------------------------------------- report
+def _every_measure(result: ComparisonResult, summary: pd.DataFrame) -> list[str]:
+    """The notes, CSV downloads and table of the report's "Every measure" section."""
+    return [
+        f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
+        "asked for; the guarantee column says what it delivers (a release marked "
+        f"{_e(NOT_DP_BADGE)} has none, whatever epsilon it names).</p>",
+        '<p class="note">Mean ± standard deviation over the repetitions (n); empty cells do not apply '
+        "to that kind of release. " + _download(summary_csv(result), filename="compare_summary.csv",
+                                               mime="text/csv", words="Summary as CSV") + " · "
+        + _download(runs_csv(result), filename="compare_runs.csv", mime="text/csv",
+                    words="Every release as CSV") + "</p>",
+        _summary_table(summary) if not summary.empty else "<p>No runs.</p>",
+    ]
+
+
 def build_report(result: ComparisonResult, *, config: CompareConfig, created: str | None = None,
                  dataset: Dataset | None = None) -> str:
     """One self-contained HTML page of a comparison (see the module docstring for its sections).
@@ -418,16 +433,7 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "<h2>Frontier</h2>", *figures,
         *(f'<p class="takeaway">{_e(text)}</p>' for text in _violations(result.audits)),
         "<h2>References</h2>", _references_section(result, config.risk),
-        "<h2>Every measure</h2>",
-        f'<p class="note">{_e(PRIVATE_MEASURES_NOTE)} The epsilon setting is what each release was '
-        "asked for; the guarantee column says what it delivers (a release marked "
-        f"{_e(NOT_DP_BADGE)} has none, whatever epsilon it names).</p>",
-        '<p class="note">Mean ± standard deviation over the repetitions (n); empty cells do not apply '
-        "to that kind of release. " + _download(summary_csv(result), filename="compare_summary.csv",
-                                               mime="text/csv", words="Summary as CSV") + " · "
-        + _download(runs_csv(result), filename="compare_runs.csv", mime="text/csv",
-                    words="Every release as CSV") + "</p>",
-        _summary_table(summary) if not summary.empty else "<p>No runs.</p>",
+        "<h2>Every measure</h2>", *_every_measure(result, summary),
         fidelity_html(result),
         "<h2>Privacy audit beside every DP point</h2>", _audit_section(result),
         "<h2>Methods, ledgers and guarantees</h2>",

@@ -59,6 +59,9 @@ def settings(dataset: Dataset) -> dict:
         if not eps_text:
             st.info("Choose at least one epsilon.", icon=":material/touch_app:")
             st.stop()
+        slow = cached.slow_methods_note(tuple(methods), epsilons=len(eps_text), repetitions=int(reps))
+        if slow:
+            st.warning(slow, icon=":material/hourglass_top:")
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
                 repetitions=int(reps), max_rows=int(max_rows), epochs=int(epochs), audit_runs=int(audit_runs))
 

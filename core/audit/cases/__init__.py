@@ -7,8 +7,9 @@ the dashboard's "Privacy audit" panels, so the app audits exactly what CI audits
 An :class:`AuditCase` and the functions that run cases are in :mod:`core.audit.cases.case`;
 the builders, one module per paper: :mod:`core.audit.cases.cdp` (paper 000: CDP-LR, its
 DP-SGD baseline, the count query), :mod:`core.audit.cases.imposter` (paper 002: kRR) and
-:mod:`core.audit.cases.sskm` (paper 003: SSKM_DP). This package exports them all; a new
-builder is added to ``__all__`` here.
+:mod:`core.audit.cases.sskm` (paper 003: SSKM_DP), and :mod:`core.audit.cases.marginal` for
+Compare's OpenDP peers (MST and AIM: their noisy marginal measurement). This package exports them
+all; a new builder is added to ``__all__`` here.
 
 A release is more than its noise step: :func:`pipeline_cases` builds one case per step
 before the noise that a careless pipeline reads from the rows (a category list, a range, a
@@ -18,6 +19,7 @@ several cases and :func:`worst_result` picks the worst, which the audit panel sh
 from core.audit.cases.case import AuditCase, as_cases, pipeline_cases, run_case, run_cases, worst_result
 from core.audit.cases.cdp import cdp_lr_case, count_query_case, dpsgd_case
 from core.audit.cases.imposter import krr_case
+from core.audit.cases.marginal import mst_case
 from core.audit.cases.sskm import sskm_paper_case, sskm_sound_case, sskm_sound_pipeline_cases
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "count_query_case",
     "dpsgd_case",
     "krr_case",
+    "mst_case",
     "pipeline_cases",
     "run_case",
     "run_cases",

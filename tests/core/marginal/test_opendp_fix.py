@@ -1,0 +1,66 @@
+"""core.marginal.opendp_fix: MST and AIM split their budget a hair more conservatively than
+OpenDP 0.16.0, which refuses some of its own releases (opendp#2789).
+
+If ``test_opendp_still_needs_the_fix`` fails, OpenDP has fixed the bug: remove the module.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from core.marginal import opendp_fix
+
+
+def _release_ten_binary_columns() -> object:
+    """MST at epsilon 1 on ten binary columns: the smallest release found that hits the bug."""
+    import opendp.prelude as dp
+    import polars as pl
+
+    dp.enable_features("contrib")
+    rng = np.random.default_rng(0)
+    names = [f"c{i}" for i in range(10)]
+    data = pl.LazyFrame({c: pl.Series(c, rng.integers(0, 2, 50), dtype=pl.Int64) for c in names})
+    ctx = dp.Context.compositor(data=data, privacy_unit=dp.unit_of(contributions=2),
+                                privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    keys = {c: pl.Series(c, [0, None], dtype=pl.Int64) for c in names}
+    return ctx.query().select(*names).contingency_table(keys=keys, algorithm=dp.mbi.MST()).release()
+
+
+@pytest.mark.parametrize("x", [1e-300, 0.05, 0.049999999999999975, 1 / 3, 1.0, 7.5, 1e12])
+def test_the_conservative_prior_is_below_opendps(x):
+    from opendp.extras.mbi._utilities import prior
+
+    assert opendp_fix.conservative_prior(x) <= prior(x) < x
+    assert opendp_fix.conservative_prior(x) >= x * (1 - 2e-9)  # and only a hair below
+
+
+@pytest.mark.parametrize("x", [0.0, -1.0])
+def test_zero_and_negative_parts_stay_at_most_themselves(x):
+    assert opendp_fix.conservative_prior(x) == math.nextafter(x, -math.inf)
+
+
+def test_apply_is_idempotent():
+    opendp_fix.apply()
+    opendp_fix.apply()
+    assert opendp_fix.is_applied()
+
+
+def test_opendp_still_needs_the_fix(monkeypatch):
+    from opendp.extras.mbi._utilities import prior
+    from opendp.mod import OpenDPException
+
+    import opendp.extras.mbi._aim as aim
+    import opendp.extras.mbi._mst as mst
+
+    for module in (mst, aim):
+        monkeypatch.setattr(module, "prior", prior)
+    with pytest.raises(OpenDPException, match="insufficient budget"):
+        _release_ten_binary_columns()
+
+
+def test_with_the_fix_the_release_goes_through():
+    opendp_fix.apply()
+    table = _release_ten_binary_columns()
+    assert len(table.marginals.flatten()) == 10 + 9  # every one-way marginal and a spanning tree
