@@ -16,8 +16,8 @@ from dashboard import cli
 from dashboard.cdp.jobs import run_curves, run_mae, run_publishing, run_schemes
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "solve.json"
-ENTRY_KEYS = {"method", "target", "met", "epsilon", "epsilon_range", "reason", "uncertainty", "seeded",
-              "seeded_note", "spread", "is_dp", "curve", "value"}
+ENTRY_KEYS = {"method", "target", "direction", "met", "epsilon", "epsilon_range", "reason", "uncertainty",
+              "seeded", "seeded_note", "spread", "is_dp", "curve", "value"}
 
 
 def _without_seconds(answer: dict) -> dict:

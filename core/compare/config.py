@@ -39,7 +39,8 @@ from core.compare.measures import AXES
 from core.compare.registry import METHODS
 from core.compare.result import ComparisonResult
 from core.compare.run import compare
-from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
+from core.data import Dataset
+from core.data.config_files import PUBLIC, load_named, parse_json, read_config_text
 from core.data.samples import SAMPLES
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
@@ -60,7 +61,6 @@ __all__ = [
 #: The ``format`` field of every config file this module writes and reads.
 FORMAT = "pux-compare/1"
 #: Public datasets, read from a data directory (``--data-dir`` or ``PUX_DATA_DIR``).
-PUBLIC = {"adult": load_adult, "nltcs": load_nltcs}
 _CSV = "csv:"
 #: Frontier axes besides ``ai_advantage_<sensitive column>`` and ``ai_member_<sensitive column>``.
 _AXES = tuple(AXES)
@@ -302,27 +302,14 @@ class CompareConfig:
             Text that is not JSON, not an object, without ``"format": "pux-compare/1"``,
             with unknown or missing fields, or with a field of the wrong type or value.
         """
-        if not isinstance(text, (str, bytes)):
-            raise TypeError(f"text must be a string, got {type(text).__name__}.")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"the config is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}).") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "CompareConfig":
         """Read a config file (UTF-8 JSON); a missing or unreadable file is a ValueError."""
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"there is no config file at {p}; check the path.") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"the config file {p} cannot be read ({type(exc).__name__}).") from None
+        text, folder = read_config_text(path)
         config = cls.from_json(text)
-        object.__setattr__(config, "_folder", p.resolve().parent)  # where a relative schema path lives
+        object.__setattr__(config, "_folder", folder)  # where a relative schema path lives
         return config
 
     # ---------------------------------------------------------------- helpers
@@ -335,14 +322,7 @@ class CompareConfig:
 # ----------------------------------------------------------------------------- running
 def _raw_dataset(config: CompareConfig, data_dir: str | os.PathLike | None,
                  csv: str | os.PathLike | None) -> Dataset:
-    if config.dataset in SAMPLES:
-        return load_sample(config.dataset)
-    if config.dataset in PUBLIC:
-        return PUBLIC[config.dataset](data_dir)
-    if csv is None:
-        raise DataError(f"The config compares the CSV '{config.csv_name}': pass its path with --csv PATH "
-                        "(or csv= in Python).")
-    return load_csv(csv, name=config.csv_name)
+    return load_named(config.dataset, csv_name=config.csv_name, data_dir=data_dir, csv=csv, verb="compares")
 
 
 def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = None,

@@ -4,7 +4,12 @@ API summary (stable names; every result has ``to_dict()`` for JSON)
 --------------------------------------------------------------------
 * :class:`~core.decide.target.Target` ``(measure, at_least=None, at_most=None)`` -- exactly one
   bound. ``Target.parse("utility>=0.8")``, ``Target.from_dict({...})``, ``.describe()``
-  ("accuracy at least 0.8"), ``.met(value)``, ``.threshold``, ``.higher_is_better``, ``.to_dict()``.
+  ("accuracy at least 0.8"), ``.met(value)``, ``.threshold``, ``.higher_is_better``, ``.direction``,
+  ``.to_dict()``. :func:`~core.decide.target.direction_of` ``(measure) -> "from" | "up_to"`` is the
+  one place that says which way a target is met: ``"from"`` an epsilon on (utility, accuracy,
+  errors, fidelity scores: more epsilon helps), ``"up_to"`` an epsilon (the privacy risks of
+  :data:`~core.decide.target.RISK_MEASURES` and ``ai_advantage_<col>``/``ai_member_<col>``:
+  risk grows with epsilon). ``Target.direction`` is it for an at-most target (``"from"`` for at least).
 * :func:`~core.decide.solve.solve_epsilon` ``(curve, target, *, method="", confidence=0.95)
   -> Solution``: ``curve`` is a DataFrame with columns ``epsilon`` and ``value``, one row per
   (epsilon, repetition).
@@ -13,11 +18,13 @@ API summary (stable names; every result has ``to_dict()`` for JSON)
   a method without that measure gets a "does not apply" Solution, one without epsilon a
   "takes no epsilon" one).
 * :class:`~core.decide.solve.Solution` fields: ``method, target, met, epsilon, epsilon_low,
-  epsilon_high, grid, means, lows, highs, repetitions, confidence, reason, value``.
-  ``epsilon`` is the point to mark on the curve (None: "no epsilon in range meets it", the
-  reason says so); ``epsilon_low``/``epsilon_high`` its uncertainty (where the optimistic /
-  pessimistic bound of the means' t intervals cross; ``epsilon_high`` is ``math.inf`` (None in
-  ``to_dict``) when the pessimistic bound never meets it in range).
+  epsilon_high, grid, means, lows, highs, repetitions, confidence, reason, value`` and the
+  property ``direction`` (in ``to_dict`` too). ``epsilon`` is the point to mark on the curve:
+  met from there on (``"from"``) or up to there (``"up_to"``); None: "no epsilon in range meets
+  it", the reason says so. ``epsilon_low``/``epsilon_high`` are the lower/upper end of its
+  uncertainty (where the optimistic / pessimistic bound of the means' t intervals cross;
+  ``epsilon_high`` is ``math.inf`` (None in ``to_dict``, ``epsilon_high_beyond_range`` True)
+  when the upper end lies beyond the range).
 * :func:`~core.decide.curve.curve_points` ``(curve, *, confidence) -> CurvePoints`` (grid, means,
   lows, highs, counts) and :func:`~core.decide.curve.crossing` for charts.
 * :data:`~core.decide.selection.PRIVATE_CHOICE_NOTE` -- the sentence every answer shows.
@@ -55,8 +62,8 @@ from core.decide.selection import (
     selection_cost,
 )
 from core.decide.solve import Solution, solve_epsilon, solve_summary
-from core.decide.target import Target
+from core.decide.target import DIRECTIONS, FROM, RISK_MEASURES, UP_TO, Target, direction_of
 
-__all__ = ["Crossing", "CurvePoints", "PRIVATE_CHOICE_NOTE", "Selected", "Solution", "Target", "crossing",
-           "curve_points", "liu_talwar_selection", "mark_private_choice", "papernot_steinke_selection",
-           "selection_cost", "solve_epsilon", "solve_summary"]
+__all__ = ["Crossing", "CurvePoints", "DIRECTIONS", "FROM", "PRIVATE_CHOICE_NOTE", "RISK_MEASURES", "Selected",
+           "Solution", "Target", "UP_TO", "crossing", "curve_points", "direction_of", "liu_talwar_selection",
+           "mark_private_choice", "papernot_steinke_selection", "selection_cost", "solve_epsilon", "solve_summary"]

@@ -26,6 +26,8 @@ from core.cdp.schedule import NOISE_METHODS, PRESETS
 from core.compare.audits import check_audit_runs
 from core.compare.measures import MEASURES
 from core.compare.registry import METHODS
+from core.data.config_files import PUBLIC as _PUBLIC
+from core.data.config_files import parse_json, read_config_text
 from core.data.samples import SAMPLES
 from core.decide.curve import _check_confidence
 from core.decide.pages import PAGE_MEASURE, PAGES
@@ -37,7 +39,6 @@ __all__ = ["FORMAT", "PAGE_DEFAULTS", "SolveConfig"]
 
 #: The ``format`` field of every solve config.
 FORMAT = "pux-solve/1"
-_PUBLIC = ("adult", "nltcs")
 _CSV = "csv:"
 #: Each page's settings and their defaults (the page's own defaults), with the repetitions per point.
 PAGE_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -327,28 +328,15 @@ class SolveConfig:
     @classmethod
     def from_json(cls, text: str) -> "SolveConfig":
         """Parse a config's JSON text (not JSON, not an object: a ValueError in one sentence)."""
-        if not isinstance(text, (str, bytes)):
-            raise TypeError(f"text must be a string, got {type(text).__name__}.")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"the config is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                             f"column {exc.colno}).") from None
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "SolveConfig":
         """Read a config file (UTF-8 JSON); relative ``schema`` and ``reference`` paths are read
         from its folder. A missing or unreadable file is a ValueError."""
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"there is no config file at {p}; check the path.") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"the config file {p} cannot be read ({type(exc).__name__}).") from None
+        text, folder = read_config_text(path)
         config = cls.from_json(text)
-        object.__setattr__(config, "_folder", p.resolve().parent)
+        object.__setattr__(config, "_folder", folder)
         return config
 
     # ---------------------------------------------------------------- helpers

@@ -3,8 +3,9 @@
 :func:`run_solve` loads the dataset (and the public reference table, when the config names
 one), computes the page's runs with :mod:`core.decide.pages` (or :func:`core.compare.run.compare`),
 solves every method with :func:`core.decide.solve.solve_summary` and returns what
-``pux solve`` prints: ``{"schema": "pux-solve/1", ...}``, per method the target, the
-epsilon range (or null with the reason), its uncertainty, whether the method is seeded, and
+``pux solve`` prints: ``{"schema": "pux-solve/1", ...}``, per method the target, its
+direction (met ``"from"`` an epsilon on, or ``"up_to"`` one for a risk), the epsilon range
+(or null with the reason), its uncertainty, whether the method is seeded, and
 the note on choosing epsilon on the private data (:data:`core.decide.selection.PRIVATE_CHOICE_NOTE`)
 with what the sound alternative, private selection, would cost over the grid.
 """
@@ -19,12 +20,13 @@ import pandas as pd
 
 from core.compare.registry import METHODS
 from core.compare.run import compare
-from core.data import Dataset, load_adult, load_csv, load_nltcs, load_sample
-from core.data.samples import SAMPLES
+from core.data import Dataset, load_csv
+from core.data.config_files import load_named
 from core.decide.config import SolveConfig
 from core.decide.pages import cdp_lr_runs, publishing_runs
 from core.decide.selection import PRIVATE_CHOICE_NOTE, selection_cost
 from core.decide.solve import Solution, solve_summary
+from core.decide.target import UP_TO
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
 from core.runtime.progress import Progress
@@ -42,19 +44,11 @@ REFERENCE_NOTE = ("Solved on the public reference table, not on the private data
 #: What an unseeded method's answer says.
 UNSEEDED_NOTE = ("Its sampler cannot be seeded: the same config gives another curve, so another epsilon, on each "
                  "run; read the spread over repetitions (sd per epsilon) and the interval, not the point.")
-_PUBLIC = {"adult": load_adult, "nltcs": load_nltcs}
 
 
 # ----------------------------------------------------------------------------- data
 def _raw(config: SolveConfig, data_dir: Any, csv: Any) -> Dataset:
-    if config.dataset in SAMPLES:
-        return load_sample(config.dataset)
-    if config.dataset in _PUBLIC:
-        return _PUBLIC[config.dataset](data_dir)
-    if csv is None:
-        raise DataError(f"The config solves on the CSV '{config.csv_name}': pass its path with --csv PATH "
-                        "(or csv= in Python).")
-    return load_csv(csv, name=config.csv_name)
+    return load_named(config.dataset, csv_name=config.csv_name, data_dir=data_dir, csv=csv, verb="solves on")
 
 
 def _roles(dataset: Dataset, config: SolveConfig) -> Dataset:
@@ -183,14 +177,18 @@ def _spread(runs: pd.DataFrame, method: str, measure: str) -> list[dict[str, Any
 
 def solution_entry(solution: Solution, *, seeded: bool = True, is_dp: bool | None = None,
                    spread: list | None = None) -> dict[str, Any]:
-    """One method's answer as ``pux solve`` prints it: the target, the epsilon range (from
-    ``epsilon`` to the largest epsilon tried, or None with the reason), its uncertainty,
+    """One method's answer as ``pux solve`` prints it: the target, its ``direction`` (``"from"``
+    or ``"up_to"``, :attr:`core.decide.target.Target.direction`), the epsilon range (``"from"``:
+    ``epsilon`` to the largest epsilon tried; ``"up_to"``, a risk: the smallest epsilon tried to
+    ``epsilon``; None with the reason where no epsilon meets the target), its uncertainty,
     whether the method is seeded (an unseeded one with its spread) and the whole solution."""
     d = solution.to_dict()
     reached = solution.met and solution.epsilon is not None
+    span = ([float(solution.grid[0]), d["epsilon"]] if solution.direction == UP_TO
+            else [d["epsilon"], float(solution.grid[-1])]) if reached else None
     return {
-        "method": solution.method, "target": d["target"], "met": d["met"], "epsilon": d["epsilon"],
-        "epsilon_range": [d["epsilon"], float(solution.grid[-1])] if reached else None,
+        "method": solution.method, "target": d["target"], "direction": d["direction"], "met": d["met"],
+        "epsilon": d["epsilon"], "epsilon_range": span,
         "reason": solution.reason,
         "uncertainty": {"epsilon_low": d["epsilon_low"], "epsilon_high": d["epsilon_high"],
                         "epsilon_high_beyond_range": d["epsilon_high_beyond_range"],

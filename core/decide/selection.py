@@ -287,7 +287,9 @@ def papernot_steinke_selection(run: Runner, candidates: Sequence[float], *, gamm
 
 def target_runner(measure: Callable[[float, int], Any], target: Any) -> Runner:
     """A runner that scores a run by a target: ``-epsilon`` when the run's measured value
-    meets ``target`` (the smallest qualifying epsilon wins), ``-inf`` when it does not.
+    meets ``target`` (the smallest qualifying epsilon wins), ``-inf`` when it does not; for a
+    privacy-risk target met *up to* an epsilon (``target.direction == "up_to"``), ``+epsilon``
+    (the largest qualifying epsilon wins).
 
     Parameters
     ----------
@@ -305,7 +307,9 @@ def target_runner(measure: Callable[[float, int], Any], target: Any) -> Runner:
     if not isinstance(target, Target):
         raise TypeError(f"target must be a Target, got {type(target).__name__}.")
 
+    sign = 1.0 if target.direction == "up_to" else -1.0
+
     def run(epsilon: float, random_state: int) -> float:
-        return -float(epsilon) if target.met(measure(epsilon, random_state)) else -math.inf
+        return sign * float(epsilon) if target.met(measure(epsilon, random_state)) else -math.inf
 
     return run

@@ -1,10 +1,19 @@
-"""Solve for epsilon: the smallest epsilon from which a method meets a target, and how sure that is.
+"""Solve for epsilon: the epsilon range over which a method meets a target, and how sure that is.
 
 :func:`solve_epsilon` reads one method's curve (a measure at each epsilon, several
-repetitions each) and answers with a :class:`Solution`: the epsilon from which the mean
-meets the target at every larger grid epsilon (interpolated on log-epsilon between the
-last failing and the first meeting grid point), and its uncertainty, the epsilons where the
-optimistic and the pessimistic bound of each mean's t interval cross the same way.
+repetitions each) and answers with a :class:`Solution`, in the target's direction
+(:attr:`core.decide.target.Target.direction`, from :func:`core.decide.target.direction_of`):
+
+* ``"from"`` (utility, accuracy, an error, a fidelity score: more epsilon helps): the
+  smallest epsilon from which the mean meets the target at every larger grid epsilon
+  (interpolated on log-epsilon between the last failing and the first meeting grid point);
+* ``"up_to"`` (an at-most target on a privacy risk: risk grows with epsilon): the largest
+  epsilon up to which the mean meets the target at every smaller grid epsilon (interpolated
+  between the last meeting and the first failing grid point), the same logic on the grid
+  read from the largest epsilon down;
+
+and its uncertainty, the epsilons where the optimistic and the pessimistic bound of each
+mean's t interval cross the same way.
 :func:`solve_summary` does it for every method of a comparison's runs
 (:attr:`core.compare.result.ComparisonResult.runs`), which is what ``pux solve`` prints and
 what the pages mark on their curves.
@@ -23,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from core.decide.curve import Crossing, CurvePoints, _check_confidence, crossing, curve_points
-from core.decide.target import Target
+from core.decide.target import UP_TO, Target
 
 __all__ = ["Solution", "solve_epsilon", "solve_summary"]
 
@@ -45,17 +54,25 @@ class Solution:
     method : str
     target : Target
     met : bool
-        Whether some epsilon in range meets the target from there on (for a method that takes
-        no epsilon: whether its value meets it).
+        Whether some epsilon in range meets the target from there on, or up to there for an
+        ``"up_to"`` target (for a method that takes no epsilon: whether its value meets it).
     epsilon : float or None
-        The smallest epsilon from which the mean meets the target at every larger grid epsilon
-        (the smallest grid epsilon when the mean meets it there already: the answer is then at
-        or below it); None when none does.
+        ``"from"`` (:attr:`direction`): the smallest epsilon from which the mean meets the
+        target at every larger grid epsilon (the smallest grid epsilon when the mean meets it
+        there already: the answer is then at or below it). ``"up_to"``: the largest epsilon up
+        to which the mean meets it at every smaller grid epsilon (the largest grid epsilon when
+        the mean meets it there still: the answer is then at or above it). None when none does
+        (for ``"up_to"``: the mean fails already at the smallest epsilon tried).
     epsilon_low, epsilon_high : float or None
-        The uncertainty of ``epsilon``: where the optimistic and the pessimistic bound of the
-        means' intervals cross. ``epsilon_high`` is ``math.inf`` when the pessimistic bound
-        meets the target nowhere in range; either is None where unknown (a single repetition,
-        an optimistic crossing at or below the smallest epsilon, no epsilon).
+        The lower and upper end of the uncertainty of ``epsilon``: where the optimistic and the
+        pessimistic bound of the means' intervals cross. ``"from"``: ``epsilon_low`` from the
+        optimistic bound, ``epsilon_high`` from the pessimistic one, ``math.inf`` when that
+        meets the target nowhere in range. ``"up_to"``: ``epsilon_low`` where the pessimistic
+        bound stops meeting it (the largest grid epsilon when it never stops), ``epsilon_high``
+        where the optimistic bound stops, ``math.inf`` when that meets it at every epsilon in
+        range. Either is None where unknown or below the range (a single repetition, an
+        optimistic crossing at or below the smallest epsilon for ``"from"``, a pessimistic bound
+        that fails already at the smallest epsilon for ``"up_to"``, no epsilon).
     grid : tuple of float
         The epsilons of the curve, ascending.
     means, lows, highs : tuple
@@ -68,6 +85,8 @@ class Solution:
         The answer in one sentence of plain words.
     value : float or None
         The mean value of a method that takes no epsilon (None for the others).
+    direction : {"from", "up_to"}
+        A property: the target's :attr:`~core.decide.target.Target.direction`.
     """
 
     method: str
@@ -85,12 +104,18 @@ class Solution:
     reason: str
     value: float | None = None
 
+    @property
+    def direction(self) -> str:
+        """``"from"`` (met from ``epsilon`` on) or ``"up_to"`` (met up to ``epsilon``: a risk)."""
+        return self.target.direction
+
     def to_dict(self) -> dict[str, Any]:
-        """Every field, JSON-safe: the target as :meth:`Target.to_dict`, None for what is missing
-        or infinite; ``epsilon_high_beyond_range`` is True where ``epsilon_high`` is None because
-        the pessimistic bound meets the target nowhere in range (not because it is unknown)."""
+        """Every field and ``direction``, JSON-safe: the target as :meth:`Target.to_dict`, None for
+        what is missing or infinite; ``epsilon_high_beyond_range`` is True where ``epsilon_high``
+        is None because the upper end lies beyond the range (not because it is unknown)."""
         return {
-            "method": self.method, "target": self.target.to_dict(), "met": bool(self.met),
+            "method": self.method, "target": self.target.to_dict(), "direction": self.direction,
+            "met": bool(self.met),
             "epsilon": _safe(self.epsilon), "epsilon_low": _safe(self.epsilon_low),
             "epsilon_high": _safe(self.epsilon_high),
             "epsilon_high_beyond_range": self.epsilon_high is not None and math.isinf(self.epsilon_high),
@@ -107,9 +132,10 @@ def _num(value: float) -> str:
 
 
 def _best(points: CurvePoints, target: Target) -> tuple[float, float]:
-    """(value, epsilon) of the best mean on the grid for this target (the largest epsilon on ties)."""
+    """(value, epsilon) of the best mean on the grid for this target (on ties the largest epsilon,
+    the smallest for an ``"up_to"`` target)."""
     order = np.asarray(points.means) * (1 if target.higher_is_better else -1)
-    i = int(len(order) - 1 - np.argmax(order[::-1]))
+    i = int(np.argmax(order)) if target.direction == UP_TO else int(len(order) - 1 - np.argmax(order[::-1]))
     return points.means[i], points.grid[i]
 
 
@@ -126,28 +152,57 @@ def _range_words(low: float | None, high: float | None, points: CurvePoints, con
     return f"with {confidence:.0%} confidence the answer lies between {start} and {end}"
 
 
+def _head(point: Crossing, points: CurvePoints, target: Target) -> str:
+    """The answer's first clause, in the target's direction."""
+    if target.direction == UP_TO:
+        if point.where == "below":
+            return (f"The mean meets {target.describe()} at every epsilon tried, still at the largest epsilon "
+                    f"tried ({_num(points.grid[-1])}), so the answer is at or above it")
+        e_fail, e_meet = point.segment  # type: ignore[misc]
+        return (f"The mean meets {target.describe()} up to epsilon {_num(point.epsilon)} (interpolated on "
+                f"log-epsilon between {_num(e_meet)} and {_num(e_fail)})")
+    if point.where == "below":
+        return (f"The mean meets {target.describe()} already at the smallest epsilon tried "
+                f"({_num(points.grid[0])}), so the answer is at or below it")
+    e0, e1 = point.segment  # type: ignore[misc]
+    return (f"The mean meets {target.describe()} from epsilon {_num(point.epsilon)} on (interpolated on "
+            f"log-epsilon between {_num(e0)} and {_num(e1)})")
+
+
 def _reason(point: Crossing, low: float | None, high: float | None, points: CurvePoints, target: Target,
             confidence: float) -> str:
-    if point.where == "below":
-        head = (f"The mean meets {target.describe()} already at the smallest epsilon tried "
-                f"({_num(points.grid[0])}), so the answer is at or below it")
-    else:
-        e0, e1 = point.segment  # type: ignore[misc]
-        head = (f"The mean meets {target.describe()} from epsilon {_num(point.epsilon)} on (interpolated on "
-                f"log-epsilon between {_num(e0)} and {_num(e1)})")
-    parts = [head, _range_words(low, high, points, confidence)]
+    parts = [_head(point, points, target), _range_words(low, high, points, confidence)]
     if point.also_met:
-        listed = ", ".join(_num(e) for e in point.also_met)
-        parts.append(f"the mean crosses the target more than once (it also meets it at epsilon {listed} and "
+        listed = ", ".join(_num(e) for e in sorted(point.also_met))
+        parts.append(f"the mean crosses the target more than once (it meets it again at epsilon {listed}, above "
+                     "an epsilon where it fails), so this is the largest epsilon up to which it meets it throughout"
+                     if target.direction == UP_TO else
+                     f"the mean crosses the target more than once (it also meets it at epsilon {listed} and "
                      "fails again above), so this is where it meets it for good")
     return "; ".join(parts) + "."
 
 
-def _never_reason(points: CurvePoints, target: Target, low: float | None) -> str:
+def _never_up_to(points: CurvePoints, met_at: list[float], high: float | None) -> str:
+    """What a ``"up_to"`` answer with no epsilon adds: the smallest epsilon fails already."""
+    text = (f"; a risk's target must hold at every smaller epsilon too, and the mean fails it already at the "
+            f"smallest epsilon tried ({_num(points.grid[0])})")
+    if met_at:
+        text += (f"; the mean meets it at epsilon {', '.join(_num(e) for e in met_at)} but fails at a smaller "
+                 "epsilon, so the curve crosses the target more than once")
+    if high is not None:
+        reach = "at every epsilon tried" if math.isinf(high) else f"up to epsilon {_num(high)}"
+        text += (f"; the optimistic end of the means' intervals meets it {reach}, so more repetitions could "
+                 "change this answer")
+    return text
+
+
+def _never_reason(points: CurvePoints, target: Target, low: float | None, high: float | None = None) -> str:
     value, eps = _best(points, target)
     text = (f"No epsilon in range meets {target.describe()} (best mean: {_num(value)} at epsilon {_num(eps)}; "
             f"range {_num(points.grid[0])} to {_num(points.grid[-1])})")
     met_at = [g for g, m in zip(points.grid, points.means) if target.met(m)]
+    if target.direction == UP_TO:
+        return text + _never_up_to(points, met_at, high) + "."
     if met_at:
         text += (f"; the mean meets it at epsilon {', '.join(_num(e) for e in met_at)} but fails again at a "
                  "larger epsilon, so the curve crosses the target more than once")
@@ -165,12 +220,26 @@ def _bounds(points: CurvePoints, target: Target) -> tuple[list, list]:
     return list(points.lows), list(points.highs)
 
 
+def _cross(points: CurvePoints, values: Any, target: Target) -> Crossing:
+    """:func:`~core.decide.curve.crossing` in the target's direction: on the ascending grid for
+    ``"from"``; for ``"up_to"`` on the grid read from the largest epsilon down, so that "below"
+    means "still met at the largest epsilon", ``segment`` is (failing, meeting) epsilon and
+    ``also_met`` lists larger epsilons where the series meets the target again."""
+    if target.direction == UP_TO:
+        return crossing(points.grid[::-1], list(values)[::-1], target)
+    return crossing(points.grid, values, target)
+
+
 def _uncertainty(points: CurvePoints, target: Target) -> tuple[float | None, float | None]:
     """(epsilon_low, epsilon_high): where the optimistic and the pessimistic bound cross."""
     if not points.intervals_known:
         return None, None
     optimistic, pessimistic = _bounds(points, target)
-    opt, pes = crossing(points.grid, optimistic, target), crossing(points.grid, pessimistic, target)
+    opt, pes = _cross(points, optimistic, target), _cross(points, pessimistic, target)
+    if target.direction == UP_TO:
+        low = pes.epsilon if pes.where != "never" else None  # None: it fails already at the smallest epsilon
+        high = math.inf if opt.where == "below" else opt.epsilon  # inf: met at every epsilon in range
+        return low, high
     low = opt.epsilon if opt.where == "inside" else None
     high = math.inf if pes.where == "never" else pes.epsilon
     return low, high
@@ -178,7 +247,8 @@ def _uncertainty(points: CurvePoints, target: Target) -> tuple[float | None, flo
 
 def solve_epsilon(curve: pd.DataFrame, target: Target, *, method: str = "",
                   confidence: float = 0.95) -> Solution:
-    """The smallest epsilon of the curve's range from which the mean meets ``target``, with its uncertainty.
+    """The epsilon of the curve's range from which (or, for a risk, up to which) the mean meets
+    ``target``, with its uncertainty.
 
     Parameters
     ----------
@@ -194,11 +264,15 @@ def solve_epsilon(curve: pd.DataFrame, target: Target, *, method: str = "",
     Returns
     -------
     Solution
+        For a ``"from"`` target (:attr:`Target.direction <core.decide.target.Target.direction>`),
         ``epsilon`` is where the mean meets the target at that point and at every larger grid
         epsilon (the start of the last run of meeting points, interpolated linearly on
-        log-epsilon between the last failing and the first meeting grid point);
-        ``epsilon_low`` and ``epsilon_high`` are found the same way from the optimistic and
-        the pessimistic bound. Privacy: when the curve comes from the private data, the
+        log-epsilon between the last failing and the first meeting grid point). For an
+        ``"up_to"`` target (a risk at most Z), where it meets it at that point and at every
+        smaller grid epsilon (the end of the first run of meeting points, interpolated between
+        the last meeting and the first failing grid point): more epsilon there would give the
+        attack more. ``epsilon_low`` and ``epsilon_high`` are found the same way from the
+        optimistic and the pessimistic bound. Privacy: when the curve comes from the private data, the
         choice it supports is itself a use of the private data
         (:data:`core.decide.selection.PRIVATE_CHOICE_NOTE`).
     """
@@ -208,13 +282,13 @@ def solve_epsilon(curve: pd.DataFrame, target: Target, *, method: str = "",
         raise TypeError(f"method must be a string, got {type(method).__name__}.")
     confidence = _check_confidence(confidence)
     points = curve_points(curve, confidence=confidence)
-    point = crossing(points.grid, points.means, target)
+    point = _cross(points, points.means, target)
     low, high = _uncertainty(points, target)
     common = dict(method=method, target=target, grid=points.grid, means=points.means, lows=points.lows,
                   highs=points.highs, repetitions=min(points.counts), confidence=confidence)
     if point.where == "never":
         return Solution(met=False, epsilon=None, epsilon_low=low, epsilon_high=high if points.intervals_known
-                        else None, reason=_never_reason(points, target, low), **common)
+                        else None, reason=_never_reason(points, target, low, high), **common)
     return Solution(met=True, epsilon=point.epsilon, epsilon_low=low, epsilon_high=high,
                     reason=_reason(point, low, high, points, target, confidence), **common)
 

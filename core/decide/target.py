@@ -3,13 +3,18 @@
 A :class:`Target` names a measure (a column of a comparison's runs, such as ``utility`` or
 ``ai_advantage``, or any measure of a curve) and one bound on it: ``at_least`` for a measure
 where higher is better, ``at_most`` for an error or a risk. :func:`core.decide.solve.solve_epsilon`
-finds the epsilon from which a method meets it.
+finds the epsilon range over which a method meets it, in the target's :attr:`Target.direction`
+(:func:`direction_of`, the one place that says it): a utility, a fidelity score or an error
+improves with epsilon, so its target is met *from* an epsilon on (``"from"``); an attack's
+success and the ledger's epsilon grow with epsilon, so a risk's at-most target is met *up to*
+an epsilon (``"up_to"``).
 
 Typical use::
 
     Target.parse("utility>=0.8")                              # accuracy at least 0.8
     Target.from_dict({"measure": "ai_advantage", "at_most": 0.05})
     Target("mae", at_most=0.5).met(0.42)                      # True
+    direction_of("ai_advantage")                              # "up_to"
 """
 from __future__ import annotations
 
@@ -21,7 +26,21 @@ from typing import Any
 
 from core.compare.measures import MEASURE_WORDS
 
-__all__ = ["Target"]
+__all__ = ["FROM", "UP_TO", "DIRECTIONS", "RISK_MEASURES", "RISK_PREFIXES", "direction_of", "Target"]
+
+#: A target met from an epsilon on: the measure improves with epsilon (accuracy, an error).
+FROM = "from"
+#: A target met up to an epsilon: the measure is a risk that grows with epsilon.
+UP_TO = "up_to"
+#: The two directions, in :func:`direction_of`'s words.
+DIRECTIONS = (FROM, UP_TO)
+#: Risks that grow with epsilon: the attacks' advantages and success rates (attribute inference,
+#: its version on the released people, distance to closest record, membership inference) and
+#: the ledger's epsilon itself. More epsilon means more risk, so "at most Z" holds up to an epsilon.
+RISK_MEASURES = frozenset({"ai_advantage", "ai_member", "dcr_risk", "dcr_excess", "normalised_excess", "mia_auc",
+                           "mia_advantage", "ledger_epsilon"})
+#: Per-attribute risks (``ai_advantage_<column>``, ``ai_member_<column>``).
+RISK_PREFIXES = ("ai_advantage_", "ai_member_")
 
 _PARSE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|≥|≤)\s*(\S+)\s*$")
 _KEYS = ("measure", "at_least", "at_most")
@@ -37,6 +56,35 @@ def _bound(value: Any, name: str) -> float | None:
     if not math.isfinite(float(value)):
         raise ValueError(f"{name} must be a finite number, got {value!r}.")
     return float(value)
+
+
+def direction_of(measure: str) -> str:
+    """Whether the usual target on ``measure`` (at least for a utility, at most for an error or a
+    risk) is met from an epsilon on or up to one: the one place that says it.
+
+    Parameters
+    ----------
+    measure : str
+        A measure's name: a column of a comparison's runs or of a curve.
+
+    Returns
+    -------
+    {"from", "up_to"}
+        ``"up_to"`` for a privacy risk (:data:`RISK_MEASURES` and the per-attribute
+        ``ai_advantage_<column>``, ``ai_member_<column>``): risk grows with epsilon, so the
+        answer is the largest epsilon up to which the mean meets the target (more epsilon
+        means less privacy). ``"from"`` for everything else (utility, accuracy, MAE, MSE,
+        column_shape, pair_trend, tv_*...): more epsilon helps, so the answer is the smallest
+        epsilon from which the mean meets it.
+
+    Raises
+    ------
+    TypeError
+        A measure that is not a string.
+    """
+    if not isinstance(measure, str):
+        raise TypeError(f"measure must be a string, got {type(measure).__name__}.")
+    return UP_TO if measure in RISK_MEASURES or measure.startswith(RISK_PREFIXES) else FROM
 
 
 @dataclass(frozen=True)
@@ -89,6 +137,16 @@ class Target:
     def higher_is_better(self) -> bool:
         """True for an ``at_least`` target."""
         return self.at_least is not None
+
+    @property
+    def direction(self) -> str:
+        """``"up_to"`` for an at-most target on a risk (:func:`direction_of`): met up to an
+        epsilon, the largest epsilon up to which the mean meets it is the answer; ``"from"``
+        otherwise: met from an epsilon on (an at-least target on a risk, "the attack succeeds at
+        least this much", grows into being met with epsilon, so it reads ``"from"`` too)."""
+        if self.higher_is_better:
+            return FROM
+        return direction_of(self.measure)
 
     def met(self, value: Any) -> bool:
         """Whether ``value`` meets the target (a missing or NaN value never does)."""

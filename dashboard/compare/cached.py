@@ -67,7 +67,8 @@ def slow_methods_note(methods: tuple[str, ...], *, epsilons: int, repetitions: i
     if not slow:
         return None
     releases = epsilons * repetitions
-    parts = [f"{m}: {releases} releases of about {SLOW_SECONDS[m]:.0f} s each on the census sample "
+    plural = "s" if releases != 1 else ""
+    parts = [f"{m}: {releases} release{plural} of about {SLOW_SECONDS[m]:.0f} s each on the census sample "
              f"(about {releases * SLOW_SECONDS[m] / 60:.0f} min)" for m in slow]
     memory = " AIM needs about 4-5 GB of memory." if "AIM" in slow else ""
     return ("Slow methods chosen: " + "; ".join(parts) + ". Larger tables take longer (MST about 80 s a "

@@ -1,6 +1,8 @@
 """Solve for epsilon on the Compare page: a target on any of the comparison's measures (utility,
 fidelity, MSE, the attacks' advantages), per method the epsilon range that meets it from the
-per-repetition runs, marked on the curves it was solved on.
+per-repetition runs, marked on the curves it was solved on. A utility, fidelity or error target
+is met from an epsilon on; an attack's risk grows with epsilon, so its target is met up to an
+epsilon (:func:`core.decide.target.direction_of`), and the answers say so.
 
 The answers come from :func:`core.decide.solve.solve_summary` on
 :attr:`core.compare.result.ComparisonResult.runs`, the same as ``pux solve`` on the same config
@@ -19,13 +21,15 @@ import streamlit as st
 
 from core.compare.audits import UNSEEDED
 from core.compare.measures import MEASURES
+from core.decide import UP_TO
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import plotly_text
 from dashboard.shared.safe import md
 from dashboard.shared.solve_charts import mark_solutions, solution_curve, solution_curve_data
 from dashboard.shared.solve_panel import SolveMeasure, Solved, solve_panel
 
-__all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "solve_measures", "spread_rows", "solve_section"]
+__all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "UP_TO_NOTE", "solve_measures", "spread_rows",
+           "solve_section"]
 
 #: where the public-reference way is, from Compare
 REFERENCE_WAY = ("A public reference table: choose a table with the schema's shape that you may publish on the "
@@ -39,6 +43,9 @@ SELECTION_WAY = ("Private selection runs a DP method afresh at randomly drawn ca
 UNSEEDED_NOTE = ("{method}'s sampler (OpenDP) cannot be seeded: the same settings and seed give other releases, "
                  "so its solved epsilon varies from one run of the comparison to the next. Its spread over the "
                  "repetitions:")
+#: what an answer on a risk means (its target is met up to an epsilon, not from one)
+UP_TO_NOTE = ("A privacy risk grows with epsilon: each answer is the largest epsilon up to which the method's mean "
+              "stays within the target, at every smaller epsilon tried; a larger epsilon gives the attack more.")
 #: measures whose per-attribute columns (``<name>_<attribute>``) are solvable too
 _PER_ATTRIBUTE = ("ai_advantage", "ai_member")
 
@@ -119,8 +126,9 @@ def solve_section(result) -> Solved | None:
         The answers (None until a target is given).
     """
     st.subheader("Solve for epsilon")
-    st.caption("State a target and get, for each method, the smallest epsilon from which its mean meets it, with "
-               "the interval of that epsilon over the repetitions.")
+    st.caption("State a target and get, for each method, the smallest epsilon from which its mean meets it (for "
+               "an attack's risk, which grows with epsilon: the largest epsilon up to which it does), with the "
+               "interval of that epsilon over the repetitions.")
     runs = result.runs
     measures = solve_measures(runs) if isinstance(runs, pd.DataFrame) and "method" in runs.columns else []
     if not measures:
@@ -130,6 +138,8 @@ def solve_section(result) -> Solved | None:
                          selection=SELECTION_WAY)
     if solved is None:
         return None
+    if solved.target.direction == UP_TO:
+        st.caption(UP_TO_NOTE)
     _unseeded(result, solved)
     words = next((m.words for m in measures if m.measure == solved.target.measure), solved.target.measure)
     _chart(solved, words)

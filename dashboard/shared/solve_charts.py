@@ -3,7 +3,9 @@ and a marker (no streamlit: the pages' chart builders call it, the tests too).
 
 A *solution* here is anything with the fields of :class:`core.decide.solve.Solution` that the
 mark reads: ``method``, ``epsilon`` (None when no epsilon meets the target), ``epsilon_low``
-and ``epsilon_high`` (its uncertainty interval, None where unknown). :func:`solution_curve`
+and ``epsilon_high`` (its uncertainty interval, None where unknown), and, where it has one,
+``direction`` (``"from"``: met from epsilon on; ``"up_to"``: a risk, met up to it; the mark
+stands at ``epsilon`` either way). :func:`solution_curve`
 draws the curves the solutions were solved on (their ``grid``, ``means``, ``lows`` and
 ``highs``), for a page that has no curve of that measure of its own (Compare).
 """
@@ -35,7 +37,8 @@ def _is_log(axis: Any) -> bool:
 
 def marked_points(solutions: Sequence[Any]) -> list[dict]:
     """What :func:`mark_solutions` draws for each solution that has an epsilon: its method,
-    epsilon and the band's ends (the epsilon itself where an end is unknown)."""
+    epsilon, the band's ends (the epsilon itself where an end is unknown) and its direction
+    (``"from"`` where the solution has none, as a chosen :class:`~dashboard.shared.solve_offers.Mark`)."""
     out = []
     for s in solutions:
         if not _finite(s.epsilon):
@@ -43,7 +46,8 @@ def marked_points(solutions: Sequence[Any]) -> list[dict]:
         eps = float(s.epsilon)
         low = float(s.epsilon_low) if _finite(s.epsilon_low) else eps
         high = float(s.epsilon_high) if _finite(s.epsilon_high) else eps
-        out.append({"method": str(s.method), "epsilon": eps, "low": min(low, eps), "high": max(high, eps)})
+        out.append({"method": str(s.method), "epsilon": eps, "low": min(low, eps), "high": max(high, eps),
+                    "direction": str(getattr(s, "direction", "from"))})
     return out
 
 
@@ -85,10 +89,11 @@ def mark_solutions(fig: go.Figure, solutions: Sequence[Any], *, target_value: fl
         if p["high"] > p["low"]:
             fig.add_shape(type="rect", xref="x", yref="paper", x0=p["low"], x1=p["high"], y0=0, y1=1,
                           fillcolor=c, opacity=0.12, line=dict(width=0), layer="below")
+        reach = "up to" if p["direction"] == "up_to" else "from"
         fig.add_trace(go.Scatter(
             x=[p["epsilon"]], y=[y], mode="markers", name=f"{name}: solved epsilon {p['epsilon']:.3g}",
             marker=dict(symbol="diamond", size=12, color=c, line=dict(color="white", width=1)),
-            hovertemplate=(f"{plotly_text(name)}: epsilon {p['epsilon']:.3g} "
+            hovertemplate=(f"{plotly_text(name)}: meets the target {reach} epsilon {p['epsilon']:.3g} "
                            f"(interval {p['low']:.3g} to {p['high']:.3g})<extra></extra>")))
     return fig
 
@@ -142,7 +147,8 @@ def solution_curve(solutions: Sequence[Any], *, title: str, y_title: str, x_titl
 
 def solution_curve_data(solutions: Sequence[Any], *, labels: dict | None = None) -> pd.DataFrame:
     """The points of :func:`solution_curve`, one row per method and epsilon: the mean, its
-    interval's ends (empty where unknown), then one row per solved epsilon (its interval)."""
+    interval's ends (empty where unknown), then one row per solved epsilon (its interval, and
+    whether the target is met from it on or, for a risk, up to it)."""
     rows = []
     for s in solutions:
         conf = f"{float(s.confidence):.0%}"
@@ -152,5 +158,6 @@ def solution_curve_data(solutions: Sequence[Any], *, labels: dict | None = None)
                          f"{conf} interval high": float(hi) if _finite(hi) else math.nan, "point": "curve"})
     for p in marked_points(solutions):
         rows.append({"method": _label(p["method"], labels), "epsilon": p["epsilon"], "point": "solved epsilon",
-                     "solved interval low": p["low"], "solved interval high": p["high"]})
+                     "solved interval low": p["low"], "solved interval high": p["high"],
+                     "meets the target": "up to this epsilon" if p["direction"] == "up_to" else "from this epsilon on"})
     return pd.DataFrame(rows)

@@ -69,11 +69,16 @@ class ApplyEpsilon:
         on the curve).
     default : str, optional
         The method whose answer is offered first (the page's DP method).
+    snap_down : callable(float) -> float, optional
+        For an ``"up_to"`` answer (a privacy risk at most Z, met up to the solved epsilon): the
+        solved epsilon rounded down to a value the widget offers, so the risk target still
+        holds. None: no "use this epsilon" for such an answer (the panel says to set it by hand).
     """
 
     widget_key: str
     snap: Callable[[float], float]
     default: str | None = None
+    snap_down: Callable[[float], float] | None = None
 
 
 @dataclass(frozen=True)

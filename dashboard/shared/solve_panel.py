@@ -7,6 +7,9 @@ attack's advantage at most Z; never text that is rendered). :func:`solve_runs` a
 :func:`solve_panel` shows the answers in a table with their uncertainty (repetitions and the
 interval of the solved epsilon), "no epsilon in range meets it" where none does, and returns
 them for the page to mark on its curve (:func:`dashboard.shared.solve_charts.mark_solutions`).
+Each answer reads in its target's direction (:attr:`core.decide.solve.Solution.direction`):
+"from epsilon X" where more epsilon helps (accuracy, an error), "up to epsilon X" for a privacy
+risk, which grows with epsilon.
 
 Choosing epsilon from results on the private data is itself a use of the private data
 (:data:`core.decide.selection.PRIVATE_CHOICE_NOTE`, said beside every answer). The panel
@@ -27,7 +30,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.decide import Solution, Target, solve_summary
+from core.decide import UP_TO, Solution, Target, solve_summary
 from core.decide.selection import PRIVATE_CHOICE_NOTE
 from dashboard.shared.safe import md
 from dashboard.shared.solve_offers import (
@@ -38,7 +41,7 @@ from dashboard.shared.solve_offers import (
 __all__ = [
     "CHOICES_KEY", "SOURCES", "SELECTIONS", "SolveMeasure", "ApplyEpsilon", "ReferenceOffer", "SelectionOffer",
     "Mark", "Solved", "EpsilonChoice", "solve_runs", "solution_rows", "reference_problems", "read_reference",
-    "snap_up", "target_input", "solve_panel", "chosen_ledger",
+    "snap_up", "snap_down", "target_input", "solve_panel", "chosen_ledger",
 ]
 
 #: where an answer comes from, in words
@@ -120,6 +123,10 @@ def _answer(s: Solution) -> str:
         return "does not apply"
     if not s.met or s.epsilon is None:
         return "no epsilon in range meets it"
+    if s.direction == UP_TO:
+        if s.epsilon >= s.grid[-1]:
+            return f"at or above {_num(s.grid[-1])} (the largest tried)"
+        return f"up to epsilon {_num(s.epsilon)}"
     if s.epsilon <= s.grid[0]:
         return f"at or below {_num(s.grid[0])} (the smallest tried)"
     return f"from epsilon {_num(s.epsilon)}"
@@ -142,8 +149,9 @@ def _interval(s: Solution) -> str:
 
 def solution_rows(solutions: Sequence[Solution], *, labels: dict | None = None) -> pd.DataFrame:
     """One row per answer, plain text and numbers (nothing rendered): the method, the answer in
-    words ("from epsilon 0.53", "no epsilon in range meets it"), the solved epsilon (NaN where
-    none), its interval, the fewest repetitions behind a point, and the reason in one sentence."""
+    words ("from epsilon 0.53"; "up to epsilon 1.5" for a risk, which grows with epsilon; "no
+    epsilon in range meets it"), the solved epsilon (NaN where none), its interval, the fewest
+    repetitions behind a point, and the reason in one sentence."""
     conf = f"{solutions[0].confidence:.0%}" if solutions else "95%"
     rows = [{
         "method": str((labels or {}).get(s.method, s.method)),
@@ -164,6 +172,16 @@ def snap_up(epsilon: float, options: Sequence[float]) -> float:
     if not values:
         raise ValueError("options must list at least one epsilon.")
     return next((v for v in values if v >= float(epsilon) - 1e-12), values[-1])
+
+
+def snap_down(epsilon: float, options: Sequence[float]) -> float:
+    """The largest of ``options`` at or below ``epsilon`` (the smallest when none is): an
+    ``"up_to"`` answer (a risk at most Z) as a value a widget offers, rounded down so the risk
+    target still holds on the curve."""
+    values = sorted(float(o) for o in options)
+    if not values:
+        raise ValueError("options must list at least one epsilon.")
+    return next((v for v in reversed(values) if v <= float(epsilon) + 1e-12), values[0])
 
 
 # ----------------------------------------------------------------------------- widgets
@@ -252,12 +270,11 @@ def solve_panel(runs: pd.DataFrame, *, key: str, measures: Sequence[SolveMeasure
 def _private_note(reference: Any, selection: Any) -> None:
     """The note beside every answer on the private data, with where the sound ways are."""
     st.warning(md(PRIVATE_CHOICE_NOTE), icon=":material/policy:")
-    ways = []
-    for offer, kind in ((reference, "reference"), (selection, "selection")):
-        if isinstance(offer, str):
-            ways.append(offer)
-        elif offer is not None:
-            ways.append(f"Here: choose '{SOURCES[kind]}' under Solve on.")
+    ways = [offer for offer in (reference, selection) if isinstance(offer, str)]
+    here = [f"'{SOURCES[kind]}'" for offer, kind in ((reference, "reference"), (selection, "selection"))
+            if offer is not None and not isinstance(offer, str)]
+    if here:
+        ways.append(f"Here: choose {' or '.join(here)} under Solve on.")
     if ways:
         st.caption(" ".join(md(w) for w in ways))
 
@@ -275,12 +292,18 @@ def _apply_answer(key: str, solutions: Sequence[Solution], apply: ApplyEpsilon, 
         "Use the answer of", names, index=index, key=f"{key}_use_method",
         format_func=lambda m: str((labels or {}).get(m, m)))
     solved = float(usable[method].epsilon)  # type: ignore[arg-type]
-    value = apply.snap(solved)
+    up_to = target.direction == UP_TO
+    snap = apply.snap_down if up_to else apply.snap
+    if snap is None:
+        st.caption(f"A risk grows with epsilon and this page rounds its epsilon up: set it by hand at or below "
+                   f"{solved:.3g}, where the target still holds.")
+        return
+    value = snap(solved)
     choice = EpsilonChoice(value, source, method, target.describe())
     st.button(f"Use this epsilon ({value:g})", key=f"{key}_use", on_click=apply_epsilon,
               args=(apply.widget_key, value, choice))
     words = ("the page's ledger is marked: its epsilon was chosen on the private data" if source == "private"
              else "solved on the public reference, so the page's ledger keeps its guarantee")
-    st.caption(f"Sets the page's epsilon to {value:g} (the solved {solved:.3g} rounded up to a value the page "
-               f"offers, so the target still holds on the curve); {words}.")
+    st.caption(f"Sets the page's epsilon to {value:g} (the solved {solved:.3g} rounded {'down' if up_to else 'up'} "
+               f"to a value the page offers, so the target still holds on the curve); {words}.")
 

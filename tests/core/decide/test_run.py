@@ -16,8 +16,8 @@ from core.validation import DataError
 
 FAST = {"format": FORMAT, "page": "publishing", "dataset": "supplier", "target": "mae<=20",
         "epsilons": [1.0, 2.0, 4.0], "seed": 0, "repetitions": 3, "settings": {"n_queries": 20, "max_rows": 400}}
-ENTRY_KEYS = {"method", "target", "met", "epsilon", "epsilon_range", "reason", "uncertainty", "seeded",
-              "seeded_note", "spread", "is_dp", "curve", "value"}
+ENTRY_KEYS = {"method", "target", "direction", "met", "epsilon", "epsilon_range", "reason", "uncertainty",
+              "seeded", "seeded_note", "spread", "is_dp", "curve", "value"}
 
 
 def test_the_answer_says_what_was_solved_and_the_private_choice():
