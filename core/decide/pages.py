@@ -20,7 +20,8 @@ from core.cdp.publishing import ALL_PUBLISH_SCHEMES, mae_curve, prepare_publishi
 from core.cdp.sweeps import runs_at
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, Stop, report, stage
+from core.runtime.progress import watch as watch_progress
 
 __all__ = ["PAGES", "PAGE_MEASURE", "MEASURE_FREE", "scheme_runs", "limit_rows", "publishing_data",
            "schema_subset", "cdp_lr_runs", "publishing_runs"]
@@ -70,7 +71,8 @@ def schema_subset(schema: PublicSchema, dataset: Dataset) -> PublicSchema:
 
 def cdp_lr_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequence[float], repetitions: int, seed: int,
                 noise_method: int = 1, preset: str = "sensible", measure: str = "pearson", threshold: float = 0.8,
-                tc: float = 40.0, max_rows: int = 5000, progress: Progress | None = None) -> pd.DataFrame:
+                tc: float = 40.0, max_rows: int = 5000, progress: Progress | None = None,
+                stop: Stop | None = None) -> pd.DataFrame:
     """The CDP-LR page's Fig. 4 runs: every scheme's accuracy at each epsilon and repetition.
 
     The page's steps with its seeds: ``max_rows`` rows drawn with ``seed``, the schemes
@@ -78,6 +80,7 @@ def cdp_lr_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequence[fl
     from :func:`core.cdp.sweeps.runs_at` (noise seeds from the viewer's seed, epsilon,
     method and preset). ``schema`` is the public schema of the whole table.
     """
+    progress = watch_progress(progress, stop)  # a set ``stop`` ends the runs at the next report
     data = limit_rows(dataset, int(max_rows), int(seed))
     setup = prepare_schemes(data, schema=schema, threshold=float(threshold), measure=measure, tc=float(tc),
                             random_state=int(seed), progress=stage(progress, 0.0, 0.2, "preparing the schemes"))
@@ -98,7 +101,7 @@ def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFra
 def publishing_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequence[float], repetitions: int,
                     seed: int, measures: Sequence[str] = ("pearson",), threshold: float = 0.8, n_queries: int = 200,
                     budget: str = "per_query", use_products: bool = True, max_rows: int = 5000,
-                    progress: Progress | None = None) -> pd.DataFrame:
+                    progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
     """The Publishing page's Fig. 6 runs: every scheme's count-query MAE at each epsilon and repetition.
 
     The page's steps with its seeds: :func:`publishing_data`, the schema restricted to it,
@@ -107,6 +110,7 @@ def publishing_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequenc
     are named "Proposed (pearson)" and so on, and Group and the DP reading appear once.
     Epsilon is read as ``budget`` says (per query, or for the whole release).
     """
+    progress = watch_progress(progress, stop)  # a set ``stop`` ends the runs at the next report
     data = publishing_data(dataset, bool(use_products), int(seed), int(max_rows))
     sub = schema_subset(schema, data)
     parts = []

@@ -29,7 +29,8 @@ from core.decide.solve import Solution, solve_summary
 from core.decide.target import UP_TO
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop
+from core.runtime.progress import watch as watch_progress
 from core.validation import DataError
 
 __all__ = ["OUTPUT_SCHEMA", "REFERENCE_NOTE", "UNSEEDED_NOTE", "load_solve_data", "solve_runs", "solution_entry",
@@ -121,9 +122,11 @@ def load_solve_data(config: SolveConfig, *, data_dir: str | os.PathLike | None =
 
 # ----------------------------------------------------------------------------- runs
 def solve_runs(config: SolveConfig, data: Dataset, schema: PublicSchema, *,
-               progress: Progress | None = None) -> pd.DataFrame:
+               progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
     """The page's runs on ``data`` (the private table or the public reference), one row per
-    (method, epsilon, repetition), with the page's seeds and settings."""
+    (method, epsilon, repetition), with the page's seeds and settings (a set ``stop`` ends
+    them at the next report: :class:`core.runtime.progress.Stopped`)."""
+    progress = watch_progress(progress, stop)
     s, common = config.settings, dict(epsilons=config.epsilons, repetitions=config.repetitions, seed=config.seed,
                                       progress=progress)
     if config.page == "cdp_lr":
@@ -235,13 +238,15 @@ def _private_choice(config: SolveConfig, on_reference: bool) -> dict[str, Any]:
 
 
 def run_solve(config: SolveConfig, *, data_dir: str | os.PathLike | None = None,
-              csv: str | os.PathLike | None = None, progress: Progress | None = None) -> dict[str, Any]:
+              csv: str | os.PathLike | None = None, progress: Progress | None = None,
+              stop: Stop | None = None) -> dict[str, Any]:
     """The answer ``pux solve`` prints (JSON-safe): ``schema`` ``"pux-solve/1"``, what was
-    solved on, the target, the grid, and per method its :func:`solution_entry`."""
+    solved on, the target, the grid, and per method its :func:`solution_entry` (``progress``
+    and ``stop`` as in :func:`solve_runs`)."""
     start = time.perf_counter()
     dataset, schema, reference = load_solve_data(config, data_dir=data_dir, csv=csv)
     data = reference if reference is not None else dataset
-    runs = _pick(solve_runs(config, data, schema, progress=progress), config.methods)
+    runs = _pick(solve_runs(config, data, schema, progress=progress, stop=stop), config.methods)
     return {
         "schema": OUTPUT_SCHEMA, "page": config.page, "dataset": dataset.name,
         "solved_on": "public reference table" if reference is not None else "private data",

@@ -143,10 +143,11 @@ class MarginalSynthesizer(BaseEstimator):
         MST (a spanning tree of 2-way marginals; about a minute for ten columns) or AIM
         (adaptive marginals of up to three columns; many minutes and gigabytes).
     epsilon : float
-        The whole release's budget (pure DP, delta 0): smaller means noisier marginals.
+        The whole release's budget (pure DP, delta 0; default 1): smaller means noisier marginals.
     bins : int
         Equal-width bins of each numeric column's declared range (:data:`DEFAULT_BINS`).
     schema : PublicSchema
+        Required before :meth:`fit` (None until set, so that scikit-learn's ``clone`` works).
         The only source of categories and bounds (a value outside them is clipped, or becomes
         OTHER, record by record). An entry read from the rows makes the release not DP.
     columns : sequence of str, optional
@@ -164,8 +165,8 @@ class MarginalSynthesizer(BaseEstimator):
         Time of OpenDP's release.
     """
 
-    def __init__(self, *, algorithm: str = "MST", epsilon: float, bins: int = DEFAULT_BINS,
-                 schema: PublicSchema, columns: Sequence[str] | None = None) -> None:
+    def __init__(self, *, algorithm: str = "MST", epsilon: float = 1.0, bins: int = DEFAULT_BINS,
+                 schema: PublicSchema | None = None, columns: Sequence[str] | None = None) -> None:
         self.algorithm = algorithm
         self.epsilon = epsilon
         self.bins = bins
@@ -175,6 +176,9 @@ class MarginalSynthesizer(BaseEstimator):
     def _check(self) -> tuple[str, float]:
         algorithm = check_choice(self.algorithm, ALGORITHMS, name="algorithm", kind=str)
         check_bins(self.bins)
+        if self.schema is None:
+            raise ValueError("schema is required: the synthesizer's categories and bounds come only from the "
+                             "public schema (pass schema=PublicSchema(...)).")
         if not isinstance(self.schema, PublicSchema):
             raise TypeError(f"schema must be a PublicSchema, got {type(self.schema).__name__}.")
         return algorithm, check_epsilon(self.epsilon)

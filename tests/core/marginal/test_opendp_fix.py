@@ -47,6 +47,7 @@ def test_apply_is_idempotent():
     assert opendp_fix.is_applied()
 
 
+@pytest.mark.slow  # about 15 s; the pin opendp[mbi]==0.16.0 keeps upstream from changing under CI
 def test_opendp_still_needs_the_fix(monkeypatch):
     from opendp.extras.mbi._utilities import prior
     from opendp.mod import OpenDPException
@@ -60,6 +61,7 @@ def test_opendp_still_needs_the_fix(monkeypatch):
         _release_ten_binary_columns()
 
 
+@pytest.mark.slow  # about 25 s; every MST release in test_synthesizer.py and test_marginal_methods.py goes through it
 def test_with_the_fix_the_release_goes_through():
     opendp_fix.apply()
     table = _release_ten_binary_columns()
