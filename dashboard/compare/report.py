@@ -35,7 +35,6 @@ streamlit import here (the command line builds the same report).
 from __future__ import annotations
 
 import base64
-import html
 import importlib.metadata
 import math
 import platform
@@ -54,6 +53,7 @@ from core.compare.config import CompareConfig
 from core.data import Dataset
 from core.data.export import guard_formulas
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
+from dashboard.compare.html_parts import escape, html_table
 from dashboard.compare.report_fidelity import fidelity_html
 from dashboard.shared.layout import for_export
 
@@ -100,8 +100,7 @@ def runs_csv(result: ComparisonResult) -> str:
 
 
 # ----------------------------------------------------------------------------- pieces
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+_e = escape
 
 
 def package_versions() -> dict[str, str]:
@@ -123,13 +122,7 @@ def _number(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def _table(header: Iterable[str], rows: Iterable[Iterable[str]], *, numeric: Iterable[int] = ()) -> str:
-    """An HTML table; ``header`` and cells are escaped here, ``numeric`` column indices right-aligned."""
-    nums = set(numeric)
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in nums else ""}>{_e(c)}</td>'
-                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+_table = html_table
 
 
 def _pairs(items: dict[str, Any]) -> str:

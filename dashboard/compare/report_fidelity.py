@@ -25,7 +25,6 @@ the command line builds the same report.
 """
 from __future__ import annotations
 
-import html
 import math
 from typing import Any, Iterable, NamedTuple
 
@@ -35,6 +34,7 @@ import plotly.io as pio
 from core.compare.measures import FIDELITY_ROWS
 from core.compare.result import ComparisonResult
 from core.evaluation.fidelity import capped, column_notes, column_shapes, halves_reference, pair_trends
+from dashboard.compare.html_parts import escape, html_table
 from dashboard.shared.fidelity_charts import association_difference, column_overlay
 from dashboard.shared.layout import for_export
 
@@ -134,8 +134,7 @@ def score_tables(result: ComparisonResult) -> Scored:
 
 
 # ----------------------------------------------------------------------------- HTML
-def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+_e = escape
 
 
 def _cell(value: Any) -> str:
@@ -145,12 +144,8 @@ def _cell(value: Any) -> str:
 
 
 def _table(header: Iterable[Any], rows: Iterable[Iterable[Any]], *, numeric: Iterable[int] = ()) -> str:
-    """An HTML table, every header and cell escaped here; ``numeric`` column indices right-aligned."""
-    nums = set(numeric)
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in nums else ""}>{_e(_cell(c))}</td>'
-                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    """:func:`~dashboard.compare.html_parts.html_table` with numbers to three decimals, NaN empty."""
+    return html_table(header, ([_cell(c) for c in row] for row in rows), numeric=numeric)
 
 
 def _middle(labels: list[str], tables: dict) -> list[str]:
