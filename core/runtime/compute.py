@@ -299,10 +299,14 @@ def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, co
                for i, item in enumerate(todo)]
     index = {future.key: i for i, future in enumerate(futures)}
     out: list = [None] * len(futures)
-    total, finished = math.fsum(cost) or 1.0, 0.0
+    total, finished, seen = math.fsum(cost) or 1.0, 0.0, set()
     try:
-        for done, future in enumerate(as_completed(futures, loop=client.loop), start=1):
+        for future in as_completed(futures, loop=client.loop):
             i = index[future.key]
+            if i in seen:  # after a lost worker a finished task can be reported twice: count it once
+                continue
+            seen.add(i)
+            done = len(seen)
             result = future.result()  # raises the task's exception as it was raised
             if on_result is not None:
                 on_result(i, result)
