@@ -126,7 +126,8 @@ def _check_optional_str(value: Any, *, name: str) -> str | None:
     return value
 
 
-def _check_schema(value: Any) -> dict | str | None:
+def check_config_schema(value: Any) -> dict | str | None:
+    """A config's ``schema`` field: None, a PublicSchema or its JSON object (checked), or the path of a .json file."""
     if value is None:
         return None
     if isinstance(value, PublicSchema):
@@ -240,7 +241,7 @@ class CompareConfig:
             "utility": _check_axis(self.utility, name="utility", sensitive=sensitive),
             "risk": _check_axis(self.risk, name="risk", sensitive=sensitive),
             "fingerprint": _check_optional_str(self.fingerprint, name="fingerprint"),
-            "schema": _check_schema(self.schema),
+            "schema": check_config_schema(self.schema),
         }
         for key, value in values.items():
             object.__setattr__(self, key, value)

@@ -26,13 +26,13 @@ from core.cdp.schedule import NOISE_METHODS, PRESETS
 from core.compare.audits import check_audit_runs
 from core.compare.measures import MEASURES
 from core.compare.registry import METHODS
+from core.compare.config import check_config_schema
 from core.data.config_files import PUBLIC as _PUBLIC
 from core.data.config_files import parse_json, read_config_text
 from core.data.samples import SAMPLES
 from core.decide.curve import _check_confidence
 from core.decide.pages import PAGE_MEASURE, PAGES
 from core.decide.target import Target
-from core.privacy.schema import PublicSchema
 from core.validation import check_choice, check_epsilons
 
 __all__ = ["FORMAT", "PAGE_DEFAULTS", "SolveConfig"]
@@ -118,18 +118,7 @@ def _check_optional_str(value: Any, *, name: str) -> str | None:
     return value
 
 
-def _check_schema(value: Any) -> dict | str | None:
-    if value is None or (isinstance(value, str) and value.strip().lower().endswith(".json")):
-        return value
-    if isinstance(value, str):
-        raise ValueError(f"schema must be a JSON object or the path of a .json file, got {value!r}.")
-    if not isinstance(value, dict):
-        raise TypeError(f"schema must be a JSON object, a path to a .json file or null, got {type(value).__name__}.")
-    try:
-        PublicSchema.from_dict(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"the config's schema is not valid: {exc}") from None
-    return value
+_check_schema = check_config_schema  # the same field as pux-compare/1's
 
 
 def _bool(value: Any) -> bool:
