@@ -200,6 +200,9 @@ def close_clients() -> None:
         _CLIENTS.clear()
 
 
+_RESUBMITS = 2  # times the unfinished tasks are resubmitted after their inputs were lost
+
+
 def map_tasks(
     fn: Callable[..., Any],
     items: Iterable[Any],
@@ -291,37 +294,52 @@ def map_tasks(
 def _map_on_cluster(client, fn, todo, shared, progress, task_progress, label, cost, on_result,
                     keep_results) -> list:
     from distributed import as_completed
+    from distributed.client import FutureCancelledError
 
     run = uuid.uuid4().hex[:8]
-    scattered = [client.scatter(value, broadcast=True, hash=False) for value in shared]
     kwargs = {"progress": None} if task_progress else {}
-    futures = [client.submit(fn, item, *scattered, key=f"pux-{label}-{run}-{i}", pure=False, **kwargs)
-               for i, item in enumerate(todo)]
-    index = {future.key: i for i, future in enumerate(futures)}
-    out: list = [None] * len(futures)
+    out: list = [None] * len(todo)
     total, finished, seen = math.fsum(cost) or 1.0, 0.0, set()
-    try:
-        for future in as_completed(futures, loop=client.loop):
-            i = index[future.key]
-            if i in seen:  # after a lost worker a finished task can be reported twice: count it once
-                continue
-            seen.add(i)
-            done = len(seen)
-            result = future.result()  # raises the task's exception as it was raised
-            if on_result is not None:
-                on_result(i, result)
-            if keep_results:
-                out[i] = result
-            future.release()  # the cluster may drop it now
-            del result
-            finished += cost[i]
-            report(progress, finished / total, f"{label} {done} of {len(futures)} done")
-        return out
-    except BaseException:
-        client.cancel(futures)
-        raise
-    finally:
-        client.cancel(scattered)
+    for attempt in range(_RESUBMITS + 1):
+        # When every worker holding the scattered inputs is lost, the cluster cannot
+        # recompute them and cancels the tasks that read them: scatter again and resubmit
+        # what has not finished (a task is pure, so running it again gives the same result).
+        scattered = [client.scatter(value, broadcast=True, hash=False) for value in shared]
+        futures = {i: client.submit(fn, todo[i], *scattered, key=f"pux-{label}-{run}-{attempt}-{i}",
+                                    pure=False, **kwargs)
+                   for i in range(len(todo)) if i not in seen}
+        index = {future.key: i for i, future in futures.items()}
+        lost = False
+        try:
+            for future in as_completed(list(futures.values()), loop=client.loop):
+                i = index[future.key]
+                if i in seen:  # after a lost worker a finished task can be reported twice: count it once
+                    continue
+                try:
+                    result = future.result()  # raises the task's exception as it was raised
+                except FutureCancelledError:
+                    if attempt == _RESUBMITS:
+                        raise
+                    lost = True
+                    break
+                seen.add(i)
+                if on_result is not None:
+                    on_result(i, result)
+                if keep_results:
+                    out[i] = result
+                future.release()  # the cluster may drop it now
+                del result
+                finished += cost[i]
+                report(progress, finished / total, f"{label} {len(seen)} of {len(todo)} done")
+        except BaseException:
+            client.cancel(list(futures.values()))
+            raise
+        finally:
+            client.cancel(scattered)
+        if not lost:
+            return out
+        client.cancel(list(futures.values()))
+    raise AssertionError("unreachable")  # pragma: no cover - the last attempt returns or raises
 
 
 def default_workers(scheduler: str | None = None) -> int:

@@ -14,14 +14,15 @@ A subclass implements :meth:`BackgroundJob._work`, which must check ``self._stop
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
-import queue
+import subprocess
+import sys
 import threading
 import time
 import weakref
 from collections import deque
+from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 __all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "current_session_id", "run_in_child"]
@@ -317,57 +318,62 @@ class BackgroundJob:
         return self._done.wait(timeout)
 
 
-def _child_main(fn: Callable[..., Any], kwargs: dict, messages, stop) -> None:
-    """Run ``fn(send=..., stop=..., **kwargs)`` in a spawned child at lower priority (on a
-    small server, pages and sliders come first); its messages, then its pickled result or
-    its exception, go back through ``messages``."""
-    try:
-        os.nice(10)
-    except (AttributeError, OSError):  # pragma: no cover - not on this platform
-        pass
-    try:
-        result = fn(send=lambda m: messages.put(("message", m)), stop=stop, **kwargs)
-        messages.put(("done", pickle.dumps(result)))  # here, so a failure is reported, not lost
-    except BaseException as exc:  # reported in the parent
-        try:
-            messages.put(("error", exc))
-        except Exception:  # pragma: no cover - an exception that does not pickle
-            messages.put(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
-
-
 def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
                  stop: threading.Event, name: str = "pux-child") -> Any:
-    """``fn(send, stop, **kwargs)`` in a spawned child process; returns what it returns.
+    """``fn(send, stop, **kwargs)`` in a child process; returns what it returns.
 
     CPU-heavy work runs there, not in a thread of the server: Python threads share one
     interpreter lock with the server's event loop, and a busy thread delays every page
     of every viewer. ``fn`` must be a module-level function and ``kwargs`` picklable.
     ``on_message`` receives what the child sends (progress); setting ``stop`` sets the
     event the child checks, and the child is killed if it does not end soon after.
+    The child is a fresh interpreter (:mod:`dashboard.shared.child`) at lower priority.
     """
-    ctx = multiprocessing.get_context("spawn")
-    messages, child_stop = ctx.Queue(), ctx.Event()
-    proc = ctx.Process(target=_child_main, name=name, daemon=True, args=(fn, kwargs, messages, child_stop))
-    proc.start()
+    child_in, to_child = os.pipe()  # (read end, write end)
+    from_child, child_out = os.pipe()
+    path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
     try:
+        proc = subprocess.Popen([sys.executable, "-m", "dashboard.shared.child", str(child_in), str(child_out)],
+                                pass_fds=(child_in, child_out), env=env, stdin=subprocess.DEVNULL)
+    finally:
+        os.close(child_in)
+        os.close(child_out)
+    outbox, inbox = Connection(to_child, readable=False), Connection(from_child, writable=False)
+    try:
+        try:
+            outbox.send_bytes(pickle.dumps((fn, kwargs)))
+        except (BrokenPipeError, OSError):
+            raise RuntimeError("the worker process ended without a result") from None
+        told = False
         while True:
-            if stop.is_set():
-                child_stop.set()
+            if stop.is_set() and not told:
+                told = True
+                try:
+                    outbox.send_bytes(b"stop")
+                except OSError:  # it has ended already: what it sent is read below
+                    pass
             try:
-                kind, payload = messages.get(timeout=0.2)
-            except queue.Empty:
-                if not proc.is_alive():
-                    raise RuntimeError("the worker process ended without a result") from None
+                ready = inbox.poll(0.2)
+                message = pickle.loads(inbox.recv_bytes()) if ready else None  # from our own child
+            except (EOFError, OSError):
+                raise RuntimeError("the worker process ended without a result") from None
+            if not ready:
+                if proc.poll() is not None and not inbox.poll(0):
+                    raise RuntimeError("the worker process ended without a result")
                 continue
+            kind, payload = message
             if kind == "message":
                 on_message(payload)
             elif kind == "done":
-                return pickle.loads(payload)  # from our own child
+                return payload
             else:  # "error": the child's exception, re-raised here for the page
                 raise payload
     finally:
-        child_stop.set()
-        proc.join(timeout=5)
-        if proc.is_alive():
+        outbox.close()  # the child's stop is set when its input ends
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
             proc.kill()
-            proc.join(timeout=5)
+            proc.wait(timeout=5)
+        inbox.close()

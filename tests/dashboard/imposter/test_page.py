@@ -124,6 +124,7 @@ def test_train_a_few_iterations_then_curves_table_and_download(open_page):
     job = _wait_for_job(at)
     finish_sweeps(at)
     # 500 rows: the batch drops to 125 (four per epoch), and the page says why
+    assert job.error is None, job.error
     assert job.model is not None and job.model.iterations_ == 8
     assert any("reduced to 125" in w.value for w in at.warning)
     assert_clean(at)

@@ -1,11 +1,15 @@
 """The pages' curves as session-owned jobs (dashboard.shared.sweeps)."""
 from __future__ import annotations
 
+import os
+import sys
 import threading
+import types
 
 import pandas as pd
+import pytest
 
-from dashboard.shared.jobs import JobPool
+from dashboard.shared.jobs import JobPool, run_in_child
 from dashboard.shared.sweeps import FinishedResults, Sweep, SweepJob, sweep_or_job
 
 
@@ -140,3 +144,30 @@ def test_stop_ends_the_child_process():
         threading.Event().wait(0.05)
     job.stop()
     assert job.wait(15) and job.cancelled and job.result is None
+
+
+def _echo(*, send, stop, value):
+    send(("half", value))
+    return value * 2
+
+
+def test_a_child_starts_when_main_is_a_script_that_cannot_run_again(tmp_path, monkeypatch):
+    # Inside a Streamlit script run (and under AppTest), __main__ is the page script or a
+    # temporary file; multiprocessing's spawn re-ran it in the child and the child died.
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('a page script must not run in the child')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    got = []
+    assert run_in_child(_echo, {"value": 21}, on_message=got.append, stop=threading.Event()) == 42
+    assert got == [("half", 21)]
+
+
+def _dies(*, send, stop):
+    os._exit(3)
+
+
+def test_a_child_that_dies_is_reported_not_waited_for():
+    with pytest.raises(RuntimeError, match="ended without a result"):
+        run_in_child(_dies, {}, on_message=lambda m: None, stop=threading.Event())
