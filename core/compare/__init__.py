@@ -23,8 +23,9 @@ training part, and every release is measured the same way:
   and the distance to closest record (``dcr_risk``: the share of training records whose
   nearest released row is closer than their nearest holdout record; ``dcr_excess`` its
   excess over the baseline, at least 0: a release farther from the training records than
-  fresh real data copies none of them; measured on a seeded sample of
-  :data:`~core.compare.context.DCR_RECORDS` training records, the same for every release),
+  fresh real data copies none of them; measured on every training record unless the
+  ``dcr_records`` option caps it (:data:`~core.compare.context.DCR_RECORDS`), exactly or by an
+  index whose recall is reported),
   both from :mod:`core.evaluation.attacks`. Models: a loss-threshold membership-inference
   attack (members: the training rows; non-members: the holdout rows), its AUC and
   advantage. Measures that do not apply to a kind of release are NaN.

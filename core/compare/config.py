@@ -176,6 +176,9 @@ class CompareConfig:
         Releases per (method, epsilon), 1 or more.
     max_rows : int or None
         Rows sampled (seeded) before the split, 10 or more; None keeps every row.
+    dcr_records : int or None
+        Training records DCR measures (a seeded sample, 10 or more); None measures every
+        one. An optional field of ``pux-compare/1``.
     test_size : float in (0, 1)
         Share of the rows held out (never released).
     imposter_epochs : int or None
@@ -213,6 +216,7 @@ class CompareConfig:
     sensitive: tuple[str, ...] = ()
     repetitions: int = 3
     max_rows: int | None = None
+    dcr_records: int | None = None
     test_size: float = 0.25
     imposter_epochs: int | None = None
     audit_runs: int = DEFAULT_AUDIT_RUNS
@@ -234,6 +238,7 @@ class CompareConfig:
             "sensitive": sensitive,
             "repetitions": _check_int(self.repetitions, name="repetitions", minimum=1),
             "max_rows": _check_int(self.max_rows, name="max_rows", minimum=10, optional=True),
+            "dcr_records": _check_int(self.dcr_records, name="dcr_records", minimum=10, optional=True),
             "test_size": self._test_size(),
             "imposter_epochs": _check_int(self.imposter_epochs, name="imposter_epochs", minimum=1,
                                           optional=True),
@@ -405,7 +410,7 @@ def compare_dataset(config: CompareConfig, dataset: Dataset, *, progress: Progre
     return compare(dataset, methods=list(config.methods), epsilons=list(config.epsilons),
                    repetitions=config.repetitions, test_size=config.test_size, max_rows=config.max_rows,
                    imposter_epochs=config.imposter_epochs, random_state=config.seed, progress=progress,
-                   schema=schema, stop=stop, audit_runs=config.audit_runs)
+                   schema=schema, stop=stop, audit_runs=config.audit_runs, dcr_records=config.dcr_records)
 
 
 def run_config(config: CompareConfig, *, data_dir: str | os.PathLike | None = None,
@@ -446,6 +451,7 @@ def config_from_result(result: ComparisonResult, *, dataset: str | None = None, 
     return CompareConfig(dataset=dataset, methods=tuple(p["methods"]), epsilons=tuple(p["epsilons"]),
                          seed=p["seed"], label=p["label"], sensitive=tuple(p["sensitive"]),
                          repetitions=p["repetitions"], max_rows=p["max_rows"], test_size=p["test_size"],
+                         dcr_records=p.get("dcr_records"),
                          imposter_epochs=p["imposter_epochs"], audit_runs=p.get("audit_runs", DEFAULT_AUDIT_RUNS),
                          utility=utility, risk=risk,
                          fingerprint=p["fingerprint"], schema=p.get("schema"))

@@ -37,10 +37,12 @@ from core.validation import DataError
 
 __all__ = ["DCR_RECORDS", "RunContext", "SchemaEncoder", "model_encoder", "schema_table", "seed_of", "split"]
 
-#: Training records whose distance to closest record is measured (a seeded sample, the same
-#: for every release of a comparison): the DCR risk's standard error is at most
-#: 0.5 / sqrt(10,000) = 0.005, and each release costs one search of 10,000 rows.
-DCR_RECORDS = 10_000
+#: Training records whose distance to closest record is measured by default: every one
+#: (None). A cap (the comparison's ``dcr_records`` option) measures a seeded sample, the same
+#: for every release, and adds a sampling error of at most 0.5 / sqrt(cap) to the risk
+#: (0.005 at 10,000). The search is exact up to about 45,000 x 45,000 records, else an
+#: index whose recall is measured and reported (:mod:`core.evaluation.attacks.search`).
+DCR_RECORDS: int | None = None
 
 
 def schema_table(frame: pd.DataFrame, schema: PublicSchema) -> ScaledTable:
@@ -121,6 +123,8 @@ class RunContext:
         The seed every other seed of the comparison derives from.
     schema : PublicSchema, optional
         The public schema (default :func:`core.privacy.schema_builtin.schema_for` of ``train``).
+    dcr_records : int or None
+        Training records DCR measures (None: every one; see :data:`DCR_RECORDS`).
     cache : dict
         The shared steps computed so far, by name.
     """
@@ -130,6 +134,7 @@ class RunContext:
     imposter_epochs: int | None
     base_seed: int
     schema: PublicSchema | None = None
+    dcr_records: int | None = DCR_RECORDS
     cache: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -152,7 +157,7 @@ class RunContext:
     def dcr_reference(self) -> attacks.DCRReference:
         """The training records DCR measures and their distances to the holdout."""
         return self.cached("dcr", lambda: attacks.DCRReference(
-            self.train.frame, self.holdout, max_records=DCR_RECORDS,
+            self.train.frame, self.holdout, max_records=self.dcr_records,
             random_state=display_seed(self.base_seed, "dcr")))
 
     def member_targets(self) -> pd.DataFrame:

@@ -30,7 +30,7 @@ __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "compar
            "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
            "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS",
            "AUDIT_CHOICES", "DEFAULT_AUDIT_RUNS", "SLOW_SECONDS", "slow_methods_note", "AUDIT_COLUMN", "audit_choice", "audit_help", "violations",
-           "audit_caption"]
+           "audit_caption", "row_choices", "rows_words", "max_rows_of", "ROWS_HELP"]
 
 #: The table's column that says, in words, when a release's utility is not above the constant guess.
 BELOW_GUESS = "utility against the constant guess"
@@ -73,6 +73,30 @@ def slow_methods_note(methods: tuple[str, ...], *, epsilons: int, repetitions: i
     memory = " AIM needs about 4-5 GB of memory." if "AIM" in slow else ""
     return ("Slow methods chosen: " + "; ".join(parts) + ". Larger tables take longer (MST about 80 s a "
             "release on 10,000 Adult rows, AIM 5-15 min)." + memory)
+
+
+#: The caps a user can put on the rows of a comparison ("all": every row, the default).
+ROW_CAPS = (500, 1_000, 5_000, 10_000, 50_000)
+ROWS_HELP = ("Every row by default, and every training record is scored. A seeded sample of n of the N rows is "
+             "faster; each interval then widens by about sqrt(N / n), shown beside each choice.")
+
+
+def row_choices(n: int) -> list[str]:
+    """The row settings for a table of ``n`` rows: every row first, then the caps below ``n``."""
+    return ["all"] + [str(c) for c in ROW_CAPS if c < n]
+
+
+def rows_words(choice: str, n: int) -> str:
+    """A row setting in words, with what a sample does to the intervals."""
+    if choice == "all":
+        return f"Every row ({n:,})"
+    cap = int(choice)
+    return f"{cap:,} (intervals about {math.sqrt(n / cap):.1f}x wider)"
+
+
+def max_rows_of(choice: str) -> int | None:
+    """The comparison's ``max_rows`` of a row setting (None: every row)."""
+    return None if choice == "all" else int(choice)
 
 
 def audit_choice(runs: int) -> str:

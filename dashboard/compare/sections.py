@@ -49,8 +49,9 @@ def settings(dataset: Dataset) -> dict:
         reps = s2.number_input("Repetitions", 1, 10, 3, key="cmp_reps",
                                help="Releases are random: each point is the mean of this many, with whiskers "
                                     "of one standard deviation.")
-        max_rows = s3.number_input("Rows used", 200, 50_000, 5_000, 100, key="cmp_rows",
-                                   help="Larger tables are sampled to this many rows (seeded) before the split.")
+        n = len(dataset.frame)
+        rows = s3.selectbox("Rows used", cached.row_choices(n), format_func=lambda r: cached.rows_words(r, n),
+                            key="cmp_rows", help=cached.ROWS_HELP)
         epochs = s4.number_input("IMPOSTER epochs", 1, 200, 15, key="cmp_epochs",
                                  help="Training epochs of IMPOSTER and the plain VAE-GAN.")
         audit_runs = s5.selectbox("Audit runs", list(cached.AUDIT_CHOICES),
@@ -63,7 +64,8 @@ def settings(dataset: Dataset) -> dict:
         if slow:
             st.warning(slow, icon=":material/hourglass_top:")
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
-                repetitions=int(reps), max_rows=int(max_rows), epochs=int(epochs), audit_runs=int(audit_runs))
+                repetitions=int(reps), max_rows=cached.max_rows_of(rows), epochs=int(epochs),
+                audit_runs=int(audit_runs))
 
 
 def frontier(result) -> str:

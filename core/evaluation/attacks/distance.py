@@ -13,7 +13,8 @@ import pandas as pd
 
 from core.data.dataset import is_quantity
 from core.evaluation.attacks.common import _as_frame, _check_columns, _text_codes
-from core.evaluation.attacks.nearest import encode_for_distance, nearest_distances
+from core.evaluation.attacks.nearest import encode_for_distance
+from core.evaluation.attacks.search import NearestSearch, nearest_search
 from core.runtime.randomness import RandomState, check_random_state
 from core.validation import DataError, check_positive_int
 
@@ -41,7 +42,8 @@ def _row_keys(frames: list[pd.DataFrame], columns: list[str], numeric: set[str])
 
 def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFrame, *,
                                columns: Sequence[str] | None = None, block_rows: int | None = None,
-                               max_records: int | None = None,
+                               max_records: int | None = None, search: str = "auto",
+                               scheduler: str | None = None,
                                random_state: RandomState = None) -> dict[str, Any]:
     """Distance to closest record (DCR): is the release closer to its training records
     than to other real records?
@@ -94,8 +96,15 @@ def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdo
         (the risk is then an estimate, standard error at most 0.5 / sqrt(max_records);
         the baseline does not change). To measure many releases against the same
         records, build a :class:`DCRReference` once.
+    search : {"auto", "exact", "tree", "approximate"}
+        How nearest records are found (:func:`~core.evaluation.attacks.search.nearest_search`):
+        ``"auto"`` is exact up to about 45,000 x 45,000 records (or by a k-d tree on
+        tables of few columns), else an HNSW index whose recall is measured and reported.
+    scheduler : str, optional
+        Where the search's blocks run (this process or a Dask cluster).
     random_state : int, Generator or None
-        Draws the sample of ``max_records`` (no effect without it).
+        Draws the sample of ``max_records`` and the queries that check an approximate
+        search's recall.
 
     Returns
     -------
@@ -110,7 +119,11 @@ def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdo
         ``exact_copies``: share of released rows equal to some training row in every
         column (0 is ideal; a copy gives 1; discrete data can reach it by chance; always
         over every training record). ``n_release``, ``n_train``, ``n_holdout``,
-        ``n_measured`` (training records measured), ``columns``.
+        ``n_measured`` (training records measured), ``columns``. ``search``: how the
+        nearest records were found (``"exact"``, ``"tree"``, ``"approximate"``: the less
+        exact of the two searches), ``search_recall``: the smaller recall of the two (1
+        when exact; an approximate search finds distances too large, never too small, so
+        with recall below 1 the risk may be underestimated), ``search_note``: a sentence.
 
     Raises
     ------
@@ -122,7 +135,8 @@ def distance_to_closest_record(release: pd.DataFrame, train: pd.DataFrame, holdo
         A table is empty or lacks a column.
     """
     reference = DCRReference(train, holdout, columns=columns, block_rows=block_rows,
-                             max_records=max_records, random_state=random_state)
+                             max_records=max_records, search=search, scheduler=scheduler,
+                             random_state=random_state)
     return reference.measure(release)
 
 
@@ -136,7 +150,7 @@ class DCRReference:
 
     Parameters
     ----------
-    train, holdout, columns, block_rows, max_records, random_state
+    train, holdout, columns, block_rows, max_records, search, scheduler, random_state
         As in :func:`distance_to_closest_record`.
 
     Attributes
@@ -145,11 +159,13 @@ class DCRReference:
         Row positions (in ``train``) of the training records measured, sorted.
     holdout_distances_ : ndarray
         Their distances to the nearest holdout record.
+    holdout_search_ : NearestSearch
+        How they were found (method, recall).
     """
 
     def __init__(self, train: pd.DataFrame, holdout: pd.DataFrame, *, columns: Sequence[str] | None = None,
-                 block_rows: int | None = None, max_records: int | None = None,
-                 random_state: RandomState = None) -> None:
+                 block_rows: int | None = None, max_records: int | None = None, search: str = "auto",
+                 scheduler: str | None = None, random_state: RandomState = None) -> None:
         tr, ho = _as_frame(train, "train"), _as_frame(holdout, "holdout")
         for name, frame in (("train", tr), ("holdout", ho)):
             if len(frame) == 0:
@@ -157,14 +173,21 @@ class DCRReference:
         self.columns = _check_columns(columns, tr, {"train": tr, "holdout": ho})
         self.block_rows = None if block_rows is None else check_positive_int(block_rows, name="block_rows")
         n = len(tr)
+        self._rng = check_random_state(random_state)
         if max_records is not None and check_positive_int(max_records, name="max_records") < n:
-            rng = check_random_state(random_state)
-            self.records_ = np.sort(rng.choice(n, size=max_records, replace=False))
+            self.records_ = np.sort(self._rng.choice(n, size=max_records, replace=False))
         else:
             self.records_ = np.arange(n)
+        self.search, self.scheduler = search, scheduler
         self._train, self._n_holdout = tr, len(ho)
         T, H = encode_for_distance(tr, ho, columns=self.columns)
-        self.holdout_distances_ = nearest_distances(T[self.records_], H, block_rows=self.block_rows)
+        self.holdout_search_ = self._search(T[self.records_], H)
+        self.holdout_distances_ = self.holdout_search_.distances
+
+    def _search(self, queries: np.ndarray, reference: np.ndarray) -> NearestSearch:
+        kwargs = {} if self.block_rows is None else {"block_rows": self.block_rows}
+        return nearest_search(queries, reference, method=self.search, scheduler=self.scheduler,
+                              random_state=self._rng, **kwargs)
 
     def measure(self, release: pd.DataFrame) -> dict[str, Any]:
         """DCR of one release against this reference (the keys of
@@ -176,8 +199,9 @@ class DCRReference:
         # the release is encoded on the training records' scales, as the holdout was: each
         # attribute's distance is defined the same way in both pairs
         T, R = encode_for_distance(tr, rel, columns=cols)
-        d_rel = nearest_distances(T[self.records_], R, block_rows=self.block_rows)
-        d_hold = self.holdout_distances_
+        found = self._search(T[self.records_], R)
+        d_rel, d_hold = found.distances, self.holdout_distances_
+        worst = min((found, self.holdout_search_), key=lambda s: (s.recall, s.method != "approximate"))
         risk = float(np.mean(d_rel < d_hold) + 0.5 * np.mean(d_rel == d_hold))
         baseline = len(rel) / (len(rel) + self._n_holdout)
         numeric = {c for c in cols if is_quantity(tr[c])}
@@ -194,4 +218,5 @@ class DCRReference:
             "n_release": len(rel), "n_train": len(tr), "n_holdout": self._n_holdout,
             "n_measured": len(self.records_),
             "columns": cols,
+            "search": worst.method, "search_recall": worst.recall, "search_note": worst.describe(),
         }

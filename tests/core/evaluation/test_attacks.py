@@ -399,3 +399,15 @@ def test_members_must_have_the_columns():
     release, holdout = _inference_tables(40, seed=0)
     with pytest.raises(DataError, match="members table lacks"):
         attribute_inference(release, holdout, target="secret", members=release[["x"]])
+
+
+def test_dcr_by_an_index_reports_its_recall_and_is_close_to_the_exact_risk(split):
+    train, holdout, _ = split
+    rng = np.random.default_rng(6)
+    noisy = train.assign(age=train["age"] + rng.normal(scale=0.5, size=len(train)))
+    exact = distance_to_closest_record(noisy, train, holdout, search="exact")
+    approx = distance_to_closest_record(noisy, train, holdout, search="approximate", random_state=0)
+    assert exact["search"] == "exact" and exact["search_recall"] == 1.0
+    assert approx["search"] == "approximate" and 0.0 < approx["search_recall"] <= 1.0
+    assert "recall" in approx["search_note"]
+    assert abs(approx["risk"] - exact["risk"]) <= 1.0 - approx["search_recall"] + 0.02

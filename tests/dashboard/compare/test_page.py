@@ -15,7 +15,7 @@ def compared(open_page):
     at.multiselect(key="cmp_methods").set_value(FAST).run()
     at.multiselect(key="cmp_eps").set_value(["1"]).run()
     at.number_input(key="cmp_reps").set_value(1).run()
-    at.number_input(key="cmp_rows").set_value(600).run()
+    at.selectbox(key="cmp_rows").set_value("500").run()
     return finish_sweeps(at)
 
 

@@ -46,10 +46,10 @@ def test_a_comparison_from_the_page_runs_on_the_cluster_with_the_same_numbers(
     at.multiselect(key="cmp_methods").set_value(FAST).run()
     at.multiselect(key="cmp_eps").set_value(["1"]).run()
     at.number_input(key="cmp_reps").set_value(1).run()
-    at.number_input(key="cmp_rows").set_value(600).run()
+    at.selectbox(key="cmp_rows").set_value("500").run()
     at = finish_sweeps(at)
     assert_clean(at)
     job = next(iter(at.session_state["pux_sweep_jobs"].values()))
-    here = compare(load_sample("census"), methods=FAST, epsilons=[1.0], repetitions=1, max_rows=600,
+    here = compare(load_sample("census"), methods=FAST, epsilons=[1.0], repetitions=1, max_rows=500,
                    random_state=at.session_state["pux_seed"], scheduler="")
     pd.testing.assert_frame_equal(job.result.runs, here.runs)
