@@ -1,6 +1,8 @@
 # make run   - set everything up and open the dashboard on the built-in sample data
 # make test  - set everything up and run the test suite (the command CI runs)
 # make bench - run the benchmarks, JSON into benchmarks/results/
+# make lock  - rebuild requirements/lock.txt from a fresh install of pyproject.toml's newest
+#              allowed versions (README, "Upgrading the lock"); then make test, commit both
 # The server listens on this machine only (127.0.0.1). To serve others, behind a proxy
 # that adds authentication: make run ADDRESS=0.0.0.0 (README, "Serving it to others").
 VENV ?= .venv
@@ -9,9 +11,9 @@ STAMP := $(VENV)/.pux-installed
 PORT ?= 8501
 ADDRESS ?= 127.0.0.1
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test bench lock clean
 
-$(STAMP): pyproject.toml scripts/setup_env.sh scripts/install_minepy.sh
+$(STAMP): pyproject.toml requirements/lock.txt scripts/setup_env.sh scripts/install_minepy.sh
 	bash scripts/setup_env.sh $(VENV)
 	touch $(STAMP)
 
@@ -25,6 +27,10 @@ test: setup
 
 bench: setup
 	$(PY) -m benchmarks
+
+# a throwaway venv in a temporary folder, installed with no constraints; only the lock stays
+lock:
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && bash scripts/setup_env.sh --write-lock "$$tmp/venv"
 
 clean:
 	rm -rf $(VENV) .pytest_cache benchmarks/results

@@ -29,6 +29,7 @@ uploads fit a small server (the old 200 MB limit meant about 2.4 GB per upload).
 """
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -39,31 +40,44 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Peak RSS per MB of CSV measured before / after the change (see the docstring).
 MEASURED = {"before": {"10MB": 11.56, "50MB": 12.21}, "after": {"10MB": 5.99, "50MB": 6.38}}
 
-_CHILD = r"""
+
+def synthetic_csv(size_mb: float) -> bytes:
+    """The benchmark's table as CSV bytes of about ``size_mb`` MB (10**6 bytes): 24 decimal
+    columns, 8 integer columns with 1% empty cells, 8 categorical columns of 12 levels;
+    the same bytes for the same size (seed 0). ``bench_upload_cycle`` uploads it too."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+
+    def block(n):
+        cols = {}
+        for j in range(24):
+            cols[f"d{j}"] = np.round(rng.normal(100, 30, n), 3)
+        for j in range(8):
+            v = rng.integers(0, 5000, n).astype(object)
+            v[rng.random(n) < 0.01] = ""
+            cols[f"i{j}"] = v
+        levels = np.array([f"level_{k}" for k in range(12)])
+        for j in range(8):
+            cols[f"c{j}"] = levels[rng.integers(0, 12, n)]
+        return pd.DataFrame(cols).to_csv(index=False).encode()
+
+    rows = int(2000 * size_mb * 1e6 / len(block(2000)))
+    return block(rows)
+
+
+# The child runs in a fresh process on the checkout under test (an old one has no
+# ``synthetic_csv``): the generator's source travels with it.
+_CHILD = inspect.getsource(synthetic_csv) + r"""
 import json, os, resource, sys, tracemalloc
 sys.path.insert(0, sys.argv[1])
-import numpy as np, pandas as pd
 from core.data import encode, load_csv
 import core.data.csv_loader as cl
 size_mb, mode = float(sys.argv[2]), sys.argv[3]
-rng = np.random.default_rng(0)
-def block(n):
-    cols = {}
-    for j in range(24):
-        cols[f"d{j}"] = np.round(rng.normal(100, 30, n), 3)
-    for j in range(8):
-        v = rng.integers(0, 5000, n).astype(object)
-        v[rng.random(n) < 0.01] = ""
-        cols[f"i{j}"] = v
-    levels = np.array([f"level_{k}" for k in range(12)])
-    for j in range(8):
-        cols[f"c{j}"] = levels[rng.integers(0, 12, n)]
-    return pd.DataFrame(cols).to_csv(index=False).encode()
-probe = block(2000)
-rows = int(2000 * size_mb * 1e6 / len(probe))
-raw = block(rows)
-del probe
-for attr in ("MAX_BYTES",):
+raw = synthetic_csv(size_mb)
+"""
+_CHILD += r"""for attr in ("MAX_BYTES",):
     setattr(cl, attr, 10**12)
 def rss():
     for line in open("/proc/self/status"):

@@ -8,9 +8,16 @@
 #     -> regenerate it from minepy/mine.pyx;
 #   * mine.pyx uses np.NPY_OWNDATA, removed in numpy 2 -> np.NPY_ARRAY_OWNDATA (4 places).
 # The sdist is pinned by version and SHA-256, so the build is reproducible.
+# Usage: bash scripts/install_minepy.sh [PYTHON] [CONSTRAINTS_FILE]
+#   CONSTRAINTS_FILE (scripts/setup_env.sh passes requirements/lock.txt): the build tools and
+#   numpy installed here take their versions from it.
 set -euo pipefail
 
 PY=${1:-.venv/bin/python}
+CONSTRAINTS=()
+if [ -n "${2:-}" ]; then
+  CONSTRAINTS=(-c "$2")
+fi
 VERSION=1.2.6
 SHA256=7455c5d2edee63b660593343d2876bf5e0a2e41cfd74a29d9e42fd00022f39f9
 
@@ -22,7 +29,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$PY" -m pip install -q "setuptools>=65,<81" wheel "cython>=3.0,<3.2" "numpy>=1.26"
+"$PY" -m pip install -q --no-compile "${CONSTRAINTS[@]}" "setuptools>=65,<81" wheel "cython>=3.0,<3.2" "numpy>=1.26"
 "$PY" -m pip download -q "minepy==$VERSION" --no-deps --no-binary :all: --no-build-isolation -d "$work"
 echo "$SHA256  $work/minepy-$VERSION.tar.gz" | sha256sum -c --quiet -
 tar xzf "$work/minepy-$VERSION.tar.gz" -C "$work"
@@ -35,5 +42,5 @@ if [ "$n" != 4 ]; then
 fi
 sed -i 's/np\.NPY_OWNDATA/np.NPY_ARRAY_OWNDATA/g' "$src/minepy/mine.pyx"
 "$PY" -m cython -3 "$src/minepy/mine.pyx" -o "$src/minepy/mine.c"
-"$PY" -m pip install -q --no-build-isolation --no-deps "$src"
+"$PY" -m pip install -q "${CONSTRAINTS[@]}" --no-build-isolation --no-deps "$src"
 "$PY" -c "import minepy, numpy as np; m = minepy.MINE(); x = np.linspace(0, 1, 200); m.compute_score(x, x); assert abs(m.mic() - 1) < 1e-9; print('minepy $VERSION', 'OK: MIC(x, x) =', m.mic())"

@@ -94,6 +94,7 @@ MEASURES: Mapping[str, Measure] = {m.name: m for m in (
     Measure("dcr_risk", "DCR risk", higher_is_better=False),
     Measure("dcr_excess", "DCR risk above the holdout baseline", higher_is_better=False, low_risk=0.02,
             control="a release of real records the training never saw (an independent sample: excess 0)"),
+    Measure("dcr_recall", "recall of DCR's nearest-record search (1: exact; an index's measured recall)"),
     Measure("mia_auc", "membership-inference AUC", higher_is_better=False, low_risk=0.52,
             control="guessing (AUC 0.5)"),
     Measure("mia_advantage", "membership-inference advantage", higher_is_better=False, low_risk=0.02),
@@ -201,6 +202,7 @@ def measure_table(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
     _attribute_inference(ctx, table, seed, out)
     dcr = ctx.dcr_reference().measure(table)
     out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
+    out["dcr_recall"] = float(dcr["search_recall"])
     return out
 
 

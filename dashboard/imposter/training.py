@@ -14,6 +14,7 @@ from dashboard.imposter import charts_training
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.errors import page_errors
 from dashboard.shared.job_view import live_job
+from dashboard.shared.jobs import QueueFull
 from dashboard.shared.present import control_hint, is_presenting
 from dashboard.shared.state import show_error
 
@@ -65,12 +66,17 @@ def start_training(t_left, dataset, sensitive: str, implicit: list[str], params,
     if train:
         if job is not None and job.running:
             job.stop()
-        job = training_jobs.finished_training(job_key)  # the same inputs trained before: reuse at once
-        if job is None:
+        new = training_jobs.finished_training(job_key)  # the same inputs trained before: reuse at once
+        if new is None:
             with page_errors(stop=True):
-                job = training_jobs.training_job(dataset, sensitive, tuple(implicit), params, seed)
-            job.key = job_key
-        training_jobs.keep_job(jobs, dataset, job)
+                try:
+                    new = training_jobs.training_job(dataset, sensitive, tuple(implicit), params, seed)
+                    new.key = job_key
+                except QueueFull as exc:  # this session has its share of the line already
+                    t_left.warning(str(exc), icon=":material/block:")
+        if new is not None:
+            job = new
+            training_jobs.keep_job(jobs, dataset, job)
     return job, job_key
 
 

@@ -61,6 +61,9 @@ class TrainingJob(BackgroundJob):
         self.params = dict(params)
         self.seed = seed
         self.n_rows = n_rows
+        # the pool learns seconds per epoch and row, so a 1,000-epoch training's wait is
+        # forecast at ten times a 100-epoch one's
+        self.work_units = float(max(int(self.params.get("epochs", 1)), 1) * max(dataset.n_rows, 1))
         self.total = 0
         self._events: list[dict] = []
         self.model: ImposterSynthesizer | None = None
@@ -94,6 +97,11 @@ class TrainingJob(BackgroundJob):
         with self._lock:
             return len(self._events), self.total
 
+    def fraction_done(self) -> float | None:
+        """Iterations done over iterations planned (None before the first)."""
+        done, total = self.progress()
+        return done / total if total else None
+
 
 #: finished trainings by their inputs, shared read-only between sessions (the last few)
 _FINISHED = BoundedCache(max_entries=4)
@@ -116,6 +124,11 @@ def training_job(dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
     """A queued training job owned by the calling session (the page keeps it in its state).
 
     Running jobs are never shared between sessions: one viewer's Stop stops only their own.
+
+    Raises
+    ------
+    dashboard.shared.jobs.QueueFull
+        When the session already has as many jobs waiting as the pool allows.
     """
     return TrainingJob(dataset, sensitive, implicit, dict(params), seed, dataset.n_rows).start()
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from core.audit.result import AuditResult
 from core.audit.cases import AuditCase, as_cases, run_cases, worst_result
-from dashboard.shared.jobs import BackgroundJob
+from dashboard.shared.jobs import BackgroundJob, QueueFull
 
 
 class AuditJob(BackgroundJob):
@@ -66,5 +66,14 @@ class AuditJob(BackgroundJob):
 
 
 def start_audit(case: AuditCase | Sequence[AuditCase], *, runs: int, seed: int, key: Any) -> AuditJob:
-    """A started audit job (the page keeps it in its session state)."""
-    return AuditJob(case, runs=runs, seed=seed, key=key).start()
+    """A started audit job (the page keeps it in its session state).
+
+    When the session already has as many jobs waiting as the pool allows, the job is not
+    queued: it comes back ended, its ``error`` the refusal
+    (:class:`dashboard.shared.jobs.QueueFull`, a ValueError the page shows as one sentence
+    where the audit's result would be)."""
+    job = AuditJob(case, runs=runs, seed=seed, key=key)
+    try:
+        return job.start()
+    except QueueFull as exc:
+        return job.refuse(exc)

@@ -106,9 +106,15 @@ def _setup_wait(default: float) -> float:
 def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):
     from dashboard.shared.sweeps import sweep_or_job
 
+    from dashboard.shared.jobs import QueueFull
+
     jobs = st.session_state.setdefault("pux_sweep_jobs", {})
     restart = bool(st.session_state.get(f"{slot}_again"))
-    result, job = sweep_or_job(jobs, slot, sweep, restart=restart, results=results, pool=pool)
+    try:
+        result, job = sweep_or_job(jobs, slot, sweep, restart=restart, results=results, pool=pool)
+    except QueueFull as exc:
+        refused_view(exc, pool=pool)
+        return None
     if result is not None:
         return result
     if wait > 0 and job.wait(wait) and job.result is not None:
@@ -123,6 +129,25 @@ def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):
     live_job(job, stop_key=f"{slot}_stop",
              draw_progress=lambda: _bar(job))
     return None
+
+
+def refused_view(error: Exception, *, pool: Any = None, every: float = 2.0) -> None:
+    """Why a job was not queued (:class:`dashboard.shared.jobs.QueueFull`: the session has
+    its share of the line already), and a check every ``every`` seconds that reruns the page
+    once the session has room again, so the job is queued then without a click."""
+    from dashboard.shared.jobs import POOL, current_session_id
+
+    reason = getattr(error, "reason", str(error))
+    st.warning(f"{reason} This one is queued by itself as soon as there is room.", icon=":material/block:")
+    pool = POOL if pool is None else pool
+    session = current_session_id()
+
+    @st.fragment(run_every=every)
+    def _watch() -> None:
+        if pool.has_room(session):
+            st.rerun()
+
+    _watch()
 
 
 def with_estimate(fn: Callable[[], Any], *, expected_s: float, text: str) -> Any:

@@ -1,16 +1,25 @@
-"""Long work (trainings, audits) as session-owned jobs in one bounded pool.
+"""Long work (trainings, audits) as session-owned jobs in bounded pools, shared fairly.
 
 - **Owned by a session.** A job is created by one browser session and kept in that
   session's state; another viewer never joins or stops it. Finished results may be shared
   (read-only) through a cache keyed by their inputs, never running jobs.
 - **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default one fewer than the
-  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive; the
-  others wait in line, first come first served, and know their place and a rough wait.
+  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive.
+- **Fair.** One running job per session; when a slot frees, sessions take turns (the next
+  job is the oldest waiting job of the session that started one least recently); a session
+  may have at most :data:`MAX_WAITING` jobs waiting in :data:`POOL` (``PUX_MAX_WAITING``),
+  a further one is refused with :class:`QueueFull`, which pages show as one sentence. The
+  rules, and why, are in :mod:`dashboard.shared.job_pool`; each waiting job knows its
+  place and its wait, forecast by replaying those rules with the running jobs' time left.
 - **Stopped with their session.** A watchdog stops a job whose session has ended (tab
   closed, page reloaded: Streamlit's runtime no longer lists the session as active).
 
 A subclass implements :meth:`BackgroundJob._work`, which must check ``self._stop`` (a
 ``threading.Event``) now and then and never touch streamlit.
+
+With ``PUX_JOB_LOG`` set to a file, each pool appends one JSON line per event (queued,
+refused, shown, started, ended, left) with the job's kind and session: the load benchmark
+(``benchmarks/bench_load.py``) reads the real order and waits from it.
 """
 from __future__ import annotations
 
@@ -20,22 +29,24 @@ import subprocess
 import sys
 import threading
 import time
-import weakref
 from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Callable
 
-__all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "current_session_id", "run_in_child"]
+from dashboard.shared.job_pool import JobPool, QueueFull, log_event
+
+__all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "MAX_WAITING", "QueueFull",
+           "current_session_id", "run_in_child"]
 
 
-def _default_slots() -> int:
-    env = os.environ.get("PUX_MAX_JOBS")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
-    return max(1, (os.cpu_count() or 2) - 1)
+def _env_count(name: str, default: int) -> int:
+    env = os.environ.get(name)
+    return int(env) if env and env.isdigit() and int(env) > 0 else default
 
 
-MAX_RUNNING = _default_slots()
+MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, (os.cpu_count() or 2) - 1))
+#: the most jobs one session may have waiting in :data:`POOL` (its running job not counted)
+MAX_WAITING = _env_count("PUX_MAX_WAITING", 3)
 
 
 def current_session_id() -> str | None:
@@ -49,153 +60,35 @@ def current_session_id() -> str | None:
     return None if ctx is None else ctx.session_id
 
 
-def _session_alive(session_id: str | None) -> bool:
-    if session_id is None:
-        return True
-    try:
-        from streamlit.runtime import Runtime
-
-        if not Runtime.exists():
-            return True  # bare mode and AppTest: no runtime to ask
-        return Runtime.instance().is_active_session(session_id)
-    except Exception:  # pragma: no cover - streamlit internals moved
-        return True
-
-
-class JobPool:
-    """First-come-first-served slots for background jobs, with a session watchdog."""
-
-    def __init__(self, slots: int, *, watch_every: float = 2.0) -> None:
-        self.slots = int(slots)
-        self._cond = threading.Condition()
-        self._waiting: deque[BackgroundJob] = deque()
-        self._running: set[BackgroundJob] = set()
-        self._durations: dict[str, deque[float]] = {}
-        self._watch_every = watch_every
-        self._watcher: threading.Thread | None = None
-        self._started: "weakref.WeakSet[BackgroundJob]" = weakref.WeakSet()
-
-    # ------------------------------------------------------------ slots
-    def acquire(self, job: "BackgroundJob") -> bool:
-        """Wait for a slot; False when the job was stopped while it waited."""
-        self._ensure_watcher()
-        with self._cond:
-            self._waiting.append(job)
-            while True:
-                if job._stop.is_set():
-                    self._waiting.remove(job)
-                    self._cond.notify_all()
-                    return False
-                if self._waiting[0] is job and len(self._running) < self.slots:
-                    if not _session_alive(job.session_id):  # its viewer left while it waited
-                        job._stop.set()
-                        continue
-                    self._waiting.popleft()
-                    self._running.add(job)
-                    self._cond.notify_all()
-                    return True
-                self._cond.wait(timeout=0.5)
-
-    def release(self, job: "BackgroundJob", seconds: float) -> None:
-        with self._cond:
-            self._running.discard(job)
-            if not job._stop.is_set():
-                self._durations.setdefault(job.name, deque(maxlen=20)).append(seconds)
-            self._cond.notify_all()
-
-    def wake(self) -> None:
-        with self._cond:
-            self._cond.notify_all()
-
-    def position(self, job: "BackgroundJob") -> int:
-        """1 for the next job to start, 2 for the one after, ...; 0 when not waiting."""
-        with self._cond:
-            try:
-                return self._waiting.index(job) + 1
-            except ValueError:
-                return 0
-
-    def expected_wait(self, job: "BackgroundJob") -> float | None:
-        """Rough seconds until ``job`` starts: what is left of the running jobs plus the jobs
-        ahead of it in line, each at the mean duration of finished jobs of its kind (its
-        ``name``; the mean over kinds for a kind not seen yet), shared among the slots.
-        None while no job has finished (nothing to go on)."""
-        now = time.monotonic()
-        with self._cond:
-            try:
-                pos = self._waiting.index(job) + 1
-            except ValueError:
-                return 0.0
-            means = {name: sum(d) / len(d) for name, d in self._durations.items() if d}
-            running = [(j.name, j.started_at) for j in self._running]
-            ahead = [j.name for j in list(self._waiting)[:pos - 1]]
-        if not means:
-            return None
-        default = sum(means.values()) / len(means)
-        work = 0.0
-        for name, started in running:
-            expected = means.get(name, default)
-            spent = 0.0 if started is None else now - started
-            work += max(expected - spent, 0.1 * expected)  # a job past its mean still needs a while
-        work += sum(means.get(name, default) for name in ahead)
-        return work / max(1, self.slots)
-
-    def counts(self) -> tuple[int, int]:
-        """(running, waiting)."""
-        with self._cond:
-            return len(self._running), len(self._waiting)
-
-    def stop_all(self, timeout: float = 30.0) -> None:
-        """Stop every job started on this pool that has not ended, and wait for them (server
-        shutdown, tests); a job whose thread has not reached the queue yet is included."""
-        with self._cond:
-            jobs = [job for job in self._started if job.running]
-        for job in jobs:
-            job.stop()
-        for job in jobs:
-            job.wait(timeout)
-
-    # ------------------------------------------------------------ watchdog
-    def _ensure_watcher(self) -> None:
-        with self._cond:
-            if self._watcher is None or not self._watcher.is_alive():
-                self._watcher = threading.Thread(target=self._watch, name="pux-job-watchdog", daemon=True)
-                self._watcher.start()
-
-    def _watch(self) -> None:
-        while True:
-            time.sleep(self._watch_every)
-            with self._cond:
-                jobs = list(self._running) + list(self._waiting)
-            for job in jobs:
-                if not _session_alive(job.session_id):
-                    job.stop()
-            if jobs:
-                self.wake()
-
-
 #: seconds from the last progress a page saw to the end, per kind of job (see seconds_left)
 _TAILS: dict[str, deque[float]] = {}
 _TAILS_LOCK = threading.Lock()
 
-POOL = JobPool(MAX_RUNNING)
+POOL = JobPool(MAX_RUNNING, max_waiting=MAX_WAITING)
 #: setup steps (feature selection, sensitivities, the SSKM_DP map, detection): short, needed
-#: before a page can draw, so they never wait behind trainings; a few at once at most
+#: before a page can draw, so they never wait behind trainings; a few at once at most. The
+#: same turns between sessions, no limit on a session's line (a page needs its setup steps).
 SETUP_POOL = JobPool(max(2, MAX_RUNNING + 1))
 
 
 class BackgroundJob:
-    """A thread that waits for a pool slot, runs :meth:`_work`, and can be stopped.
+    """A thread that waits for its turn in a pool, runs :meth:`_work`, and can be stopped.
 
     Attributes
     ----------
     session_id : str or None
-        The session that started the job; the pool stops the job when it ends.
+        The session that started the job; the pool stops the job when it ends, and gives
+        each session one running job at a time (None: a job of its own, see
+        :mod:`dashboard.shared.job_pool`).
     error : BaseException or None
         What the work raised (the page shows it as one sentence).
+    work_units : float
+        How much work the job is beside others of its kind (a training: epochs times
+        rows); the pool learns the seconds per unit and forecasts waits with it.
     """
 
     name = "pux-job"
+    work_units: float = 1.0
 
     def __init__(self, *, pool: JobPool | None = None) -> None:
         self.error: BaseException | None = None
@@ -206,16 +99,37 @@ class BackgroundJob:
         self._last_seen: float | None = None  # the last estimate asked for
         self.working_at: float | None = None  # the first progress of the work proper
         self.cancelled = False
+        self._fraction = 0.0
+        self._ticket: int | None = None
+        self._shown = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
 
+    @property
+    def kind(self) -> str:
+        """What the pool learns durations by (jobs of one kind take alike per unit of work)."""
+        return self.name
+
     def start(self):
-        """Queue the job (it starts when a slot is free); returns the job."""
-        with self.pool._cond:
-            self.pool._started.add(self)
+        """Queue the job (it starts when the pool's rules give it a slot); returns the job.
+
+        Raises
+        ------
+        QueueFull
+            When its session already has as many jobs waiting as the pool allows (the job
+            is not queued; :meth:`refuse` turns it into an ended job carrying the refusal).
+        """
+        self.pool.enqueue(self)
         self._thread.start()
+        return self
+
+    def refuse(self, error: QueueFull) -> "BackgroundJob":
+        """End a job that was never queued, with ``error`` as what it raised (for a page
+        that shows a job's error where its result would be); returns the job."""
+        self.error = error
+        self._done.set()
         return self
 
     def _work(self) -> None:  # pragma: no cover - subclasses implement it
@@ -226,22 +140,24 @@ class BackgroundJob:
             if not self.pool.acquire(self):
                 self.cancelled = True
                 return
-            self.started_at = time.monotonic()
             try:
                 self._work()
+            except BaseException as exc:  # shown on the page as one sentence
+                self.error = exc
             finally:
-                ended = time.monotonic()
+                ended = self.pool.clock()
                 self.pool.release(self, ended - self.started_at)
                 if self._last_seen is not None and not self._stop.is_set():
                     with _TAILS_LOCK:  # the time after the last progress, for the next estimate
                         _TAILS.setdefault(self.name, deque(maxlen=10)).append(ended - self._last_seen)
-        except BaseException as exc:  # shown on the page as one sentence
+        except BaseException as exc:  # pragma: no cover - the pool itself failed
             self.error = exc
         finally:
             self._done.set()
 
     def stop(self) -> None:
-        """Ask the work to stop at its next check (what it did so far is kept)."""
+        """Ask the work to stop at its next check (what it did so far is kept); a waiting
+        job leaves the line."""
         self._stop.set()
         self.pool.wake()
 
@@ -255,25 +171,35 @@ class BackgroundJob:
         """True while the job waits for a slot."""
         return self.running and self.started_at is None
 
+    def fraction_done(self) -> float | None:
+        """The share of its work done (0 to 1) as its progress last said."""
+        with self._lock:
+            return self._fraction
+
     def queue_text(self) -> str:
-        """'2nd in line, about 40 s' (or '' once started)."""
-        pos = self.pool.position(self)
+        """'Waiting for a free worker: 2nd in line, about 40 s. ...' (or '' once started)."""
+        pos, wait = self.pool.place(self)
         if pos == 0:
             return ""
+        if not self._shown:
+            self._shown = True
+            log_event("shown", self, place=pos, wait=None if wait is None else round(wait, 2))
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(pos if pos < 20 else pos % 10, "th")
-        wait = self.pool.expected_wait(self)
         about = f", about {wait:.0f} s" if wait is not None else ""
-        return (f"Waiting for a free worker: {pos}{suffix} in line{about} "
-                f"({self.pool.slots} job(s) run at once on this server).")
+        own = self.pool.session_counts(self.session_id)[0] if self.session_id is not None else 0
+        why = ("Your session's running job goes first: each session runs one job at a time, and sessions "
+               "take turns." if own else "Sessions take turns, one running job each.")
+        return (f"Waiting for a free worker: {pos}{suffix} in line{about}. {why} "
+                f"({self.pool.slots} job(s) run at once on this server.)")
 
     def mark_working(self) -> None:
         """Say that the work proper has begun (its first progress): the time before it
         (starting a process, importing torch) is left out of the pace."""
         with self._lock:
             if self.working_at is None:
-                self.working_at = time.monotonic()
+                self.working_at = self.pool.clock()
 
-    def seconds_left(self, fraction: float) -> float | None:
+    def seconds_left(self, fraction: float, *, record: bool = True) -> float | None:
         """Seconds until the job ends, from the pace of its progress (None before it starts
         or at 0 or 1).
 
@@ -283,20 +209,22 @@ class BackgroundJob:
         made a training's first estimates up to 20 times too long (its process starts for
         seconds before the first iteration). What jobs of this kind took after their last
         progress (drawing the sample, sending the model back) is added; before any has
-        finished, half the start-up of this one.
+        finished, half the start-up of this one. ``record`` False (the pool's forecast)
+        asks without counting as the page's reading.
         ``benchmarks/bench_estimates.py`` measures each estimate against the real time left.
         """
         if self.started_at is None or not 0 < fraction < 1:
             return None
-        now = time.monotonic()
+        now = self.pool.clock()
         with self._lock:
-            if self._first_seen is None or fraction < self._first_seen[1]:
-                self._first_seen = (now, fraction)
-            t0, f0 = self._first_seen
-            self._last_seen = now
+            first = self._first_seen
+            if record:
+                if first is None or fraction < first[1]:
+                    self._first_seen = first = (now, fraction)
+                self._last_seen = now
             began = self.working_at if self.working_at is not None else self.started_at
-        if fraction - f0 >= 0.01 and now - t0 >= 0.5:
-            pace = (now - t0) / (fraction - f0)
+        if first is not None and fraction - first[1] >= 0.01 and now - first[0] >= 0.5:
+            pace = (now - first[0]) / (fraction - first[1])
         else:
             pace = (now - began) / fraction
         with _TAILS_LOCK:

@@ -158,6 +158,12 @@ def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
     Returns
     -------
     (result, None) when finished (now or before), else (None, job).
+
+    Raises
+    ------
+    dashboard.shared.jobs.QueueFull
+        When a new job is needed and the session already has as many jobs waiting in the
+        pool as it allows (:func:`dashboard.shared.job_view.refused_view` says so on the page).
     """
     results = FINISHED if results is None else results
     hit = results.get(sweep.key)

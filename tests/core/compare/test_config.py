@@ -295,3 +295,13 @@ def test_the_audit_runs_reach_the_comparison_and_its_saved_config():
     result = run_config(make(methods=("CDP-LR",), audit_runs=0))
     assert result.parameters["audit_runs"] == 0 and result.audits.empty
     assert config_from_result(result).audit_runs == 0
+
+
+def test_a_dcr_cap_round_trips_reaches_the_comparison_and_is_checked():
+    config = make(dcr_records=120)
+    assert CompareConfig.from_json(config.to_json()).dcr_records == 120
+    result = run_config(make(methods=("Raw table",), dcr_records=120, audit_runs=0))
+    assert result.parameters["dcr_records"] == 120
+    assert config_from_result(result).dcr_records == 120
+    with pytest.raises(ValueError, match="dcr_records"):
+        make(dcr_records=5)

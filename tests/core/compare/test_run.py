@@ -530,7 +530,7 @@ def test_each_measure_is_one_record_and_the_old_tables_come_from_it():
 
     assert tuple(MEASURES) == ("rows_released", "utility", "tv_one_way", "tv_two_way", "column_shape", "pair_trend",
                                "mse", "ai_advantage",
-                               "dcr_risk", "dcr_excess", "mia_auc", "mia_advantage", "ai_member")
+                               "dcr_risk", "dcr_excess", "dcr_recall", "mia_auc", "mia_advantage", "ai_member")
     assert LOW_RISK == {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02,
                         "ai_member": 0.02}
     assert MEASURE_WORDS["utility"] == "accuracy" and MEASURE_WORDS["ledger_epsilon"] == "epsilon"

@@ -249,6 +249,19 @@ def test_a_second_train_with_the_same_inputs_reuses_the_finished_model(open_page
     assert _job(at) is first  # finished: shared read-only, no retraining
 
 
+def test_a_training_the_pool_refuses_is_explained_beside_the_button(open_page, monkeypatch):
+    import dashboard.shared.jobs as jobs
+
+    monkeypatch.setattr(jobs, "POOL", jobs.JobPool(1, watch_every=60, max_waiting=0))  # no room for anyone
+    at = _open(open_page, _small_census())
+    at.button(key="imposter_train").click().run()
+    assert_clean(at)  # a warning, not an error box or a traceback
+    refusals = [w.value for w in at.warning if w.value.startswith("Not queued")]
+    assert len(refusals) == 1 and "Ask again once one of them has started or been stopped" in refusals[0]
+    assert not at.session_state["imposter_jobs"]  # nothing kept as this dataset's training
+    assert jobs.POOL.counts() == (0, 0)
+
+
 def test_choices_and_parameters_are_built_outside_the_page():
     import pandas as pd
 

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+import dashboard.shared.job_pool as job_pool
 import dashboard.shared.jobs as jobs
 from dashboard.shared.jobs import BackgroundJob, JobPool
 
@@ -50,7 +51,7 @@ def test_a_job_stopped_in_the_queue_never_runs():
 
 
 def test_the_watchdog_stops_a_job_whose_session_ended(monkeypatch):
-    monkeypatch.setattr(jobs, "_session_alive", lambda session_id: session_id != "gone")
+    monkeypatch.setattr(job_pool, "_session_alive", lambda session_id: session_id != "gone")
     pool = JobPool(1, watch_every=0.05)
     job = _Sleeper(pool)
     job.session_id = "gone"
@@ -73,7 +74,7 @@ def test_expected_wait_comes_from_finished_jobs():
 
 def test_a_queued_job_whose_session_ended_never_starts(monkeypatch):
     alive = {"a": True, "b": True}
-    monkeypatch.setattr(jobs, "_session_alive", lambda sid: alive.get(sid, True))
+    monkeypatch.setattr(job_pool, "_session_alive", lambda sid: alive.get(sid, True))
     pool = JobPool(1, watch_every=60)  # the watchdog stays out of it: the slot check must do it
     first = _Sleeper(pool)
     first.session_id = "a"
@@ -121,12 +122,14 @@ def test_expected_wait_uses_the_duration_of_each_kind_of_job():
     import time
 
     pool = JobPool(1)
-    pool._durations = {"long": jobs.deque([100.0]), "short": jobs.deque([1.0])}
+    pool.learn("long", 100.0)
+    pool.learn("short", 1.0)
     running, queued = _Sleeper(pool), _Sleeper(pool)
     running.name, queued.name = "short", "long"
     running.started_at = time.monotonic() - 0.5
     pool._running.add(running)
-    pool._waiting.extend([queued])
+    queued._ticket = 0
+    pool._waiting.append(queued)
     assert pool.expected_wait(queued) == pytest.approx(0.5, abs=0.2)  # what is left of the short job
     pool._running.clear()
     long_running = _Sleeper(pool)
@@ -153,3 +156,245 @@ def test_time_left_before_any_job_finished_counts_half_the_start_up(monkeypatch)
     job.started_at = time.monotonic() - 10.0
     job.working_at = job.started_at + 6.0  # six seconds of start-up, four of work for 50 %
     assert job.seconds_left(0.5) == pytest.approx(4.0 + 3.0, abs=0.1)
+
+
+# ---------------------------------------------------------------- fairness between sessions
+def _eventually(predicate, timeout: float = 5.0) -> bool:
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def _job(pool: JobPool, session: str | None, name: str = "sleeper") -> _Sleeper:
+    job = _Sleeper(pool)
+    job.session_id, job.name = session, name
+    return job
+
+
+def _run_one_at_a_time(pool: JobPool, queued: list) -> list:
+    """Release the running job of a one-slot pool until every job in ``queued`` ran: the
+    order they started in."""
+    order = []
+    while len(order) < len(queued):
+        assert _eventually(lambda: any(j.started_at is not None and j not in order for j in queued))
+        running = next(j for j in queued if j.started_at is not None and j not in order)
+        order.append(running)
+        running.release.set()
+        assert running.wait(5)
+    return order
+
+
+def test_sessions_take_turns_and_a_sessions_own_jobs_keep_their_order():
+    pool = JobPool(1, watch_every=60)
+    blocker = _job(pool, "z").start()
+    assert _eventually(lambda: blocker.started_at is not None)
+    a1, a2, a3 = (_job(pool, "a").start() for _ in range(3))
+    b1 = _job(pool, "b").start()
+    c1, c2 = _job(pool, "c").start(), _job(pool, "c").start()
+    assert [j for j, _ in pool.forecast()] == [a1, b1, c1, a2, c2, a3]  # the page's places
+    blocker.release.set()
+    assert _run_one_at_a_time(pool, [a1, a2, a3, b1, c1, c2]) == [a1, b1, c1, a2, c2, a3]
+
+
+def test_a_session_runs_one_job_at_a_time_even_with_free_slots():
+    pool = JobPool(3, watch_every=60)
+    a1, a2 = _job(pool, "a").start(), _job(pool, "a").start()
+    b1 = _job(pool, "b").start()
+    assert _eventually(lambda: pool.counts() == (2, 1))
+    assert a1.started_at is not None and b1.started_at is not None and a2.queued
+    assert pool.session_counts("a") == (1, 1)
+    assert "Your session's running job goes first" in a2.queue_text()
+    a1.release.set()
+    assert _eventually(lambda: a2.started_at is not None)
+    a2.release.set(), b1.release.set()
+    assert a2.wait(5) and b1.wait(5)
+
+
+def test_jobs_without_a_session_are_each_their_own_session():
+    pool = JobPool(2, watch_every=60)
+    first, second = _job(pool, None).start(), _job(pool, None).start()
+    assert _eventually(lambda: pool.counts() == (2, 0))  # not held back as one session's second job
+    first.release.set(), second.release.set()
+    assert first.wait(5) and second.wait(5)
+
+
+def test_a_session_with_a_full_line_is_refused_in_words():
+    pool = JobPool(1, watch_every=60, max_waiting=2)
+    running = _job(pool, "a").start()
+    assert _eventually(lambda: running.started_at is not None)
+    waiting = [_job(pool, "a").start(), _job(pool, "a").start()]
+    refused = _job(pool, "a")
+    with pytest.raises(jobs.QueueFull, match="already has 2 job.s. waiting for a worker") as caught:
+        refused.start()
+    assert isinstance(caught.value, ValueError)  # pages show it as one sentence
+    assert not pool.has_room("a") and pool.has_room("b")
+    other, no_session = _job(pool, "b").start(), _job(pool, None).start()  # others are not refused
+    assert pool.session_counts("a") == (1, 2)
+    waiting[0].stop()  # a stopped job leaves the line: room again
+    assert waiting[0].wait(5) and waiting[0].cancelled
+    assert pool.has_room("a")
+    again = _job(pool, "a").start()
+    pool.stop_all(timeout=5)
+    assert not any(j.running for j in [running, *waiting, other, no_session, again])
+
+
+def test_a_refused_job_ends_at_once_carrying_the_refusal():
+    pool = JobPool(1, watch_every=60, max_waiting=0)
+    job = _job(pool, "a")
+    with pytest.raises(jobs.QueueFull) as caught:
+        job.start()
+    job.refuse(caught.value)
+    assert not job.running and isinstance(job.error, jobs.QueueFull) and not job.ran
+
+
+def test_a_job_stopped_while_waiting_leaves_the_line_and_the_forecast():
+    pool = JobPool(1, watch_every=60)
+    running = _job(pool, "a").start()
+    assert _eventually(lambda: running.started_at is not None)
+    b, c = _job(pool, "b").start(), _job(pool, "c").start()
+    assert pool.position(c) == 2
+    b.stop()
+    assert b.wait(5) and b.cancelled and not b.ran
+    assert pool.position(c) == 1 and pool.counts() == (1, 1)
+    assert [j for j, _ in pool.forecast()] == [c]
+    running.release.set()
+    assert _eventually(lambda: c.started_at is not None)
+    c.release.set()
+    assert c.wait(5)
+
+
+def _settled(pool: JobPool) -> bool:
+    """True when the pool has started every job its rules allow now."""
+    with pool._cond:
+        return len(pool._running) >= pool.slots or pool._next() is None
+
+
+class _Clock:
+    """A fake monotonic clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_forecast_order_and_waits_are_the_real_ones():
+    """Two slots, four sessions, jobs of 1 s and 10 s: the forecast made at time 0 gives the
+    order and the start times the pool then really gives (on a fake clock)."""
+    clock = _Clock()
+    pool = JobPool(2, watch_every=60, clock=clock)
+    seconds = {"short": 1.0, "long": 10.0, "mid": 4.0}
+    for kind, took in seconds.items():
+        pool.learn(kind, took)
+    running = [_job(pool, "z1", "long").start(), _job(pool, "z2", "mid").start()]
+    assert _eventually(lambda: pool.counts() == (2, 0))
+    clock.now = 1.0  # one second into both
+    plan = [("a", "long"), ("a", "short"), ("b", "short"), ("b", "short"), ("b", "mid"), ("c", "mid"),
+            ("z1", "short"), ("d", "long")]
+    queued = [_job(pool, session, kind).start() for session, kind in plan]
+    assert _eventually(lambda: pool.counts() == (2, len(plan)))
+    predicted = pool.forecast()
+    assert all(wait is not None for _, wait in predicted)
+
+    started: dict = {}
+    live = list(running)
+    while len(started) < len(queued):  # end the job due first, see whom the pool starts
+        ends = {job: job.started_at + seconds[job.name] for job in live}
+        first = min(ends, key=ends.get)
+        clock.now = ends[first]
+        first.release.set()
+        assert first.wait(5)
+        live.remove(first)
+        assert _eventually(lambda: _settled(pool))
+        for job in queued:
+            if job.started_at is not None and job not in started:
+                started[job] = job.started_at - 1.0  # waited since time 1
+                live.append(job)
+    real_order = sorted(started, key=lambda j: (started[j], queued.index(j)))
+    assert [j for j, _ in predicted] == real_order
+    for job, wait in predicted:
+        assert wait == pytest.approx(started[job], abs=1e-6)
+
+
+def test_a_running_jobs_progress_sets_the_wait_behind_it():
+    import time
+
+    pool = JobPool(1, watch_every=60)
+    running, waiting = _job(pool, "a"), _job(pool, "b")
+    running.started_at = running.working_at = time.monotonic() - 30.0  # 30 s for the first quarter
+    running._fraction = 0.25
+    pool._running.add(running)
+    waiting._ticket = 0
+    pool._waiting.append(waiting)
+    assert pool.expected_wait(waiting) == pytest.approx(90.0, rel=0.05)  # three more quarters
+
+
+def test_the_wait_behind_a_bigger_job_of_a_known_kind_scales_with_its_work():
+    import time
+
+    pool = JobPool(1, watch_every=60)
+    pool.learn("training", 14.0, startup=4.0, units=100.0)  # 4 s to start, 0.1 s per unit
+    running, waiting = _job(pool, "a", "training"), _job(pool, "b", "training")
+    running.work_units = 1000.0
+    running.started_at = time.monotonic()
+    pool._running.add(running)
+    waiting._ticket = 0
+    pool._waiting.append(waiting)
+    assert pool.expected_wait(waiting) == pytest.approx(4.0 + 100.0, rel=0.02)
+
+
+def test_the_forecast_gives_no_wait_past_an_unknown_duration():
+    from dashboard.shared.job_pool import Running, Waiting, forecast
+
+    line = [Waiting("b1", "b", 0, 5.0), Waiting("c1", "c", 1, 5.0), Waiting("a1", "a", 2, None),
+            Waiting("d1", "d", 3, 5.0)]
+    plan = forecast(line, [Running("z", 2.0)], {}, slots=2)
+    # d1 starts when a1 (length unknown) or c1 ends, whichever is first: no figure for it
+    assert plan == [("b1", 0.0), ("c1", 2.0), ("a1", 5.0), ("d1", None)]
+
+
+# ---------------------------------------------------------------- the refusal on a page
+def _hold(progress):
+    """A sweep that runs until it is stopped (its progress call raises then)."""
+    import time
+
+    for _ in range(3000):
+        progress(0.01, "holding")
+        time.sleep(0.01)
+    raise TimeoutError("never stopped")
+
+
+def _three_sweeps_page():
+    import uuid
+
+    import streamlit as st
+
+    from dashboard.shared.job_view import sweep_view
+    from dashboard.shared.sweeps import Sweep
+    from tests.dashboard.shared.test_jobs import _hold
+
+    key = st.session_state.setdefault("sweeps_key", str(uuid.uuid4()))
+    for slot in ("one", "two", "three"):
+        sweep_view(slot, Sweep((slot, key), _hold, {}, f"Sweep {slot}", in_process=True))
+
+
+def test_a_sweep_the_pool_refuses_says_why_on_the_page(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    pool = JobPool(1, watch_every=60, max_waiting=1)
+    monkeypatch.setattr(jobs, "POOL", pool)
+    at = AppTest.from_function(_three_sweeps_page, default_timeout=30).run()
+    try:
+        assert not at.exception
+        warnings = [w.value for w in at.warning]
+        assert len(warnings) == 1 and warnings[0].startswith("Not queued: this session already has 1 job(s) waiting")
+        assert "queued by itself as soon as there is room" in warnings[0]
+        assert pool.counts() == (1, 1)  # "one" runs, "two" waits, "three" was never queued
+    finally:
+        pool.stop_all(timeout=5)
