@@ -10,6 +10,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.pux-installed
 PORT ?= 8501
 ADDRESS ?= 127.0.0.1
+TEST_WORKERS ?= 2
 
 .PHONY: setup run test bench lock clean
 
@@ -22,8 +23,11 @@ setup: $(STAMP)
 run: setup
 	$(VENV)/bin/streamlit run dashboard/app.py --server.address $(ADDRESS) --server.port $(PORT)
 
+# two processes for the suite (pytest-xdist), then the browser tests alone: they drive a real
+# server and browser, which a second test process on 2 cores would slow past their timeouts
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) -m "not slow and not e2e"
+	$(PY) -m pytest -m "e2e and not slow"
 
 bench: setup
 	$(PY) -m benchmarks

@@ -21,12 +21,16 @@ the server's own high-water mark ``VmHWM``, reset before each cycle through
   first (goal: at most 1.5).
 
 Everything stays on 127.0.0.1; every wait has a time limit. Without Chromium the benchmark
-reports that it was skipped. ``MALLOC_ARENA_MAX`` and the like pass through to the server
-from the environment (reported), so a run can compare allocator settings.
+reports that it was skipped. The server gets the environment ``make run`` gives it
+(:func:`dashboard.shared.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless the environment
+sets it; reported), so ``MALLOC_ARENA_MAX=16 python -m benchmarks --only upload_cycle``
+measures glibc's default on this machine (8 arenas per core).
 """
 from __future__ import annotations
 
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -35,14 +39,48 @@ import time
 import urllib.request
 from pathlib import Path
 
-from benchmarks.bench_load import ARGS, CHROMIUM, _free_port, _tree, _wait_idle
 from benchmarks.bench_upload_memory import synthetic_csv
 
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("PUX_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage"]
 #: seconds between two reads of the memory during a cycle
 _POLL_S = 0.05
 #: the name of the uploaded file (the page then says "Using upload_cycle")
 _NAME = "upload_cycle"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    parent: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    out, frontier = [pid], [pid]
+    while frontier:
+        frontier = [p for p, pp in parent.items() if pp in frontier]
+        out += frontier
+    return out
+
+
+def _wait_idle(pg, timeout: float = 180_000) -> None:
+    """Until the page has drawn and runs no script."""
+    pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
+    pg.wait_for_timeout(300)
+    pg.wait_for_function(
+        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+        " return !w || !(w.innerText.includes('Running') || w.innerText.includes('Stop')); }",
+        timeout=timeout)
 
 
 def _rss_kb(pid: int, field: str = "VmRSS") -> int:
@@ -126,8 +164,20 @@ def _upload_once(browser, url: str, path: Path, *, name: str = _NAME) -> float:
         ctx.close()
 
 
+def _server_env() -> dict[str, str]:
+    """The environment ``make run`` and ``pux dashboard`` start the server with
+    (:func:`dashboard.shared.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless set)."""
+    try:
+        sys.path.insert(0, str(ROOT))
+        from dashboard.shared.memory import server_env
+
+        return server_env()
+    except ImportError:  # a checkout before the change
+        return dict(os.environ)
+
+
 def _start_server(port: int) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**_server_env(), "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "dashboard" / "app.py"),
          "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
@@ -159,9 +209,13 @@ def _cycles(browser, url: str, pid: int, path: Path, cycles: int, wait_s: float)
 def run(*, quick: bool) -> dict:
     if not Path(CHROMIUM).is_file():
         return {"skipped": "headless Chromium not found (apt-get install chromium chromium-driver)"}
+    return measure(size_mb=8 if quick else 47, cycles=3 if quick else 8)
+
+
+def measure(*, size_mb: float, cycles: int) -> dict:
+    """``cycles`` upload-and-close cycles of a ``size_mb`` MB table against a fresh server."""
     from playwright.sync_api import sync_playwright
 
-    size_mb, cycles = (8, 3) if quick else (47, 8)
     wait_s = _release_wait_s()
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -190,7 +244,7 @@ def run(*, quick: bool) -> dict:
     rises = out["peak_rise_mb"]
     return {
         "file_mb": round(file_mb, 1), "cycles": cycles, "release_wait_s": wait_s,
-        "malloc_arena_max": os.environ.get("MALLOC_ARENA_MAX"),
+        "malloc_arena_max": _server_env().get("MALLOC_ARENA_MAX"),
         **out,
         "peak_rise_per_file_mb": round(max(rises) / file_mb, 2),
         "first_peak_rise_per_file_mb": round(rises[0] / file_mb, 2),

@@ -4,12 +4,14 @@
 ``streamlit`` subprotocol, one ``BackMsg`` per rerun, one ``ForwardMsg`` per frame back),
 asks for a page, learns the ids of its widgets from the elements the server sends, sets
 widget values or presses buttons, and reruns the page's auto-refreshing fragments (a live
-job's view) as the browser would. It records every element's text as it arrives, so a test
-can wait for "Accuracy at epsilon = 2.1" in a chart or read the wait a queued job shows.
+job's view) as the browser does: at their interval, never while a run of the page is asked
+for or running (a fragment's run would interrupt it and drop a button's press). It records
+every element's text as it arrives, so a benchmark can wait for "Accuracy at epsilon = 2.1"
+in a chart or read the wait a queued job shows.
 
 Nothing is drawn: what it times is the server (its script run and its messages), which is
 what 8 sessions on a 2-core machine can measure without 8 browsers competing for the
-cores. ``benchmarks/bench_load.py`` keeps one browser (Chromium) for the end-to-end check.
+cores. ``benchmarks/bench_load.py`` keeps Chromium for the page-load figure.
 """
 from __future__ import annotations
 
@@ -66,7 +68,11 @@ class Viewer:
         self.runs_finished = 0
         self.errors: list[str] = []
         self._states: dict[str, Any] = {}  # widget id -> WidgetState kept for every rerun
-        self._fragments: dict[str, float] = {}  # auto-rerun fragment id -> interval
+        self._fragments: dict[str, tuple[float, str]] = {}  # auto-rerun fragment id -> (interval, page)
+        self._page_hash = ""  # the page's script hash, once the server named it
+        self._run_hash = ""  # the page of the script run whose messages arrive now
+        self._left_hash = ""  # the page this viewer left (goto)
+        self._busy = False  # a run is asked for or running: no fragment rerun now (as the browser)
         self._closed = threading.Event()
         self._send_lock = threading.Lock()
         threading.Thread(target=self._read, name="viewer-read", daemon=True).start()
@@ -79,7 +85,11 @@ class Viewer:
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
-        state.page_name = self.page
+        with self._cond:
+            if self._page_hash:  # as the browser: the page by its hash (a fragment's rerun keeps it)
+                state.page_script_hash = self._page_hash
+            else:
+                state.page_name = self.page
         if fragment:
             state.fragment_id = fragment
             state.is_auto_rerun = True
@@ -94,8 +104,19 @@ class Viewer:
             state.widget_states.widgets.append(WidgetState(id=button[0], trigger_value=True))
         sent = time.monotonic()
         with self._send_lock:
+            with self._cond:
+                self._busy = True
             self._ws.send(msg.SerializeToString())
         return sent
+
+    def goto(self, page: str) -> float:
+        """Open another page of the app in this session (as the sidebar's link does)."""
+        with self._cond:
+            # late messages of the page left (its run may still be ending) must not bring it back
+            self._left_hash = self._page_hash
+            self.page, self._page_hash = page, ""
+            self._fragments.clear()  # the old page's live views are gone
+        return self.rerun()
 
     def set_value(self, label: str, value: float | list[float]) -> None:
         """Keep ``value`` for the widget with this label (sent with every later rerun): a
@@ -137,13 +158,19 @@ class Viewer:
                 if element_kind == "exception":
                     self.errors.append(f"exception: {inner.message}")
                 self.texts.append((now, element_kind, text))
-            elif kind == "auto_rerun":
-                self._fragments[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+            elif kind == "navigation" and msg.navigation.page_script_hash not in ("", self._left_hash):
+                self._page_hash = msg.navigation.page_script_hash
+            elif kind == "new_session":  # each script run starts with one
+                self._run_hash = msg.new_session.page_script_hash
+            elif kind == "auto_rerun":  # kept with its page: a late one of the page left is never rerun
+                self._fragments[msg.auto_rerun.fragment_id] = (msg.auto_rerun.interval, self._run_hash)
             elif kind == "stop_auto_rerun":
                 for fid in msg.stop_auto_rerun.fragment_ids:
                     self._fragments.pop(fid, None)
             elif kind == "script_finished":
                 self.runs_finished += 1
+                if msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self._busy = False
             self._cond.notify_all()
 
     def _auto(self) -> None:
@@ -151,7 +178,10 @@ class Viewer:
         due: dict[str, float] = {}
         while not self._closed.wait(0.1):
             with self._cond:
-                fragments = dict(self._fragments)
+                if self._busy:  # the browser sends no fragment rerun while the page runs
+                    continue
+                fragments = {fid: every for fid, (every, page) in self._fragments.items()
+                             if page and page == self._page_hash}
             now = time.monotonic()
             for fid, every in fragments.items():
                 if now >= due.setdefault(fid, now + every):
@@ -188,6 +218,17 @@ class Viewer:
         end = time.monotonic() + timeout
         with self._cond:
             while label not in self.widgets:
+                left = end - time.monotonic()
+                if left <= 0 or self._closed.is_set():
+                    return False
+                self._cond.wait(min(left, 0.5))
+        return True
+
+    def settle(self, timeout: float = 60.0) -> bool:
+        """True once no run of the page is asked for or running (False after ``timeout``)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while self._busy:
                 left = end - time.monotonic()
                 if left <= 0 or self._closed.is_set():
                     return False

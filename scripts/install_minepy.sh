@@ -11,7 +11,15 @@
 # Usage: bash scripts/install_minepy.sh [PYTHON] [CONSTRAINTS_FILE]
 #   CONSTRAINTS_FILE (scripts/setup_env.sh passes requirements/lock.txt): the build tools and
 #   numpy installed here take their versions from it.
+#        bash scripts/install_minepy.sh --build-requirements   prints what the build needs
+#   (scripts/setup_env.sh installs it together with torch: one pip run less).
 set -euo pipefail
+
+BUILD_REQUIREMENTS=("setuptools>=65,<81" wheel "cython>=3.0,<3.2" "numpy>=1.26")
+if [ "${1:-}" = "--build-requirements" ]; then
+  printf '%s\n' "${BUILD_REQUIREMENTS[@]}"
+  exit 0
+fi
 
 PY=${1:-.venv/bin/python}
 CONSTRAINTS=()
@@ -29,7 +37,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$PY" -m pip install -q --no-compile "${CONSTRAINTS[@]}" "setuptools>=65,<81" wheel "cython>=3.0,<3.2" "numpy>=1.26"
+"$PY" -m pip install -q --no-compile "${CONSTRAINTS[@]}" "${BUILD_REQUIREMENTS[@]}"
 "$PY" -m pip download -q "minepy==$VERSION" --no-deps --no-binary :all: --no-build-isolation -d "$work"
 echo "$SHA256  $work/minepy-$VERSION.tar.gz" | sha256sum -c --quiet -
 tar xzf "$work/minepy-$VERSION.tar.gz" -C "$work"

@@ -54,14 +54,18 @@ fi
 
 # --no-compile: no byte-compiling of every installed module (torch alone has thousands);
 # Python compiles each module the first time it is imported and keeps the .pyc in the venv.
-# This halves the install (measured in benchmarks/bench_install.py, with the first page load).
+# It saves about a quarter of the install's CPU time (benchmarks/bench_install.py, with the first page).
 PIP_INSTALL=("$PY" -m pip install -q --no-compile "${CONSTRAINTS[@]}")
 
 # torch first and pinned: 2.13.0 is the CPU build on this project's machines; installing it
-# before the project keeps pip from resolving a newer CUDA build as a dependency.
-"${PIP_INSTALL[@]}" "torch==2.13.0"
+# before the project keeps pip from resolving a newer CUDA build as a dependency. minepy's
+# build tools (setuptools < 81, wheel, Cython, numpy) come in the same pip run.
+mapfile -t MINEPY_BUILD < <(bash scripts/install_minepy.sh --build-requirements)
+"${PIP_INSTALL[@]}" "torch==2.13.0" "${MINEPY_BUILD[@]}"
 bash scripts/install_minepy.sh "$PY" "${CONSTRAINTS[@]:1}"  # its pip installs take the lock too (none when writing it)
-if ! "${PIP_INSTALL[@]}" -e ".[dev,bench]"; then
+# --no-build-isolation: the editable build uses the venv's (locked) setuptools and wheel,
+# installed above, instead of fetching them again into a throwaway build environment.
+if ! "${PIP_INSTALL[@]}" --no-build-isolation -e ".[dev,bench]"; then
   if [ "$WRITE_LOCK" = 0 ]; then
     echo "setup: pip found no versions that satisfy both pyproject.toml and $LOCK. After changing" >&2
     echo "       pyproject.toml's dependencies run \`make lock\` (README, \"Upgrading the lock\")." >&2
@@ -86,5 +90,5 @@ if [ "$WRITE_LOCK" = 1 ]; then
       | sed -E 's/^([^=]+==[^+]+)\+.*$/\1/'
   } > "$LOCK.tmp"
   mv "$LOCK.tmp" "$LOCK"
-  echo "wrote $LOCK ($(grep -c '==' "$LOCK") packages)"
+  echo "wrote $LOCK ($(grep -vc '^#' "$LOCK") packages)"
 fi

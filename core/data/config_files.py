@@ -60,4 +60,4 @@ def load_named(dataset: str, *, csv_name: str | None, data_dir: str | os.PathLik
     if csv is None:
         raise DataError(f"The config {verb} the CSV '{csv_name}': pass its path with --csv PATH "
                         "(or csv= in Python).")
-    return load_csv(csv, name=csv_name)
+    return load_csv(csv, name=csv_name, max_bytes=None)  # the browser's 50 MB limit is not the command line's

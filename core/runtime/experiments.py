@@ -138,13 +138,14 @@ def map_seeds(
         Called after every chunk, with the share of ``seeds`` done.
     stop : threading.Event, optional
         Checked after every chunk: once set, the chunks not finished are cancelled and the
-        results of the chunks finished before the first unfinished one are returned.
+        results of every finished chunk are returned (on a cluster chunks finish in any
+        order: keeping only those before the first unfinished one could keep none).
 
     Returns
     -------
     list
-        ``fn(s)`` for a prefix of ``seeds``, in the order of ``seeds``: all of them unless
-        ``stop`` was set, then those of the finished chunks up to the first that was not.
+        ``fn(s)`` for ``seeds``, in the order of ``seeds``: all of them unless ``stop`` was
+        set, then those of the finished chunks (in this process, a prefix of ``seeds``).
     """
     size = check_positive_int(chunk, name="chunk")
     target = compute.scheduler_for(scheduler, n_jobs=_check_n_jobs(n_jobs))
@@ -172,11 +173,7 @@ def map_seeds(
         out = compute.map_tasks(_run_chunk, parts, shared=(fn,), scheduler=target, progress=told,
                                 weights=[len(p) for p in parts], label="chunk", on_result=keep)
     except _Stopped:
-        out = []
-        for i in range(len(parts)):  # the prefix of chunks finished before the first that was not
-            if i not in finished:
-                break
-            out.append(finished[i])
+        out = [finished[i] for i in sorted(finished)]  # each chunk's seeds are independent draws
     return [value for part in out for value in part]
 
 

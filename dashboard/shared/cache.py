@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from typing import Any, Hashable
 
 import cachetools
@@ -47,6 +48,7 @@ class BoundedCache:
         self._items = (cachetools.LRUCache(self.max_entries) if ttl is None
                        else cachetools.TTLCache(self.max_entries, float(ttl), timer=time.monotonic))
         self._lock = threading.Lock()
+        _ALL.add(self)
 
     def get(self, key: Hashable, default: Any = None) -> Any:
         """The entry under ``key`` (and it becomes the most recently used), else ``default``."""
@@ -63,6 +65,16 @@ class BoundedCache:
         with self._lock:
             return self._items.pop(key, default)
 
+    def forget(self, token: str) -> int:
+        """Drop the entries whose key mentions ``token`` (a dataset's fingerprint): a key
+        that is ``token``, a string holding it (:func:`dashboard.shared.state.scoped_key`),
+        or a tuple with such an element. Returns how many went."""
+        with self._lock:
+            keys = [k for k in list(self._items.keys()) if _mentions(k, token)]
+            for k in keys:
+                self._items.pop(k, None)
+        return len(keys)
+
     def clear(self) -> None:
         """Forget every entry."""
         with self._lock:
@@ -75,3 +87,24 @@ class BoundedCache:
     def __contains__(self, key: Hashable) -> bool:
         with self._lock:
             return key in self._items
+
+
+#: every BoundedCache of the server (weakly), for :func:`forget_dataset`
+_ALL: "weakref.WeakSet[BoundedCache]" = weakref.WeakSet()
+
+
+def _mentions(key: Any, token: str, depth: int = 0) -> bool:
+    if isinstance(key, str):
+        return token in key
+    if isinstance(key, (tuple, frozenset)) and depth < 3:
+        return any(_mentions(k, token, depth + 1) for k in key)
+    return False
+
+
+def forget_dataset(fingerprint: str) -> int:
+    """Drop the entries of every :class:`BoundedCache` keyed by ``fingerprint`` (see
+    :meth:`BoundedCache.forget`): what a closed session computed on its upload goes with
+    it (:mod:`dashboard.shared.memory`). Returns how many entries went."""
+    if not isinstance(fingerprint, str) or not fingerprint:
+        raise ValueError("fingerprint must be a non-empty str (Dataset.fingerprint()).")
+    return sum(cache.forget(fingerprint) for cache in list(_ALL))

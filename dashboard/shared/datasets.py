@@ -11,6 +11,7 @@
 """
 from __future__ import annotations
 
+import io
 import time
 from typing import TYPE_CHECKING
 
@@ -20,8 +21,9 @@ from core.data import (
     Dataset, available_public, export_frame, load_adult, load_csv, load_nltcs, load_sample,
     resolve_data_dir,
 )
-from core.data.export import to_csv_bytes
+from core.data.export import guard_formulas
 from dashboard.shared.cache import HASH_FUNCS, TTL
+from dashboard.shared.memory import trim_memory, watch_dataset
 
 if TYPE_CHECKING:
     from core.privacy.schema import PublicSchema
@@ -47,11 +49,17 @@ def parse_upload(content: bytes, filename: str, max_rows: int | None = None) -> 
     """A dataset parsed from uploaded bytes (validated; raises DataError). Not cached:
     the page stores the result in the session."""
     name = filename.rsplit(".", 1)[0] or "upload"
+    big = len(content) > 1e6
+    if big:  # what receiving the file freed goes back first, so the parse's peak does not add to it
+        trim_memory(collect=False)
     start = time.perf_counter()
     dataset = load_csv(content, max_rows=max_rows, name=name)
     seconds = time.perf_counter() - start
-    if len(content) > 1e6 and seconds > 0.1 and max_rows is None:  # big enough to measure
+    if big and seconds > 0.1 and max_rows is None:  # big enough to measure
         _READ_SPEED[0] = len(content) / seconds
+    watch_dataset(dataset)
+    if big:  # and what the parse freed
+        trim_memory(collect=False)
     return dataset
 
 
@@ -72,10 +80,29 @@ def _public_dataset(name: str, data_dir: str | None) -> Dataset:
     return loader(data_dir)
 
 
-def csv_bytes(dataset: Dataset) -> bytes:
-    """The dataset as formula-guarded CSV bytes (integer columns written as integers).
-    Not cached: the Data page keeps an upload's bytes in its session only."""
-    return to_csv_bytes(export_frame(dataset.frame))
+#: rows written at a time by :func:`csv_bytes` (about 1 MB of text for 40 columns)
+CSV_BLOCK_ROWS = 4096
+
+
+def csv_bytes(dataset: Dataset, *, block_rows: int = CSV_BLOCK_ROWS) -> bytes:
+    """The dataset as formula-guarded CSV bytes (integer columns written as integers):
+    the bytes of :func:`core.data.export.to_csv_bytes` on :func:`core.data.export_frame`.
+
+    Written ``block_rows`` rows at a time, so only one block's guarded copy and text exist
+    beside the output: a whole-table copy, its text and its bytes took about 5.7 MB of
+    server memory per MB of CSV (``benchmarks/bench_upload_cycle.py``). Not cached: the
+    Data page keeps an upload's bytes in its session only."""
+    if isinstance(block_rows, bool) or not isinstance(block_rows, int):
+        raise TypeError(f"block_rows must be an int, got {type(block_rows).__name__}.")
+    if block_rows < 1:
+        raise ValueError(f"block_rows must be 1 or more, got {block_rows}.")
+    frame = export_frame(dataset.frame)
+    out = io.BytesIO()
+    for start in range(0, max(len(frame), 1), block_rows):
+        block = guard_formulas(frame.iloc[start:start + block_rows])
+        out.write(block.to_csv(index=False, header=start == 0).encode("utf-8"))
+        del block
+    return out.getvalue()
 
 
 @st.cache_data(max_entries=4, ttl=TTL, show_spinner=False, hash_funcs=HASH_FUNCS)

@@ -189,9 +189,17 @@ def log_event(event: str, job: "BackgroundJob", **extra: Any) -> None:
     if not path:
         return
     line = json.dumps({"t": time.time(), "event": event, "job": id(job), "kind": job.kind,
-                       "session": job.session_id, **extra})
+                       "pool": job.pool.name, "session": job.session_id, **extra})
     with _LOG_LOCK, open(path, "a", encoding="utf-8") as out:
         out.write(line + "\n")
+
+
+#: seconds of a running job's progress readings its recent pace is taken over
+_WINDOW_S = 30.0
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
 def _mean(values) -> float:
@@ -212,11 +220,14 @@ class JobPool:
         refused with :class:`QueueFull` (jobs without a session are never refused).
     clock : callable
         Monotonic seconds (tests pass a fake one).
+    name : str
+        What the job log calls the pool.
     """
 
     def __init__(self, slots: int, *, watch_every: float = 2.0, max_waiting: int | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, name: str = "jobs") -> None:
         self.slots = int(slots)
+        self.name = str(name)
         self.max_waiting = None if max_waiting is None else int(max_waiting)
         self.clock = clock
         self._cond = threading.Condition()
@@ -261,16 +272,21 @@ class JobPool:
 
     def _dispatch(self) -> None:
         """Start every job the rules allow now (under the lock, at each arrival, end and
-        stop): a job that waits is one that really has to wait."""
+        stop): a job that waits is one that really has to wait. The waiting threads are
+        woken only when a job started or was stopped here: waking them on every look made
+        them wake each other in turn, a core busy doing nothing (measured under load)."""
+        changed = False
         while len(self._running) < self.slots:
             job = self._next()
             if job is None:
                 break
+            changed = True
             if not _session_alive(job.session_id):  # its viewer left while it waited
                 job._stop.set()
                 continue
             self._begin(job)
-        self._cond.notify_all()
+        if changed:
+            self._cond.notify_all()
 
     def acquire(self, job: "BackgroundJob") -> bool:
         """Wait for the job's turn; False when it was stopped while it waited."""
@@ -315,11 +331,11 @@ class JobPool:
         """The job ended after ``seconds``; what it took teaches the next estimates."""
         with self._cond:
             self._running.discard(job)
+            log_event("ended", job, seconds=round(seconds, 3), stopped=job._stop.is_set())  # before the next starts
             if not job._stop.is_set() and job.error is None:
                 startup = 0.0 if job.working_at is None else max(job.working_at - job.started_at, 0.0)
                 self.learn(job.kind, seconds, startup=startup, units=job.work_units)
             self._dispatch()
-        log_event("ended", job, seconds=round(seconds, 3), stopped=job._stop.is_set())
 
     def learn(self, kind: str, seconds: float, *, startup: float = 0.0, units: float = 1.0) -> None:
         """Remember that a job of ``kind`` with ``units`` of work took ``seconds``, the first
@@ -330,34 +346,47 @@ class JobPool:
             self._paces.setdefault(kind, deque(maxlen=20)).append((float(startup), rate))
 
     def wake(self) -> None:
-        """Look at the line again (a job was stopped, a session may have ended)."""
+        """Look at the line again (a job was stopped, a session may have ended): a stopped
+        waiting job's thread wakes and leaves the line."""
         with self._cond:
             self._dispatch()
+            self._cond.notify_all()
 
     # ------------------------------------------------------------ place and wait
     def _expected_seconds(self, job: "BackgroundJob") -> float | None:
         """How long ``job`` should run: start-up plus seconds per unit of work times its
-        units, from finished jobs of its kind; for a kind not seen yet, the mean duration
-        over the kinds seen; None when no job has finished."""
-        paces = self._paces.get(job.kind)
+        units, from the last three finished jobs of its kind; for a kind not seen yet, the
+        mean duration over the kinds seen; None when no job has finished."""
+        paces = list(self._paces.get(job.kind, ()))[-3:]  # the latest: the machine's pace now
         if paces:
             return _mean([p[0] for p in paces]) + _mean([p[1] for p in paces]) * float(job.work_units)
         means = [_mean(d) for d in self._durations.values() if d]
         return _mean(means) if means else None
 
     def _left(self, job: "BackgroundJob", now: float) -> float | None:
-        """Seconds a running job has left: from the pace of its progress once it has done
-        2 % (:meth:`BackgroundJob.seconds_left`), before that from its expected duration
-        less the time spent (at least a tenth of it: a job past its mean still needs a while)."""
+        """Seconds a running job has left: from the pace of its progress over the last
+        half minute of this pool's readings (a machine that got busier or quieter shows at
+        once), else from its pace since the page first asked once it has done 2 %
+        (:meth:`BackgroundJob.seconds_left`), else from its expected duration less the time
+        spent; a job near or past its expected duration is given a fifth of the time it
+        has spent (it still needs a while, and more the longer it overruns)."""
         fraction = job.fraction_done()
-        if fraction is not None and 0.02 <= fraction < 1:
-            left = job.seconds_left(fraction, record=False)
-            if left is not None:
-                return left
+        if fraction is not None and 0 < fraction < 1:
+            readings = job._readings
+            if not readings or readings[-1][1] != fraction:
+                readings.append((now, fraction))
+            recent = next((r for r in readings if now - r[0] <= _WINDOW_S), None)
+            if recent is not None and fraction - recent[1] >= 0.005 and now - recent[0] >= 2.0:
+                return job.seconds_left(fraction, record=False, since=recent)
+            if fraction >= 0.02:
+                left = job.seconds_left(fraction, record=False)
+                if left is not None:
+                    return left
         expected = self._expected_seconds(job)
         if expected is None or job.started_at is None:
             return None
-        return max(expected - (now - job.started_at), 0.1 * expected)
+        spent = now - job.started_at
+        return max(expected - spent, 0.2 * spent, 0.1 * expected)
 
     def forecast(self) -> list[tuple["BackgroundJob", float | None]]:
         """Every waiting job in the order the pool will start it, with the seconds until it
@@ -366,6 +395,14 @@ class JobPool:
             now = self.clock()
             running = [Running(_owner(j), self._left(j, now)) for j in self._running]
             return forecast(self._line(known=True), running, self._last_start, slots=self.slots)
+
+    def explain(self) -> dict:
+        """What the forecast goes on now: each running job's kind and seconds left, each
+        waiting job's kind and expected seconds (None: not known); for the job log."""
+        with self._cond:
+            now = self.clock()
+            return {"running": [(j.kind, _round(self._left(j, now))) for j in self._running],
+                    "waiting": [(j.kind, _round(self._expected_seconds(j))) for j in self._waiting]}
 
     def place(self, job: "BackgroundJob") -> tuple[int, float | None]:
         """(place, seconds): 1 for the next job to start, 2 for the one after...; 0 and 0.0

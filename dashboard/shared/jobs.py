@@ -28,7 +28,6 @@ import pickle
 import subprocess
 import sys
 import threading
-import time
 from collections import deque
 from multiprocessing.connection import Connection
 from typing import Any, Callable
@@ -68,7 +67,7 @@ POOL = JobPool(MAX_RUNNING, max_waiting=MAX_WAITING)
 #: setup steps (feature selection, sensitivities, the SSKM_DP map, detection): short, needed
 #: before a page can draw, so they never wait behind trainings; a few at once at most. The
 #: same turns between sessions, no limit on a session's line (a page needs its setup steps).
-SETUP_POOL = JobPool(max(2, MAX_RUNNING + 1))
+SETUP_POOL = JobPool(max(2, MAX_RUNNING + 1), name="setup")
 
 
 class BackgroundJob:
@@ -101,6 +100,7 @@ class BackgroundJob:
         self.cancelled = False
         self._fraction = 0.0
         self._ticket: int | None = None
+        self._readings: deque[tuple[float, float]] = deque(maxlen=120)  # (time, fraction), the pool's
         self._shown = False
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -183,7 +183,8 @@ class BackgroundJob:
             return ""
         if not self._shown:
             self._shown = True
-            log_event("shown", self, place=pos, wait=None if wait is None else round(wait, 2))
+            log_event("shown", self, place=pos, wait=None if wait is None else round(wait, 2),
+                      pool_state=self.pool.explain() if os.environ.get("PUX_JOB_LOG") else None)
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(pos if pos < 20 else pos % 10, "th")
         about = f", about {wait:.0f} s" if wait is not None else ""
         own = self.pool.session_counts(self.session_id)[0] if self.session_id is not None else 0
@@ -199,7 +200,8 @@ class BackgroundJob:
             if self.working_at is None:
                 self.working_at = self.pool.clock()
 
-    def seconds_left(self, fraction: float, *, record: bool = True) -> float | None:
+    def seconds_left(self, fraction: float, *, record: bool = True,
+                     since: tuple[float, float] | None = None) -> float | None:
         """Seconds until the job ends, from the pace of its progress (None before it starts
         or at 0 or 1).
 
@@ -210,7 +212,8 @@ class BackgroundJob:
         seconds before the first iteration). What jobs of this kind took after their last
         progress (drawing the sample, sending the model back) is added; before any has
         finished, half the start-up of this one. ``record`` False (the pool's forecast)
-        asks without counting as the page's reading.
+        asks without counting as the page's reading; ``since`` (time, fraction) of an
+        earlier reading measures the pace from there instead (the pool's recent pace).
         ``benchmarks/bench_estimates.py`` measures each estimate against the real time left.
         """
         if self.started_at is None or not 0 < fraction < 1:
@@ -223,7 +226,9 @@ class BackgroundJob:
                     self._first_seen = first = (now, fraction)
                 self._last_seen = now
             began = self.working_at if self.working_at is not None else self.started_at
-        if first is not None and fraction - first[1] >= 0.01 and now - first[0] >= 0.5:
+        if since is not None and fraction > since[1] and now > since[0]:
+            pace = (now - since[0]) / (fraction - since[1])
+        elif first is not None and fraction - first[1] >= 0.01 and now - first[0] >= 0.5:
             pace = (now - first[0]) / (fraction - first[1])
         else:
             pace = (now - began) / fraction

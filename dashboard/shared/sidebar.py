@@ -7,6 +7,7 @@ import streamlit as st
 from core.data import Dataset
 from core.privacy.ledger import NEIGHBOURING_RELATION
 from dashboard.shared import cluster
+from dashboard.shared.memory import watch_session
 from dashboard.shared.present import present_toggle
 from dashboard.shared.safe import md
 from dashboard.shared.session_ledger import session_total_text
@@ -19,13 +20,14 @@ def _describe(dataset: Dataset | None) -> str:
     return f"Chosen dataset: **{md(dataset.name)}** · {roles_text(dataset)}"
 
 
-
 def render_sidebar():
     """The sidebar shown on every page: the seed, and a slot for the dataset in use.
 
     Returns a callable that fills the dataset slot; the app calls it after the page ran,
-    so the slot shows the dataset the page just chose.
+    so the slot shows the dataset the page just chose. Registers the session with
+    :mod:`dashboard.shared.memory`, which releases its memory once its tab is gone.
     """
+    watch_session()
     with st.sidebar:
         slot = st.empty()
         st.number_input(

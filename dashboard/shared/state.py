@@ -43,7 +43,10 @@ def current_dataset(default: str = "supplier") -> Dataset:
     """
     chosen = chosen_dataset()
     if chosen is not None:
-        return chosen.without_identifiers()
+        used = chosen.without_identifiers()
+        if used is not chosen:
+            _watch_if_uploaded(used)
+        return used
     from dashboard.shared.datasets import sample_dataset
 
     return sample_dataset(default).without_identifiers()
@@ -163,6 +166,17 @@ def user_chose_dataset() -> bool:
 def set_dataset(dataset: Dataset) -> None:
     """Make ``dataset`` the one every page uses."""
     st.session_state[DATASET_KEY] = dataset
+    _watch_if_uploaded(dataset)
+
+
+def _watch_if_uploaded(dataset: Dataset) -> None:
+    """Tell :mod:`dashboard.shared.memory` about a table of this session's upload, so the
+    cache entries keyed by it go when the session ends (samples and public tables are
+    shared by every session: their entries stay)."""
+    if st.session_state.get(SOURCE_KEY) == SOURCES[1]:
+        from dashboard.shared.memory import watch_dataset
+
+        watch_dataset(dataset)
 
 
 def linked_dataset() -> tuple[str, str | None, tuple[str, ...]] | None:

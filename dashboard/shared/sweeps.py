@@ -103,6 +103,12 @@ class SweepJob(BackgroundJob):
         self._results = FINISHED if results is None else results
         self._fraction, self._message = 0.0, "starting"
 
+    @property
+    def kind(self) -> str:
+        """Sweeps of one title take alike: the pool learns their durations apart from other
+        sweeps' (a CDP-LR curve takes seconds, IMPOSTER's Table 1 a minute)."""
+        return f"{self.name}: {self.sweep.title}"
+
     def _report(self, fraction: float, message: str) -> None:
         if self._stop.is_set():
             raise _Stopped

@@ -21,7 +21,7 @@ METHODS = ["Raw table", "kRR", "MDAV", "IDP-KMeans", "CDP-LR", "Logistic regress
 
 def test_a_small_comparison_draws_its_frontier_and_hands_over_a_report(browser, app_url, tmp_path):
     query = urlencode([("methods", m) for m in METHODS] + [("eps", "0.5"), ("eps", "2"), ("reps", "1"),
-                                                           ("rows", "600")])
+                                                           ("rows", "500")])
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
     pg.set_default_timeout(60_000)

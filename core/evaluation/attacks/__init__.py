@@ -11,8 +11,10 @@ baseline that needs no access to the generator:
   sensitive column of real records, beyond always guessing the majority value?
 - :func:`membership_inference_auc`: can the loss of a trained model tell its training
   records from others? (Yeom et al. 2018's loss-threshold attack.)
-- :func:`nearest_distances` and :func:`encode_for_distance`: the nearest-neighbour search
-  under DCR, in row blocks (never n x n in memory), on a Gower-like encoding.
+- :func:`nearest_distances` and :func:`encode_for_distance`: the exact nearest-neighbour
+  search under DCR, in row blocks (never n x n in memory), on a Gower-like encoding;
+  :func:`nearest_search` picks exact products, a k-d tree or an HNSW index by size and
+  reports the index's measured recall.
 
 Modules: :mod:`~core.evaluation.attacks.distance` (DCR), :mod:`~core.evaluation.attacks.nearest`
 (encoding and search), :mod:`~core.evaluation.attacks.inference` (attribute inference),
@@ -28,10 +30,13 @@ from core.evaluation.attacks.distance import DCRReference, distance_to_closest_r
 from core.evaluation.attacks.inference import attribute_inference
 from core.evaluation.attacks.membership import membership_inference_auc
 from core.evaluation.attacks.nearest import encode_for_distance, nearest_distances
+from core.evaluation.attacks.search import NearestSearch, nearest_search
 
 __all__ = [
     "encode_for_distance",
     "nearest_distances",
+    "nearest_search",
+    "NearestSearch",
     "distance_to_closest_record",
     "DCRReference",
     "attribute_inference",

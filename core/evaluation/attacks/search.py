@@ -16,7 +16,8 @@ how it did it:
   and the mean excess of the distances it found. An approximate search can only find a
   row farther than the nearest one, so a distance it reports is never too small.
 
-Every path measures the distance to the row it found again exactly in float64, so an
+Above the exact size the reference's repeated rows are searched once (the distances do not
+change). Every path measures the distance to the row it found again exactly in float64, so an
 exact copy is at distance 0 on every path. Query blocks can run as tasks of the
 project's compute backend (:func:`core.runtime.compute.map_tasks`: this process or a
 Dask cluster), the reference or its index scattered to each worker once.
@@ -135,6 +136,16 @@ class _Tree:
         return self.tree.query(queries, k=1, return_distance=False)[:, 0]
 
 
+def _distinct_rows(B: np.ndarray) -> np.ndarray:
+    """The distinct rows of ``B``, in their first order. Releases repeat rows (a cluster's
+    centre, a microaggregation group, an exact copy): measured on 75,000 records, an HNSW
+    graph over a release with many repeated rows found the nearest row for half the queries
+    only; over its distinct rows the distances are the same and the graph is sound."""
+    rows = np.ascontiguousarray(B).view(np.dtype((np.void, B.dtype.itemsize * B.shape[1]))).ravel()
+    _, first = np.unique(rows, return_index=True)
+    return B if len(first) == len(B) else B[np.sort(first)]
+
+
 def _search_block(queries: np.ndarray, reference: np.ndarray, index: Any) -> np.ndarray:
     """One block of queries: the exact products, or the index's nearest row measured exactly."""
     if index is None:
@@ -173,6 +184,8 @@ def nearest_search(queries: Any, reference: Any, *, method: str = "auto", schedu
         raise ValueError(f"queries and reference must have the same columns, got {A.shape[1]} and {B.shape[1]}.")
     method = check_choice(method, SEARCH_METHODS, name="method")
     block_rows = check_positive_int(block_rows, name="block_rows")
+    if method != "exact":
+        B = _distinct_rows(B)  # the same distances; a graph index degrades on repeated rows
     if method == "auto":
         method = choose_search(len(A), len(B), A.shape[1])
     index = None if method == "exact" else (_Tree(B) if method == "tree" else _Hnsw(B))

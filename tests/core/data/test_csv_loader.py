@@ -331,3 +331,14 @@ def test_ragged_rows_error_names_the_line_not_its_contents():
     with pytest.raises(DataError, match="line 22 has 4 fields") as info:
         load_csv(text.encode())
     assert "secret" not in str(info.value)
+
+
+def test_the_command_line_reads_a_file_over_the_upload_limit(monkeypatch, tmp_path):
+    import core.data.csv_loader as cl
+
+    monkeypatch.setattr(cl, "MAX_BYTES", 100)
+    path = tmp_path / "big.csv"
+    path.write_text(_csv())
+    with pytest.raises(DataError, match="upload limit"):
+        load_csv(path)
+    assert load_csv(path, max_bytes=None).n_rows == load_csv(_csv().encode(), max_bytes=None).n_rows

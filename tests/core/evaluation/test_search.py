@@ -67,3 +67,13 @@ def test_bad_arguments_are_refused_in_words():
         S.nearest_search(Q, R, method="fast")
     with pytest.raises(ValueError, match="same columns"):
         S.nearest_search(Q, R[:, :3])
+
+
+def test_a_reference_of_repeated_rows_keeps_the_recall_of_its_distinct_rows():
+    rng = np.random.default_rng(4)
+    centres = rng.random((60, 10))
+    reference = centres[rng.integers(0, 60, 4000)]  # a cluster release: 60 rows repeated
+    queries = rng.random((1500, 10))
+    got = S.nearest_search(queries, reference, method="approximate", random_state=0)
+    np.testing.assert_allclose(got.distances, nearest_distances(queries, centres), atol=1e-12)
+    assert got.recall == 1.0

@@ -215,6 +215,22 @@ def test_a_session_runs_one_job_at_a_time_even_with_free_slots():
     assert a2.wait(5) and b1.wait(5)
 
 
+def test_waiting_jobs_wait_without_spending_the_cpu():
+    """Threads in line sleep until something changes (they once woke each other in turn: a
+    core busy doing nothing, which slowed the trainings and the sliders)."""
+    import time
+
+    pool = JobPool(1, watch_every=60)
+    running = _job(pool, "a").start()
+    waiting = [_job(pool, session).start() for session in ("b", "c", "d")]
+    assert _eventually(lambda: pool.counts() == (1, 3))
+    before = time.process_time()
+    time.sleep(1.0)
+    assert time.process_time() - before < 0.25  # seconds of CPU in one second of waiting
+    pool.stop_all(timeout=5)
+    assert not any(j.running for j in [running, *waiting])
+
+
 def test_jobs_without_a_session_are_each_their_own_session():
     pool = JobPool(2, watch_every=60)
     first, second = _job(pool, None).start(), _job(pool, None).start()
@@ -398,3 +414,20 @@ def test_a_sweep_the_pool_refuses_says_why_on_the_page(monkeypatch):
         assert pool.counts() == (1, 1)  # "one" runs, "two" waits, "three" was never queued
     finally:
         pool.stop_all(timeout=5)
+
+
+def test_the_wait_behind_a_running_job_follows_its_recent_pace(monkeypatch):
+    """A training that crawled while the machine was busy and runs fast now: the wait behind
+    it comes from the last half minute, not from its whole run."""
+    monkeypatch.setattr(jobs, "_TAILS", {})
+    clock = _Clock()
+    pool = JobPool(1, watch_every=60, clock=clock)
+    running, waiting = _job(pool, "a"), _job(pool, "b")
+    running.started_at = running.working_at = 0.0
+    pool._running.add(running)
+    waiting._ticket = 0
+    pool._waiting.append(waiting)
+    clock.now, running._fraction = 40.0, 0.01  # 40 s for the first 1 %
+    pool.expected_wait(waiting)  # a page in line reads the pool every second
+    clock.now, running._fraction = 50.0, 0.21  # then 20 % in 10 s
+    assert pool.expected_wait(waiting) == pytest.approx(0.79 * 50.0, rel=0.01)  # not 0.79 * 238

@@ -68,7 +68,7 @@ def test_stop_keeps_nothing_and_restart_runs_again():
 
 
 def test_progress_says_what_runs_and_the_time_left():
-    gate, calls = threading.Event(), []
+    gate = threading.Event()
     pool = JobPool(1, watch_every=0.05)
 
     def compute(progress):
