@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml requirements/lock.txt scripts/setup_env.sh scripts/inst
 setup: $(STAMP)
 
 run: setup
-	$(VENV)/bin/streamlit run dashboard/app.py --server.address $(ADDRESS) --server.port $(PORT)
+	MALLOC_ARENA_MAX=2 $(VENV)/bin/streamlit run dashboard/app.py --server.address $(ADDRESS) --server.port $(PORT)
 
 # two processes for the suite (pytest-xdist), then the browser tests alone: they drive a real
 # server and browser, which a second test process on 2 cores would slow past their timeouts
