@@ -1,31 +1,39 @@
 """Server memory per MB of uploaded CSV: ``load_csv`` then ``encode`` on a synthetic table.
 
 The table is "wide-ish": 40 columns (24 decimal, 8 integer with a few empty cells,
-8 categorical with 12 levels). Each size runs in a fresh Python process, twice: once for
-the peak resident set size above the process's size before loading (``ru_maxrss`` minus
-``VmRSS``), once under ``tracemalloc`` (peak of the allocations Python and numpy track).
-Both are divided by the CSV size: the figure is "MB of server memory per MB uploaded".
+8 categorical with 12 levels): :func:`synthetic_csv`, which ``bench_upload_cycle`` uploads
+to a real server too. Each size runs in a fresh Python process, twice: once for the peak
+resident set size above the process's size before loading (``VmHWM`` reset through
+``/proc/self/clear_refs`` after the table is made, minus ``VmRSS``; ``ru_maxrss`` where the
+kernel refuses the reset), once under ``tracemalloc`` (peak of the allocations Python and
+numpy track). Both are divided by the CSV size: the figure is "MB of server memory per MB
+uploaded".
 
-Measured on the development container (2 shared cores, Python 3.11, pandas 2; peak RSS
-above the process's size before loading, MB of memory per MB of CSV; 128 encoded columns):
+Measured on the development container (2 shared cores, Python 3.11; peak RSS above the
+process's size before loading, MB of memory per MB of CSV; 128 encoded columns):
 
-======================================  =========  =========
-code                                    10 MB      50 MB
-======================================  =========  =========
-before (every cell parsed as a str,     11.6       12.2
-frame copies, one-hot blocks stacked)   (116 MB)   (610 MB)
-after (typed parse from the bytes,      6.0        6.4
-no full copies, one preallocated X)     (60 MB)    (319 MB)
-======================================  =========  =========
+=========================================  =========  =========  =========
+code                                       10 MB      50 MB      100 MB
+=========================================  =========  =========  =========
+before (every cell parsed as a str,        11.6       12.2       -
+frame copies, one-hot blocks stacked)      (116 MB)   (610 MB)
+typed parse from the bytes, no full        6.0        6.4        -
+copies, one preallocated X (pandas 2)      (60 MB)    (319 MB)
+now (no ``strip()`` copy of the file, the  5.64       5.47       5.65
+typed columns kept as parsed; pandas 3)    (56 MB)    (274 MB)   (564 MB)
+=========================================  =========  =========  =========
 
-Quick run (2 and 5 MB) before: 10.0 (RSS) and 9.5 (tracemalloc) per MB. The 100 MB size
-was not recorded: the old code's tracemalloc pass ran past 10 minutes on the shared
-machine; the per-MB figure is flat from 10 to 50 MB. About 3.6 of the 6.4 is the encoded
-float64 matrix itself (128 columns x 8 bytes per 281-byte CSV row).
+tracemalloc now: 5.10, 5.08, 5.08. The same machine and pandas before the last change:
+6.01 at 10 MB, 5.14 at 47 MB. ``load_csv`` alone now peaks at 1.9-2.0 MB per MB (2.4-2.75
+before: a whole-file ``raw.strip()`` copy for the emptiness check, and the columns stacked
+again into one block per type); about 3.6 of the total is the encoded float64 matrix itself
+(128 columns x 8 bytes per 281-byte CSV row), which the Data page never builds.
 
 The upload limit ``core.data.MAX_UPLOAD_MB`` = 50 MB (``server.maxUploadSize``) is chosen
-from these figures: a 50 MB upload peaks near 0.32 GB of server memory, so a few concurrent
-uploads fit a small server (the old 200 MB limit meant about 2.4 GB per upload).
+from these figures: a 50 MB upload peaks near 0.28 GB here, so a few concurrent uploads fit
+a small server (the old 200 MB limit meant about 2.4 GB per upload). The whole server's
+rise during an upload on the Data page is measured by ``bench_upload_cycle`` (at most 5.1x
+the file for a 47 MB table).
 """
 from __future__ import annotations
 
@@ -37,8 +45,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Peak RSS per MB of CSV measured before / after the change (see the docstring).
-MEASURED = {"before": {"10MB": 11.56, "50MB": 12.21}, "after": {"10MB": 5.99, "50MB": 6.38}}
+#: Peak RSS per MB of CSV measured for each version of the code (see the docstring).
+MEASURED = {"before": {"10MB": 11.56, "50MB": 12.21}, "typed": {"10MB": 5.99, "50MB": 6.38},
+            "now": {"10MB": 5.64, "50MB": 5.47, "100MB": 5.65}}
 
 
 def synthetic_csv(size_mb: float) -> bytes:

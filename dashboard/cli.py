@@ -267,7 +267,9 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parents[1]
     app = root / "dashboard" / "app.py"
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
-    env = dict(os.environ)
+    from dashboard.shared.memory import server_env
+
+    env = server_env()  # MALLOC_ARENA_MAX=2 unless set: freed memory goes back (make run does the same)
     if args.data_dir:
         data_dir = Path(args.data_dir).expanduser().resolve()
         if not data_dir.is_dir():

@@ -36,8 +36,9 @@ MAX_ABS_VALUE = 1e15
 #: The one upload limit, in MB as Streamlit counts them (2**20 bytes): the dashboard's
 #: ``server.maxUploadSize`` in ``.streamlit/config.toml`` holds the same number (a test
 #: checks it). Chosen from ``benchmarks/bench_upload_memory.py``: reading and encoding a
-#: CSV peaks at about 6.4 MB of server memory per MB of file (12.2 before the typed
-#: parse), so a 50 MB upload costs about 0.32 GB.
+#: CSV peaks at about 5.6 MB of server memory per MB of file (12.2 before the typed
+#: parse; reading alone about 2), so a 50 MB upload costs about 0.28 GB; the whole
+#: server's rise on the Data page is at most 5.1x the file (``bench_upload_cycle``).
 MAX_UPLOAD_MB = 50
 #: Largest input read, in bytes (paths, bytes and file objects alike).
 MAX_BYTES = MAX_UPLOAD_MB * 2**20

@@ -4,18 +4,22 @@ freed memory to the system.
 Streamlit keeps a disconnected session for ``server.disconnectedSessionTTL`` (2 minutes) so
 a tab that lost its connection can resume it, but it never shuts such a session down: when
 the session leaves its store, the uploaded file stays in the uploaded-file manager and the
-download data in the media-file manager for the life of the server (measured: eight
-uploads of a 47 MB table, each tab closed, took the server from 0.47 to 1.96 GB). Here:
+download data in the media-file manager for the life of the server; and its event loop
+keeps the last session it served (a local of ``Runtime._loop_coroutine``). Measured
+(``benchmarks/bench_upload_cycle.py``): eight uploads of a 47 MB table, each tab closed,
+took the server from 0.47 to 1.96 GB after the first and the last. Here:
 
 - :data:`REAPER` ends every session whose tab has been gone for :data:`GRACE_S` seconds
-  (:func:`release_delay_s`): Streamlit's own shutdown (session state, uploaded files, media
-  files, session caches), then the entries of the bounded caches keyed by the fingerprints
-  of its uploaded tables (:func:`dashboard.shared.cache.forget_dataset`), then
+  (:func:`release_delay_s`): Streamlit's own shutdown (uploaded files, media files, session
+  caches), its session state emptied, the entries of the bounded caches keyed by the
+  fingerprints of its uploaded tables (:func:`dashboard.shared.cache.forget_dataset`), then
   :func:`trim_memory`. The sidebar registers each session (:func:`watch_session`), the
   session state each uploaded table (:func:`watch_dataset`).
-- :func:`trim_memory` runs the garbage collector and glibc's ``malloc_trim(0)``, which hands
-  the freed pages of every allocator arena back (glibc keeps them otherwise); a no-op
-  where glibc is absent (macOS, musl, Windows).
+- :func:`trim_memory` runs the garbage collector, asks Arrow's allocator and glibc
+  (``malloc_trim(0)``) to hand freed pages back; a no-op where glibc is absent (macOS,
+  musl, Windows).
+- :data:`SERVER_ENV` (``MALLOC_ARENA_MAX=2``) is the environment the server starts with:
+  glibc keeps the free top of every thread arena's heap, which ``malloc_trim`` cannot reach.
 """
 from __future__ import annotations
 
@@ -114,8 +118,9 @@ def trim_memory(*, collect: bool = True) -> bool:
     Parameters
     ----------
     collect : bool
-        Run a full garbage collection first (about 0.1-0.5 s on a server with torch and
-        pandas loaded; False after freeing plain buffers, which need none).
+        Run a full garbage collection first (0.19 s measured with torch, pandas, plotly
+        and the app's modules loaded; False after freeing plain buffers, which need none;
+        the trim itself took 5 ms).
 
     Returns
     -------
