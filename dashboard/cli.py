@@ -14,6 +14,9 @@
 - ``pux solve --config solve.json [--out FILE] [--data-dir DIR] [--csv PATH]``: the epsilon
   range that meets a target for each method of a page's curve, with its uncertainty, as JSON
   (:func:`core.decide.run.run_solve`, ``"schema": "pux-solve/1"``); exit codes as ``compare``.
+- ``pux bundle --config FILE --out result.zip [--publish]`` and ``pux rerun result.zip [--data PATH]``:
+  a result as a bundle a colleague can rerun, and its rerun number by number
+  (:mod:`dashboard.cli_bundle`).
 - ``pux data check [--data-dir DIR]``: which datasets can be loaded.
 
 ``reproduce``, ``compare`` and ``dashboard`` take ``--scheduler ADDRESS`` (``local``,
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.papers.reproductions import json_default, reproductions
+from dashboard.cli_bundle import add_commands
 
 __all__ = ["main"]
 
@@ -322,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     p_solve.add_argument("--data-dir", type=Path, default=None, help="folder with Adult / NLTCS")
     p_solve.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
     p_solve.set_defaults(func=_cmd_solve)
+
+    add_commands(sub, help_data_dir="folder with Adult / NLTCS")
 
     p_data = sub.add_parser("data", help="data utilities")
     data_sub = p_data.add_subparsers(dest="data_command", required=True)

@@ -24,11 +24,17 @@ MAX_PAGE_LINES = 120
 MAX_LOOSE_CORE_MODULES = 3
 
 
+TEMPLATES = ROOT / "core" / "bundle" / "templates"
+
+
 def _sources() -> dict[str, Path]:
-    """{module name: path} of every module of the project."""
+    """{module name: path} of every module of the project (a bundle's script templates are code
+    to fill, not modules: core/bundle/templates is left out)."""
     found = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
+            if TEMPLATES in path.parents:
+                continue
             parts = list(path.relative_to(ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]

@@ -41,6 +41,7 @@ from core.compare.result import ComparisonResult
 from core.compare.run import compare
 from core.data import Dataset
 from core.data.config_files import PUBLIC, load_named, parse_json, read_config_text
+from core.data.formats import check_format
 from core.data.samples import SAMPLES
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
@@ -282,12 +283,7 @@ class CompareConfig:
     @classmethod
     def from_dict(cls, data: Any) -> "CompareConfig":
         """The config of a parsed JSON object (see :meth:`from_json`)."""
-        if not isinstance(data, dict):
-            raise TypeError(f"a compare config must be a JSON object, got {type(data).__name__}.")
-        fmt = data.get("format")
-        if fmt != FORMAT:
-            raise ValueError(f'this is not a compare config: it needs "format": "{FORMAT}", '
-                             f"got {fmt!r}.")
+        data = check_format(data, "pux-compare")  # current, migrated, or refused in one sentence
         known = {f.name for f in fields(cls)}
         unknown = sorted(k for k in data if k not in known and k != "format")
         if unknown:

@@ -29,6 +29,7 @@ from core.compare.registry import METHODS
 from core.compare.config import check_config_schema
 from core.data.config_files import PUBLIC as _PUBLIC
 from core.data.config_files import parse_json, read_config_text
+from core.data.formats import check_format
 from core.data.samples import SAMPLES
 from core.decide.curve import _check_confidence
 from core.decide.pages import PAGE_MEASURE, PAGES
@@ -303,8 +304,7 @@ class SolveConfig:
         ``page``, ``dataset``, ``target``, ``epsilons`` and ``seed`` present."""
         if not isinstance(data, dict):
             raise TypeError(f"a solve config must be a JSON object, got {type(data).__name__}.")
-        if data.get("format") != FORMAT:
-            raise ValueError(f'this is not a solve config: it needs "format": "{FORMAT}", got {data.get("format")!r}.')
+        data = check_format(data, "pux-solve")  # current, migrated, or refused in one sentence
         known = {f.name for f in fields(cls)}
         unknown = sorted(str(k) for k in data if k not in known and k != "format")
         if unknown:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.data.formats import check_format, format_version
 from core.privacy.release import RELEASE_FORMAT
 from core.privacy.release_formulas import _guard_text, unguard_release_formulas
 
@@ -42,8 +43,9 @@ def _read_legacy(text: str) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def _read_pair(csv_text: str, meta: dict[str, Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    if not isinstance(meta, dict) or meta.get("format") != RELEASE_FORMAT:
+    if not isinstance(meta, dict) or (format_version(meta.get("format")) or ("",))[0] != "pux-release":
         raise ValueError(f"This sidecar is not a pux release's (its format is not {RELEASE_FORMAT!r}).")
+    meta = check_format(meta, "pux-release")  # a newer or older sidecar: migrated or refused in one sentence
     columns = meta.get("columns") or []
     written = [_guard_text(c["name"]) for c in columns]
     text_cols = {w: object for w, c in zip(written, columns) if c.get("text")}

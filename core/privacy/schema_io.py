@@ -47,7 +47,11 @@ def _check_layout(data: Any) -> None:
         raise TypeError(f"a schema must be a JSON object, got {type(data).__name__}.")
     version = data.get("version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        raise ValueError(f"schema version {version!r} is not supported (this app reads {SCHEMA_VERSION}).")
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION
+        todo = ("upgrade the project (git pull, make setup) to read it" if newer
+                else f'save the schema again from the Data page, or set "version": {SCHEMA_VERSION}')
+        raise ValueError(f"schema version {version!r} is not read by this version of the app (it reads "
+                         f"{SCHEMA_VERSION}): {todo}.")
     extra = sorted(set(data) - _KEYS)
     if extra:
         raise ValueError(f"unknown key(s) {extra} in the schema; allowed: {sorted(_KEYS)}.")

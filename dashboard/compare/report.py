@@ -35,9 +35,7 @@ streamlit import here (the command line builds the same report).
 from __future__ import annotations
 
 import base64
-import importlib.metadata
 import math
-import platform
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
@@ -52,6 +50,7 @@ from core.compare.result import (
 from core.compare.config import CompareConfig
 from core.data import Dataset
 from core.data.export import guard_formulas
+from core.runtime.versions import PACKAGES, package_versions
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.compare.html_parts import escape, html_table
 from dashboard.compare.report_fidelity import fidelity_html
@@ -59,8 +58,6 @@ from dashboard.shared.layout import for_export
 
 __all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
 
-#: Distributions whose versions the report lists (absent ones are said to be absent).
-PACKAGES = ("numpy", "pandas", "scikit-learn", "torch", "plotly", "streamlit", "privacy-utility-explorer")
 _STAT_COLUMNS = ("method", "kind", "epsilon", "is_dp", "guarantee")
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif;
@@ -101,17 +98,6 @@ def runs_csv(result: ComparisonResult) -> str:
 
 # ----------------------------------------------------------------------------- pieces
 _e = escape
-
-
-def package_versions() -> dict[str, str]:
-    """Python and :data:`PACKAGES` versions ("not installed" when absent)."""
-    out = {"python": platform.python_version()}
-    for name in PACKAGES:
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
 
 
 def _number(value: Any, digits: int = 3) -> str:

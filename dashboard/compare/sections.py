@@ -6,6 +6,7 @@ import streamlit as st
 from core.data import Dataset
 from dashboard.compare import cached
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
+from dashboard.shared.bundle_view import bundle_download
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.preamble import choose_sensitive, is_builtin_sample, stop_until_chosen
 from dashboard.shared.safe import md
@@ -161,3 +162,8 @@ def take_it_away(result, dataset: Dataset, data: Dataset, risk: str) -> None:
                        mime="text/csv", icon=":material/table_rows:", key="cmp_runs_csv", on_click="ignore")
     st.caption("These are measurements of releases made here for comparison, not releases: no protected table "
                "leaves the app from this page. The report and the settings name the seed, so anyone can rerun them.")
+    with st.expander("Download bundle: the report, settings and result with a script and notebook that rerun them",
+                     icon=":material/folder_zip:"):
+        bundle_download("cmp", config=config, dataset=data, releases_table=False, extra=lambda: {
+            "numbers": result.to_dict(), "report_html": cached.report_html(result, config, data).decode("utf-8"),
+            "numbers_seconds": float(sum(result.seconds.values()))})

@@ -1,0 +1,74 @@
+"""What each page computes, with this project's core only: the numbers a bundle's script reruns.
+
+One module per page, each with the same five names:
+
+``TITLE`` : str
+    The page's title (the bundle's README and report say it).
+``check_settings(settings) -> dict``
+    The page's settings, missing ones filled from its defaults; TypeError or ValueError in
+    one sentence for a wrong one.
+``numbers(dataset, schema, *, seed, settings, progress=None) -> dict``
+    Every number of the page's report as a JSON tree (lists, dicts, numbers, strings), each
+    beside its reference, computed from the seed. Same data, seed and settings: the same tree.
+``releases(dataset, schema, *, noise, settings) -> list[BundleRelease]``
+    The tables the page releases, their noise drawn from ``noise`` (a
+    :class:`~core.privacy.noise_source.NoiseSource`: fresh entropy for a bundle to publish),
+    each with its ledger. Empty for a page that releases no table.
+``describe(settings) -> str``
+    One sentence on what the numbers are (the README and the report).
+
+Modules load when first asked for (:func:`page_module`), so that reading a config does not
+import torch.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+import pandas as pd
+
+from core.privacy.ledger import PrivacyLedger
+from core.validation import check_choice
+
+__all__ = ["PAGES", "BundleRelease", "page_module"]
+
+#: Every page a bundle can come from, and its module under ``core.bundle.pages``.
+PAGES: dict[str, str] = {
+    "compare": "compare_page",
+    "correlations": "correlations",
+    "dc_fbfs": "dc_fbfs",
+    "cdp_lr": "cdp_lr",
+    "publishing": "publishing",
+    "imposter": "imposter",
+    "sskm": "sskm",
+    "tour": "tour",
+}
+
+
+@dataclass(frozen=True)
+class BundleRelease:
+    """One released table of a page.
+
+    Attributes
+    ----------
+    name : str
+        The table's file stem (``"sskm_dp_release"``); the guarantee is added to the file name.
+    method : str
+        What produced it, for the sidecar and the README.
+    frame : DataFrame
+        The released table.
+    ledger : PrivacyLedger
+        Its guarantee (``is_dp`` False when it has none).
+    """
+
+    name: str
+    method: str
+    frame: pd.DataFrame
+    ledger: PrivacyLedger
+
+
+def page_module(page: str) -> ModuleType:
+    """The module of ``page`` (a key of :data:`PAGES`; ValueError naming them otherwise)."""
+    check_choice(page, PAGES, name="page")
+    return importlib.import_module(f"core.bundle.pages.{PAGES[page]}")

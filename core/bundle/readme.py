@@ -1,0 +1,49 @@
+"""A bundle's README.md: what it is, what it discloses, what each file is, the one command
+that reruns it, and the versions it was made with (written for someone who never saw the app)."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+__all__ = ["FILE_WORDS", "readme_text"]
+
+#: What each file of a bundle is (``releases/`` and ``data/`` by folder).
+FILE_WORDS = {
+    "README.md": "this file",
+    "bundle.json": "the manifest: format, kind, page, what the bundle discloses, versions, every file",
+    "config.json": "the settings: dataset, column roles, public schema, every seed and setting",
+    "report.html": "the report: every number, beside its reference (opens offline in any browser)",
+    "result.json": "every number of the report as JSON, and each release's guarantee and shape",
+    "rerun.py": "the script that recomputes result.json with this project's core and compares",
+    "rerun.ipynb": "the same script as a Jupyter notebook (the same cells, in order)",
+    "releases/": "the released tables: a plain CSV each, with a JSON sidecar saying its guarantee",
+    "data/": "the private table itself (included because the person who exported it asked)",
+}
+
+
+def _word(name: str) -> str:
+    folder = name.split("/", 1)[0] + "/" if "/" in name else name
+    return FILE_WORDS.get(name, FILE_WORDS.get(folder, ""))
+
+
+def readme_text(manifest: Mapping[str, Any]) -> str:
+    """The README of a bundle whose ``bundle.json`` is ``manifest`` (its file list without the
+    README and the manifest, which are added)."""
+    files = dict(manifest["files"])
+    lines = [f"# {manifest['title']}", "",
+             f"A bundle of the privacy-utility explorer, made {manifest['created']} ({manifest['kind']}).", "",
+             "## What it discloses", "", manifest["disclosure"], "",
+             "## Rerun it", "",
+             "In this folder, with the privacy-utility explorer installed (same version: see below):", "",
+             f"    {manifest['rerun']}            # or: pux rerun THIS.zip", "",
+             manifest["data"], "",
+             "It recomputes every number of result.json with the project's `core` (no dashboard), writes "
+             "rerun.json in the same shape and says, number by number, whether they match. Releases drawn "
+             "from fresh noise differ by design: for them it checks the guarantee and the shape.", "",
+             "## Files", ""]
+    rows = {**files, "README.md": None, "bundle.json": None}
+    for name in sorted(rows):
+        size = f" ({rows[name]:,} bytes)" if rows[name] is not None else ""
+        lines.append(f"- `{name}`{size}: {_word(name)}")
+    lines += ["", "## Versions it was made with", ""]
+    lines += [f"- {k}: {v}" for k, v in manifest["versions"].items()]
+    return "\n".join(lines) + "\n"

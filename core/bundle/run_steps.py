@@ -1,0 +1,75 @@
+"""The steps a bundle's rerun script takes besides the page's own numbers: finding the data,
+and describing releases by their guarantee and shape (their values come from fresh noise)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from core.bundle.page_config import PageConfig, load_page_dataset, page_schema
+from core.bundle.pages import BundleRelease
+from core.data import Dataset
+from core.data.samples import SAMPLES
+from core.privacy.schema import PublicSchema
+from core.validation import DataError
+
+__all__ = ["DATA_FOLDER", "bundle_data", "data_sentence", "release_shapes", "seeded"]
+
+#: Where a bundle keeps the private data when the user ticked "include the data".
+DATA_FOLDER = "data"
+
+
+def seeded(config: PageConfig) -> bool:
+    """Whether the bundle has seeded numbers to rerun (a bundle to publish has none)."""
+    return config.seed is not None
+
+
+def data_sentence(config: PageConfig, *, bundled: bool) -> str:
+    """One sentence: what data the rerun needs and how to give it."""
+    if config.dataset in SAMPLES:
+        return f"The data is the built-in sample {config.dataset!r}: the rerun needs nothing else."
+    if bundled:
+        return f"The data is in this bundle ({DATA_FOLDER}/): the rerun needs nothing else."
+    if config.csv_name is None:
+        return (f"This bundle does not hold the data: rerun with --data FOLDER, the folder that holds "
+                f"{config.dataset} (or set PUX_DATA_DIR).")
+    return (f"This bundle does not hold the data: rerun with --data PATH, the CSV it was made from "
+            f"({config.csv_name}).")
+
+
+def bundle_data(config: PageConfig, *, folder: str | os.PathLike, data: str | None) -> tuple[Dataset, PublicSchema]:
+    """The dataset and public schema of a bundle unpacked in ``folder``.
+
+    ``data`` is the ``--data`` argument: the CSV of an uploaded table or the folder of a
+    public one (default ``$PUX_DATA_DIR``). Without it, an uploaded table's copy in the
+    bundle's ``data/`` folder is used when there is one; otherwise a
+    :class:`~core.validation.DataError` says, in one sentence, what to give.
+    """
+    if not isinstance(config, PageConfig):
+        raise TypeError(f"config must be a PageConfig, got {type(config).__name__}.")
+    bundled = Path(folder) / DATA_FOLDER
+    csv = data_dir = None
+    if config.csv_name is not None:
+        csv = data if data is not None else _bundled_file(bundled)
+    elif config.dataset not in SAMPLES:
+        data_dir = data  # None: $PUX_DATA_DIR (a public dataset is never copied into a bundle)
+    if config.csv_name is not None and csv is None:
+        raise DataError(data_sentence(config, bundled=False))
+    dataset = load_page_dataset(config, data_dir=data_dir, csv=csv)
+    return dataset, page_schema(config, dataset)
+
+
+def _bundled_file(folder: Path) -> str | None:
+    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    return str(files[0]) if files else None
+
+
+def release_shapes(tables: Sequence[BundleRelease]) -> list[dict[str, Any]]:
+    """Each release by what a rerun can check: name, method, rows, columns, guarantee."""
+    out = []
+    for t in tables:
+        eps, dlt = t.ledger.total() if t.ledger.is_dp else (None, None)
+        out.append({"name": t.name, "method": t.method, "rows": int(len(t.frame)),
+                    "columns": [str(c) for c in t.frame.columns], "is_dp": bool(t.ledger.is_dp),
+                    "epsilon": eps, "delta": dlt, "guarantee": t.ledger.describe()})
+    return out

@@ -1,0 +1,130 @@
+"""``pux bundle`` and ``pux rerun``: make a bundle from a config, rerun one number by number.
+
+- ``pux bundle --config FILE --out result.zip [--publish] [--include-data] [--data-dir DIR]
+  [--csv PATH]``: a ``pux-compare/1`` or ``pux-page/1`` config as a bundle
+  (:func:`core.bundle.build.build_bundle`): for a colleague by default, ``--publish`` for a
+  bundle to publish (no seed, no exact statistic, releases from fresh entropy). Compare's
+  bundle holds Compare's own report (:func:`dashboard.compare.report.build_report`).
+- ``pux rerun result.zip [--data PATH] [--every] [--rtol X]``: unpack it, run its script in a
+  fresh process (:func:`core.bundle.rerun.rerun_bundle`) and say number by number whether the
+  result matches; exit 0 when every number matches, 1 otherwise, 2 for a file that is not a
+  bundle or a config that cannot be read. One sentence on error, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+__all__ = ["add_commands"]
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"pux: {message}", file=sys.stderr)
+    return code
+
+
+def _compare_parts(config, dataset) -> tuple[dict, str, float]:
+    """Compare's numbers, its own report and the seconds they took."""
+    from core.compare.config import compare_dataset
+    from dashboard.compare.report import build_report
+
+    start = time.perf_counter()
+    result = compare_dataset(config, dataset)
+    seconds = time.perf_counter() - start
+    return result.to_dict(), build_report(result, config=config, dataset=dataset), seconds
+
+
+def _load(path: Path, data_dir: Path | None, csv: Path | None):
+    """The config (as given and as a page config) and its dataset."""
+    from core.bundle.configs import as_page_config, read_bundle_config
+    from core.bundle.page_config import load_page_dataset
+    from core.compare.config import CompareConfig
+    from core.data.config_files import parse_json, read_config_text
+    from core.data.formats import format_version
+
+    data = parse_json(read_config_text(path)[0])
+    kind = format_version(data.get("format")) if isinstance(data, dict) else None
+    config = CompareConfig.from_dict(data) if kind and kind[0] == "pux-compare" else read_bundle_config(data)
+    page = as_page_config(config)
+    return config, page, load_page_dataset(page, data_dir=data_dir, csv=csv)
+
+
+def _cmd_bundle(args: argparse.Namespace) -> int:
+    """Make a bundle; exit 0 written, 1 the data cannot be loaded or the run fails, 2 a bad config."""
+    from core.bundle.build import build_bundle
+    from core.compare.config import CompareConfig
+    from core.validation import DataError
+
+    try:
+        config, page, dataset = _load(args.config, args.data_dir, args.csv)
+    except DataError as exc:
+        return _fail(str(exc), 1)
+    except (TypeError, ValueError) as exc:
+        return _fail(f"the config {args.config} cannot be used: {exc}", 2)
+    kind = "publish" if args.publish else "colleague"
+    try:
+        extra: dict = {}
+        if isinstance(config, CompareConfig) and kind == "colleague":
+            numbers, report, seconds = _compare_parts(config, dataset)
+            extra = {"numbers": numbers, "report_html": report, "numbers_seconds": seconds}
+        bundle = build_bundle(page, dataset, kind=kind, include_data=args.include_data, **extra)
+    except (DataError, ValueError, TypeError) as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("stopped before the bundle was made; nothing was written.", 1)
+    except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+        return _fail(f"the bundle failed ({type(exc).__name__}: {exc}).", 1)
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(bundle.data)
+    except OSError as exc:
+        return _fail(f"cannot write the bundle ({exc.strerror or type(exc).__name__}: {args.out}).", 1)
+    print(f"wrote {args.out} ({len(bundle.data):,} bytes, {len(bundle.files)} files): {bundle.manifest['disclosure']}",
+          file=sys.stderr)
+    return 0
+
+
+def _cmd_rerun(args: argparse.Namespace) -> int:
+    """Rerun a bundle and say number by number whether it matches."""
+    from core.bundle.check import report_lines
+    from core.bundle.rerun import rerun_bundle
+
+    try:
+        rerun = rerun_bundle(args.bundle, data=args.data, rtol=args.rtol)
+    except (TypeError, ValueError) as exc:
+        return _fail(str(exc), 2)
+    except KeyboardInterrupt:
+        return _fail("stopped before the rerun finished.", 1)
+    if not rerun.checks:
+        return _fail(f"the bundle's script did not finish (exit {rerun.returncode}): {rerun.output}", 1)
+    for line in report_lines(rerun.checks, every=args.every):
+        print(line)
+    ratio = "" if not rerun.original_seconds else f" ({rerun.seconds / rerun.original_seconds:.2f}x the original run)"
+    print(f"rerun took {rerun.seconds:.1f} s{ratio}")
+    return 0 if rerun.ok else 1
+
+
+def add_commands(sub: argparse._SubParsersAction, *, help_data_dir: str) -> None:
+    """Add ``bundle`` and ``rerun`` to the ``pux`` parser."""
+    p_bundle = sub.add_parser("bundle", help="make a bundle a colleague can rerun (zip)")
+    p_bundle.add_argument("--config", type=Path, required=True, help="a pux-compare/1 or pux-page/1 config")
+    p_bundle.add_argument("--out", type=Path, required=True, help="the zip to write")
+    p_bundle.add_argument("--publish", action="store_true",
+                          help="a bundle to publish: fresh-noise releases, guarantees and schema only")
+    p_bundle.add_argument("--include-data", action="store_true",
+                          help="copy the private table (an uploaded CSV) into a colleague's bundle")
+    p_bundle.add_argument("--data-dir", type=Path, default=None, help=help_data_dir)
+    p_bundle.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
+    p_bundle.set_defaults(func=_cmd_bundle)
+    p_rerun = sub.add_parser("rerun", help="rerun a bundle and compare it number by number")
+    p_rerun.add_argument("bundle", type=Path, help="the bundle (zip)")
+    p_rerun.add_argument("--data", type=Path, default=None,
+                         help="the data a bundle without it needs: its CSV, or the folder of adult/nltcs")
+    p_rerun.add_argument("--every", action="store_true", help="print every number, not only mismatches")
+    p_rerun.add_argument("--rtol", type=float, default=1e-7, help="relative tolerance for numbers (default 1e-7)")
+    p_rerun.set_defaults(func=_cmd_rerun)
+
+

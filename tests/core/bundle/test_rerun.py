@@ -1,0 +1,84 @@
+"""``rerun_bundle``: a fresh process reruns a bundle; a changed number or a bad zip is named."""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from core.bundle.build import build_bundle
+from core.bundle.notebook import script_to_notebook
+from core.bundle.rerun import rerun_bundle
+from core.compare.config import CompareConfig
+from core.data import load_sample
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    data = load_sample("supplier")
+    config = CompareConfig(dataset="supplier", methods=("Raw table", "kRR"), epsilons=(1.0,), seed=5,
+                           max_rows=200, repetitions=1, audit_runs=0, label=data.label,
+                           sensitive=tuple(data.sensitive))
+    return build_bundle(config, data)
+
+
+def _write(tmp_path, data: bytes):
+    path = tmp_path / "b.zip"
+    path.write_bytes(data)
+    return path
+
+
+def _tampered(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            content = src.read(name)
+            if name == "result.json":
+                tree = json.loads(content)
+                tree["numbers"]["runs"][0]["utility"] += 0.5
+                content = json.dumps(tree).encode()
+            dst.writestr(name, content)
+    return out.getvalue()
+
+
+def test_rerun_matches_every_number(bundle, tmp_path):
+    rerun = rerun_bundle(_write(tmp_path, bundle.data))
+    assert rerun.ok and rerun.returncode == 0 and len(rerun.checks) > 50
+    assert rerun.original_seconds is not None and rerun.seconds > 0
+
+
+def test_a_changed_number_is_found_at_its_path(bundle, tmp_path):
+    rerun = rerun_bundle(_write(tmp_path, _tampered(bundle.data)))
+    bad = [c.path for c in rerun.checks if not c.ok]
+    assert bad == ["numbers.runs[0].utility"] and not rerun.ok
+
+
+def test_a_zip_that_writes_outside_its_folder_is_refused(tmp_path):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("../evil.py", "x")
+        archive.writestr("bundle.json", "{}")
+    with pytest.raises(ValueError, match="outside its folder"):
+        rerun_bundle(_write(tmp_path, out.getvalue()))
+
+
+def test_a_file_that_is_not_a_zip_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="not a bundle"):
+        rerun_bundle(_write(tmp_path, b"hello"))
+
+
+def test_roles_other_than_the_configs_are_refused():
+    data = load_sample("supplier")
+    config = CompareConfig(dataset="supplier", methods=("Raw table",), epsilons=(1.0,), seed=5, label=None)
+    with pytest.raises(ValueError, match="roles"):
+        build_bundle(config, data)
+
+
+def test_notebook_cells_are_the_script_cells(bundle):
+    with zipfile.ZipFile(io.BytesIO(bundle.data)) as archive:
+        script = archive.read("rerun.py").decode()
+        notebook = json.loads(archive.read("rerun.ipynb"))
+    code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert len(code) == script.count("# %%\n") and all(cell.strip() in script for cell in code)
+    assert json.loads(script_to_notebook(script))["metadata"]["kernelspec"]["name"] == "python3"
