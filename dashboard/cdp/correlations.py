@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cdp import correlations_panels as panels
+from dashboard.cdp.bundle_blocks_features import correlations_bundle
 from dashboard.shared.preamble import page_data
 
 st.title("Correlations")
@@ -21,7 +22,10 @@ page = page_data("supplier")
 dataset, seed = page.dataset, page.seed
 
 st.subheader("Attributes")
-panels.attributes(dataset, seed)
+association, mic_rows = panels.attributes(dataset, seed)
 
 st.subheader("Records")
-panels.records(dataset, seed)
+measure, threshold, n_sample = panels.records(dataset, seed)
+
+correlations_bundle(dataset, seed, association=association, mic_rows=mic_rows, measure=measure,
+                    threshold=threshold, heatmap_records=n_sample)

@@ -19,8 +19,9 @@ from dashboard.shared.errors import page_errors
 from dashboard.shared.job_view import setup_view
 
 
-def attributes(dataset, seed) -> None:
-    """The association measure, and the heatmap of every pair of attributes."""
+def attributes(dataset, seed) -> tuple[str, int]:
+    """The association measure, and the heatmap of every pair of attributes; returns the
+    measure and the MIC row cap."""
     c1, c2 = st.columns([1, 1])
     method = c1.radio("Association", ["pearson", "nmi", "mic"], horizontal=True, key="corr_method",
                       format_func={"pearson": "Pearson |r|", "nmi": "NMI", "mic": "MIC"}.get)
@@ -37,10 +38,12 @@ def attributes(dataset, seed) -> None:
                        name=f"correlations-association-{method}", key="corr_assoc", width="stretch")
         st.caption("Each cell says how strongly two attributes go together (0 none, 1 one determines "
                    "the other); categoricals enter as codes (Pearson, MIC) or labels (NMI).")
+    return method, int(mic_rows)
 
 
-def records(dataset, seed) -> None:
-    """The record correlation settings, the heatmap of a sample of records, and CS against GS."""
+def records(dataset, seed) -> tuple[str, float, int]:
+    """The record correlation settings, the heatmap of a sample of records, and CS against GS;
+    returns the measure, delta0 and the number of records in the heatmap."""
     c1, c2, c3 = st.columns(3)
     measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="corr_measure",
                        help="Pearson: |r| across the attributes of two records. Mahalanobis: 1 / (1 + distance).")
@@ -55,6 +58,7 @@ def records(dataset, seed) -> None:
                    "rows are sorted so the most correlated records come first.")
         rep = setup_view("corr_sensitivity", cached.sensitivity(dataset, None, measure, float(threshold)))
         _sensitivity(rep, dataset.n_rows)
+    return measure, float(threshold), int(n_sample)
 
 
 def _sensitivity(rep, n: int) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cdp import dc_fbfs_panels as panels
+from dashboard.cdp.bundle_blocks_features import dc_fbfs_bundle
 from dashboard.shared.errors import page_errors
 from dashboard.shared.preamble import page_data
 from dashboard.shared.present import control_hint
@@ -27,7 +28,7 @@ page = page_data("supplier", needs_label="Choose a label column on the Data page
                  "for a classifier.")
 dataset, seed = page.dataset, page.seed
 with page_errors():
-    data, measure, threshold, base = panels.selection(dataset, seed)
+    data, measure, threshold, base, max_rows = panels.selection(dataset, seed)
 
     # chart first: T_c and the chart it moves (Fig. 2) side by side at the top
     control, chart = st.columns([1, 2])
@@ -41,3 +42,5 @@ with page_errors():
     panels.table1(res, guess)
     st.subheader("Sensitivity after each stage (Table 2)")
     panels.table2(data, measure, threshold, res)
+
+    dc_fbfs_bundle(dataset, seed, measure=measure, threshold=threshold, max_rows=max_rows, tc=res.tc)

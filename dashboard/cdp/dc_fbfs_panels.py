@@ -25,7 +25,7 @@ from dashboard.shared.job_view import setup_view
 
 def selection(dataset, seed):
     """The record-correlation settings (folded) and the selection on the rows used: the
-    rows, the measure, delta0 and the selection."""
+    rows, the measure, delta0, the selection and the row cap."""
     with st.expander("Record correlation, delta0 and rows"):
         c1, c2, c3 = st.columns(3)
         measure = c1.radio("Record correlation", ["pearson", "mahalanobis"], horizontal=True, key="fb_measure")
@@ -34,7 +34,7 @@ def selection(dataset, seed):
                                    help="DC needs C(x) once per feature; a sample keeps large tables interactive.")
     data = cached.limit_rows(dataset, int(max_rows), seed)
     base = setup_view("fb_selection", cached.selection(data, float(threshold), measure, seed))
-    return data, measure, threshold, base
+    return data, measure, threshold, base, int(max_rows)
 
 
 def tc_and_fig2(control, chart, data, measure, threshold, base):
