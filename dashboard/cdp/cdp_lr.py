@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.cdp import lr_panels
+from dashboard.cdp import bundle_blocks, lr_panels
 from dashboard.shared.errors import page_errors
 from dashboard.shared.preamble import page_data
 from dashboard.shared.present import control_hint
@@ -30,3 +30,4 @@ with page_errors():
     lr_panels.tradeoff(choice, live, seed)
     lr_panels.noise_methods(choice, live, seed)
     lr_panels.audit(choice, live, seed)
+    bundle_blocks.cdp_lr_bundle(dataset, seed, choice, live.schema)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.cdp import bundle_blocks
 from dashboard.cdp import publishing_panels as panels
 from dashboard.shared.errors import page_errors
 from dashboard.shared.preamble import page_data
@@ -38,3 +39,4 @@ with page_errors():
 
     st.subheader("Privacy of one release")
     panels.release_privacy(choice, curves, setup, seed)
+    bundle_blocks.publishing_bundle(dataset, seed, choice, curves.schema)
