@@ -53,7 +53,8 @@ from core.runtime.randomness import RandomState, check_random_state, draw_seeds
 from core.validation import check_epsilon
 
 __all__ = ["PRIVATE_CHOICE_NOTE", "PRIVATE_CHOICE_REASON", "Selected", "mark_private_choice",
-           "selection_cost", "liu_talwar_selection", "papernot_steinke_selection", "target_runner"]
+           "selection_cost", "liu_talwar_selection", "papernot_steinke_selection", "target_runner",
+           "CHOICE_SOURCES", "check_epsilon_choice", "apply_epsilon_choice"]
 
 #: The sentence shown beside every epsilon solved on the private data.
 PRIVATE_CHOICE_NOTE = (
@@ -313,3 +314,45 @@ def target_runner(measure: Callable[[float, int], Any], target: Any) -> Runner:
         return sign * float(epsilon) if target.met(measure(epsilon, random_state)) else -math.inf
 
     return run
+
+
+#: How a page's epsilon was chosen, as a setting a bundle carries: by hand or on a public
+#: reference (None), on the private data, or by private selection (with its cost).
+CHOICE_SOURCES = ("private", "selection")
+
+
+def check_epsilon_choice(value: Any) -> dict[str, Any] | None:
+    """A bundle's ``epsilon_choice`` setting: None (by hand, or solved on a public reference),
+    ``{"source": "private"}`` (solved on the private data) or ``{"source": "selection",
+    "cost": [epsilon, delta]}`` (paid for by private selection)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TypeError(f"epsilon_choice must be null or a JSON object, got {type(value).__name__}.")
+    from core.validation import check_choice
+
+    source = check_choice(value.get("source"), CHOICE_SOURCES, name="epsilon_choice source", kind=str)
+    if source == "private":
+        if set(value) != {"source"}:
+            raise ValueError('epsilon_choice {"source": "private"} takes no other field.')
+        return {"source": source}
+    cost = value.get("cost")
+    if set(value) != {"source", "cost"} or not isinstance(cost, list) or len(cost) != 2:
+        raise ValueError('epsilon_choice {"source": "selection"} needs "cost": [epsilon, delta].')
+    return {"source": source, "cost": [check_epsilon(cost[0]), float(cost[1])]}
+
+
+def apply_epsilon_choice(ledger: PrivacyLedger, choice: dict[str, Any] | None) -> PrivacyLedger:
+    """``ledger`` as honest about how its epsilon was chosen as the page is: marked (no
+    guarantee) when chosen on the private data, with the selection's cost added when private
+    selection paid for it, unchanged otherwise (:func:`check_epsilon_choice`'s forms)."""
+    if not isinstance(ledger, PrivacyLedger):
+        raise TypeError(f"ledger must be a PrivacyLedger, got {type(ledger).__name__}.")
+    choice = check_epsilon_choice(choice)
+    if choice is None:
+        return ledger
+    if choice["source"] == "private":
+        return mark_private_choice(ledger)
+    out = copy.deepcopy(ledger)
+    out.spend(choice["cost"][0], choice["cost"][1], label="choosing epsilon: private selection")
+    return out

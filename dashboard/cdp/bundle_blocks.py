@@ -14,6 +14,7 @@ from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from dashboard.cdp import lr_panels, publishing_panels
 from dashboard.shared.bundle_view import bundle_download, page_config
+from dashboard.shared.solve_offers import epsilon_choice
 
 __all__ = ["cdp_lr_bundle", "publishing_bundle"]
 
@@ -28,7 +29,7 @@ def cdp_lr_bundle(dataset: Dataset, seed: int, choice: lr_panels.Choice, schema:
                 "max_rows": int(choice.max_rows), "repetitions": int(choice.reps),
                 "dpsgd": bool(st.session_state.get("lr_dpsgd", False)),
                 "noise_methods": bool(st.session_state.get("lr_methods", False)),
-                "epsilons": list(lr_panels.EPS_GRID)}
+                "epsilons": list(lr_panels.EPS_GRID), "epsilon_choice": epsilon_choice("lr_eps", choice.epsilon)}
     with st.expander(_TITLE, icon=":material/folder_zip:"):
         bundle_download("lr", config=page_config("cdp_lr", dataset, seed=seed, settings=settings, schema=schema),
                         dataset=dataset, releases_table=False)
@@ -40,7 +41,8 @@ def publishing_bundle(dataset: Dataset, seed: int, choice: publishing_panels.Cho
     settings = {"epsilon": float(choice.epsilon), "scheme": choice.scheme, "measure": choice.compare,
                 "threshold": float(choice.threshold), "n_queries": int(choice.n_queries),
                 "repetitions": int(choice.reps), "budget": choice.budget, "use_products": bool(choice.use_products),
-                "fig7_compare": bool(choice.fig7_compare), "epsilons": list(publishing_panels.EPS_GRID)}
+                "fig7_compare": bool(choice.fig7_compare), "epsilons": list(publishing_panels.EPS_GRID),
+                "epsilon_choice": epsilon_choice("pub_epsilon", choice.epsilon)}
     with st.expander(_TITLE, icon=":material/folder_zip:"):
         bundle_download("pub", config=page_config("publishing", dataset, seed=seed, settings=settings,
                                                   schema=schema),

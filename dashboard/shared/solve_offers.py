@@ -41,7 +41,7 @@ from dashboard.shared.safe import md
 
 __all__ = [
     "CHOICES_KEY", "SELECTIONS", "ApplyEpsilon", "EpsilonChoice", "Mark", "Solved", "ReferenceOffer",
-    "SelectionOffer", "apply_epsilon", "chosen_ledger", "reference_problems", "read_reference", "reference_runs",
+    "SelectionOffer", "apply_epsilon", "chosen_ledger", "epsilon_choice", "reference_problems", "read_reference", "reference_runs",
     "selection_section", "spent_on_choosing", "kept",
 ]
 
@@ -210,6 +210,19 @@ def chosen_ledger(widget_key: str, epsilon: float, ledger: PrivacyLedger) -> Pri
         out.extend(choice.cost, prefix="choosing epsilon")
         return out
     return ledger
+
+
+def epsilon_choice(widget_key: str, epsilon: float) -> dict[str, Any] | None:
+    """How the page's ``epsilon`` was chosen, as a bundle's ``epsilon_choice`` setting
+    (:func:`core.decide.selection.check_epsilon_choice`): what :func:`chosen_ledger` reads."""
+    choice = st.session_state.get(CHOICES_KEY, {}).get(widget_key)
+    if choice is None or not math.isclose(choice.epsilon, float(epsilon), rel_tol=1e-9, abs_tol=1e-12):
+        return None
+    if choice.source == "private":
+        return {"source": "private"}
+    if choice.source == "selection" and choice.cost is not None:
+        return {"source": "selection", "cost": [float(v) for v in choice.cost.total()]}
+    return None
 
 
 def apply_epsilon(widget_key: str, value: float, choice: EpsilonChoice) -> None:

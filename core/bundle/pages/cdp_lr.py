@@ -32,6 +32,7 @@ from core.cdp.schedule import NOISE_METHODS, PRESETS
 from core.cdp.sweeps import Reference, accuracy_references, dpsgd_curve, reference_sentences, runs_at
 from core.data import Dataset
 from core.decide.pages import limit_rows
+from core.decide.selection import apply_epsilon_choice, check_epsilon_choice
 from core.evaluation.metrics import mean_interval
 from core.papers.claim import Claim
 from core.privacy.ledger import PrivacyLedger
@@ -54,7 +55,8 @@ EPS_GRID = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0)
 #: methods of Fig. 5) and the curves' epsilons.
 DEFAULTS: dict[str, Any] = {"epsilon": 2.0, "noise_method": 1, "preset": "sensible", "measure": "pearson",
                             "threshold": 0.8, "tc": 40.0, "max_rows": 5000, "repetitions": 5, "dpsgd": False,
-                            "noise_methods": False, "epsilons": list(EPS_GRID)}
+                            "noise_methods": False, "epsilons": list(EPS_GRID),
+                            "epsilon_choice": None}
 
 
 def check_flag(value: Any, *, name: str) -> bool:
@@ -82,6 +84,9 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     rows used, 20 or more: a random sample drawn from the seed when the table has more),
     ``repetitions`` (trainings per point, 1 or more), ``dpsgd`` and ``noise_methods`` (true or
     false) and ``epsilons`` (the curves' grid, each above 0).
+    ``epsilon_choice`` says how ``epsilon`` was chosen (null: by hand or on a public reference;
+    ``{"source": "private"}``: solved on the private rows, so the guarantee shown is none;
+    ``{"source": "selection", "cost": [epsilon, delta]}``: paid by private selection, added to it).
     """
     out = check_known(settings, DEFAULTS)
     out["epsilon"] = check_epsilon(out["epsilon"])
@@ -95,6 +100,7 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     out["dpsgd"] = check_flag(out["dpsgd"], name="dpsgd")
     out["noise_methods"] = check_flag(out["noise_methods"], name="noise_methods")
     out["epsilons"] = list(check_epsilons(out["epsilons"]))
+    out["epsilon_choice"] = check_epsilon_choice(out["epsilon_choice"])
     return out
 
 
@@ -190,7 +196,8 @@ def live_numbers(setup: SchemeSetup, mats: dict, s: Mapping[str, Any], *, seed: 
         out["guarantees"]["Proposed, as in the paper"] = guarantee_numbers(models["Proposed"].ledger_)
     if DP_SCHEME in models:
         reading = models[DP_SCHEME]
-        out["guarantees"][DP_SCHEME] = {**guarantee_numbers(reading.ledger_), "epochs": int(reading.epochs_),
+        shown = apply_epsilon_choice(reading.ledger_, s["epsilon_choice"])  # as the page: marked when chosen on the rows
+        out["guarantees"][DP_SCHEME] = {**guarantee_numbers(shown), "epochs": int(reading.epochs_),
                                         "learning rate": float(reading.learning_rate_),
                                         "momentum": float(reading.momentum_)}
     return out

@@ -26,6 +26,7 @@ from core.cdp.publishing import (ALL_PUBLISH_SCHEMES, BUDGETS, DP_SCHEME, Publis
                                  mean_true_count, prepare_publishing, release_counts, zero_noise_mae)
 from core.data import Dataset
 from core.decide.pages import MEASURE_FREE, publishing_data, schema_subset
+from core.decide.selection import apply_epsilon_choice, check_epsilon_choice
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress, report, stage
@@ -50,7 +51,8 @@ TC = 40.0
 #: and the curves' epsilons.
 DEFAULTS: dict[str, Any] = {"epsilon": 1.0, "scheme": DP_SCHEME, "measure": "pearson", "threshold": 0.8,
                             "n_queries": 200, "repetitions": 10, "budget": "per_query", "use_products": True,
-                            "fig7_compare": False, "epsilons": list(EPS_GRID)}
+                            "fig7_compare": False, "epsilons": list(EPS_GRID),
+                            "epsilon_choice": None}
 
 
 def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,6 +63,9 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     ``measure`` (pearson, mahalanobis or both), ``threshold`` (delta0 in (0, 1]), ``n_queries``
     and ``repetitions`` (1 or more), ``use_products`` and ``fig7_compare`` (true or false; read
     only for a table with ``product_*`` columns) and ``epsilons`` (the curves' grid).
+    ``epsilon_choice`` says how ``epsilon`` was chosen (null: by hand or on a public reference;
+    ``{"source": "private"}``: solved on the private rows, so the guarantee shown is none;
+    ``{"source": "selection", "cost": [epsilon, delta]}``: paid by private selection, added to it).
     """
     out = check_known(settings, DEFAULTS)
     out["epsilon"] = check_epsilon(out["epsilon"])
@@ -73,6 +78,7 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     out["use_products"] = check_flag(out["use_products"], name="use_products")
     out["fig7_compare"] = check_flag(out["fig7_compare"], name="fig7_compare")
     out["epsilons"] = list(check_epsilons(out["epsilons"]))
+    out["epsilon_choice"] = check_epsilon_choice(out["epsilon_choice"])
     return out
 
 
@@ -142,7 +148,8 @@ def reading_numbers(summary: pd.DataFrame, setup: PublishingSetup, first: Publis
             "zero-noise release MAE": float(zero_noise_mae(setup, scheme)),
             "MAE at least the mean true count": [{"scheme": str(n), "MAE": float(v)} for n, v in
                                                  zip(rows["scheme"], rows["mae_mean"]) if float(v) >= true_mean],
-            "guarantee of one release": {**guarantee_numbers(release.ledger),
+            "guarantee of one release": {**guarantee_numbers(apply_epsilon_choice(release.ledger,
+                                                                                  s["epsilon_choice"])),
                                          "epsilon per query": float(release.epsilon_per_query)}}
 
 

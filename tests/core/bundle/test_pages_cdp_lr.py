@@ -143,3 +143,30 @@ def test_describe_is_one_sentence():
     text = cdp_lr.describe({"epsilon": 0.5, "dpsgd": True})
     assert "epsilon = 0.5" in text and "DP-SGD" in text and text.endswith(".")
     assert text.replace("Fig. ", "Fig ").count(". ") == 0
+
+
+def test_an_epsilon_chosen_on_the_private_rows_leaves_no_guarantee():
+    from core.bundle.pages import cdp_lr
+    from core.data import load_sample
+    from core.privacy.schema_builtin import schema_for
+
+    data = load_sample("supplier")
+    base = {"max_rows": 200, "repetitions": 1, "epsilons": [1.0]}
+    plain = cdp_lr.numbers(data, schema_for(data), seed=1, settings=cdp_lr.check_settings(base))
+    marked = cdp_lr.numbers(data, schema_for(data), seed=1, settings=cdp_lr.check_settings(
+        {**base, "epsilon_choice": {"source": "private"}}))
+    paid = cdp_lr.numbers(data, schema_for(data), seed=1, settings=cdp_lr.check_settings(
+        {**base, "epsilon_choice": {"source": "selection", "cost": [6.0, 0.0]}}))
+    key = "DP reading"
+    guarantee = {name: tree["at the slider's epsilon"]["guarantees"]
+                 for name, tree in (("plain", plain), ("marked", marked), ("paid", paid))}
+    assert guarantee["plain"][key]["differentially private"]
+    assert not guarantee["marked"][key]["differentially private"]
+    assert guarantee["paid"][key]["epsilon"] == pytest.approx(guarantee["plain"][key]["epsilon"] + 6.0)
+
+
+def test_a_malformed_epsilon_choice_is_refused():
+    from core.bundle.pages import cdp_lr
+
+    with pytest.raises(ValueError, match="cost"):
+        cdp_lr.check_settings({"epsilon_choice": {"source": "selection"}})

@@ -110,3 +110,22 @@ def test_mark_private_choice_takes_the_guarantee_away_on_a_copy():
 def test_the_note_names_both_sound_ways():
     assert "public reference table" in PRIVATE_CHOICE_NOTE and "private selection" in PRIVATE_CHOICE_NOTE
     assert "Liu and Talwar 2019" in PRIVATE_CHOICE_NOTE and "Papernot and Steinke 2022" in PRIVATE_CHOICE_NOTE
+
+
+def test_epsilon_choice_marks_or_adds_its_cost():
+    from core.decide.selection import apply_epsilon_choice
+    from core.privacy.ledger import PrivacyLedger
+
+    ledger = PrivacyLedger()
+    ledger.spend(1.0, label="release")
+    assert apply_epsilon_choice(ledger, None) is ledger
+    assert not apply_epsilon_choice(ledger, {"source": "private"}).is_dp
+    paid = apply_epsilon_choice(ledger, {"source": "selection", "cost": [3.0, 0.0]})
+    assert paid.is_dp and paid.total() == (4.0, 0.0) and ledger.total() == (1.0, 0.0)
+
+
+def test_epsilon_choice_of_another_source_is_refused():
+    from core.decide.selection import check_epsilon_choice
+
+    with pytest.raises(ValueError, match="source"):
+        check_epsilon_choice({"source": "guess"})
