@@ -4,13 +4,14 @@ Every step runs on the built-in samples (no data directory, no network); a story
 computed once per server on its first visit (a few seconds, with a progress bar) and
 shown at once after. "Large text" or the sidebar's "Present" switch make it readable on a
 projector; each step links to the full page behind it, and the whole Tour exports as one
-offline HTML page.
+offline HTML page or as a bundle whose script and notebook rerun its numbers.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard.tour import cached
+from dashboard.tour.bundle_block import bundle_block
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.claims import claim_box
 from dashboard.shared.present import apply_style, is_presenting
@@ -79,3 +80,4 @@ if not is_presenting():
         st.download_button("Download the tour (HTML)", html, file_name="privacy-utility-tour.html",
                            mime="text/html", key="tour_download", on_click="ignore",
                            icon=":material/download:")
+    bundle_block()
