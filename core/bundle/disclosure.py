@@ -43,8 +43,7 @@ def disclosure_sentence(kind: str, *, releases: Sequence[BundleRelease], data_in
     if kind == "publish":
         return (f"To publish: this bundle holds {tables}, their guarantees and the public schema; no seed and "
                 f"no exact statistic of the private rows. Its guarantee: {ledger.describe()}")
-    data = ("the private table itself (data/)" if data_included
-            else "not the private table (the rerun needs it: see below)")
+    data = "the private table itself (data/)" if data_included else "not the private table itself"
     return (f"For a colleague who may see the data: this bundle holds exact statistics of the private rows "
             f"(every number in result.json and report.html), the seed of every seeded number and picture, "
             f"{data}, and {tables}. It is NOT differentially private: hand it only to someone allowed to see the data.")

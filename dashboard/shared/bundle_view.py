@@ -46,8 +46,8 @@ def page_config(page: str, dataset: Dataset, *, seed: int, settings: Mapping[str
                       schema=None if schema is None else schema.to_dict(), fingerprint=dataset.fingerprint())
 
 
-def _progress_bar() -> Callable[[float, str], None]:
-    bar = st.progress(0.0, text="Preparing the bundle...")
+def _progress_bar(slot: Any) -> Callable[[float, str], None]:
+    bar = slot.progress(0.0, text="Preparing the bundle...")
     start = time.perf_counter()
 
     def progress(fraction: float, message: str) -> None:
@@ -60,13 +60,16 @@ def _progress_bar() -> Callable[[float, str], None]:
 
 def _prepare(config: Any, dataset: Dataset, kind: str, include_data: bool,
              extra: Callable[[], Mapping[str, Any]] | None) -> Bundle | None:
+    slot = st.empty()  # the progress bar, gone once the bundle is made
     try:
         parts = dict(extra()) if extra is not None and kind == "colleague" else {}
-        bundle = build_bundle(config, dataset, kind=kind, include_data=include_data, progress=_progress_bar(),
+        bundle = build_bundle(config, dataset, kind=kind, include_data=include_data, progress=_progress_bar(slot),
                               **parts)
     except (ValueError, TypeError) as exc:
         show_error(exc)
         return None
+    finally:
+        slot.empty()
     record_release(bundle.ledger, f"bundle {kind}: {bundle.manifest['title']}")
     return bundle
 
