@@ -9,6 +9,7 @@ time left, whose finished result is shared read-only (a slider move does not cop
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -21,13 +22,7 @@ from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup
 from core.cdp.dc_fbfs import DCFBFSResult
 from core.cdp.noise_placement import PLD_METHOD
 from core.cdp.paper import PAPER_TABLE1, PAPER_TABLE2
-from core.cdp.publishing import (
-    CountRelease,
-    PublishingSetup,
-    mean_true_count,
-    release_counts,
-    zero_noise_mae,
-)
+from core.cdp.publishing import CountRelease, PublishingSetup, mean_true_count, release_counts, zero_noise_mae
 from core.cdp.queries import query_matches
 from core.cdp.schedule import PRESETS
 from core.cdp.sensitivity import record_matrix
@@ -39,21 +34,10 @@ from core.data import Dataset
 from core.evaluation.metrics import mean_interval
 from core.privacy.schema import PublicSchema
 from core.runtime.randomness import check_random_state
-from dashboard.cdp.jobs import (
-    MEASURE_FREE,
-    run_association,
-    run_curves,
-    run_dpsgd_curves,
-    run_feature_count,
-    run_mae,
-    run_method_curves,
-    run_publishing,
-    run_schemes,
-    run_selection,
-    run_sensitivity,
-    run_stage_sensitivities,
-)
-from dashboard.shared.cache import HASH_FUNCS, TTL
+from dashboard.cdp.jobs import (MEASURE_FREE, run_association, run_curves, run_dpsgd_curves, run_feature_count,
+                                run_mae, run_method_curves, run_publishing, run_schemes, run_selection,
+                                run_sensitivity, run_stage_sensitivities)
+from dashboard.shared.cache import HASH_FUNCS, TTL, BoundedCache
 from dashboard.shared.charts import number
 from dashboard.shared.sweeps import Sweep
 
@@ -329,14 +313,46 @@ def budget_split(noise_method: int, epochs_text: str) -> str:
 
 
 def live_accuracy(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int,
-                  preset: str, repetitions: int, seed: int) -> tuple[pd.DataFrame, dict]:
-    """Accuracy of the four schemes at one epsilon (not cached: the fit is the fast part).
+                  preset: str, repetitions: int, seed: int, key: tuple | None = None) -> tuple[pd.DataFrame, dict]:
+    """Accuracy of the four schemes at one epsilon. Same seeds as :func:`curves` at that
+    epsilon (:func:`core.cdp.sweeps.point_seeds`): on the curve's grid the bars equal the curve.
 
-    Same seeds as :func:`curves` at that epsilon (:func:`core.cdp.sweeps.point_seeds`): when
-    epsilon is a point of the curve's grid, the bars equal the curve there.
-    """
-    return accuracy_at(setup, mats, epsilon=epsilon, noise_method=noise_method, preset=preset,
-                       repetitions=repetitions, seed=seed)
+    With ``key`` (the :func:`schemes` step's key, which ``setup`` and ``mats`` are the result
+    of) the runs and models are kept, shared read-only: sessions moving the slider over
+    values already seen refit nothing (the same seeds give the same runs anyway)."""
+    args = dict(epsilon=float(epsilon), noise_method=int(noise_method), preset=preset,
+                repetitions=int(repetitions), seed=int(seed))
+    full = None if key is None else (key, *args.values())
+    found = None if full is None else _LIVE.get(full)
+    if found is None:
+        found = accuracy_at(setup, mats, **args)
+        if full is not None:
+            _LIVE.put(full, found)
+    return found
+
+
+#: the live trainings by their inputs (:func:`live_accuracy`), the last 256 slider values
+_LIVE = BoundedCache(max_entries=256, ttl=TTL)
+
+
+#: Fig. 4's figures without the slider's marker (plain dicts, shared read-only), by their inputs
+_CURVE_FIGURES = BoundedCache(max_entries=32, ttl=TTL)
+
+
+def curve_figure(key: tuple, build: Callable[[], dict]) -> dict:
+    """``build()`` (a :func:`dashboard.cdp.charts.curve_dict`) kept under ``key`` (the sweeps'
+    keys, naming the dataset, the references, the title): a slider move only adds its marker
+    (:func:`dashboard.cdp.charts.with_marker`) to the kept dicts, which nobody changes."""
+    figure = _CURVE_FIGURES.get(key)
+    if figure is None:
+        figure = build()
+        _CURVE_FIGURES.put(key, figure)
+    return figure
+
+
+def references_key(references) -> tuple:
+    """The references as a cache key, written out (a NaN would never equal itself in a tuple)."""
+    return tuple(repr((r.name, float(r.value), float(r.low), float(r.high))) for r in references)
 
 
 def curves(schemes: Sweep, ready: tuple[SchemeSetup, dict], *, epsilons: tuple[float, ...], noise_method: int,

@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 
 from core.cdp.dc_fbfs import DCFBFSResult
 from dashboard.shared.charts import number, plotly_text
+from dashboard.shared.layout import from_dict
 from dashboard.shared.palette import color, colors, log_ticks
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "accuracy_data",
     "curve_with_spread",
     "curve_with_baseline",
+    "curve_dict",
+    "with_marker",
     "curve_data",
 ]
 
@@ -244,6 +247,15 @@ def _finite(v) -> bool:
     return v is not None and bool(np.isfinite(float(v)))
 
 
+def _bar_stats(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per scheme (in the order of the runs): the mean, the standard deviation (0 for one
+    run) and the number of the runs' test accuracies; what the bars draw."""
+    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std", "size"])
+    return pd.DataFrame({"scheme": [str(s) for s in g.index], _MEAN_ACC: g["mean"].to_numpy(dtype=float),
+                         _STD_ACC: g["std"].fillna(0.0).to_numpy(dtype=float),
+                         "runs": g["size"].to_numpy(dtype=int)})
+
+
 def accuracy_data(runs: pd.DataFrame, *, epsilon: float, references=()) -> pd.DataFrame:
     """The bars of :func:`accuracy_bars`, one row per scheme (in the order of the runs):
     epsilon, the mean and standard deviation (0 for one run) of the test accuracy, the
@@ -252,13 +264,11 @@ def accuracy_data(runs: pd.DataFrame, *, epsilon: float, references=()) -> pd.Da
     constant guess, the non-private model) with its Wilson interval on the test rows."""
     from core.evaluation.metrics import mean_interval
 
-    g = runs.groupby("scheme", sort=False)["accuracy"].agg(["mean", "std", "size"])
-    intervals = [mean_interval(runs.loc[runs["scheme"] == s, "accuracy"])[1:] for s in g.index]
-    out = pd.DataFrame({"scheme": [str(s) for s in g.index], "epsilon": float(epsilon),
-                        _MEAN_ACC: g["mean"].to_numpy(dtype=float),
-                        _STD_ACC: g["std"].fillna(0.0).to_numpy(dtype=float),
-                        _LOW: [lo for lo, _ in intervals], _HIGH: [hi for _, hi in intervals],
-                        "runs": g["size"].to_numpy(dtype=int)})
+    g = _bar_stats(runs)
+    intervals = [mean_interval(runs.loc[runs["scheme"].astype(str) == s, "accuracy"])[1:] for s in g["scheme"]]
+    out = pd.DataFrame({"scheme": g["scheme"], "epsilon": float(epsilon), _MEAN_ACC: g[_MEAN_ACC],
+                        _STD_ACC: g[_STD_ACC], _LOW: [lo for lo, _ in intervals],
+                        _HIGH: [hi for _, hi in intervals], "runs": g["runs"]})
     if references:
         out = pd.concat([out, pd.DataFrame([
             {"scheme": f"reference: {r.name}", "epsilon": float(epsilon), _MEAN_ACC: float(r.value),
@@ -298,25 +308,24 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None =
     line for the majority class (constant guess), a dotted one for the non-private model,
     each with a band for its 95% interval and its value written at the right.
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
-    Built from graph objects, not plotly express: it is redrawn on every slider move.
-    Drawn from :func:`accuracy_data`.
+    Built from plain dicts without plotly's validation
+    (:func:`dashboard.shared.layout.from_dict`): it is redrawn on every slider move.
+    Draws the means and spreads :func:`accuracy_data` lists.
     """
-    g = accuracy_data(runs, epsilon=epsilon)
-    bar = go.Bar(
-        x=list(g["scheme"]), y=g[_MEAN_ACC].to_numpy(),
+    g = _bar_stats(runs)
+    bar = dict(
+        type="bar", x=list(g["scheme"]), y=g[_MEAN_ACC].to_numpy(),
         error_y=dict(type="data", array=g[_STD_ACC].to_numpy(), color="#333333"),
         text=[f"{v:.3f}" for v in g[_MEAN_ACC]], textposition="inside", insidetextanchor="start",
-        textfont=dict(color="white"), marker_color=colors(g["scheme"]), name="test accuracy",
+        textfont=dict(color="white"), marker=dict(color=colors(g["scheme"])), name="test accuracy",
     )
     shapes, notes = _reference_shapes(references)
-    return go.Figure(
-        data=[bar],
-        # the title text is what the browser tests and the load benchmark wait for
-        layout=dict(height=380, title=dict(text=f"Accuracy at epsilon = {epsilon:g}",
-                                           subtitle=dict(text=f"mean of the runs{_on(data_name)}; whisker = one std")),
-                    showlegend=False, xaxis=dict(title="scheme"), shapes=shapes, annotations=notes,
-                    yaxis=dict(title="test accuracy", range=[0, 1]), **_LAYOUT),
-    )
+    # the title text is what the browser tests and the load benchmark wait for
+    title = dict(text=f"Accuracy at epsilon = {epsilon:g}",
+                 subtitle=dict(text=f"mean of the runs{_on(data_name)}; whisker = one std"))
+    return from_dict(dict(data=[bar], layout=dict(
+        height=380, title=title, showlegend=False, xaxis=dict(title=dict(text="scheme")), shapes=shapes,
+        annotations=notes, yaxis=dict(title=dict(text="test accuracy"), range=[0, 1]), **_LAYOUT)))
 
 
 #: how a summarised value is named in a chart's CSV
@@ -391,59 +400,92 @@ def curve_with_spread(
 
     Colours come from :mod:`dashboard.shared.palette` (one per scheme or noise method on every
     chart); a group named '... (mahalanobis)' is dashed beside its Pearson twin. ``log_x``
-    draws epsilon on a log axis with 1-2-5 ticks (0.1, 0.2, 0.5, 1, ...). :func:`curve_data`
-    lists the points drawn.
+    draws epsilon on a log axis with 1-2-5 ticks (0.1, 0.2, 0.5, 1, ...); ``marker_x`` (the
+    slider's epsilon) is a dotted vertical line (:func:`with_marker`). :func:`curve_data`
+    lists the points drawn. Built from plain dicts without plotly's validation
+    (:func:`curve_dict`, :func:`dashboard.shared.layout.from_dict`).
     """
+    figure = curve_dict(summary, group=group, value=value, title=title, y_title=y_title, log_y=log_y,
+                        log_x=log_x, x_title=x_title, labels=labels, references=references)
+    return with_marker(figure, marker_x, log_x=log_x)
+
+
+def curve_dict(summary: pd.DataFrame, baseline: pd.DataFrame | None = None, *, group: str, value: str,
+               title: str, y_title: str, log_y: bool = False, log_x: bool = False, x_title: str = "epsilon",
+               labels: dict | None = None, references=()) -> dict:
+    """The figure of :func:`curve_with_spread` (with ``baseline``'s groups drawn dash-dot after
+    the others, as :func:`curve_with_baseline`) without the slider's marker, as plain dicts
+    (``data`` and ``layout``): what a page caches, since only the marker moves with the
+    slider (:func:`with_marker` draws it)."""
+    extra: set[str] = set()
+    if baseline is not None and not baseline.empty:
+        names = baseline[group].unique()
+        extra = {str(n) for n in names} | {str((labels or {}).get(n, n)) for n in names}
+        summary = pd.concat([summary, baseline], ignore_index=True)
+    traces = _group_traces(summary, group=group, value=value, log_y=log_y, labels=labels, dashdot=extra)
+    traces += _reference_traces(summary["epsilon"].to_numpy(dtype=float), references, log_y=log_y)
+    xaxis = dict(title=dict(text=x_title))
+    if log_x:
+        xaxis.update(type="log", **log_ticks(summary["epsilon"]))
+    layout = dict(height=400, title=dict(text=title), xaxis=xaxis,
+                  yaxis=dict(title=dict(text=y_title), type="log" if log_y else "linear"), **_LAYOUT)
+    return dict(data=traces, layout=layout)
+
+
+def _group_traces(summary: pd.DataFrame, *, group: str, value: str, log_y: bool, labels: dict | None,
+                  dashdot: set[str]) -> list[dict]:
+    """Per group, its band (one std) and its line; a group in ``dashdot`` dash-dot."""
     traces = []
     for name, x, mean, std, _ in _curves(summary, group=group, value=value):
         c = color(name)
         label = str(labels.get(name, name)) if labels else str(name)
-        dash = "dash" if "mahalanobis" in str(name) else "solid"
+        dash = "dashdot" if label in dashdot else "dash" if "mahalanobis" in str(name) else "solid"
         lower = np.maximum(mean - std, 1e-9) if log_y else mean - std
-        traces.append(go.Scatter(x=np.r_[x, x[::-1]], y=np.r_[mean + std, lower[::-1]],
-                                 fill="toself", fillcolor=c, opacity=0.15, line=dict(width=0),
-                                 hoverinfo="skip", showlegend=False, legendgroup=label))
-        traces.append(go.Scatter(x=x, y=mean, mode="lines+markers", name=label,
-                                 line=dict(color=c, dash=dash), marker=dict(color=c), legendgroup=label))
-    xs = summary["epsilon"].to_numpy(dtype=float)
+        traces.append(dict(type="scatter", x=np.r_[x, x[::-1]], y=np.r_[mean + std, lower[::-1]],
+                           fill="toself", fillcolor=c, opacity=0.15, line=dict(width=0),
+                           hoverinfo="skip", showlegend=False, legendgroup=label))
+        traces.append(dict(type="scatter", x=x, y=mean, mode="lines+markers", name=label,
+                           line=dict(color=c, dash=dash), marker=dict(color=c), legendgroup=label))
+    return traces
+
+
+def _reference_traces(xs: np.ndarray, references, *, log_y: bool) -> list[dict]:
+    """Each reference as a flat line across ``xs`` with a band for a finite 95% interval (a
+    value of 0 or less is left off a log axis: the page says it in words)."""
+    traces = []
+    x0, x1 = (float(np.min(xs)), float(np.max(xs))) if len(xs) else (0.0, 0.0)
     for r in references:
         style = _reference_style(r.name)
-        x0, x1 = float(np.min(xs)), float(np.max(xs))
         if _finite(r.low) and _finite(r.high) and not (log_y and float(r.low) <= 0):
-            traces.append(go.Scatter(x=[x0, x1, x1, x0], y=[r.high, r.high, r.low, r.low], fill="toself",
-                                     fillcolor=style["color"], opacity=0.12, line=dict(width=0),
-                                     hoverinfo="skip", showlegend=False, legendgroup=r.name))
+            traces.append(dict(type="scatter", x=[x0, x1, x1, x0], y=[r.high, r.high, r.low, r.low],
+                               fill="toself", fillcolor=style["color"], opacity=0.12, line=dict(width=0),
+                               hoverinfo="skip", showlegend=False, legendgroup=r.name))
         if log_y and float(r.value) <= 0:
-            continue  # a zero floor has no place on a log axis; the page says it in words
-        traces.append(go.Scatter(x=[x0, x1], y=[float(r.value)] * 2, mode="lines", name=r.name,
-                                 line=dict(color=style["color"], dash=style["dash"], width=2),
-                                 legendgroup=r.name,
-                                 hovertemplate=f"{plotly_text(r.name)}: {float(r.value):.4g}<extra></extra>"))
-    xaxis = dict(title=x_title)
-    if log_x:
-        xaxis.update(type="log", **log_ticks(summary["epsilon"]))
-    layout = dict(height=400, title=title, xaxis=xaxis,
-                  yaxis=dict(title=y_title, type="log" if log_y else "linear"), **_LAYOUT)
-    if marker_x is not None:  # a layout shape: add_vline is slow on the slider path
-        layout["shapes"] = [dict(type="line", xref="x", yref="paper", x0=marker_x, x1=marker_x,
-                                 y0=0, y1=1, line=dict(dash="dot", color="grey"))]
-        layout["annotations"] = [dict(x=np.log10(marker_x) if log_x else marker_x, y=1, xref="x",
-                                      yref="paper", showarrow=False, yanchor="bottom",
-                                      text=f"epsilon = {marker_x:g}")]
-    return go.Figure(data=traces, layout=layout)
+            continue
+        traces.append(dict(type="scatter", x=[x0, x1], y=[float(r.value)] * 2, mode="lines", name=r.name,
+                           line=dict(color=style["color"], dash=style["dash"], width=2), legendgroup=r.name,
+                           hovertemplate=f"{plotly_text(r.name)}: {float(r.value):.4g}<extra></extra>"))
+    return traces
+
+
+def with_marker(figure: dict, marker_x: float | None, *, log_x: bool = False) -> go.Figure:
+    """A Figure of ``figure`` (a :func:`curve_dict`, left as it is) with the slider's value
+    ``marker_x`` as a dotted vertical line labelled "epsilon = ..." (layout items, not
+    add_vline, which is slow on the slider path); nothing added when it is None."""
+    if marker_x is None:
+        return from_dict(figure)
+    layout = dict(figure["layout"])
+    layout["shapes"] = [*layout.get("shapes", ()), dict(type="line", xref="x", yref="paper", x0=marker_x,
+                                                          x1=marker_x, y0=0, y1=1, line=dict(dash="dot", color="grey"))]
+    layout["annotations"] = [*layout.get("annotations", ()),
+                             dict(x=float(np.log10(marker_x)) if log_x else marker_x, y=1, xref="x", yref="paper",
+                                  showarrow=False, yanchor="bottom", text=f"epsilon = {marker_x:g}")]
+    return from_dict(dict(figure, layout=layout))
 
 
 def curve_with_baseline(summary: pd.DataFrame, baseline: pd.DataFrame | None, *, group: str, value: str,
-                        **kwargs) -> go.Figure:
+                        marker_x: float | None = None, **kwargs) -> go.Figure:
     """:func:`curve_with_spread` of ``summary`` with the groups of ``baseline`` (a summary of
     the same columns, e.g. DP-SGD beside the schemes) drawn dash-dot after them."""
-    if baseline is None or baseline.empty:
-        return curve_with_spread(summary, group=group, value=value, **kwargs)
-    extra = {str(n) for n in baseline[group].unique()}
-    fig = curve_with_spread(pd.concat([summary, baseline], ignore_index=True), group=group, value=value, **kwargs)
-    labels = kwargs.get("labels") or {}
-    names = {str(labels.get(n, n)) for n in baseline[group].unique()} | extra
-    for trace in fig.data:
-        if trace.mode == "lines+markers" and trace.name in names:
-            trace.line.dash = "dashdot"
-    return fig
+    figure = curve_dict(summary, baseline, group=group, value=value, **kwargs)
+    return with_marker(figure, marker_x, log_x=kwargs.get("log_x", False))

@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.cdp.schedule import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from dashboard.cdp import cached, solving
-from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_with_baseline, curve_with_spread
+from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_dict, curve_with_spread, with_marker
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import plotly_text
 from dashboard.shared.claims import claim_box
@@ -123,7 +123,7 @@ def train(dataset, seed, c: Choice) -> Live:
     step = cached.schemes(data, float(c.threshold), c.measure, float(c.tc), seed, schema)
     setup, mats = setup_view("lr_setup", step)
     runs, models = cached.live_accuracy(setup, mats, epsilon=float(c.epsilon), noise_method=int(c.method),
-                                        preset=c.preset, repetitions=int(c.reps), seed=seed)
+                                        preset=c.preset, repetitions=int(c.reps), seed=seed, key=step.key)
     refs = cached.accuracy_references(mats, runs)
     return Live(data, schema, step, setup, mats, runs, models, refs)
 
@@ -133,7 +133,7 @@ def live_view(control, chart, c: Choice, live: Live) -> None:
     epsilon, runs, refs, guess = c.epsilon, live.runs, live.refs, live.guess
     with chart:
         show_chart(accuracy_bars(runs, epsilon=epsilon, data_name=live.data.name, references=refs),
-                   accuracy_data(runs, epsilon=epsilon, references=refs),
+                   lambda: accuracy_data(runs, epsilon=epsilon, references=refs),
                    name=f"cdp-lr-accuracy-at-epsilon-{epsilon:g}", key="lr_live", width="stretch")
     with control:
         for r in refs:
@@ -193,15 +193,15 @@ def tradeoff(c: Choice, live: Live, seed) -> None:
     """Fig. 4: accuracy against epsilon, with DP-SGD and its audit when toggled on."""
     epsilon, method, reps, refs = c.epsilon, c.method, c.reps, live.refs
     pair = (live.setup, live.mats)
-    summary, runs = _split(sweep_view("lr_curve", cached.curves(live.step, pair, epsilons=EPS_GRID,
-                                                                noise_method=int(method), preset=c.preset,
-                                                                repetitions=int(reps), seed=seed)))
+    sweep = cached.curves(live.step, pair, epsilons=EPS_GRID, noise_method=int(method), preset=c.preset,
+                          repetitions=int(reps), seed=seed)
+    summary, runs = _split(sweep_view("lr_curve", sweep))
     with_dpsgd = st.toggle("Compare with DP-SGD (ordinary DP, beyond the paper)", key="lr_dpsgd",
                            help="DP-SGD on the DP reading's features (from the public schema), its guarantee "
                                 "for one record (sensitivity 1).")
-    dpsgd = (sweep_view("lr_dpsgd_curve", cached.dpsgd_curves(live.step, pair, epsilons=EPS_GRID,
-                                                             repetitions=int(reps), seed=seed))
-             if with_dpsgd else None)
+    dpsgd_sweep = (cached.dpsgd_curves(live.step, pair, epsilons=EPS_GRID, repetitions=int(reps), seed=seed)
+                   if with_dpsgd else None)
+    dpsgd = sweep_view("lr_dpsgd_curve", dpsgd_sweep) if with_dpsgd else None
     if summary is not None:
         chart = st.container()  # drawn once the solve panel below has its answers to mark
         st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed "
@@ -211,13 +211,16 @@ def tradeoff(c: Choice, live: Live, seed) -> None:
                    "features and scaling), so their epsilon is nominal.")
         claim_box(cached.fig4_claim(summary, reference=live.guess))
         solved = solve(c, live, seed, runs)
-        fig = curve_with_baseline(summary, dpsgd, group="scheme", value="accuracy", marker_x=epsilon, log_x=True,
-                                  x_title="epsilon (log scale)", y_title="test accuracy", references=refs,
-                                  title=f"Test accuracy vs epsilon on {plotly_text(live.data.name)} (noise method "
-                                        f"{method}, {reps} runs per point; Fig. 4)")
+        title = (f"Test accuracy vs epsilon on {plotly_text(live.data.name)} (noise method {method}, {reps} runs "
+                 "per point; Fig. 4)")
+        # the curves depend on the sweeps, not on the slider: built once, the marker added per move
+        key = (sweep.key, None if dpsgd is None else dpsgd_sweep.key, cached.references_key(refs), title)
+        figure = cached.curve_figure(key, lambda: curve_dict(
+            summary, dpsgd, group="scheme", value="accuracy", log_x=True, x_title="epsilon (log scale)",
+            y_title="test accuracy", references=refs, title=title))
         with chart:
-            show_chart(solving.marked(fig, solved),
-                       curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
+            show_chart(solving.marked(with_marker(figure, epsilon, log_x=True), solved),
+                       lambda: curve_data(summary, dpsgd, group="scheme", value="accuracy", references=refs),
                        name="cdp-lr-accuracy-vs-epsilon", key="lr_curve", width="stretch")
     if with_dpsgd:
         _dpsgd_note(c, live, seed)
@@ -268,7 +271,7 @@ def noise_methods(c: Choice, live: Live, seed) -> None:
                                  title=f"Test accuracy of each noise method on the Proposed scheme, "
                                        f"{plotly_text(live.data.name)} (Fig. 5)",
                                  x_title="epsilon (log scale)", y_title="test accuracy", labels=labels),
-               curve_data(msum, group="method", value="accuracy", labels=labels, references=refs),
+               lambda: curve_data(msum, group="method", value="accuracy", labels=labels, references=refs),
                name="cdp-lr-noise-methods-vs-epsilon", key="lr_method_curve", width="stretch")
     st.caption("One line per noise method of Table 3 at the same budget, and method 7 (beyond the "
                "paper: Gaussian, accountant-composed, delta 1e-5); methods 0 and 4 are not "

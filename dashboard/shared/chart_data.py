@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from core.data.export import to_csv_bytes
-from dashboard.shared.layout import inert, tidy
+from dashboard.shared.layout import for_export, inert
 from dashboard.shared.present_chart import for_projector
 from dashboard.shared.present import is_presenting
 
@@ -52,8 +52,11 @@ def show_chart(chart: Any, data: ChartData, *, name: str, key: str | None = None
 
     A plotly figure is drawn as :func:`dashboard.shared.layout.inert` (user values as text,
     never markup) and :func:`dashboard.shared.layout.tidy` (no text over other text or cut
-    by the edge) make it, enlarged by :func:`dashboard.shared.present_chart.for_projector` while
-    presenting; the figure passed in is left as it is.
+    by the edge) make it (:func:`dashboard.shared.layout.for_export`: both in one pass over
+    the figure's dicts, a millisecond or two), enlarged by
+    :func:`dashboard.shared.present_chart.for_projector` while presenting; the figure passed
+    in is left as it is. Pass ``data`` as a callable where building the frame costs
+    something: a chart redrawn on every slider move then builds it only on download.
 
     Parameters
     ----------
@@ -71,8 +74,8 @@ def show_chart(chart: Any, data: ChartData, *, name: str, key: str | None = None
     key = key or f"chart_{file_stem(name)}"
     if _is_plotly(chart):
         # the data drawn as text, never markup; then laid out so no text overlaps or is cut
-        chart = inert(chart)
-        chart = for_projector(chart) if is_presenting() else tidy(chart)
+        # (both on the figure's plain dicts, in one pass, without re-validating it)
+        chart = for_projector(inert(chart)) if is_presenting() else for_export(chart)
         st.plotly_chart(chart, key=key, **kwargs)
     else:
         st.altair_chart(chart, key=key, **kwargs)

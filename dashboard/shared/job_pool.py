@@ -34,9 +34,37 @@ import weakref
 from collections import Counter, deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
-__all__ = ["JobPool", "Waiting", "Running", "QueueFull", "pick", "forecast", "log_event"]
+__all__ = ["JobPool", "PoolJob", "Waiting", "Running", "QueueFull", "pick", "forecast", "log_event"]
+
+
+class PoolJob(Protocol):
+    """What the pool reads and sets on a job: :class:`dashboard.shared.jobs.BackgroundJob`
+    is one (named here by its shape: that module imports this one)."""
+
+    session_id: str | None
+    pool: Any
+    work_units: float
+    started_at: float | None
+    working_at: float | None
+    error: BaseException | None
+    _ticket: int | None
+    _stop: threading.Event
+    _readings: deque
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    def fraction_done(self) -> float | None: ...
+
+    def seconds_left(self, fraction: float, *, record: bool = True,
+                     since: tuple[float, float] | None = None) -> float | None: ...
+
+    def stop(self) -> None: ...
 
 
 class QueueFull(ValueError):
@@ -175,7 +203,7 @@ def _session_alive(session_id: str | None) -> bool:
         return True
 
 
-def _owner(job: "BackgroundJob") -> Hashable:
+def _owner(job: PoolJob) -> Hashable:
     """The session a job counts against; a job without one is its own."""
     return ("no session", id(job)) if job.session_id is None else job.session_id
 
@@ -183,7 +211,7 @@ def _owner(job: "BackgroundJob") -> Hashable:
 _LOG_LOCK = threading.Lock()
 
 
-def log_event(event: str, job: "BackgroundJob", **extra: Any) -> None:
+def log_event(event: str, job: PoolJob, **extra: Any) -> None:
     """One line in ``PUX_JOB_LOG`` when it is set (the load benchmark reads it)."""
     path = os.environ.get("PUX_JOB_LOG")
     if not path:
@@ -231,8 +259,8 @@ class JobPool:
         self.max_waiting = None if max_waiting is None else int(max_waiting)
         self.clock = clock
         self._cond = threading.Condition()
-        self._waiting: list[BackgroundJob] = []
-        self._running: set[BackgroundJob] = set()
+        self._waiting: list[PoolJob] = []
+        self._running: set[PoolJob] = set()
         self._last_start: dict[Hashable, int] = {}  # per session, the number of its last start
         self._starts = 0
         self._tickets = itertools.count()
@@ -240,10 +268,10 @@ class JobPool:
         self._paces: dict[str, deque[tuple[float, float]]] = {}  # (start-up s, s per unit of work)
         self._watch_every = watch_every
         self._watcher: threading.Thread | None = None
-        self._started: "weakref.WeakSet[BackgroundJob]" = weakref.WeakSet()
+        self._started: "weakref.WeakSet[PoolJob]" = weakref.WeakSet()
 
     # ------------------------------------------------------------ the line
-    def enqueue(self, job: "BackgroundJob") -> None:
+    def enqueue(self, job: PoolJob) -> None:
         """Put ``job`` in line (:meth:`BackgroundJob.start` does).
 
         Raises
@@ -260,7 +288,7 @@ class JobPool:
             self._admit(job)
         self._ensure_watcher()
 
-    def _admit(self, job: "BackgroundJob") -> None:
+    def _admit(self, job: PoolJob) -> None:
         job._ticket = next(self._tickets)
         self._waiting.append(job)
         self._started.add(job)
@@ -288,7 +316,7 @@ class JobPool:
         if changed:
             self._cond.notify_all()
 
-    def acquire(self, job: "BackgroundJob") -> bool:
+    def acquire(self, job: PoolJob) -> bool:
         """Wait for the job's turn; False when it was stopped while it waited."""
         self._ensure_watcher()
         with self._cond:
@@ -304,7 +332,7 @@ class JobPool:
                 self._dispatch()
             return True
 
-    def _next(self) -> "BackgroundJob | None":
+    def _next(self) -> PoolJob | None:
         busy = Counter(_owner(j) for j in self._running)
         chosen = pick(self._line(known=False), busy, self._last_start)
         return None if chosen is None else chosen.key
@@ -314,7 +342,7 @@ class JobPool:
         return [Waiting(j, _owner(j), j._ticket, self._expected_seconds(j) if known else None)
                 for j in self._waiting if not j._stop.is_set()]
 
-    def _begin(self, job: "BackgroundJob") -> None:
+    def _begin(self, job: PoolJob) -> None:
         self._waiting.remove(job)
         self._running.add(job)
         self._starts += 1
@@ -327,7 +355,7 @@ class JobPool:
         job.started_at = self.clock()
         log_event("started", job)
 
-    def release(self, job: "BackgroundJob", seconds: float) -> None:
+    def release(self, job: PoolJob, seconds: float) -> None:
         """The job ended after ``seconds``; what it took teaches the next estimates."""
         with self._cond:
             self._running.discard(job)
@@ -353,7 +381,7 @@ class JobPool:
             self._cond.notify_all()
 
     # ------------------------------------------------------------ place and wait
-    def _expected_seconds(self, job: "BackgroundJob") -> float | None:
+    def _expected_seconds(self, job: PoolJob) -> float | None:
         """How long ``job`` should run: start-up plus seconds per unit of work times its
         units, from the last three finished jobs of its kind; for a kind not seen yet, the
         mean duration over the kinds seen; None when no job has finished."""
@@ -363,7 +391,7 @@ class JobPool:
         means = [_mean(d) for d in self._durations.values() if d]
         return _mean(means) if means else None
 
-    def _left(self, job: "BackgroundJob", now: float) -> float | None:
+    def _left(self, job: PoolJob, now: float) -> float | None:
         """Seconds a running job has left: from the pace of its progress over the last
         half minute of this pool's readings (a machine that got busier or quieter shows at
         once), else from its pace since the page first asked once it has done 2 %
@@ -388,7 +416,7 @@ class JobPool:
         spent = now - job.started_at
         return max(expected - spent, 0.2 * spent, 0.1 * expected)
 
-    def forecast(self) -> list[tuple["BackgroundJob", float | None]]:
+    def forecast(self) -> list[tuple[PoolJob, float | None]]:
         """Every waiting job in the order the pool will start it, with the seconds until it
         starts (:func:`forecast`; None where no estimate)."""
         with self._cond:
@@ -404,7 +432,7 @@ class JobPool:
             return {"running": [(j.kind, _round(self._left(j, now))) for j in self._running],
                     "waiting": [(j.kind, _round(self._expected_seconds(j))) for j in self._waiting]}
 
-    def place(self, job: "BackgroundJob") -> tuple[int, float | None]:
+    def place(self, job: PoolJob) -> tuple[int, float | None]:
         """(place, seconds): 1 for the next job to start, 2 for the one after...; 0 and 0.0
         when ``job`` is not waiting; seconds None when there is nothing to go on."""
         for i, (key, wait) in enumerate(self.forecast()):
@@ -412,11 +440,11 @@ class JobPool:
                 return i + 1, wait
         return 0, 0.0
 
-    def position(self, job: "BackgroundJob") -> int:
+    def position(self, job: PoolJob) -> int:
         """1 for the next job to start, 2 for the one after, ...; 0 when not waiting."""
         return self.place(job)[0]
 
-    def expected_wait(self, job: "BackgroundJob") -> float | None:
+    def expected_wait(self, job: PoolJob) -> float | None:
         """Seconds until ``job`` starts, the rules replayed forward (:meth:`forecast`): the
         running jobs' time left and the jobs that will really start before it, each at its
         expected duration. 0.0 when it is not waiting; None with nothing to go on."""

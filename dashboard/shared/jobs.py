@@ -4,7 +4,9 @@
   session's state; another viewer never joins or stops it. Finished results may be shared
   (read-only) through a cache keyed by their inputs, never running jobs.
 - **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default one fewer than the
-  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive.
+  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive;
+  each job's child process uses at most :data:`JOB_THREADS` threads (the cores beside the
+  server's one, shared by the slots: 1 on 2 cores), so they do not oversubscribe the cores.
 - **Fair.** One running job per session; when a slot frees, sessions take turns (the next
   job is the oldest waiting job of the session that started one least recently); a session
   may have at most :data:`MAX_WAITING` jobs waiting in :data:`POOL` (``PUX_MAX_WAITING``),
@@ -34,8 +36,8 @@ from typing import Any, Callable
 
 from dashboard.shared.job_pool import JobPool, QueueFull, log_event
 
-__all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "MAX_WAITING", "QueueFull",
-           "current_session_id", "run_in_child"]
+__all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "MAX_WAITING", "JOB_THREADS",
+           "QueueFull", "current_session_id", "run_in_child"]
 
 
 def _env_count(name: str, default: int) -> int:
@@ -46,6 +48,17 @@ def _env_count(name: str, default: int) -> int:
 MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, (os.cpu_count() or 2) - 1))
 #: the most jobs one session may have waiting in :data:`POOL` (its running job not counted)
 MAX_WAITING = _env_count("PUX_MAX_WAITING", 3)
+#: CPU threads a job's child process may use (BLAS, OpenMP, torch; ``PUX_JOB_THREADS``): the
+#: cores left beside the server's one, shared by the running jobs, so that the jobs and the
+#: server never ask for more cores than there are (1 on 2 cores)
+def _job_threads(cores: int | None, slots: int) -> int:
+    """The cores beside the server's one (``cores`` None: 2), shared by ``slots`` jobs; at least 1."""
+    return max(1, ((cores or 2) - 1) // max(int(slots), 1))
+
+
+JOB_THREADS = _env_count("PUX_JOB_THREADS", _job_threads(os.cpu_count(), MAX_RUNNING))
+#: what the numeric libraries read their thread counts from (torch reads OMP_NUM_THREADS)
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
 def current_session_id() -> str | None:
@@ -260,12 +273,13 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     of every viewer. ``fn`` must be a module-level function and ``kwargs`` picklable.
     ``on_message`` receives what the child sends (progress); setting ``stop`` sets the
     event the child checks, and the child is killed if it does not end soon after.
-    The child is a fresh interpreter (:mod:`dashboard.shared.child`) at lower priority.
+    The child is a fresh interpreter (:mod:`dashboard.shared.child`) at lower priority, its
+    numeric libraries limited to :data:`JOB_THREADS` threads.
     """
     child_in, to_child = os.pipe()  # (read end, write end)
     from_child, child_out = os.pipe()
     path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **{v: str(JOB_THREADS) for v in _THREAD_VARS})
     try:
         proc = subprocess.Popen([sys.executable, "-m", "dashboard.shared.child", str(child_in), str(child_out)],
                                 pass_fds=(child_in, child_out), env=env, stdin=subprocess.DEVNULL)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from core.cdp.dc_fbfs import DCFBFSResult
@@ -359,3 +360,32 @@ def test_traversal_curves_draw_the_constant_guess():
     fig = traversal_curves(_result(), references=(constant_guess(np.array([0] * 9 + [1])),))
     guess = next(t for t in fig.data if t.name == "majority class (constant guess)")
     assert list(guess.y) == pytest.approx([0.9, 0.9]) and guess.line.dash == "dash"
+
+
+def test_the_curve_without_its_marker_is_kept_as_it_is_when_the_marker_moves():
+    import copy
+    import json
+
+    from dashboard.cdp.charts import curve_dict, with_marker
+
+    figure = curve_dict(_summary(["Zhang"]), group="scheme", value="accuracy", title="t", y_title="acc",
+                        log_x=True, references=_references())
+    kept = copy.deepcopy(figure)
+    first, second = with_marker(figure, 0.3, log_x=True), with_marker(figure, 2.0, log_x=True)
+    assert [s.x0 for s in first.layout.shapes] == [0.3] and [s.x0 for s in second.layout.shapes] == [2.0]
+    assert second.layout.annotations[0].text == "epsilon = 2"
+    second.update_layout(title_text="changed")  # a page's figure, changed later, is its own
+    assert json.dumps(figure, default=list) == json.dumps(kept, default=list)
+    assert not with_marker(figure, None).layout.shapes
+
+
+def test_the_slider_figures_are_what_plotly_validates_unchanged():
+    """accuracy_bars and the curves skip plotly's validation: what they write must be what
+    plotly would store."""
+    import json
+
+    runs = pd.DataFrame({"scheme": ["G", "G", "P"], "accuracy": [0.5, 0.7, 0.8]})
+    for fig in (accuracy_bars(runs, epsilon=1.0, data_name="census", references=_references()),
+                curve_with_spread(_summary(["Zhang", "Proposed"]), group="scheme", value="accuracy", title="t",
+                                  y_title="acc", log_x=True, marker_x=0.5, references=_references())):
+        assert json.loads(go.Figure(fig).to_json()) == json.loads(fig.to_json())

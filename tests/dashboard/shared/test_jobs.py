@@ -431,3 +431,24 @@ def test_the_wait_behind_a_running_job_follows_its_recent_pace(monkeypatch):
     pool.expected_wait(waiting)  # a page in line reads the pool every second
     clock.now, running._fraction = 50.0, 0.21  # then 20 % in 10 s
     assert pool.expected_wait(waiting) == pytest.approx(0.79 * 50.0, rel=0.01)  # not 0.79 * 238
+
+
+def _thread_settings(*, send, stop):
+    import os
+
+    return {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def test_a_child_process_uses_the_cores_beside_the_server_shared_by_the_slots(monkeypatch):
+    """Two jobs and the server on 2 cores: each job's child gets one thread for its numeric
+    libraries (torch reads OMP_NUM_THREADS), not one per core, so nobody oversubscribes."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "64")  # the server's own setting does not leak into jobs
+    monkeypatch.setattr(jobs, "JOB_THREADS", 1)
+    got = jobs.run_in_child(_thread_settings, {}, on_message=lambda m: None, stop=threading.Event())
+    assert got == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def test_the_default_thread_count_leaves_the_server_a_core():
+    assert jobs._job_threads(2, 1) == 1  # the project's machine: one job slot, one thread
+    assert jobs._job_threads(4, 3) == 1 and jobs._job_threads(1, 1) == 1 and jobs._job_threads(None, 1) == 1
+    assert jobs._job_threads(16, 2) == 7  # PUX_MAX_JOBS=2 on 16 cores: 15 beside the server, two slots

@@ -169,3 +169,32 @@ def test_for_export_is_inert_then_tidy():
     fig = _bars([LINK, "a very long category label that goes on and on"])
     out = for_export(fig)
     assert not _live_tags(out) and out.layout.xaxis.automargin is True
+
+
+# ---------------------------------------------------------------- plain dicts
+
+def test_a_figure_as_dicts_and_back_draws_the_same():
+    from dashboard.shared.layout import figure_dict, from_dict
+
+    fig = _bars(["a", BOLD], title="Counts")
+    fig.add_trace(go.Scatter(x=np.array([0.0, 1.0]), y=np.array([1.0, 2.0]), name="line"))
+    assert json.loads(from_dict(figure_dict(fig)).to_json()) == json.loads(fig.to_json())
+
+
+def test_titles_set_as_strings_become_text_dicts():
+    from dashboard.shared.layout import figure_dict
+
+    fig = go.Figure(go.Bar(x=["a"], y=[1]), layout=dict(title="t", xaxis=dict(title="x")))
+    out = figure_dict(fig)
+    assert out["layout"]["title"]["text"] == "t" and out["layout"]["xaxis"]["title"] == {"text": "x"}
+
+
+def test_inert_and_tidy_give_what_plotly_validates_unchanged():
+    """They build their copy without validation: what they write must be what plotly would
+    store, so validating it changes nothing."""
+    fig = _bars([LINK, "a very long category label that goes on and on"],
+                title="A fairly long title that would not fit in half a page at 1280 pixels wide at all",
+                legend=dict(orientation="h"))
+    fig.add_trace(go.Scatter(x=["a"], y=[1], name="majority class (constant guess) on the census sample"))
+    for out in (inert(fig), tidy(fig), for_export(fig)):
+        assert json.loads(go.Figure(out).to_json()) == json.loads(out.to_json())
