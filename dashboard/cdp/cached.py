@@ -16,6 +16,8 @@ import pandas as pd
 import streamlit as st
 
 from core.audit.cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
+from core.bundle.pages import correlations as correlations_page
+from core.bundle.pages import dc_fbfs as dc_fbfs_page
 from core.cdp import claims as _claims
 from core.cdp.audit_pairs import hub_case, new_value_case
 from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup
@@ -25,15 +27,13 @@ from core.cdp.paper import PAPER_TABLE1, PAPER_TABLE2
 from core.cdp.publishing import CountRelease, PublishingSetup, mean_true_count, release_counts, zero_noise_mae
 from core.cdp.queries import query_matches
 from core.cdp.schedule import PRESETS
-from core.cdp.sensitivity import record_matrix
 from core.cdp.sweeps import Reference, accuracy_at, constant_guess
 from core.cdp.sweeps import accuracy_references as _accuracy_references
 from core.cdp.sweeps import reference_sentences as _reference_sentences
-from core.correlation import record_correlation
 from core.data import Dataset
+from core.decide import pages as decide_pages
 from core.evaluation.metrics import mean_interval
 from core.privacy.schema import PublicSchema
-from core.runtime.randomness import check_random_state
 from dashboard.cdp.jobs import (MEASURE_FREE, run_association, run_curves, run_dpsgd_curves, run_feature_count,
                                 run_mae, run_method_curves, run_publishing, run_schemes, run_selection,
                                 run_sensitivity, run_stage_sensitivities)
@@ -51,9 +51,7 @@ fig7_claim, fig8_claim = _claims.fig7_claim, _claims.fig8_claim
 DP_READING = DP_SCHEME
 
 
-def limit_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
-    """At most ``max_rows`` rows drawn at random (all rows when the data is smaller)."""
-    return dataset.sample(int(max_rows), random_state=int(seed)) if dataset.n_rows > max_rows else dataset
+limit_rows = decide_pages.limit_rows  # the page's row sample (the one pux solve and the bundles draw)
 
 
 def product_columns(dataset: Dataset) -> list[str]:
@@ -97,14 +95,9 @@ def sensitivity(dataset: Dataset, columns: tuple[str, ...] | None, measure: str,
 
 @st.cache_data(max_entries=16, ttl=TTL, hash_funcs=HASH_FUNCS, show_spinner=False)
 def record_heatmap(dataset: Dataset, n: int, measure: str, threshold: float, seed: int) -> np.ndarray:
-    """Dense thresholded record-correlation matrix of ``n`` random records, sorted for display."""
-    rm = record_matrix(dataset)
-    rng = check_random_state(seed)
-    idx = np.sort(rng.choice(len(rm.X), size=min(n, len(rm.X)), replace=False))
-    # standardisation and covariance come from the whole table, the pairs from the sample
-    M = record_correlation(rm.X[idx], measure=measure, threshold=threshold).toarray()
-    order = np.argsort(-M.sum(axis=1), kind="stable")
-    return M[np.ix_(order, order)]
+    """Dense thresholded record-correlation matrix of ``n`` random records, sorted for display
+    (:func:`core.bundle.pages.correlations.record_heatmap`: what the page's bundle reruns)."""
+    return correlations_page.record_heatmap(dataset, records=n, measure=measure, threshold=threshold, seed=seed)[0]
 
 
 def selection(dataset: Dataset, threshold: float, measure: str, seed: int) -> Sweep:
@@ -149,10 +142,7 @@ def label_guess(dataset: Dataset) -> Reference:
     return constant_guess(dataset.frame[dataset.label].astype(str).to_numpy())
 
 
-def tc_range(res: DCFBFSResult) -> float:
-    """The top of the T_c slider: 1.1 x the largest DC (at least 1), so every feature can
-    become a deletion candidate."""
-    return float(max(float(np.max(res.dc)) * 1.1, 1.0)) if len(res.dc) else 1.0
+tc_range = dc_fbfs_page.tc_range  # the top of the T_c slider (what the page's bundle reruns)
 
 
 def pairs(n: int) -> float:
@@ -179,12 +169,7 @@ def paper_table2() -> pd.DataFrame:
                           "CDP-LR accuracy (%)": round(100 * v["CDP-LR"], 2)} for stage, v in PAPER_TABLE2.items()])
 
 
-def stage_sets(res: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The feature sets of Table 2 (none, F_fb_del, F_c_del, F_del), leaving out any that
-    would delete every feature."""
-    sets = (("none", ()), ("F_fb_del", tuple(res.F_fb_del)), ("F_c_del", tuple(res.F_c_del)),
-            ("F_del", tuple(res.F_del)))
-    return tuple((k, v) for k, v in sets if len(v) < len(res.names))
+stage_sets = dc_fbfs_page.stage_sets  # the feature sets of Table 2
 
 
 def scheme_rows(setup: SchemeSetup, *, runs: pd.DataFrame | None = None, reference: Reference | None = None,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from core.bundle.pages import dc_fbfs as dc_fbfs_page
 from core.cdp.baselines import DP_SCHEME, SchemeSetup, method_curve, prepare_schemes
-from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.dc_fbfs import DCFBFSResult
 from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.publishing import (
     ALL_PUBLISH_SCHEMES,
@@ -58,11 +59,9 @@ def run_sensitivity(progress: Progress, *, dataset: Dataset, columns: tuple[str,
 
 def run_selection(progress: Progress, *, dataset: Dataset, threshold: float, measure: str,
                   seed: int) -> DCFBFSResult:
-    """DC-FBFS on the whole dataset at T_c = 0 (the page applies T_c afterwards)."""
-    rm = record_matrix(dataset)
-    y = dataset.frame[dataset.label].astype(str).to_numpy()
-    return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=seed,
-                   progress=progress)
+    """DC-FBFS on the whole dataset at T_c = 0 (the page applies T_c afterwards):
+    :func:`core.bundle.pages.dc_fbfs.select`, what the page's bundle reruns."""
+    return dc_fbfs_page.select(dataset, measure=measure, threshold=threshold, seed=seed, progress=progress)
 
 
 def run_feature_count(progress: Progress, *, dataset: Dataset, order: tuple[str, ...], measure: str,

@@ -98,19 +98,26 @@ def association_numbers(dataset: Dataset, *, method: str, mic_rows: int, seed: i
             "attributes": names, "cells": cells, "reference": ASSOCIATION_SCALE}
 
 
-def heatmap_numbers(dataset: Dataset, *, records: int, measure: str, threshold: float, seed: int) -> dict[str, Any]:
-    """The record heatmap: ``records`` rows drawn from ``seed``, their thresholded correlation
-    (standardised on the whole table), sorted most correlated first; the off-diagonal cells at
-    delta0 or above, numbered as drawn (the diagonal is 1, every other cell 0)."""
+def record_heatmap(dataset: Dataset, *, records: int, measure: str, threshold: float,
+                   seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The page's record heatmap: ``records`` rows drawn from ``seed``, their thresholded
+    correlation (standardised on the whole table: the pairs come from the sample), sorted
+    most correlated first; returns (matrix, the drawn rows in that order)."""
     rm = record_matrix(dataset)
     rng = check_random_state(int(seed))
     idx = np.sort(rng.choice(len(rm.X), size=min(int(records), len(rm.X)), replace=False))
     M = record_correlation(rm.X[idx], measure=measure, threshold=threshold).toarray()
     order = np.argsort(-M.sum(axis=1), kind="stable")
-    M = M[np.ix_(order, order)]
+    return M[np.ix_(order, order)], idx[order]
+
+
+def heatmap_numbers(dataset: Dataset, *, records: int, measure: str, threshold: float, seed: int) -> dict[str, Any]:
+    """The record heatmap (:func:`record_heatmap`): its rows, and the off-diagonal cells at
+    delta0 or above, numbered as drawn (the diagonal is 1, every other cell 0)."""
+    M, rows = record_heatmap(dataset, records=records, measure=measure, threshold=threshold, seed=seed)
     i, j = np.nonzero(np.triu(M, k=1))
     n = len(M)
-    return {"records": n, "rows": [int(r) for r in idx[order]], "pairs": n * (n - 1) // 2,
+    return {"records": n, "rows": [int(r) for r in rows], "pairs": n * (n - 1) // 2,
             "correlated pairs": int(len(i)),
             "cells": [{"record": int(a), "other record": int(b), "correlation (delta)": float(M[a, b])}
                       for a, b in zip(i, j)]}
