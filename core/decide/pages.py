@@ -16,14 +16,14 @@ from typing import Sequence
 import pandas as pd
 
 from core.cdp.baselines import DP_SCHEME, prepare_schemes
-from core.cdp.publishing import ALL_PUBLISH_SCHEMES, mae_curve, prepare_publishing
+from core.cdp.publishing import ALL_PUBLISH_SCHEMES, PublishingSetup, mae_curve, prepare_publishing
 from core.cdp.sweeps import runs_at
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress, Stop, report, stage
 from core.runtime.progress import watch as watch_progress
 
-__all__ = ["PAGES", "PAGE_MEASURE", "MEASURE_FREE", "scheme_runs", "limit_rows", "publishing_data",
+__all__ = ["PAGES", "PAGE_MEASURE", "MEASURE_FREE", "scheme_runs", "limit_rows", "publishing_data", "mae_curves",
            "schema_subset", "cdp_lr_runs", "publishing_runs"]
 
 #: The pages whose curves can be solved on.
@@ -94,8 +94,28 @@ def cdp_lr_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequence[fl
 
 
 def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFrame:
+    """``frame``'s schemes named "Proposed (pearson)" and so on; the measure-free ones (Group,
+    the DP reading) kept for the first measure only."""
     frame = frame[~frame["scheme"].isin(MEASURE_FREE) | first]
     return frame.assign(scheme=[f"{x} ({measure})" if x not in MEASURE_FREE else x for x in frame["scheme"]])
+
+
+def mae_curves(setups: Sequence[tuple[str, PublishingSetup]], *, epsilons: Sequence[float], repetitions: int,
+               budget: str, seed: int, progress: Progress | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 6's (summary, runs) for prepared setups, one MAE curve per (measure, setup): every
+    scheme at each epsilon and repetition, the noise drawn from ``seed``; with two measures the
+    schemes are named by measure and Group and the DP reading appear once. The Publishing
+    page's job and its bundle both call this."""
+    summaries, runs = [], []
+    for i, (m, setup) in enumerate(setups):
+        summary, part = mae_curve(setup, epsilons=tuple(float(e) for e in epsilons), schemes=ALL_PUBLISH_SCHEMES,
+                                  repetitions=int(repetitions), budget=budget, random_state=int(seed),
+                                  progress=stage(progress, i / len(setups), (i + 1) / len(setups)))
+        if len(setups) > 1:
+            summary, part = (_by_measure(f, m, first=i == 0) for f in (summary, part))
+        summaries.append(summary)
+        runs.append(part)
+    return pd.concat(summaries, ignore_index=True), pd.concat(runs, ignore_index=True)
 
 
 def publishing_runs(dataset: Dataset, schema: PublicSchema, *, epsilons: Sequence[float], repetitions: int,

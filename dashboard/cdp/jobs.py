@@ -11,13 +11,12 @@ from __future__ import annotations
 import pandas as pd
 
 from core.bundle.pages import dc_fbfs as dc_fbfs_page
+from core.decide.pages import mae_curves
 from core.cdp.baselines import DP_SCHEME, SchemeSetup, method_curve, prepare_schemes
 from core.cdp.dc_fbfs import DCFBFSResult
 from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.publishing import (
-    ALL_PUBLISH_SCHEMES,
     PublishingSetup,
-    mae_curve,
     prepare_publishing,
 )
 from core.cdp.schedule import NOISE_METHODS
@@ -136,21 +135,7 @@ def run_publishing(progress: Progress, *, dataset: Dataset, measure: str, thresh
 def run_mae(progress, *, setups: tuple[tuple[str, PublishingSetup], ...], epsilons: tuple[float, ...],
             repetitions: int, budget: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 6's runs (in a worker process), one MAE curve per measure: (summary, runs), the
-    runs one row per (scheme, epsilon, repetition) with its MAE (what an epsilon is solved on)."""
-    summaries, runs = [], []
-    for i, (m, setup) in enumerate(setups):
-        s, r = mae_curve(setup, epsilons=epsilons, schemes=ALL_PUBLISH_SCHEMES, repetitions=repetitions,
-                         budget=budget, random_state=seed,
-                         progress=stage(progress, i / len(setups), (i + 1) / len(setups)))
-        if len(setups) > 1:
-            s, r = (_by_measure(f, m, first=i == 0) for f in (s, r))
-        summaries.append(s)
-        runs.append(r)
-    return pd.concat(summaries, ignore_index=True), pd.concat(runs, ignore_index=True)
-
-
-def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFrame:
-    """``frame``'s schemes named "Proposed (pearson)" and so on; the measure-free ones
-    (Group, the DP reading) kept for the first measure only."""
-    frame = frame[~frame["scheme"].isin(MEASURE_FREE) | first]
-    return frame.assign(scheme=[f"{x} ({measure})" if x not in MEASURE_FREE else x for x in frame["scheme"]])
+    runs one row per (scheme, epsilon, repetition) with its MAE (what an epsilon is solved on):
+    :func:`core.decide.pages.mae_curves`, which the page's bundle reruns."""
+    return mae_curves(setups, epsilons=epsilons, repetitions=repetitions, budget=budget, seed=seed,
+                      progress=progress)

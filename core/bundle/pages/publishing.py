@@ -22,10 +22,9 @@ from core.bundle.pages import BundleRelease
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers, summary_records
 from core.bundle.pages.correlations import check_known, check_threshold
 from core.cdp import claims
-from core.cdp.publishing import (ALL_PUBLISH_SCHEMES, BUDGETS, DP_SCHEME, PublishingSetup, mae_curve,
-                                 mean_true_count, prepare_publishing, release_counts, zero_noise_mae)
+from core.cdp.publishing import (BUDGETS, DP_SCHEME, PublishingSetup, mean_true_count, prepare_publishing, release_counts, zero_noise_mae)
 from core.data import Dataset
-from core.decide.pages import MEASURE_FREE, publishing_data, schema_subset
+from core.decide.pages import MEASURE_FREE, mae_curves, publishing_data, schema_subset
 from core.decide.selection import apply_epsilon_choice, check_epsilon_choice
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
@@ -102,26 +101,12 @@ def setups(data: Dataset, schema: PublicSchema, s: Mapping[str, Any], measures: 
             for i, m in enumerate(measures)}
 
 
-def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFrame:
-    """Schemes named "Proposed (pearson)" and so on; Group and the DP reading kept once."""
-    frame = frame[~frame["scheme"].isin(MEASURE_FREE) | first]
-    return frame.assign(scheme=[f"{x} ({measure})" if x not in MEASURE_FREE else x for x in frame["scheme"]])
-
-
 def mae_runs(found: Mapping[str, PublishingSetup], s: Mapping[str, Any], *, seed: int,
              progress: Progress | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fig. 6's (summary, runs), as ``run_mae`` makes them: one MAE curve per measure, every
-    scheme at each epsilon and repetition, the noise drawn from ``seed``."""
-    summaries, runs = [], []
-    for i, (m, setup) in enumerate(found.items()):
-        summary, part = mae_curve(setup, epsilons=tuple(s["epsilons"]), schemes=ALL_PUBLISH_SCHEMES,
-                                  repetitions=s["repetitions"], budget=s["budget"], random_state=int(seed),
-                                  progress=stage(progress, i / len(found), (i + 1) / len(found)))
-        if len(found) > 1:
-            summary, part = (_by_measure(f, m, first=i == 0) for f in (summary, part))
-        summaries.append(summary)
-        runs.append(part)
-    return pd.concat(summaries, ignore_index=True), pd.concat(runs, ignore_index=True)
+    """Fig. 6's (summary, runs), as the page's job makes them (:func:`core.decide.pages.mae_curves`):
+    one MAE curve per measure, every scheme at each epsilon and repetition, noise from ``seed``."""
+    return mae_curves(tuple(found.items()), epsilons=s["epsilons"], repetitions=s["repetitions"], budget=s["budget"],
+                      seed=int(seed), progress=progress)
 
 
 def mae_at(summary: pd.DataFrame, scheme: str, epsilon: float, *, measure: str = "pearson") -> float:

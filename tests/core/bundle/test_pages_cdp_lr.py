@@ -46,7 +46,7 @@ def test_missing_settings_take_the_pages_defaults():
     assert cdp_lr.check_settings({}) == {
         "epsilon": 2.0, "noise_method": 1, "preset": "sensible", "measure": "pearson", "threshold": 0.8,
         "tc": 40.0, "max_rows": 5000, "repetitions": 5, "dpsgd": False, "noise_methods": False,
-        "epsilons": [0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0]}
+        "epsilons": [0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 10.0], "epsilon_choice": None}
 
 
 @pytest.mark.parametrize("settings, error", [

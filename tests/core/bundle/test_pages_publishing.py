@@ -46,7 +46,7 @@ def test_missing_settings_take_the_pages_defaults():
     assert publishing.check_settings({}) == {
         "epsilon": 1.0, "scheme": "DP reading", "measure": "pearson", "threshold": 0.8, "n_queries": 200,
         "repetitions": 10, "budget": "per_query", "use_products": True, "fig7_compare": False,
-        "epsilons": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0]}
+        "epsilons": [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0], "epsilon_choice": None}
 
 
 @pytest.mark.parametrize("settings, error", [
