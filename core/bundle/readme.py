@@ -36,6 +36,9 @@ def readme_text(manifest: Mapping[str, Any]) -> str:
              "In this folder, with the privacy-utility explorer installed (same version: see below):", "",
              f"    {manifest['rerun']}            # or: pux rerun THIS.zip", "",
              manifest["data"], "",
+             *(["A bundle to publish holds no seed and no data: a rerun draws new releases from the private "
+                "table, so only its holder can rerun it; for anyone else the releases and their guarantees "
+                "are the result.", ""] if manifest["kind"] == "publish" else []),
              "It recomputes every number of result.json with the project's `core` (no dashboard), writes "
              "rerun.json in the same shape and says, number by number, whether they match. Releases drawn "
              "from fresh noise differ by design: for them it checks the guarantee and the shape.", "",
