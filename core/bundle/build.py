@@ -36,7 +36,7 @@ from core.privacy.ledger import PrivacyLedger
 from core.privacy.noise_source import NoiseSource
 from core.privacy.release import release_file_name, release_files
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, report, stage
 from core.runtime.versions import package_versions
 from core.validation import check_choice
 
@@ -164,18 +164,21 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
     module = page_module(config.page)
     schema = schema if schema is not None else page_schema(config, dataset)
     start = time.perf_counter()
+    if kind == "colleague" and numbers is None:
+        numbers = module.numbers(dataset, schema, seed=config.seed, settings=config.settings,
+                                 progress=stage(progress, 0.0, 0.8))
+        numbers_seconds = time.perf_counter() - start
+    report(progress, 0.8, "Drawing the releases from fresh noise")
     releases = module.releases(dataset, schema, noise=noise, settings=config.settings)
     if kind == "publish":
         if not releases:
             raise ValueError(f"the {module.TITLE} page releases no table, so there is nothing to publish; "
                              "make a bundle for a colleague instead.")
-        config = replace(config, seed=None, fingerprint=None, schema=schema.to_dict())
-        numbers = None
-    elif numbers is None:
-        numbers = module.numbers(dataset, schema, seed=config.seed, settings=config.settings, progress=progress)
-        numbers_seconds = time.perf_counter() - start
-    if kind == "publish":
-        numbers_seconds = time.perf_counter() - start
+        private = {k: None for k in getattr(module, "PRIVATE_SETTINGS", ())}
+        config = replace(config, seed=None, fingerprint=None, schema=schema.to_dict(),
+                         settings={**config.settings, **private})
+        numbers, numbers_seconds = None, time.perf_counter() - start
+    report(progress, 0.95, "Writing the files")
     result: dict[str, Any] = {} if numbers is None else {"numbers": numbers}
     result["releases"] = release_shapes(releases)
     result = json.loads(_json_bytes(result))  # what rerun.json will hold, NaN and all

@@ -65,11 +65,14 @@ def _bundled_file(folder: Path) -> str | None:
 
 
 def release_shapes(tables: Sequence[BundleRelease]) -> list[dict[str, Any]]:
-    """Each release by what a rerun can check: name, method, rows, columns, guarantee."""
+    """Each release by what a rerun can check: name, method, rows (null when its count is drawn
+    with its noise; ``any_rows`` then says that rows came out), columns, guarantee."""
     out = []
     for t in tables:
         eps, dlt = t.ledger.total() if t.ledger.is_dp else (None, None)
-        out.append({"name": t.name, "method": t.method, "rows": int(len(t.frame)),
+        rows = None if t.rows_drawn else int(len(t.frame))  # a noisy count differs at every draw
+        out.append({"name": t.name, "method": t.method, "rows": rows, "rows_drawn": bool(t.rows_drawn),
+                    "any_rows": bool(len(t.frame) > 0),
                     "columns": [str(c) for c in t.frame.columns], "is_dp": bool(t.ledger.is_dp),
                     "epsilon": eps, "delta": dlt, "guarantee": t.ledger.describe()})
     return out

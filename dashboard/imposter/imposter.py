@@ -15,7 +15,8 @@ on the data at hand.
    marginal fidelity of the synthetic table (not in the paper); real against release (each
    column and pair of the synthetic table, or of kRR's, against the real one).
 4. kRR against IMPOSTER (Fig. 7), with the paper's two points and its claim.
-5. The synthetic table for download.
+5. The synthetic table for download, and the page's "Download bundle" (every number above
+   with a script and notebook that recompute it).
 
 One dataset, one state: column settings start from the Data page's roles and are dropped
 on a dataset switch; trainings are kept per dataset fingerprint and every other result is
@@ -93,3 +94,4 @@ results.krr_section(dataset, job, label, seed)
 # ------------------------------------------------------------------ 5. download
 st.subheader("5 · The synthetic table")
 results.download_section(dataset, job, seed)
+results.bundle_section(page.dataset, schema, job, job_key, label, seed, choice, sweep_clf, sweep_params)

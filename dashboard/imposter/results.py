@@ -2,8 +2,9 @@
 there: settings A and B (Table 1) with the paper's table beside ours and the marginal
 fidelity of the synthetic table (not in the paper), the real table against each released one
 (IMPOSTER's synthetic table and kRR's perturbed tables), kRR against IMPOSTER (Fig. 7) with the
-paper's two points, and the synthetic table for download. Each function draws one part of
-the page where the page calls it.
+paper's two points, the synthetic table for download, and the page's "Download bundle"
+(:mod:`core.bundle.pages.imposter` recomputes every number with the same seed). Each function
+draws one part of the page where the page calls it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from core.imposter.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts
+from dashboard.shared.bundle_view import bundle_download, page_config
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.claims import claim_box
 from dashboard.shared.errors import page_errors
@@ -23,6 +25,7 @@ from dashboard.shared.fidelity_view import real_vs_release
 from dashboard.shared.job_view import sweep_view
 from dashboard.shared.privacy import guarantee_box, release_download
 from dashboard.shared.schemas import current_schema
+from dashboard.shared.sweeps import FINISHED
 
 
 def table1_section(dataset, job, label: str, seed) -> None:
@@ -143,3 +146,45 @@ def download_section(dataset, job, seed) -> None:
         file_name=f"{dataset.name}_imposter.csv", seed=seed, settings_key=job.key,
         make_release=lambda noise: (model.sample(len(synthetic), random_state=noise.generator()), model.ledger_),
     )
+
+
+def _finished_grid(text_key: str, default: tuple[float, ...], name: str, hi: float, make_sweep):
+    """The grid of a sweep whose result the page shows (finished for these inputs), else None."""
+    text = st.session_state.get(text_key, ", ".join(f"{v:g}" for v in default))
+    try:
+        grid = cached.parse_grid(text, name=name, lo=0.0, hi=hi)
+    except (TypeError, ValueError):
+        return None
+    return list(grid) if FINISHED.get(make_sweep(grid).key) is not None else None
+
+
+def bundle_section(page_dataset, schema, job, job_key, label: str, seed, choice, sweep_clf: str,
+                   sweep_params) -> None:
+    """"Download bundle": detection, the training, Table 1, the fidelity, kRR and any finished
+    sweep, recomputed by :mod:`core.bundle.pages.imposter` with the page's seed and settings
+    (only while the model shown was trained with the settings on screen)."""
+    with st.expander("Download bundle: the settings, every number and the synthetic table with a script and "
+                     "notebook that rerun them", icon=":material/folder_zip:"):
+        if job.key != job_key:
+            st.caption("The settings changed since this model was trained: train with them first, so that the "
+                       "bundle holds what the page shows.")
+            return
+        params, implicit = dict(job.params), tuple(job.implicit)
+        exclude = () if choice.rewrite_label else (label,)
+        dataset = job.dataset
+        thetas = _finished_grid("imposter_thetas", cached.THETAS, "theta", 1.0, lambda g: cached.theta_sweep(
+            dataset, job.sensitive, label, g, sweep_clf, sweep_params, seed, exclude))
+        lambdas = _finished_grid("imposter_lambdas", cached.LAMBDAS, "lambda", 100.0, lambda g: cached.lambda_sweep(
+            dataset, job.sensitive, label, implicit, g, sweep_clf, sweep_params, seed))
+        settings = {"sensitive": job.sensitive, "label": label, "theta": float(choice.theta),
+                    "beta": float(choice.beta), "detection_classifier": choice.classifier, "metric": choice.metric,
+                    "rule": choice.rule, "rewrite_label": bool(choice.rewrite_label), "implicit": list(implicit),
+                    "lambda": float(params["d2_weight"]), "epochs": int(params["epochs"]),
+                    "latent": int(params["latent_dim"]), "v2_loss": params["d2_generator_loss"],
+                    "classifiers": list(st.session_state.get("imposter_classifiers", CLASSIFIERS)),
+                    "krr_classifier": st.session_state.get("imposter_krr_clf", "gbdt"), "thetas": thetas,
+                    "lambdas": lambdas, "sweep_classifier": sweep_clf,
+                    "sweep_epochs": int(dict(sweep_params)["epochs"])}
+        bundle_download("imposter", config=page_config("imposter", page_dataset, seed=seed, settings=settings,
+                                                       schema=schema),
+                        dataset=page_dataset, releases_table=True)

@@ -2,7 +2,9 @@
 release at the chosen budget, the metrics beside the raw table's and a random release's,
 the SOM grid, the release's privacy status, and the Training, Connections and Release
 tabs (the last with the real table against this release or a baseline's, column by column
-and pair by pair). Each function draws one part of the page where the page calls it.
+and pair by pair), and the page's "Download bundle" (:mod:`core.bundle.pages.sskm` recomputes
+every number with the same seed). Each function draws one part of the page where the page
+calls it.
 """
 from __future__ import annotations
 
@@ -17,12 +19,14 @@ import streamlit as st
 from dashboard.sskm import cached
 from dashboard.sskm import charts
 from dashboard.sskm.settings import EPSILONS, Settings, code
+from dashboard.shared.bundle_view import bundle_download, page_config
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.fidelity_view import real_vs_release
 from dashboard.shared.job_view import setup_view, sweep_view
 from dashboard.shared.present import control_hint
 from dashboard.shared.privacy import audit_panel, guarantee_box, release_download
 from dashboard.shared.safe import md
+from dashboard.shared.sweeps import FINISHED
 
 #: noise draws per epsilon of the release tab's curve (its 95% intervals are over them)
 EPSILON_REPETITIONS = 5
@@ -292,3 +296,49 @@ def audit(r: Release) -> None:
         case_key=(r.key, float(epsilon), float(c.cs_threshold)), seed=r.seed,
         default_runs=1000 if c.mode == "sound" else 200,
     )
+
+
+def _sweep_settings(r: Release, schema) -> dict:
+    """The Fig. 5-6 sweep's settings as its tab chose them, ``sweep`` true when its result is shown."""
+    state = st.session_state
+    m_values = state.get("sskm_sweep_m")
+    if m_values is None:
+        m_values = cached.sweep_default_m(len(r.columns), len(r.settings.sensitive))
+    grids = sorted(state.get("sskm_sweep_grids", list(cached.SWEEP_DEFAULT_GRIDS)),
+                   key=lambda g: [int(v) for v in g.split("x")])
+    reps = int(state.get("sskm_sweep_reps", cached.SWEEP_REPETITIONS))
+    draws = int(state.get("sskm_sweep_iterations", cached.SWEEP_ITERATIONS))
+    shown = False
+    if m_values and grids:
+        try:
+            sweep = cached.clusters_sweep(r.fp, r.dataset, tuple(r.columns), tuple(r.settings.sensitive),
+                                          tuple(sorted(m_values)), tuple(grids), reps, draws, r.settings.mode,
+                                          r.seed, schema=schema)
+            shown = FINISHED.get(sweep.key) is not None
+        except (TypeError, ValueError):
+            shown = False
+    return {"sweep": shown, "sweep_m": sorted(int(m) for m in m_values), "sweep_grids": list(grids),
+            "sweep_repetitions": reps, "sweep_iterations": draws}
+
+
+def bundle(r: Release, schema) -> None:
+    """"Download bundle": the release and its references, the map, the curve and the baselines
+    and sweep as the tabs show them, recomputed with the page's seed; the release drawn anew."""
+    c = r.settings
+    with st.expander("Download bundle: the settings, every number and the release with a script and notebook "
+                     "that rerun them", icon=":material/folder_zip:"):
+        if c.map_fit == "reference":
+            st.caption("A map fitted on an uploaded reference table cannot be rerun from a bundle (the table is not "
+                       "in it): fit the map through noise to make one.")
+            return
+        big = len(r.pub.table_.X) > 20_000
+        settings = {"epsilon": float(r.epsilon), "columns": list(r.columns), "sensitive": list(c.sensitive),
+                    "mode": c.mode, "cs_threshold": float(c.cs_threshold), "rows": int(c.rows), "cols": int(c.cols),
+                    "topology": c.topology, "init": c.init, "iterations": int(c.iterations),
+                    "sigma": float(c.sigma), "mic_rows": int(c.mic_rows),
+                    "bounds": [[col, float(lo), float(hi)] for col, lo, hi in c.bounds], "map_fit": "noisy",
+                    "baselines": bool(st.session_state.get("sskm_run_baselines", not big)),
+                    "a_values": sorted(int(a) for a in st.session_state.get("sskm_a_values", [10, 25, 50, 100, 250])),
+                    **_sweep_settings(r, schema)}
+        bundle_download("sskm", config=page_config("sskm", r.dataset, seed=r.seed, settings=settings, schema=schema),
+                        dataset=r.dataset, releases_table=True)

@@ -11,6 +11,8 @@ page's mode; MSE and RL vs the number of clusters a with the paper's claims judg
 them) and "Baselines (Fig. 7)" (MDAV, MDAV_DP and IDP-KMeans vs a, with Fig. 7's claim).
 Every claim box says in which mode it was judged: the sound mode is DP, the paper's is not.
 
+"Download bundle" (at the end) holds every number with a script and notebook that recompute it.
+
 This script is the layout: the widgets are in :mod:`dashboard.sskm.settings`, the release's
 sections and tabs in :mod:`dashboard.sskm.sections`, the sweep and baselines tabs in
 :mod:`dashboard.sskm.studies`.
@@ -57,3 +59,4 @@ with tab_base:
     studies.baselines_tab(release)
 
 sections.audit(release)
+sections.bundle(release, schema)

@@ -16,6 +16,10 @@ One module per page, each with the same five names:
     each with its ledger. Empty for a page that releases no table.
 ``describe(settings) -> str``
     One sentence on what the numbers are (the README and the report).
+``PRIVATE_SETTINGS`` : tuple of str, optional
+    Settings whose values the page read off the private rows (IMPOSTER's detected
+    ``implicit`` attributes): a bundle to publish sets them to null, so that its config
+    holds no statistic of the rows (null asks the module to decide again from the data).
 
 Modules load when first asked for (:func:`page_module`), so that reading a config does not
 import torch.
@@ -60,12 +64,16 @@ class BundleRelease:
         The released table.
     ledger : PrivacyLedger
         Its guarantee (``is_dp`` False when it has none).
+    rows_drawn : bool
+        Its row count is drawn with its noise (noisy counts, rounded): a rerun checks that
+        rows were released, not how many.
     """
 
     name: str
     method: str
     frame: pd.DataFrame
     ledger: PrivacyLedger
+    rows_drawn: bool = False
 
 
 def page_module(page: str) -> ModuleType:
