@@ -72,3 +72,22 @@ def test_rerun_of_something_else_exits_2(tmp_path, capsys):
     path.write_text("not a zip")
     assert cli.main(["rerun", str(path)]) == 2
     assert "not a bundle" in capsys.readouterr().err
+
+
+def test_the_page_example_bundles_and_reruns(tmp_path, capsys):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "page_sskm.json"
+    out = tmp_path / "sskm.zip"
+    assert cli.main(["bundle", "--config", str(example), "--out", str(out)]) == 0
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        assert json.loads(archive.read("config.json"))["format"] == "pux-page/1"
+    assert any(n.startswith("releases/") and n.endswith("-dp-eps1.csv") for n in names)
+    assert cli.main(["rerun", str(out)]) == 0
+    assert "MISMATCH" not in capsys.readouterr().out
+    out2 = tmp_path / "sskm-publish.zip"
+    assert cli.main(["bundle", "--config", str(example), "--out", str(out2), "--publish"]) == 0
+    with zipfile.ZipFile(out2) as archive:
+        config = json.loads(archive.read("config.json"))
+        assert config["seed"] is None and "numbers" not in json.loads(archive.read("result.json"))
