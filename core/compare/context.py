@@ -154,6 +154,18 @@ class RunContext:
             self.train.frame, sens, exclude=[self.train.label] if self.train.label else (),
             random_state=display_seed(self.base_seed, "detection")))
 
+    def is_training_table(self, table: pd.DataFrame) -> bool:
+        """Whether ``table`` is the training part itself (the raw table's release): its
+        measures equal the references' and are computed once (:meth:`for_training`)."""
+        frame = self.train.frame
+        return table is frame or (table.shape == frame.shape and table.columns.equals(frame.columns)
+                                  and table.equals(frame))
+
+    def for_training(self, key: str, table: pd.DataFrame, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` when ``table`` is the training part (the
+        references and the raw table's release share it), else every time."""
+        return self.cached(key, make) if self.is_training_table(table) else make()
+
     def dcr_reference(self) -> attacks.DCRReference:
         """The training records DCR measures and their distances to the holdout."""
         return self.cached("dcr", lambda: attacks.DCRReference(

@@ -38,7 +38,7 @@ from core.validation import check_positive_int
 __all__ = [
     "Measure", "MEASURES", "LEDGER_EPSILON", "AXES", "LOW_RISK", "MEASURE_WORDS", "CONTROL_WORDS",
     "FORMAL_COLUMNS", "FIDELITY_ROWS", "UTILITY_CLASSIFIER", "empty_measures", "fidelity_means", "measure_table",
-    "measure_model", "formal",
+    "measure_model", "formal", "utility_of", "attack_attribute", "dcr_of",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
@@ -127,18 +127,41 @@ def empty_measures(sensitive: Sequence[str]) -> dict[str, float]:
 
 def _aligned_mse(ctx: RunContext, table: pd.DataFrame) -> float:
     scaled = ctx.scaled_train()
-    B = scaled.encode(table[scaled.columns])
+    # the training part itself is already encoded (the raw table's release: MSE 0)
+    B = scaled.X if ctx.is_training_table(table) else scaled.encode(table[scaled.columns])
     if B.shape != scaled.X.shape or not np.all(np.isfinite(B)):
         return math.nan
     return float(mse(scaled.X, B))
+
+
+def utility_of(ctx: RunContext, table: pd.DataFrame, seed: int) -> float:
+    """Train-on-``table`` / test-on-holdout accuracy of the label (:data:`UTILITY_CLASSIFIER`,
+    measurement seed ``seed``); once per seed for the training part itself."""
+    label = ctx.train.label
+    features = [c for c in table.columns if c != label]
+    return ctx.for_training(f"utility {seed}", table, lambda: score_task(
+        table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER, random_state=seed)["accuracy"])
+
+
+def attack_attribute(ctx: RunContext, table: pd.DataFrame, sensitive: str, seed: int) -> dict[str, Any]:
+    """Attribute inference of ``sensitive`` from ``table`` (:func:`attacks.attribute_inference`,
+    on the holdout and the member targets); once per seed for the training part itself."""
+    return ctx.for_training(f"attribute inference {sensitive} {seed}", table, lambda: attacks.attribute_inference(
+        table, ctx.holdout, target=sensitive, classifier=UTILITY_CLASSIFIER, random_state=seed,
+        members=ctx.member_targets()))
+
+
+def dcr_of(ctx: RunContext, table: pd.DataFrame) -> dict[str, Any]:
+    """DCR of ``table`` against the comparison's reference (:meth:`RunContext.dcr_reference`);
+    once for the training part itself (the raw table: the references and its release)."""
+    return ctx.for_training("dcr raw", table, lambda: ctx.dcr_reference().measure(table))
 
 
 def _attribute_inference(ctx: RunContext, table: pd.DataFrame, seed: int, out: dict[str, float]) -> None:
     """``ai_advantage_<s>`` and ``ai_member_<s>`` of each sensitive attribute into ``out``, and
     the frontier's largest of each, at least 0 (an attacker worse than guessing leaks nothing)."""
     for s in ctx.train.sensitive:
-        ai = attacks.attribute_inference(table, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
-                                         random_state=seed, members=ctx.member_targets())
+        ai = attack_attribute(ctx, table, s, seed)
         out[f"ai_advantage_{s}"] = float(ai["advantage"])
         out[f"ai_member_{s}"] = float(ai["member_advantage"])
     if ctx.train.sensitive:
@@ -191,16 +214,14 @@ def measure_table(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
     if len(table) < 2:  # nothing to train on or to compare with
         return out
     if label is not None:
-        features = [c for c in table.columns if c != label]
-        out["utility"] = score_task(table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER,
-                                    random_state=seed)["accuracy"]
+        out["utility"] = utility_of(ctx, table, seed)
     tv = marginal_tv(ctx.train.frame, table)
     out["tv_one_way"], out["tv_two_way"] = tv["one_way"], tv["two_way"]
     out.update(fidelity_means(ctx.train.frame, table, random_state=seed))
     if rel.aligned:
         out["mse"] = _aligned_mse(ctx, table)
     _attribute_inference(ctx, table, seed, out)
-    dcr = ctx.dcr_reference().measure(table)
+    dcr = dcr_of(ctx, table)
     out["dcr_risk"], out["dcr_excess"] = float(dcr["risk"]), max(0.0, float(dcr["excess"]))
     out["dcr_recall"] = float(dcr["search_recall"])
     return out

@@ -39,7 +39,7 @@ from core.sskm.variants import SSKM_VARIANTS
 __all__ = [
     "Release", "like_training", "MICRO_K", "MAX_CLUSTERS", "CDP_LR_NOISE_METHOD", "CDP_LR_PRESET",
     "needs_sensitive", "needs_implicit", "needs_numeric", "needs_label", "needs_binary_label",
-    "raw_table", "generator_fit", "generator_sample", "krr_table", "sskm_fit", "sskm_table",
+    "raw_table", "nonprivate_logistic", "generator_fit", "generator_sample", "krr_table", "sskm_fit", "sskm_table",
     "MDAV_MAX_ROWS", "mdav_groups", "mdav_table", "mdav_dp_table", "idp_fit", "idp_kmeans_table",
     "cdp_lr_reading", "cdp_lr_model", "logistic_model",
 ]
@@ -299,9 +299,18 @@ def cdp_lr_model(ctx: RunContext, fitted: Any, epsilon: float | None, seed: int)
     return Release(ledger, model=model, reading=cdp_lr_reading(ctx))
 
 
+def nonprivate_logistic(ctx: RunContext) -> LogisticRegression:
+    """Ordinary logistic regression on the model matrix of the training part, fitted once per
+    comparison (deterministic: the membership reference and the non-private release share it)."""
+    def fit() -> LogisticRegression:
+        X, y, _, _ = ctx.model_data()
+        return LogisticRegression(max_iter=1000).fit(X, y)
+
+    return ctx.cached("logistic", fit)
+
+
 def logistic_model(ctx: RunContext, fitted: Any, epsilon: float | None, seed: int) -> Release:
     """Ordinary logistic regression on the same features: the model reference, not DP."""
-    X, y, _, _ = ctx.model_data()
-    model = LogisticRegression(max_iter=1000).fit(X, y)
+    model = nonprivate_logistic(ctx)
     ledger = _not_dp("Ordinary logistic regression is trained on the raw records without noise.")
     return Release(_charge(ctx, ledger, [*ctx.model_columns(), ctx.train.label]), model=model)

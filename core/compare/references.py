@@ -17,13 +17,11 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from sklearn.linear_model import LogisticRegression
-
 from core.compare.context import RunContext
-from core.compare.measures import CONTROL_WORDS, UTILITY_CLASSIFIER
+from core.compare.measures import CONTROL_WORDS, UTILITY_CLASSIFIER, attack_attribute, dcr_of, utility_of
+from core.compare.methods import nonprivate_logistic
 from core.evaluation import attacks
 from core.evaluation.metrics import majority_share, mse, proportion_interval
-from core.imposter.evaluation import score_task
 from core.runtime.randomness import display_rng
 from core.validation import DataError
 
@@ -94,8 +92,7 @@ def _ai_references(ctx: RunContext, seed: int) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     pop, mem = [], []
     for s in ctx.train.sensitive:
-        ai = attacks.attribute_inference(ctx.train.frame, ctx.holdout, target=s, classifier=UTILITY_CLASSIFIER,
-                                         random_state=seed, members=ctx.member_targets())
+        ai = attack_attribute(ctx, ctx.train.frame, s, seed)
         p, m = _ai_entries(ai, s)
         out[p["measure"]], out[m["measure"]] = p, m
         pop.append(p)
@@ -114,8 +111,7 @@ def _utility_reference(ctx: RunContext, seed: int) -> dict[str, Any] | None:
     y = ctx.holdout[label].dropna().astype(str)
     n = int(len(y))
     maj = majority_share(y) if n else math.nan
-    model = score_task(ctx.train.frame, ctx.holdout, label, [c for c in ctx.train.frame.columns if c != label],
-                       classifier=UTILITY_CLASSIFIER, random_state=seed)["accuracy"] if n else math.nan
+    model = utility_of(ctx, ctx.train.frame, seed) if n else math.nan
     return {"majority": maj, "majority_interval": _share(maj, n), "nonprivate": float(model),
             "nonprivate_interval": _share(model, n), "n": n,
             "nonprivate_words": f"the utility classifier ({UTILITY_CLASSIFIER}) trained on the real "
@@ -125,7 +121,7 @@ def _utility_reference(ctx: RunContext, seed: int) -> dict[str, Any] | None:
 def _dcr_reference(ctx: RunContext) -> dict[str, Any] | None:
     """The raw table's excess DCR risk against its control (None: DCR cannot be measured)."""
     try:
-        dcr = ctx.dcr_reference().measure(ctx.train.frame)
+        dcr = dcr_of(ctx, ctx.train.frame)
     except (DataError, ValueError):
         return None
     n, b = int(dcr["n_measured"]), float(dcr["baseline"])
@@ -138,7 +134,7 @@ def _mia_reference(ctx: RunContext) -> dict[str, Any] | None:
     """The non-private logistic regression's membership AUC against guessing (None: no model)."""
     try:
         X, yb, Xh, yh = ctx.model_data()
-        lr = LogisticRegression(max_iter=1000).fit(X, yb)
+        lr = nonprivate_logistic(ctx)
         mia = attacks.membership_inference_auc(lr, X, yb, Xh, yh)
     except (DataError, ValueError):
         return None

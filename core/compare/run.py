@@ -19,7 +19,10 @@ VAE-GAN share their seeds: they differ only by lambda.
 
 Work that does not depend on epsilon happens once per (method, repetition) and is reused
 across the epsilon grid: the IMPOSTER / VAE-GAN training, the SSKM_DP map, the MDAV groups
-(deterministic: once per comparison). The implicit attributes of the first sensitive
+(deterministic: once per comparison). The references and the releases they equal share
+their measures, computed once per split: the raw table's utility, attribute inference and DCR
+(:meth:`~core.compare.context.RunContext.for_training`), and the non-private logistic
+regression (:func:`~core.compare.methods.nonprivate_logistic`). The implicit attributes of the first sensitive
 attribute (for IMPOSTER, the VAE-GAN and kRR) are detected once per comparison on the
 training part, with the label excluded.
 """

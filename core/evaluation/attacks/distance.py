@@ -15,7 +15,7 @@ from core.data.dataset import is_quantity
 from core.evaluation.attacks.common import _as_frame, _check_columns, _text_codes
 from core.evaluation.attacks.nearest import encode_for_distance
 from core.evaluation.attacks.search import NearestSearch, nearest_search
-from core.runtime.randomness import RandomState, check_random_state
+from core.runtime.randomness import RandomState, check_random_state, draw_seed
 from core.validation import DataError, check_positive_int
 
 __all__ = ["distance_to_closest_record", "DCRReference"]
@@ -151,7 +151,9 @@ class DCRReference:
     Parameters
     ----------
     train, holdout, columns, block_rows, max_records, search, scheduler, random_state
-        As in :func:`distance_to_closest_record`.
+        As in :func:`distance_to_closest_record`. ``random_state`` draws the sample of
+        ``max_records``, then one seed for the recall checks of every search (the same
+        queries are checked for every release, whatever the order they are measured in).
 
     Attributes
     ----------
@@ -178,6 +180,9 @@ class DCRReference:
             self.records_ = np.sort(self._rng.choice(n, size=max_records, replace=False))
         else:
             self.records_ = np.arange(n)
+        # one seed for every search's recall check: the same queries checked for every release,
+        # whatever order the releases are measured in (here or on a cluster)
+        self._recall_seed = draw_seed(self._rng)
         self.search, self.scheduler = search, scheduler
         self._train, self._n_holdout = tr, len(ho)
         T, H = encode_for_distance(tr, ho, columns=self.columns)
@@ -187,7 +192,7 @@ class DCRReference:
     def _search(self, queries: np.ndarray, reference: np.ndarray) -> NearestSearch:
         kwargs = {} if self.block_rows is None else {"block_rows": self.block_rows}
         return nearest_search(queries, reference, method=self.search, scheduler=self.scheduler,
-                              random_state=self._rng, **kwargs)
+                              random_state=self._recall_seed, **kwargs)
 
     def measure(self, release: pd.DataFrame) -> dict[str, Any]:
         """DCR of one release against this reference (the keys of

@@ -16,9 +16,12 @@ how it did it:
   and the mean excess of the distances it found. An approximate search can only find a
   row farther than the nearest one, so a distance it reports is never too small.
 
-Above the exact size the reference's repeated rows are searched once (the distances do not
-change). Every path measures the distance to the row it found again exactly in float64, so an
-exact copy is at distance 0 on every path. Query blocks can run as tasks of the
+A query equal in every column to a reference row is at distance 0 without a search (a
+hash of each row, then the rows compared; linear in the rows): the raw table against itself
+costs no search, and an index never misses an exact copy. Above the exact size the
+reference's repeated rows are searched once (the distances do not change). Every path
+measures the distance to the row it found again exactly in float64, so an exact copy is at
+distance 0 on every path. Query blocks can run as tasks of the
 project's compute backend (:func:`core.runtime.compute.map_tasks`: this process or a
 Dask cluster), the reference or its index scattered to each worker once.
 """
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from core.evaluation.attacks.nearest import nearest_distances
 from core.evaluation.metrics import proportion_interval
@@ -35,7 +39,7 @@ from core.runtime import compute
 from core.runtime.randomness import RandomState, check_random_state
 from core.validation import check_choice, check_matrix, check_positive_int
 
-__all__ = ["NearestSearch", "nearest_search", "choose_search", "SEARCH_METHODS", "EXACT_PAIRS",
+__all__ = ["NearestSearch", "nearest_search", "choose_search", "exact_matches", "SEARCH_METHODS", "EXACT_PAIRS",
            "TREE_COLUMNS", "RECALL_QUERIES", "HNSW_NEIGHBOURS", "HNSW_BUILD_BREADTH", "HNSW_SEARCH_BREADTH"]
 
 SEARCH_METHODS = ("auto", "exact", "tree", "approximate")
@@ -65,13 +69,16 @@ class NearestSearch:
         ``"exact"``, ``"tree"`` or ``"approximate"``.
     recall : float or None
         Approximate search only: share of the checked queries whose nearest distance was
-        found exactly (1.0 for the exact methods).
+        found exactly (1.0 for the exact methods). The checked queries are drawn from the
+        ones the index searched (not the exact copies, found without it).
     recall_interval : tuple of float
         Its 95% interval (Wilson); (1, 1) for the exact methods.
     checked : int
         Queries searched exactly to measure the recall (0 for the exact methods).
     mean_excess : float
         Mean of (found - exact) distance over the checked queries (0 for exact methods).
+    copies : int
+        Queries equal to a reference row, at distance 0 without a search.
     """
 
     distances: np.ndarray
@@ -80,6 +87,7 @@ class NearestSearch:
     recall_interval: tuple[float, float]
     checked: int
     mean_excess: float
+    copies: int = 0
 
     def describe(self) -> str:
         """One sentence for a report."""
@@ -87,9 +95,11 @@ class NearestSearch:
             how = "products of blocks" if self.method == "exact" else "a k-d tree"
             return f"exact nearest-neighbour search ({how})"
         lo, hi = self.recall_interval
+        copies = (f" ({self.copies:,} queries equal to a reference row were at distance 0 without the index)"
+                  if self.copies else "")
         return (f"approximate nearest-neighbour search (HNSW, faiss): recall {self.recall:.3f} "
                 f"(95% interval {lo:.3f}-{hi:.3f}) on {self.checked:,} queries checked exactly; "
-                f"distances it found are {self.mean_excess:.4f} too large on average, never too small")
+                f"distances it found are {self.mean_excess:.4f} too large on average, never too small{copies}")
 
 
 def choose_search(n_queries: int, n_reference: int, n_columns: int) -> str:
@@ -134,6 +144,31 @@ class _Tree:
 
     def nearest(self, queries: np.ndarray) -> np.ndarray:
         return self.tree.query(queries, k=1, return_distance=False)[:, 0]
+
+
+def _row_hashes(M: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of ``M`` (equal rows, equal hashes; the converse is checked)."""
+    return pd.util.hash_pandas_object(pd.DataFrame(M, copy=False), index=False).to_numpy()
+
+
+def exact_matches(queries: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """For each query row, the position of a reference row equal to it in every column, else -1.
+
+    Rows are matched by a 64-bit hash and then compared value by value, so a match is
+    always an equal row (a hash collision only loses a match, which the search then finds).
+    Linear in the rows, plus a sort of the reference's hashes."""
+    match = np.full(len(queries), -1, dtype=np.int64)
+    if len(queries) == 0 or len(reference) == 0:
+        return match
+    keys, first = np.unique(_row_hashes(reference), return_index=True)
+    hq = _row_hashes(queries)
+    at = np.minimum(np.searchsorted(keys, hq), len(keys) - 1)
+    hit = np.flatnonzero(keys[at] == hq)
+    if len(hit):
+        rows = first[at[hit]]
+        same = np.all(queries[hit] == reference[rows], axis=1)
+        match[hit[same]] = rows[same]
+    return match
 
 
 def _distinct_rows(B: np.ndarray) -> np.ndarray:
@@ -186,24 +221,32 @@ def nearest_search(queries: Any, reference: Any, *, method: str = "auto", schedu
     block_rows = check_positive_int(block_rows, name="block_rows")
     if method != "exact":
         B = _distinct_rows(B)  # the same distances; a graph index degrades on repeated rows
-    if method == "auto":
-        method = choose_search(len(A), len(B), A.shape[1])
+    todo = np.flatnonzero(exact_matches(A, B) < 0)  # an exact copy is at 0: no search
+    copies = len(A) - len(todo)
+    Q = A if copies == 0 else A[todo]
+    if method == "auto" or len(Q) == 0:
+        method = choose_search(len(Q), len(B), A.shape[1])
     index = None if method == "exact" else (_Tree(B) if method == "tree" else _Hnsw(B))
-    blocks = [A[i:i + block_rows] for i in range(0, len(A), block_rows)]
+    blocks = [Q[i:i + block_rows] for i in range(0, len(Q), block_rows)]
     parts = compute.map_tasks(_search_block, blocks, shared=(B, index), scheduler=scheduler,
                               label="block")
-    distances = np.concatenate(parts) if parts else np.empty(0)
+    found = np.concatenate(parts) if parts else np.empty(0)
+    distances = found if copies == 0 else np.zeros(len(A))
+    if copies:
+        distances[todo] = found
     if method != "approximate":
-        return NearestSearch(distances, method, 1.0, (1.0, 1.0), 0, 0.0)
-    return _with_recall(distances, A, B, random_state)
+        return NearestSearch(distances, method, 1.0, (1.0, 1.0), 0, 0.0, copies)
+    return _with_recall(distances, found, Q, B, random_state, copies)
 
 
-def _with_recall(distances: np.ndarray, A: np.ndarray, B: np.ndarray, random_state: RandomState) -> NearestSearch:
+def _with_recall(distances: np.ndarray, found: np.ndarray, Q: np.ndarray, B: np.ndarray,
+                 random_state: RandomState, copies: int) -> NearestSearch:
+    """The index's recall on a seeded sample of the queries it searched (``Q``, ``found``)."""
     rng = check_random_state(random_state)
-    checked = np.sort(rng.choice(len(A), size=min(RECALL_QUERIES, len(A)), replace=False))
-    exact = nearest_distances(A[checked], B)
-    found = distances[checked]
-    hits = int(np.sum(found <= exact + 1e-12 * (1.0 + exact)))
+    checked = np.sort(rng.choice(len(Q), size=min(RECALL_QUERIES, len(Q)), replace=False))
+    exact = nearest_distances(Q[checked], B)
+    got = found[checked]
+    hits = int(np.sum(got <= exact + 1e-12 * (1.0 + exact)))
     lo, hi = proportion_interval(hits, len(checked))
     return NearestSearch(distances, "approximate", hits / max(1, len(checked)), (float(lo), float(hi)),
-                         int(len(checked)), float(np.mean(found - exact)) if len(checked) else 0.0)
+                         int(len(checked)), float(np.mean(got - exact)) if len(checked) else 0.0, copies)

@@ -411,3 +411,25 @@ def test_dcr_by_an_index_reports_its_recall_and_is_close_to_the_exact_risk(split
     assert approx["search"] == "approximate" and 0.0 < approx["search_recall"] <= 1.0
     assert "recall" in approx["search_note"]
     assert abs(approx["risk"] - exact["risk"]) <= 1.0 - approx["search_recall"] + 0.02
+
+
+
+def test_every_dcr_search_checks_its_recall_with_the_same_draw_whatever_the_order(split, monkeypatch):
+    from core.evaluation.attacks import distance
+
+    train, holdout, _ = split
+    seeds = []
+
+    def recorded(*args, random_state=None, **kwargs):
+        seeds.append(random_state)
+        return nearest_search(*args, random_state=random_state, **kwargs)
+
+    nearest_search = distance.nearest_search
+    monkeypatch.setattr(distance, "nearest_search", recorded)
+    rng = np.random.default_rng(9)
+    first, second = (train.assign(age=train["age"] + rng.normal(0, s, len(train))) for s in (0.5, 2.0))
+    one = DCRReference(train, holdout, search="approximate", random_state=3)
+    one.measure(first)
+    one.measure(second)
+    DCRReference(train, holdout, search="approximate", random_state=3).measure(second)
+    assert len(seeds) == 5 and len(set(seeds)) == 1 and isinstance(seeds[0], int)

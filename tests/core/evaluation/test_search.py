@@ -77,3 +77,25 @@ def test_a_reference_of_repeated_rows_keeps_the_recall_of_its_distinct_rows():
     got = S.nearest_search(queries, reference, method="approximate", random_state=0)
     np.testing.assert_allclose(got.distances, nearest_distances(queries, centres), atol=1e-12)
     assert got.recall == 1.0
+
+
+def test_exact_matches_finds_equal_rows_only():
+    _, R = _data(n=10, m=300, p=6)
+    queries = np.vstack([R[[5, 17]], R[[5]] + 1e-12])
+    np.testing.assert_array_equal(S.exact_matches(queries, R), [5, 17, -1])
+
+
+def test_queries_equal_to_a_reference_row_are_at_zero_without_the_index_and_out_of_its_recall():
+    Q, R = _data(n=1500, m=2500, p=12)
+    queries = np.vstack([R[:600], Q])
+    got = S.nearest_search(queries, R, method="approximate", random_state=0)
+    assert got.copies == 600 and (got.distances[:600] == 0).all()
+    assert got.method == "approximate" and got.checked == S.RECALL_QUERIES  # drawn from the 1,500 searched
+    assert "without the index" in got.describe()
+
+
+def test_the_table_against_itself_needs_no_search():
+    _, R = _data(p=8)
+    got = S.nearest_search(R, R, method="approximate", random_state=0)
+    assert got.copies == len(R) and got.method == "exact" and got.checked == 0
+    assert (got.distances == 0).all()
