@@ -82,3 +82,20 @@ def test_notebook_cells_are_the_script_cells(bundle):
     code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
     assert len(code) == script.count("# %%\n") and all(cell.strip() in script for cell in code)
     assert json.loads(script_to_notebook(script))["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_a_rerun_on_another_thread_count_is_within_the_stated_tolerance(bundle, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from core.bundle.check import compare_trees
+    from tests.core.bundle.support import unpack_bytes
+
+    folder = unpack_bytes(bundle.data, tmp_path)
+    threads = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    proc = subprocess.run([sys.executable, "rerun.py"], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, **threads})
+    assert proc.returncode == 0, proc.stdout[-1000:]
+    expected = json.loads((folder / "result.json").read_text())
+    assert all(c.ok for c in compare_trees(expected, json.loads((folder / "rerun.json").read_text())))
