@@ -29,13 +29,15 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from core.privacy.ledger import PrivacyLedger
 from core.validation import check_choice
 
-__all__ = ["PAGES", "BundleRelease", "page_module"]
+__all__ = ["PAGES", "BundleRelease", "page_module", "plain", "records"]
 
 #: Every page a bundle can come from, and its module under ``core.bundle.pages``.
 PAGES: dict[str, str] = {
@@ -80,3 +82,27 @@ def page_module(page: str) -> ModuleType:
     """The module of ``page`` (a key of :data:`PAGES`; ValueError naming them otherwise)."""
     check_choice(page, PAGES, name="page")
     return importlib.import_module(f"core.bundle.pages.{PAGES[page]}")
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON writes it, the same in every process: numpy and pandas scalars as
+    Python ones, tuples and arrays as lists, dict keys as strings, missing values as None
+    (NaN and infinities kept), anything else that is not a string as its text."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """One :func:`plain` record per row of ``frame``."""
+    return [plain(row) for row in frame.to_dict(orient="records")]

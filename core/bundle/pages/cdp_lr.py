@@ -21,10 +21,9 @@ import math
 import numbers as _numbers
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
-from core.bundle.pages import BundleRelease
+from core.bundle.pages import BundleRelease, records
 from core.bundle.pages.correlations import check_known, check_measure, check_threshold
 from core.cdp import claims
 from core.cdp.baselines import DP_SCHEME, SchemeSetup, method_curve, prepare_schemes
@@ -106,20 +105,9 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 # --- JSON of the page's objects (shared with the Publishing page) -----------------------------
 
-def _plain(value: Any) -> Any:
-    """A numpy or pandas scalar as the Python value JSON writes."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return value if value is None or isinstance(value, str) else str(value)
-
-
 def summary_records(summary: pd.DataFrame) -> list[dict[str, Any]]:
     """A curve's summary (one row per group and epsilon: mean, std and count) as JSON records."""
-    return [{str(k): _plain(v) for k, v in row.items()} for row in summary.to_dict("records")]
+    return records(summary)
 
 
 def reference_numbers(ref: Reference) -> dict[str, Any]:

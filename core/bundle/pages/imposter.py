@@ -20,10 +20,9 @@ import math
 import numbers as _numbers
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
-from core.bundle.pages import BundleRelease
+from core.bundle.pages import BundleRelease, plain, records
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers
 from core.bundle.pages.correlations import check_known
 from core.data import Dataset
@@ -233,22 +232,6 @@ def train(data: Dataset, sensitive: str, implicit: Sequence[str], params: Mappin
 
 # --- JSON of the page's objects ---------------------------------------------------------------
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    return value if value is None or isinstance(value, str) else str(value)
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def detection_numbers(det: DetectionResult, *, theta: float, sensitive: str) -> dict[str, Any]:
     """Both verdicts, each attribute's NMI, held-out gain over the constant guess and interval,
     tau beside the majority share, and Fig. 6's claim."""
@@ -257,7 +240,7 @@ def detection_numbers(det: DetectionResult, *, theta: float, sensitive: str) -> 
             "tau": float(det.tau), "tau 95% interval": [float(v) for v in det.tau_interval],
             "gain interval confidence (Bonferroni)": float(det.confidence), "rows tested": int(det.n_tested),
             "default rule's verdict": list(det.default_implicit), "paper's verdict": list(det.paper_implicit),
-            "attributes": _records(det.scores),
+            "attributes": records(det.scores),
             "claim": claim_numbers(claims.fig6_claim(det.scores, theta=float(theta), sensitive=sensitive))}
 
 
@@ -266,7 +249,7 @@ def table1_numbers(table: pd.DataFrame) -> dict[str, Any]:
     same classifiers and the claim."""
     rows = [{"classifier": str(clf), **{f"{a} {b} {c}": float(v) for (a, b, c), v in row.items()}}
             for clf, row in table.iterrows()]
-    refs = {k: _plain(table.attrs[k]) for k in ("majority_real", "majority_synthetic", "label_majority_real",
+    refs = {k: plain(table.attrs[k]) for k in ("majority_real", "majority_synthetic", "label_majority_real",
                                                 "label_majority_synthetic", "n_test_real", "n_test_synthetic")}
     paper = {clf: {k: list(v) for k, v in cells.items()} for clf, cells in PAPER_TABLE1.items() if clf in table.index}
     return {"classifiers": rows, "references (constant guesses, test rows)": refs,
@@ -290,7 +273,7 @@ def krr_numbers(curve: pd.DataFrame, point_table: pd.DataFrame, *, implicit: Seq
     point = (float(row[("B", "sensitive", "accuracy")]), float(row[("B", "label", "accuracy")]))
     real = (float(row[("A", "sensitive", "accuracy")]), float(row[("A", "label", "accuracy")]))
     ledger = krr_ledger(list(implicit), 1.0, table_columns=list(columns), schema=schema)
-    return {"kRR runs": _records(curve.drop(columns=["seed"], errors="ignore")),
+    return {"kRR runs": records(curve.drop(columns=["seed"], errors="ignore")),
             "IMPOSTER (setting B): s accuracy, label accuracy": list(point),
             "real table (setting A): s accuracy, label accuracy": list(real),
             "majority share of s (synthetic)": float(point_table.attrs["majority_synthetic"]),
@@ -305,7 +288,7 @@ def _training_numbers(model: ImposterSynthesizer, synthetic: pd.DataFrame, param
                       implicit: Sequence[str]) -> dict[str, Any]:
     """The training's outcome: its parameters, iterations and the last iteration's losses and
     D2 accuracy (its chance level beside it), without the timings."""
-    last = {k: _plain(v) for k, v in (model.events_[-1] if model.events_ else {}).items() if k != "seconds"}
+    last = {k: plain(v) for k, v in (model.events_[-1] if model.events_ else {}).items() if k != "seconds"}
     return {"protected attributes": list(implicit), "parameters": _plain_params(params),
             "iterations": int(model.iterations_), "stopped early": bool(model.stopped_),
             "last iteration": last, "D2 chance level": 1.0 / max(2, len(model.sensitive_values_)),
@@ -313,7 +296,7 @@ def _training_numbers(model: ImposterSynthesizer, synthetic: pd.DataFrame, param
 
 
 def _plain_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _plain(v) for k, v in params.items()}
+    return {k: plain(v) for k, v in params.items()}
 
 
 # --- numbers and releases ---------------------------------------------------------------------
@@ -329,7 +312,7 @@ def _sweeps(data: Dataset, sensitive: str, label: str, implicit: Sequence[str], 
                            classifier=s["sweep_classifier"], synthesizer=params,
                            exclude=() if s["rewrite_label"] else (label,), random_state=int(seed),
                            progress=stage(progress, 0.0, 0.5))
-        out["theta sweep (Table 2)"] = {"runs": _records(runs.drop(columns=["seed"], errors="ignore")),
+        out["theta sweep (Table 2)"] = {"runs": records(runs.drop(columns=["seed"], errors="ignore")),
                                         "claim": claim_numbers(claims.table2_claim(runs)),
                                         "paper (Adult, XGBoost)": {str(k): {c: list(v) for c, v in cells.items()}
                                                                    for k, cells in PAPER_TABLE2.items()}}
@@ -338,7 +321,7 @@ def _sweeps(data: Dataset, sensitive: str, label: str, implicit: Sequence[str], 
         runs = lambda_sweep(data, sensitive=sensitive, label=label, implicit=list(implicit),
                             lambdas=tuple(s["lambdas"]), classifier=s["sweep_classifier"], synthesizer=lam,
                             random_state=int(seed), progress=stage(progress, 0.5, 1.0))
-        out["lambda sweep (Fig. 8)"] = {"runs": _records(runs.drop(columns=["seed"], errors="ignore")),
+        out["lambda sweep (Fig. 8)"] = {"runs": records(runs.drop(columns=["seed"], errors="ignore")),
                                         "claim": claim_numbers(claims.fig8_claim(runs))}
     return out
 

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from core.bundle.pages import BundleRelease
+from core.bundle.pages import BundleRelease, records
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers
 from core.bundle.pages.correlations import check_known
 from core.data import Dataset
@@ -210,18 +210,6 @@ def fit_publisher(frame: pd.DataFrame, sensitive: Sequence[str], s: Mapping[str,
     return pub.fit(frame, connections=None, progress=progress)
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    def plain(v: Any) -> Any:
-        if isinstance(v, (bool, np.bool_)):
-            return bool(v)
-        if isinstance(v, (int, np.integer)):
-            return int(v)
-        if isinstance(v, (float, np.floating)):
-            return float(v)
-        return v if v is None or isinstance(v, str) else str(v)
-    return [{str(k): plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def release_numbers(pub: SSKMPublisherBase, s: Mapping[str, Any], refs: pd.DataFrame, *,
                     seed: int) -> dict[str, Any]:
     """The page's release at the slider's epsilon (drawn with ``seed``): MSE and linkage
@@ -233,7 +221,7 @@ def release_numbers(pub: SSKMPublisherBase, s: Mapping[str, Any], refs: pd.DataF
     per_neuron = [{"neuron": int(c), "rows released": int(n), "noise scale (scaled units)":
                    float(mine.noise_scale_[int(c)])} for c, n in zip(mine.clusters_, mine.row_counts_)]
     return {"epsilon": s["epsilon"], "MSE": float(mse), "record linkage": float(rl),
-            "references (raw table, random release)": _records(refs),
+            "references (raw table, random release)": records(refs),
             "reading": reference_sentences(mse, rl, refs, what=f"At epsilon {s['epsilon']:g} this release"),
             "clusters (neurons that released rows)": int(np.count_nonzero(mine.row_counts_)),
             "protected attributes": [str(c) for c in mine.protected_], "guarantee": guarantee_numbers(mine.ledger_),
@@ -260,7 +248,7 @@ def _baselines(pub: SSKMPublisherBase, s: Mapping[str, Any], refs: pd.DataFrame,
                                          cs_threshold=s["cs_threshold"], random_state=int(seed), progress=progress)
     random_mse = float(refs.loc[refs["reference"] == RANDOM, "mse_mean"].iloc[0])
     claim = claims.fig7_claim(table, mode=s["mode"], epsilon=float(s["epsilon"]), random_mse=random_mse)
-    return {"rows": _records(table), "random release's MSE": random_mse, "claim": claim_numbers(claim)}
+    return {"rows": records(table), "random release's MSE": random_mse, "claim": claim_numbers(claim)}
 
 
 def _sweep_m(s: Mapping[str, Any], columns: Sequence[str], sensitive: Sequence[str]) -> list[int]:
@@ -279,7 +267,7 @@ def _fig56(frame: pd.DataFrame, columns: Sequence[str], sensitive: Sequence[str]
                                  repetitions=s["sweep_repetitions"], mode=s["mode"], iterations=s["sweep_iterations"],
                                  random_state=int(seed), progress=progress, schema=schema)
     summary = sweeps.grid_summary(runs)
-    return {"summary": _records(summary), "claims": [claim_numbers(claims.fig5_claim(summary, mode=s["mode"])),
+    return {"summary": records(summary), "claims": [claim_numbers(claims.fig5_claim(summary, mode=s["mode"])),
                                                      claim_numbers(claims.fig6_claim(summary, mode=s["mode"]))]}
 
 
@@ -301,7 +289,7 @@ def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapp
         "dataset": dataset.name, "rows used": int(len(frame)), "columns": columns, "sensitive": sensitive,
         "mode": s["mode"], "map": _map_numbers(pub, s),
         "release": release_numbers(pub, s, refs, seed=seed),
-        "MSE and linkage vs epsilon (5 noise draws each)": _records(curve)}
+        "MSE and linkage vs epsilon (5 noise draws each)": records(curve)}
     shown = s["baselines"] if s["baselines"] is not None else len(pub.table_.X) <= 20_000  # the page's toggle
     if shown and s["a_values"]:
         report(progress, 0.4, "Clustering with the baselines")

@@ -16,12 +16,11 @@ import inspect
 from dataclasses import asdict
 from typing import Any, Mapping
 
-import numpy as np
 import pandas as pd
 
 from core.audit.bounds import MIN_RUNS
 from core.audit.result import AuditResult
-from core.bundle.pages import BundleRelease
+from core.bundle.pages import BundleRelease, plain, records
 from core.bundle.pages.correlations import check_known
 from core.data import Dataset, load_sample
 from core.papers.stories import STORIES
@@ -132,44 +131,27 @@ def run_story(key: str, *, seed: int, options: Mapping[str, Any], progress: Prog
 
 
 # ----------------------------------------------------------------------------- JSON of a story
-def _plain(value: Any) -> Any:
-    """A JSON value: numpy scalars as Python ones, tuples as lists, NaN and infinities kept."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    return value
-
-
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """One record per row; wall times (``*seconds``) left out: they differ between runs."""
     frame = frame.drop(columns=[c for c in frame.columns if str(c).endswith("seconds")])
-    return [_plain(row) for row in frame.to_dict(orient="records")]
+    return records(frame)
 
 
 def _audit(result: AuditResult) -> dict[str, Any]:
     """An audit's measurements and verdict, without its wall time."""
-    out = {k: _plain(v) for k, v in asdict(result).items() if k != "seconds"}
+    out = {k: plain(v) for k, v in asdict(result).items() if k != "seconds"}
     return {**out, "verdict": result.verdict}
 
 
 def _cdp(s: Any) -> dict[str, Any]:
     return {
         "training records": int(s.n_train),
-        "sensitivity": {**_plain(s.sensitivity), "independent records (ordinary DP)": INDEPENDENT_COUNT},
+        "sensitivity": {**plain(s.sensitivity), "independent records (ordinary DP)": INDEPENDENT_COUNT},
         "fig4 curve": _records(s.curve),
-        "references": [_plain(asdict(r)) for r in s.references],
+        "references": [plain(asdict(r)) for r in s.references],
         "reference notes": list(s.reference_notes),
         "claim": s.claim.to_dict(),
-        "accuracy at epsilon 5, Proposed, by training settings": _plain(s.paper_preset),
+        "accuracy at epsilon 5, Proposed, by training settings": plain(s.paper_preset),
         "audit epsilon": float(s.audit_epsilon),
         "audit": _audit(s.audit),
         "guarantee": s.guarantee,
@@ -178,7 +160,7 @@ def _cdp(s: Any) -> dict[str, Any]:
 
 def _table1(table: pd.DataFrame) -> list[dict[str, Any]]:
     """Table 1 (columns setting, task, metric) as one record per classifier."""
-    return [{"classifier": str(index), **{" ".join(map(str, col)): _plain(row[col]) for col in table.columns}}
+    return [{"classifier": str(index), **{" ".join(map(str, col)): plain(row[col]) for col in table.columns}}
             for index, row in table.iterrows()]
 
 
@@ -190,7 +172,7 @@ def _imposter(s: Any) -> dict[str, Any]:
         "attacker accuracy from the implicit attributes (tau)": float(s.tau),
         "majority share (constant guess)": float(s.majority_share),
         "table 1": _table1(s.table),
-        "table 1 references": _plain(dict(s.table.attrs)),
+        "table 1 references": plain(dict(s.table.attrs)),
         "claim": s.claim.to_dict(),
         "guarantee": s.guarantee,
         "krr column": s.krr_column, "krr epsilon": float(s.krr_epsilon),
@@ -213,19 +195,19 @@ def _sskm(s: Any) -> dict[str, Any]:
         "claim": s.claim.to_dict(),
         "audit epsilon": float(s.audit_epsilon),
         "audits": {mode: _audit(a) for mode, a in s.audits.items()},
-        "guarantees": _plain(s.guarantees),
+        "guarantees": plain(s.guarantees),
     }
 
 
 def _compare(s: Any) -> dict[str, Any]:
     return {
-        "label": s.label, "sensitive": s.sensitive, "epsilons": _plain(s.epsilons),
+        "label": s.label, "sensitive": s.sensitive, "epsilons": plain(s.epsilons),
         "rows": int(s.extra.get("rows", 0)),
         "summary": _records(s.summary),
         "pareto front": _records(s.front),
         "takeaway": s.takeaway,
-        "differentially private": _plain(s.dp),
-        "references": _plain(s.references),
+        "differentially private": plain(s.dp),
+        "references": plain(s.references),
     }
 
 
