@@ -36,7 +36,7 @@ from core.privacy.ledger import PrivacyLedger
 from core.privacy.noise_source import NoiseSource
 from core.privacy.release import release_file_name, release_files
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.runtime.versions import package_versions
 from core.validation import check_choice
 
@@ -125,7 +125,7 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
                  include_data: bool = False, schema: PublicSchema | None = None,
                  numbers: Mapping[str, Any] | None = None, report_html: str | None = None,
                  numbers_seconds: float | None = None, noise: NoiseSource | None = None,
-                 created: str | None = None, progress: Progress | None = None) -> Bundle:
+                 created: str | None = None, progress: Progress | None = None, stop: Stop | None = None) -> Bundle:
     """Make a bundle of ``config``'s page on ``dataset``.
 
     Parameters
@@ -159,6 +159,7 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
     progress : callable, optional
         Handed to the page's ``numbers``.
     """
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     noise = _check(kind, include_data, noise)
     config = _checked_config(config, dataset)
     module = page_module(config.page)

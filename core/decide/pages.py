@@ -101,11 +101,13 @@ def _by_measure(frame: pd.DataFrame, measure: str, *, first: bool) -> pd.DataFra
 
 
 def mae_curves(setups: Sequence[tuple[str, PublishingSetup]], *, epsilons: Sequence[float], repetitions: int,
-               budget: str, seed: int, progress: Progress | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+               budget: str, seed: int, progress: Progress | None = None,
+               stop: Stop | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 6's (summary, runs) for prepared setups, one MAE curve per (measure, setup): every
     scheme at each epsilon and repetition, the noise drawn from ``seed``; with two measures the
     schemes are named by measure and Group and the DP reading appear once. The Publishing
     page's job and its bundle both call this."""
+    progress = watch_progress(progress, stop)  # a set stop ends the work at its next report
     summaries, runs = [], []
     for i, (m, setup) in enumerate(setups):
         summary, part = mae_curve(setup, epsilons=tuple(float(e) for e in epsilons), schemes=ALL_PUBLISH_SCHEMES,

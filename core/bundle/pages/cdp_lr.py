@@ -38,7 +38,7 @@ from core.privacy.ledger import PrivacyLedger
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
 from core.runtime.experiments import summarize
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.validation import check_choice, check_epsilon, check_epsilons, check_positive_int
 
 __all__ = ["TITLE", "EPS_GRID", "DEFAULTS", "check_settings", "check_flag", "numbers", "releases", "describe",
@@ -135,9 +135,10 @@ def claim_numbers(claim: Claim) -> dict[str, Any]:
 # --- the page's steps -------------------------------------------------------------------------
 
 def prepare(dataset: Dataset, schema: PublicSchema, s: Mapping[str, Any], *, seed: int,
-            progress: Progress | None = None) -> tuple[Dataset, SchemeSetup, dict]:
+            progress: Progress | None = None, stop: Stop | None = None) -> tuple[Dataset, SchemeSetup, dict]:
     """The page's rows (at most ``max_rows`` drawn from ``seed``), its schemes prepared with
     ``seed`` on them (``schema`` is the whole table's public schema) and each scheme's matrices."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     data = limit_rows(dataset, s["max_rows"], int(seed))
     setup = prepare_schemes(data, schema=schema, threshold=s["threshold"], measure=s["measure"], tc=s["tc"],
                             random_state=int(seed), progress=progress)
@@ -184,7 +185,7 @@ def live_numbers(setup: SchemeSetup, mats: dict, s: Mapping[str, Any], *, seed: 
         out["guarantees"]["Proposed, as in the paper"] = guarantee_numbers(models["Proposed"].ledger_)
     if DP_SCHEME in models:
         reading = models[DP_SCHEME]
-        shown = apply_epsilon_choice(reading.ledger_, s["epsilon_choice"])  # as the page: marked when chosen on the rows
+        shown = apply_epsilon_choice(reading.ledger_, s["epsilon_choice"])  # marked when chosen on the rows
         out["guarantees"][DP_SCHEME] = {**guarantee_numbers(shown), "epochs": int(reading.epochs_),
                                         "learning rate": float(reading.learning_rate_),
                                         "momentum": float(reading.momentum_)}
@@ -207,9 +208,10 @@ def _curve(setup: SchemeSetup, mats: dict, s: Mapping[str, Any], *, seed: int,
 
 
 def curve_numbers(setup: SchemeSetup, mats: dict, s: Mapping[str, Any], guess: Reference, *, seed: int,
-                  progress: Progress | None = None) -> dict[str, Any]:
+                  progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """Fig. 4 (each scheme's mean accuracy and spread over the grid) with its claim, and on
     request DP-SGD on the DP reading's features and Fig. 5 (each noise method on Proposed)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     parts = 1 + s["dpsgd"] + s["noise_methods"]
     summary = _curve(setup, mats, s, seed=seed, progress=stage(progress, 0.0, 1 / parts))
     out: dict[str, Any] = {"accuracy vs epsilon (Fig. 4)": summary_records(summary),
@@ -230,9 +232,10 @@ def curve_numbers(setup: SchemeSetup, mats: dict, s: Mapping[str, Any], guess: R
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The bars at the slider's epsilon beside the constant guess and the non-private model,
     each scheme's sensitivity and guarantee, and the curves with their claims."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     if dataset.label is None:
         raise ValueError("CDP-LR trains a classifier: the data needs a label column.")

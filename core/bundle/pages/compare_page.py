@@ -10,7 +10,7 @@ from core.compare.config import CompareConfig, compare_dataset, load_schema
 from core.data import Dataset
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress
+from core.runtime.progress import Progress, Stop, watch
 
 __all__ = ["TITLE", "check_settings", "numbers", "releases", "describe", "compare_config", "from_compare_config"]
 
@@ -52,11 +52,12 @@ def from_compare_config(config: CompareConfig) -> dict[str, Any]:
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The comparison's JSON (the shape ``pux compare --json`` writes), seeded by ``seed``."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     config = compare_config("supplier", seed=seed, label=dataset.label, sensitive=tuple(dataset.sensitive),
                             settings=settings, schema=None, fingerprint=None)
-    return compare_dataset(config, dataset, progress=progress, schema=schema).to_dict()
+    return compare_dataset(config, dataset, progress=progress, schema=schema, stop=stop).to_dict()
 
 
 def releases(dataset: Dataset, schema: PublicSchema, *, noise: NoiseSource,

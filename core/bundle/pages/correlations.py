@@ -19,7 +19,7 @@ from core.correlation import attribute_association, correlated_sensitivity, reco
 from core.data import Dataset
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.runtime.randomness import check_random_state
 from core.validation import check_choice, check_positive_int
 
@@ -84,9 +84,10 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def association_numbers(dataset: Dataset, *, method: str, mic_rows: int, seed: int,
-                        progress: Progress | None = None) -> dict[str, Any]:
+                        progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The attribute x attribute association of the features, one record per cell (as the
     heatmap's data lists them), the MIC row sample drawn from ``seed``."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     max_rows = int(mic_rows) if method == "mic" else None
     matrix = attribute_association(dataset.frame[list(dataset.features)], method=method, max_rows=max_rows,
                                    random_state=int(seed), progress=progress)
@@ -124,9 +125,10 @@ def heatmap_numbers(dataset: Dataset, *, records: int, measure: str, threshold: 
 
 
 def sensitivity_numbers(dataset: Dataset, *, measure: str, threshold: float,
-                        progress: Progress | None = None) -> dict[str, Any]:
+                        progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """CS, GS and C(x) over every record, each also as the share the page shows (of N records,
     of the N(N-1)/2 record pairs), beside a count's sensitivity on independent records (1)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     rm = record_matrix(dataset)
     rep = correlated_sensitivity(rm.X, measure=measure, threshold=threshold, progress=progress)
     n = dataset.n_rows
@@ -140,9 +142,10 @@ def sensitivity_numbers(dataset: Dataset, *, measure: str, threshold: float,
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The association matrix, the record heatmap's sample and cells, and CS against GS over
     every record (the schema is not read: the page measures the records themselves)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     report(progress, 0.0, "Attribute association")
     assoc = association_numbers(dataset, method=s["association"], mic_rows=s["mic_rows"], seed=seed,

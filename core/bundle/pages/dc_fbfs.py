@@ -28,7 +28,7 @@ from core.correlation import correlated_sensitivity
 from core.data import Dataset
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.validation import check_positive_int
 
 __all__ = ["TITLE", "DEFAULTS", "PAGE_TC", "check_settings", "numbers", "releases", "describe", "page_rows",
@@ -74,8 +74,9 @@ def page_rows(dataset: Dataset, max_rows: int, seed: int) -> Dataset:
 
 
 def select(data: Dataset, *, measure: str, threshold: float, seed: int,
-           progress: Progress | None = None) -> DCFBFSResult:
+           progress: Progress | None = None, stop: Stop | None = None) -> DCFBFSResult:
     """DC-FBFS on ``data`` at T_c = 0 (T_c is applied afterwards with ``with_tc``)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     rm = record_matrix(data)
     y = data.frame[data.label].astype(str).to_numpy()
     return dc_fbfs(rm.X, y, rm.names, tc=0.0, threshold=threshold, measure=measure, random_state=int(seed),
@@ -100,8 +101,9 @@ def stage_sets(result: DCFBFSResult) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def stage_rows(data: Dataset, sets: tuple[tuple[str, tuple[str, ...]], ...], *, measure: str, threshold: float,
-               progress: Progress | None = None) -> pd.DataFrame:
+               progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
     """Table 2: GS and CS over every row of ``data`` after deleting each named feature set."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     rows = []
     for i, (label, deleted) in enumerate(sets):
         cols = tuple(c for c in data.features if c not in set(deleted))
@@ -156,9 +158,10 @@ def _curve_numbers(curve: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The selection at T_c (with the constant guess), Fig. 1's curve, Table 2 and every claim's
     verdict, on the rows the page uses (the schema is not read: the page selects on the records)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     if dataset.label is None:
         raise ValueError("DC-FBFS selects features for a classifier: the data needs a label column.")

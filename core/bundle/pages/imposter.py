@@ -32,7 +32,7 @@ from core.imposter import claims
 from core.imposter.paper import PAPER_FIG7, PAPER_TABLE1, PAPER_TABLE2
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.runtime.randomness import draw_seed
 from core.validation import check_choice, check_positive_int, check_probability
 
@@ -196,8 +196,9 @@ def training_params(s: Mapping[str, Any], n_rows: int, *, epochs: int | None = N
 # --- the page's steps -------------------------------------------------------------------------
 
 def detect(data: Dataset, sensitive: str, label: str, s: Mapping[str, Any], *, seed: int,
-           progress: Progress | None = None) -> DetectionResult:
+           progress: Progress | None = None, stop: Stop | None = None) -> DetectionResult:
     """Both detection rules on the table without the label (unless it may be rewritten), 10 bins."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     exclude = () if s["rewrite_label"] else (label,)
     frame = data.frame.drop(columns=[c for c in exclude if c in data.frame.columns and c != sensitive])
     return detect_implicit(frame, sensitive, theta=s["theta"], beta=s["beta"], classifier=s["detection_classifier"],
@@ -222,9 +223,10 @@ def protected(data: Dataset, sensitive: str, s: Mapping[str, Any], det: Detectio
 
 
 def train(data: Dataset, sensitive: str, implicit: Sequence[str], params: Mapping[str, Any], *, random_state: Any,
-          progress: Progress | None = None) -> tuple[ImposterSynthesizer, pd.DataFrame]:
+          progress: Progress | None = None, stop: Stop | None = None) -> tuple[ImposterSynthesizer, pd.DataFrame]:
     """The page's training job: the synthesizer fitted with ``random_state`` and as many
     synthetic rows as the table has, drawn from its own generator."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     model = ImposterSynthesizer(**dict(params), random_state=random_state)
     model.fit(data, sensitive, list(implicit), progress=progress)
     return model, model.sample(data.n_rows)
@@ -327,9 +329,10 @@ def _sweeps(data: Dataset, sensitive: str, label: str, implicit: Sequence[str], 
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """Detection with both verdicts, the training's outcome, Table 1 beside the majority shares,
     the marginal fidelity, kRR against IMPOSTER and the requested sweeps, each with its claim."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     data = page_table(dataset, schema)
     sensitive, label = choose_columns(data, schema, s)

@@ -22,13 +22,14 @@ from core.bundle.pages import BundleRelease
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers, summary_records
 from core.bundle.pages.correlations import check_known, check_threshold
 from core.cdp import claims
-from core.cdp.publishing import (BUDGETS, DP_SCHEME, PublishingSetup, mean_true_count, prepare_publishing, release_counts, zero_noise_mae)
+from core.cdp.publishing import (BUDGETS, DP_SCHEME, PublishingSetup, mean_true_count, prepare_publishing,
+                                 release_counts, zero_noise_mae)
 from core.data import Dataset
 from core.decide.pages import MEASURE_FREE, mae_curves, publishing_data, schema_subset
 from core.decide.selection import apply_epsilon_choice, check_epsilon_choice
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.validation import check_choice, check_epsilon, check_epsilons, check_positive_int
 
 __all__ = ["TITLE", "EPS_GRID", "DEFAULTS", "SCHEMES", "MEASURES", "TC", "check_settings", "numbers",
@@ -94,17 +95,19 @@ def _setup(data: Dataset, schema: PublicSchema, measure: str, s: Mapping[str, An
 
 
 def setups(data: Dataset, schema: PublicSchema, s: Mapping[str, Any], measures: list[str], *, seed: int,
-           progress: Progress | None = None) -> dict[str, PublishingSetup]:
+           progress: Progress | None = None, stop: Stop | None = None) -> dict[str, PublishingSetup]:
     """Each measure's setup: queries from the public schema, answers, selection, sensitivities."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     return {m: _setup(data, schema, m, s, seed=seed, progress=stage(progress, i / len(measures),
                                                                      (i + 1) / len(measures)))
             for i, m in enumerate(measures)}
 
 
 def mae_runs(found: Mapping[str, PublishingSetup], s: Mapping[str, Any], *, seed: int,
-             progress: Progress | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+             progress: Progress | None = None, stop: Stop | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Fig. 6's (summary, runs), as the page's job makes them (:func:`core.decide.pages.mae_curves`):
     one MAE curve per measure, every scheme at each epsilon and repetition, noise from ``seed``."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     return mae_curves(tuple(found.items()), epsilons=s["epsilons"], repetitions=s["repetitions"], budget=s["budget"],
                       seed=int(seed), progress=progress)
 
@@ -159,9 +162,10 @@ FIG7_NAMES = ("Proposed with the product columns", "Proposed without them")
 
 
 def fig7_numbers(dataset: Dataset, schema: PublicSchema, summary: pd.DataFrame, s: Mapping[str, Any],
-                 *, seed: int, progress: Progress | None = None) -> dict[str, Any]:
+                 *, seed: int, progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """Fig. 7: the Proposed scheme's MAE with and without the product columns (the other
     choice's own rows, selection and sensitivities, the first measure), and the claim."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     m0 = measures_of(s["measure"])[0]
     other_data = publishing_data(dataset, not s["use_products"], int(seed))
     other_setup = _setup(other_data, schema, m0, s, seed=seed, progress=stage(progress, 0.0, 0.5))
@@ -191,9 +195,10 @@ def _claims(summary: pd.DataFrame, true_mean: float, s: Mapping[str, Any], has_p
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The MAE curves with their references and claims, the chosen scheme's reading at the
     chosen epsilon, each scheme's sensitivity and the guarantee of one release."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     if dataset.label is None:
         raise ValueError("Publishing selects the attributes of its count queries with the label: the data needs "

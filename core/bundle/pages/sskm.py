@@ -28,7 +28,7 @@ from core.bundle.pages.correlations import check_known
 from core.data import Dataset
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.runtime.randomness import draw_seed
 from core.sskm import claims, sweeps
 from core.sskm.connection import mic_connections
@@ -193,9 +193,10 @@ def _map_params(s: Mapping[str, Any], n_rows: int) -> dict[str, Any]:
 
 
 def fit_publisher(frame: pd.DataFrame, sensitive: Sequence[str], s: Mapping[str, Any], *, schema: PublicSchema,
-                  random_state: Any, progress: Progress | None = None) -> SSKMPublisherBase:
+                  random_state: Any, progress: Progress | None = None, stop: Stop | None = None) -> SSKMPublisherBase:
     """The page's fitted publisher (its map and MIC, no release yet): the sound mode with the
     schema's bounds, the paper mode with MIC on at most ``mic_rows`` rows and the given bounds."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     params = _map_params(s, len(frame))
     sensitive = tuple(sensitive)
     if s["mode"] == "paper":
@@ -272,10 +273,11 @@ def _fig56(frame: pd.DataFrame, columns: Sequence[str], sensitive: Sequence[str]
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """The release at the slider's epsilon beside the raw table and a random release, the map
     and its connections, MSE and linkage against epsilon, and (as the page shows them) the
     baselines of Fig. 7 and the sweep of Fig. 5-6 with their claims."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     s = check_settings(settings)
     columns, sensitive = page_columns(dataset, schema, s)
     frame = page_frame(dataset, columns)

@@ -26,7 +26,7 @@ from core.data import Dataset, load_sample
 from core.papers.stories import STORIES
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
-from core.runtime.progress import Progress, report, stage
+from core.runtime.progress import Progress, report, stage, Stop, watch
 from core.validation import check_choice, check_epsilon, check_epsilons, check_positive_int
 
 __all__ = ["TITLE", "DATASET", "STORY_KEYS", "SAMPLES", "DEFAULTS", "check_settings", "numbers", "releases",
@@ -123,9 +123,11 @@ def _call_value(value: Any) -> Any:
     return tuple(_call_value(v) for v in value) if isinstance(value, list) else value
 
 
-def run_story(key: str, *, seed: int, options: Mapping[str, Any], progress: Progress | None = None) -> Any:
+def run_story(key: str, *, seed: int, options: Mapping[str, Any], progress: Progress | None = None,
+              stop: Stop | None = None) -> Any:
     """The story ``key`` run as the Tour runs it: its function with ``random_state=seed`` and
     ``options`` (lists as the tuples it takes)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     fn, _ = STORIES[check_choice(key, STORY_KEYS, name="story", kind=str)]
     return fn(random_state=int(seed), progress=progress, **{k: _call_value(v) for k, v in options.items()})
 
@@ -252,9 +254,10 @@ def _check_dataset(dataset: Any) -> None:
 
 
 def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapping[str, Any],
-            progress: Progress | None = None) -> dict[str, Any]:
+            progress: Progress | None = None, stop: Stop | None = None) -> dict[str, Any]:
     """Each chosen story run with ``seed`` and its settings, as :func:`story_numbers` (``dataset``
     must be the census sample: the stories load their samples and public schemas themselves)."""
+    progress = watch(progress, stop)  # a set stop ends the work at its next report
     _check_dataset(dataset)
     s = check_settings(settings)
     if "imposter" in s["stories"]:
