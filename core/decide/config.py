@@ -47,7 +47,8 @@ PAGE_DEFAULTS: dict[str, dict[str, Any]] = {
                "max_rows": 5000, "repetitions": 5},
     "publishing": {"measure": "pearson", "threshold": 0.8, "n_queries": 200, "budget": "per_query",
                    "use_products": True, "max_rows": 5000, "repetitions": 10},
-    "compare": {"max_rows": None, "test_size": 0.25, "imposter_epochs": None, "audit_runs": 0, "repetitions": 3},
+    "compare": {"max_rows": None, "test_size": 0.25, "imposter_epochs": None, "audit_runs": 0, "dcr_records": None,
+                "repetitions": 3},
 }
 
 
@@ -145,6 +146,7 @@ def _setting(page: str, key: str, value: Any) -> Any:
         "test_size": lambda v: _real(v, name="settings.test_size", low=0.0, high=0.99, open_low=True),
         "imposter_epochs": lambda v: _int(v, name="settings.imposter_epochs", minimum=1, optional=True),
         "audit_runs": check_audit_runs,
+        "dcr_records": lambda v: _int(v, name="settings.dcr_records", minimum=10, optional=True),
     }
     return checks[key](value)
 
@@ -338,3 +340,4 @@ class SolveConfig:
     def csv_name(self) -> str | None:
         """The CSV's file name for ``dataset="csv:<file name>"``, else None."""
         return self.dataset[len(_CSV):] if self.dataset.startswith(_CSV) else None
+

@@ -144,7 +144,7 @@ def solve_runs(config: SolveConfig, data: Dataset, schema: PublicSchema, *,
     result = compare(data, methods=list(config.methods), epsilons=list(config.epsilons),
                      repetitions=config.repetitions, test_size=s["test_size"], max_rows=s["max_rows"],
                      imposter_epochs=s["imposter_epochs"], random_state=config.seed, progress=progress,
-                     schema=schema, audit_runs=s["audit_runs"])
+                     schema=schema, audit_runs=s["audit_runs"], dcr_records=s["dcr_records"])
     return result.runs
 
 

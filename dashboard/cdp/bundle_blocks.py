@@ -14,7 +14,6 @@ from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from dashboard.cdp import lr_panels, publishing_panels
 from dashboard.shared.bundle_view import bundle_download, page_config
-from dashboard.shared.solve_offers import epsilon_choice
 
 __all__ = ["cdp_lr_bundle", "publishing_bundle"]
 
@@ -24,12 +23,7 @@ _TITLE = "Download bundle: the settings and every number with a script and noteb
 def cdp_lr_bundle(dataset: Dataset, seed: int, choice: lr_panels.Choice, schema: PublicSchema) -> None:
     """The CDP-LR page's bundle: the bars at the slider's epsilon with the references, the
     schemes' table and guarantees, Fig. 4 (with DP-SGD and Fig. 5 when their toggles are on)."""
-    settings = {"epsilon": float(choice.epsilon), "noise_method": int(choice.method), "preset": choice.preset,
-                "measure": choice.measure, "threshold": float(choice.threshold), "tc": float(choice.tc),
-                "max_rows": int(choice.max_rows), "repetitions": int(choice.reps),
-                "dpsgd": bool(st.session_state.get("lr_dpsgd", False)),
-                "noise_methods": bool(st.session_state.get("lr_methods", False)),
-                "epsilons": list(lr_panels.EPS_GRID), "epsilon_choice": epsilon_choice("lr_eps", choice.epsilon)}
+    settings = lr_panels.page_settings(choice)
     with st.expander(_TITLE, icon=":material/folder_zip:"):
         bundle_download("lr", config=page_config("cdp_lr", dataset, seed=seed, settings=settings, schema=schema),
                         dataset=dataset, releases_table=False)
@@ -38,11 +32,7 @@ def cdp_lr_bundle(dataset: Dataset, seed: int, choice: lr_panels.Choice, schema:
 def publishing_bundle(dataset: Dataset, seed: int, choice: publishing_panels.Choice, schema: PublicSchema) -> None:
     """The Publishing page's bundle: the MAE curves (Fig. 6, Fig. 8; Fig. 7 when asked) with
     their references and claims, the reading at epsilon, the sensitivities and the guarantee."""
-    settings = {"epsilon": float(choice.epsilon), "scheme": choice.scheme, "measure": choice.compare,
-                "threshold": float(choice.threshold), "n_queries": int(choice.n_queries),
-                "repetitions": int(choice.reps), "budget": choice.budget, "use_products": bool(choice.use_products),
-                "fig7_compare": bool(choice.fig7_compare), "epsilons": list(publishing_panels.EPS_GRID),
-                "epsilon_choice": epsilon_choice("pub_epsilon", choice.epsilon)}
+    settings = publishing_panels.page_settings(choice)
     with st.expander(_TITLE, icon=":material/folder_zip:"):
         bundle_download("pub", config=page_config("publishing", dataset, seed=seed, settings=settings,
                                                   schema=schema),

@@ -12,8 +12,10 @@ from typing import Any
 import streamlit as st
 
 from core.cdp.schedule import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
+from core.decide.from_configs import solve_config_from_page
 from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_dict, curve_with_spread, with_marker
+from dashboard.shared.bundle_view import page_config
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import plotly_text
 from dashboard.shared.claims import claim_box
@@ -22,6 +24,7 @@ from dashboard.shared.palette import noise_method_label
 from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.shared.safe import md
 from dashboard.shared.schemas import current_schema
+from dashboard.shared.solve_offers import epsilon_choice
 from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 PRESET_TEXT = {
@@ -64,6 +67,7 @@ class Live:
     runs: Any
     models: Any
     refs: Any
+    table: Any = None  # the page's whole table (its name and fingerprint go into configs)
 
     @property
     def guess(self):
@@ -125,7 +129,7 @@ def train(dataset, seed, c: Choice) -> Live:
     runs, models = cached.live_accuracy(setup, mats, epsilon=float(c.epsilon), noise_method=int(c.method),
                                         preset=c.preset, repetitions=int(c.reps), seed=seed, key=step.key)
     refs = cached.accuracy_references(mats, runs)
-    return Live(data, schema, step, setup, mats, runs, models, refs)
+    return Live(data, schema, step, setup, mats, runs, models, refs, dataset)
 
 
 def live_view(control, chart, c: Choice, live: Live) -> None:
@@ -231,16 +235,29 @@ def _split(result) -> tuple:
     return (None, None) if result is None else result
 
 
+def page_settings(c: Choice) -> dict:
+    """The page's settings as its bundle and ``pux solve`` read them (:mod:`core.bundle.pages.cdp_lr`)."""
+    return {"epsilon": float(c.epsilon), "noise_method": int(c.method), "preset": c.preset, "measure": c.measure,
+            "threshold": float(c.threshold), "tc": float(c.tc), "max_rows": int(c.max_rows),
+            "repetitions": int(c.reps), "dpsgd": bool(st.session_state.get("lr_dpsgd", False)),
+            "noise_methods": bool(st.session_state.get("lr_methods", False)), "epsilons": list(EPS_GRID),
+            "epsilon_choice": epsilon_choice("lr_eps", c.epsilon)}
+
+
 def solve(c: Choice, live: Live, seed, runs) -> Solved | None:
     """The target accuracy, each scheme's epsilon that meets it (marked on Fig. 4), the two
-    sound ways to choose, and "use this epsilon" for the slider."""
+    sound ways to choose, "use this epsilon" for the slider, and the answer as a ``pux solve``
+    config."""
     with st.expander("Solve for epsilon: the smallest epsilon that reaches a target accuracy",
                      icon=":material/target:"):
         return solve_panel(
             solving.solvable(runs), key="lr_solve", measures=[solving.LR_MEASURE], group="method",
             apply=ApplyEpsilon("lr_eps", solving.lr_snap, default=cached.DP_READING),
             reference=solving.lr_reference(c, seed, live.schema, EPS_GRID),
-            selection=solving.lr_selection(live, noise_method=int(c.method), preset=c.preset, grid=EPS_GRID))
+            selection=solving.lr_selection(live, noise_method=int(c.method), preset=c.preset, grid=EPS_GRID),
+            solve_file=lambda target, confidence: solve_config_from_page(
+                page_config("cdp_lr", live.table, seed=seed, settings=page_settings(c), schema=live.schema), target,
+                confidence=confidence))
 
 
 def _dpsgd_note(c: Choice, live: Live, seed) -> None:

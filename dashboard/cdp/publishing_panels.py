@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from core.decide.from_configs import solve_config_from_page
 from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import curve_data, curve_with_spread
 from dashboard.shared.chart_data import show_chart
@@ -21,6 +22,8 @@ from dashboard.shared.present import is_presenting
 from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.shared.safe import md
 from dashboard.shared.schemas import current_schema
+from dashboard.shared.bundle_view import page_config
+from dashboard.shared.solve_offers import epsilon_choice
 from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 BUDGET_TEXT = {
@@ -69,6 +72,7 @@ class Curves:
     summary: Any
     runs: Any = None
     slot: Any = None
+    table: Any = None  # the page's whole table (its name and fingerprint go into configs)
 
 
 def controls(control, dataset) -> Choice:
@@ -127,7 +131,7 @@ def mae_curves(chart, dataset, seed, c: Choice) -> Curves:
                                                     budget=c.budget, seed=seed))
         slot = st.container()
     summary, runs = (None, None) if result is None else result
-    return Curves(data, schema, setups, first, refs, summary, runs, slot)
+    return Curves(data, schema, setups, first, refs, summary, runs, slot, dataset)
 
 
 def draw_mae_chart(c: Choice, curves: Curves, solved: Solved | None) -> None:
@@ -146,9 +150,18 @@ def draw_mae_chart(c: Choice, curves: Curves, solved: Solved | None) -> None:
                    name="publishing-mae-vs-epsilon", key="pub_curve", width="stretch")
 
 
+def page_settings(c: Choice) -> dict:
+    """The page's settings as its bundle and ``pux solve`` read them (:mod:`core.bundle.pages.publishing`)."""
+    return {"epsilon": float(c.epsilon), "scheme": c.scheme, "measure": c.compare, "threshold": float(c.threshold),
+            "n_queries": int(c.n_queries), "repetitions": int(c.reps), "budget": c.budget,
+            "use_products": bool(c.use_products), "fig7_compare": bool(c.fig7_compare), "epsilons": list(EPS_GRID),
+            "epsilon_choice": epsilon_choice("pub_epsilon", c.epsilon)}
+
+
 def solve(c: Choice, curves: Curves, seed) -> Solved | None:
     """The target MAE, each scheme's epsilon that meets it (marked on Fig. 6), the two sound
-    ways to choose, and "use this epsilon" for the slider."""
+    ways to choose, "use this epsilon" for the slider, and the answer as a ``pux solve``
+    config."""
     if curves.runs is None:
         return None
     with st.expander("Solve for epsilon: the smallest epsilon whose MAE is at most a target",
@@ -158,7 +171,10 @@ def solve(c: Choice, curves: Curves, seed) -> Solved | None:
             apply=ApplyEpsilon("pub_epsilon", solving.pub_snap(EPS_GRID), default=cached.DP_READING),
             reference=solving.pub_reference(c, seed, curves.schema, EPS_GRID),
             selection=solving.pub_selection(curves.first, epsilon=float(c.epsilon), budget=c.budget,
-                                            n_queries=int(c.n_queries), seed=seed, grid=EPS_GRID))
+                                            n_queries=int(c.n_queries), seed=seed, grid=EPS_GRID),
+            solve_file=lambda target, confidence: solve_config_from_page(
+                page_config("publishing", curves.table, seed=seed, settings=page_settings(c),
+                            schema=curves.schema), target, confidence=confidence))
 
 
 def reading(control, c: Choice, curves: Curves, seed):

@@ -39,6 +39,6 @@ with page_errors(stop=True):
         st.stop()
     risk = sections.frontier(result)
     sections.every_measure(result)
-    solve_section(result)
+    solve_section(result, config=sections.run_config(result, dataset, risk))
     fidelity_section.real_vs_release_section(result)
     sections.take_it_away(result, dataset, data, risk)

@@ -138,12 +138,18 @@ def every_measure(result) -> None:
                    + ", ".join(md(m) for m in not_dp["method"]) + ". Open the box above for each reason.")
 
 
+def run_config(result, dataset: Dataset, risk: str):
+    """The settings that rerun ``result`` from the command line (``dataset`` is the page's table:
+    an upload is named ``csv:<its name>``, a sample or a public dataset by its name)."""
+    public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)
+    return cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
+                             risk=risk)
+
+
 def take_it_away(result, dataset: Dataset, data: Dataset, risk: str) -> None:
     """The report, the settings file and the CSVs."""
     st.subheader("Take it away")
-    public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)
-    config = cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
-                               risk=risk)
+    config = run_config(result, dataset, risk)
     d1, d2, d3, d4 = st.columns(4)
     # on_click="ignore": a click that also reran the page revoked the file it was fetching
     # (a rerun drops the previous run's deferred downloads), so the download sometimes never came

@@ -22,6 +22,7 @@ import streamlit as st
 from core.compare.audits import UNSEEDED
 from core.compare.measures import MEASURES
 from core.decide import UP_TO
+from core.decide.from_configs import solve_config_from_compare
 from dashboard.shared.chart_data import show_chart
 from dashboard.shared.charts import plotly_text
 from dashboard.shared.safe import md
@@ -33,7 +34,8 @@ __all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "UP_TO_NOTE", "sol
 
 #: where the public-reference way is, from Compare
 REFERENCE_WAY = ("A public reference table: choose a table with the schema's shape that you may publish on the "
-                 "Data page and run the comparison on it, or give it as the reference of `pux solve --config`; "
+                 "Data page and run the comparison on it, or set it as the \"reference\" of this solve's solve.json "
+                 "and run pux solve on it; "
                  "its answer costs the private data nothing.")
 #: where the private-selection way is, from Compare
 SELECTION_WAY = ("Private selection runs a DP method afresh at randomly drawn candidates and pays for the choice "
@@ -110,15 +112,19 @@ def _chart(solved: Solved, words: str) -> None:
                "that epsilon (where the optimistic and the pessimistic bound of the means cross the target).")
 
 
-def solve_section(result) -> Solved | None:
+def solve_section(result, *, config=None) -> Solved | None:
     """Solve for epsilon from a target on the comparison's runs: the target, each method's
     epsilon range with its uncertainty, the note on choosing on the private data and the two
-    sound ways, the unseeded methods' spread, and the curves with the answers marked.
+    sound ways, the unseeded methods' spread, the curves with the answers marked, and the
+    answer as a ``pux solve`` config.
 
     Parameters
     ----------
     result : ComparisonResult
         The comparison: its ``runs`` (one row per method, epsilon and repetition) are solved on.
+    config : CompareConfig, optional
+        The settings that rerun the comparison (the page's run.json); with it the answer can be
+        downloaded as the ``pux solve`` config that gives it again.
 
     Returns
     -------
@@ -134,8 +140,10 @@ def solve_section(result) -> Solved | None:
     if not measures:
         st.info("The comparison has no measure to solve on.", icon=":material/info:")
         return None
+    solve_file = None if config is None else (
+        lambda target, confidence: solve_config_from_compare(config, target, confidence=confidence))
     solved = solve_panel(runs, key="cmp_solve", measures=measures, group="method", reference=REFERENCE_WAY,
-                         selection=SELECTION_WAY)
+                         selection=SELECTION_WAY, solve_file=solve_file)
     if solved is None:
         return None
     if solved.target.direction == UP_TO:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -207,7 +207,7 @@ def target_input(key: str, measures: Sequence[SolveMeasure]) -> tuple[SolveMeasu
 def solve_panel(runs: pd.DataFrame, *, key: str, measures: Sequence[SolveMeasure], group: str = "scheme",
                 labels: dict | None = None, apply: ApplyEpsilon | None = None,
                 reference: ReferenceOffer | str | None = None, selection: SelectionOffer | str | None = None,
-                confidence: float = 0.95) -> Solved | None:
+                confidence: float = 0.95, solve_file: Callable[[Target, float], Any] | None = None) -> Solved | None:
     """The target, each method's epsilon with its uncertainty, the note on choosing it on the
     private data with the two sound ways, and "use this epsilon".
 
@@ -231,6 +231,10 @@ def solve_panel(runs: pd.DataFrame, *, key: str, measures: Sequence[SolveMeasure
         they are; None leaves them unsaid.
     confidence : float
         Coverage of each mean's interval.
+    solve_file : callable, optional
+        ``(target, confidence) -> SolveConfig``: the ``pux solve`` config that computes the
+        same runs (:mod:`core.decide.from_configs`); with it, an answer on the private curve
+        can be downloaded as that config, so the command line gives it again.
 
     Returns
     -------
@@ -262,9 +266,21 @@ def solve_panel(runs: pd.DataFrame, *, key: str, measures: Sequence[SolveMeasure
     st.dataframe(solution_rows(solutions, labels=labels), hide_index=True, width="stretch")
     if source == "private":
         _private_note(reference, selection)
+        if solve_file is not None:
+            _download_solve(key, solve_file(target, confidence))
     if apply is not None:
         _apply_answer(key, solutions, apply, target, source, labels)
     return Solved(target, tuple(solutions), source)
+
+
+def _download_solve(key: str, config: Any) -> None:
+    """The answer as a ``pux solve`` config (same settings and seed: the same epsilons)."""
+    command = "pux solve --config solve.json" + (" --csv YOUR_FILE.csv" if config.dataset.startswith("csv:") else "")
+    st.download_button("This solve (solve.json)", config.to_json(), file_name="solve.json", mime="application/json",
+                       icon=":material/settings:", key=f"{key}_config", on_click="ignore",
+                       help=f"Run it from the command line: {command}. The same settings and seed give the same "
+                            "epsilons for every seeded method. Set its \"reference\" to a public table's CSV to "
+                            "solve on that table instead of the private one.")
 
 
 def _private_note(reference: Any, selection: Any) -> None:

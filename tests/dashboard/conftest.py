@@ -104,3 +104,29 @@ def finish_sweeps(at: AppTest, *, timeout: float = 300, rounds: int = 6) -> AppT
             assert job.wait(timeout), f"{job.sweep.title} did not end"
         at.run()
     return at
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """``downloads(at, key)``: the bytes an AppTest page's download button (by key) hands out.
+
+    AppTest keeps a download's data in a mock runtime it drops after each run; this records
+    every file stored during the test by its id, which the button's URL names."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        stored[file_id] = self.get_file(file_id).content
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+
+    def data(at: AppTest, key: str) -> bytes:
+        button = next(b for b in at.get("download_button") if b.key == key)
+        file_id = button.proto.url.rsplit("/", 1)[-1].split(".", 1)[0]
+        return stored[file_id]
+
+    return data

@@ -80,3 +80,11 @@ def test_to_dict_writes_the_target_as_text():
     d = SolveConfig.from_dict({**BASE, "target": {"measure": "accuracy", "at_least": 0.75}}).to_dict()
     assert d["format"] == FORMAT and d["target"] == "accuracy>=0.75"
     json.dumps(d)
+
+
+def test_dcr_records_is_a_compare_setting_of_at_least_ten():
+    with pytest.raises(ValueError, match="settings.dcr_records must be at least 10"):
+        SolveConfig.from_dict({**BASE, "page": "compare", "target": "utility>=0.7", "methods": ["kRR"],
+                               "settings": {"dcr_records": 5}})
+    with pytest.raises(ValueError, match="unknown key"):
+        SolveConfig.from_dict({**BASE, "settings": {"dcr_records": 50}})  # not a CDP-LR setting

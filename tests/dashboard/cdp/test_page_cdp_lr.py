@@ -444,6 +444,23 @@ def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open
         assert (s.epsilon is None and math.isnan(page)) or page == pytest.approx(s.epsilon, rel=1e-12)
 
 
+def test_the_solve_json_the_page_hands_out_gives_its_epsilons_from_the_command_line(open_page, downloads):
+    import math
+
+    from core.decide.config import SolveConfig
+    from core.decide.run import run_solve
+
+    at = _solved(open_page)
+    rows = _solve_rows(at)
+    solve = SolveConfig.from_json(downloads(at, "lr_solve_config").decode("utf-8"))
+    assert solve.page == "cdp_lr" and solve.repetitions == 2 and solve.fingerprint is not None
+    cli = {m["method"]: m["epsilon"] for m in run_solve(solve)["methods"]}
+    assert list(cli) == list(rows.index)
+    for method, epsilon in cli.items():
+        page = rows.loc[method, "epsilon"]
+        assert (epsilon is None and math.isnan(page)) or epsilon == page, method
+
+
 def test_private_selection_of_the_dp_readings_epsilon_adds_its_cost_to_the_ledger(open_page):
     at = _solved(open_page)
     at.radio(key="lr_solve_source").set_value("selection").run()

@@ -269,6 +269,23 @@ def test_the_solve_panel_marks_fig6_and_use_this_epsilon_marks_the_release(open_
     assert metric.value == "not differentially private"  # chosen on the private data
 
 
+def test_the_solve_json_the_page_hands_out_gives_its_epsilons_from_the_command_line(open_page, downloads):
+    import math
+
+    from core.decide.config import SolveConfig
+    from core.decide.run import run_solve
+
+    at = _solved(open_page)
+    rows = _solve_rows(at)
+    solve = SolveConfig.from_json(downloads(at, "pub_solve_config").decode("utf-8"))
+    assert solve.page == "publishing" and solve.target.describe() == "MAE at most 100"
+    cli = {m["method"]: m["epsilon"] for m in run_solve(solve)["methods"]}
+    assert list(cli) == list(rows.index)
+    for method, epsilon in cli.items():
+        page = rows.loc[method, "epsilon"]
+        assert (epsilon is None and math.isnan(page)) or epsilon == page, method
+
+
 def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open_page):
     import math
 

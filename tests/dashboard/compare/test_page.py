@@ -84,3 +84,32 @@ def test_the_saved_settings_rerun_the_same_numbers_from_the_command_line(compare
     html = (tmp_path / "report.html").read_text()
     assert result.takeaway(risk="ai_advantage").split(":")[0] in html
     assert config.fingerprint in html
+
+
+def test_the_pages_solved_epsilons_are_pux_solves_on_the_config_it_downloads(open_page, downloads):
+    """Done-when of issue 26: the page and `pux solve` give the same epsilon for the same target and
+    seed. The page's solve panel on a comparison, against `pux solve` on the solve.json it hands out."""
+    import math
+
+    from core.decide.config import SolveConfig
+    from core.decide.run import run_solve
+
+    at = open_page("compare", timeout=300)
+    at.multiselect(key="cmp_methods").set_value(["kRR", "CDP-LR"]).run()
+    at.multiselect(key="cmp_eps").set_value(["0.5", "1", "2", "5"]).run()
+    at.number_input(key="cmp_reps").set_value(2).run()
+    at.selectbox(key="cmp_rows").set_value("500").run()
+    at.selectbox(key="cmp_audit_runs").set_value(0).run()
+    at = finish_sweeps(at)
+    at.number_input(key="cmp_solve_target_utility").set_value(0.7).run()
+    assert_clean(at)
+    answers = next(d.value for d in at.dataframe if "meets the target" in d.value.columns).set_index("method")
+
+    solve = SolveConfig.from_json(downloads(at, "cmp_solve_config").decode("utf-8"))
+    assert solve.page == "compare" and (solve.target.measure, solve.target.threshold) == ("utility", 0.7)
+    cli = {m["method"]: m for m in run_solve(solve)["methods"]}
+    assert set(cli) == set(answers.index) == {"kRR", "CDP-LR"}
+    for method, entry in cli.items():
+        page = answers.loc[method, "epsilon"]
+        assert (entry["epsilon"] is None and math.isnan(page)) or entry["epsilon"] == page, method
+    assert any(entry["epsilon"] is not None for entry in cli.values())  # a case where an epsilon is found

@@ -122,4 +122,4 @@ def test_an_attack_target_reads_at_most_and_no_epsilon_in_range_meets_a_tight_on
 def test_the_two_sound_ways_are_said_where_they_are():
     at = _run(target=0.75)
     captions = " ".join(c.value.replace("\\", "") for c in at.caption)
-    assert "pux solve --config" in captions and "CDP-LR and Publishing" in captions
+    assert "run pux solve on it" in captions and "CDP-LR and Publishing" in captions
