@@ -18,9 +18,9 @@ import pandas as pd
 from core.cdp.baselines import DP_SCHEME, SchemeSetup, fit_scheme
 from core.cdp.dpsgd import DPSGDLogisticRegression
 from core.evaluation.metrics import (
-    below_reference,
     majority_share,
     mean_interval,
+    no_better_than,
     proportion_interval,
 )
 from core.runtime.experiments import summarize
@@ -227,21 +227,17 @@ def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[R
 def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme",
                         value: str = "accuracy") -> list[str]:
     """One sentence per group of ``runs`` whose mean ``value`` is no better than
-    ``reference`` (the constant guess): below it (:func:`core.evaluation.metrics.below_reference`), or
-    inside its 95% interval. The Non-private scheme's sentence says what it means for all."""
+    ``reference`` (the constant guess): below it, or inside its 95% interval
+    (:func:`core.evaluation.metrics.no_better_than`). The Non-private scheme's sentence says what it means for all."""
     out = []
     for name, g in runs.groupby(group, sort=False):
         mean, lo, hi = mean_interval(g[value].to_numpy(dtype=float))
         spread = f" (runs' 95% interval {lo:.3f}-{hi:.3f})" if np.isfinite(lo) and hi > lo else ""
-        below = below_reference(mean, reference.value, what="the constant guess")
-        if below is not None:
-            text = f"{name}{spread}: {below}"
-        elif reference.covers(mean):
-            text = (f"{name}{spread}: {mean:.3g} lies inside the constant guess's 95% interval "
-                    f"({reference.low:.3f}-{reference.high:.3f}): not distinguishable from always "
-                    "guessing the majority class.")
-        else:
+        said = no_better_than(mean, reference.value, (reference.low, reference.high), what="the constant guess",
+                              meaning="always guessing the majority class")
+        if said is None:
             continue
+        text = f"{name}{spread}: {said}"
         if name == "Non-private":
             text += " Even without noise the features do not beat the constant guess on this table."
         out.append(text)

@@ -22,18 +22,20 @@ import pandas as pd
 from core.compare.audits import AUDIT_COLUMNS, empty_audits
 from core.compare.measures import LOW_RISK, MEASURE_WORDS
 from core.compare.registry import METHODS
-from core.evaluation.metrics import below_reference
+from core.evaluation.metrics import no_better_than
 from core.privacy.schema import PublicSchema
 
 __all__ = [
     "ComparisonResult", "summarize_runs", "pareto_front", "takeaway", "privacy_label",
-    "NO_POWER", "NOT_DP_BADGE", "PRIVATE_MEASURES_NOTE", "TABLE_ROWS",
+    "NO_POWER", "NOT_DP_BADGE", "PRIVATE_MEASURES_NOTE", "TABLE_ROWS", "GUESS_MEANING",
 ]
 
 #: Rows kept of each released table and of the training part (:attr:`ComparisonResult.tables`,
 #: :attr:`ComparisonResult.real`): a seeded sample when a table has more.
 TABLE_ROWS = 5_000
 
+#: What a utility indistinguishable from the constant guess means.
+GUESS_MEANING = "always guessing the majority class"
 #: Said (with the reason) wherever a risk measure's attack cannot tell the raw table from its control.
 NO_POWER = "the attack has no power on this table"
 #: What a table's DP column says for a release that is not differentially private.
@@ -166,7 +168,8 @@ def _point(row: pd.Series) -> str:
 def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai_advantage",
              below: float | None = None, reference: str = "Raw table",
              utility_label: str | None = None, risk_label: str | None = None,
-             no_power: str | None = None, majority: float | None = None) -> str:
+             no_power: str | None = None, majority: float | None = None,
+             majority_interval: Sequence[float] | None = None) -> str:
     """One sentence computed from the numbers: which method keeps the most utility at low risk.
 
     Parameters
@@ -189,6 +192,9 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
     majority : float, optional
         The constant guess's accuracy: a recommended method whose utility is not above it is
         said to be so in words (:func:`core.evaluation.metrics.below_reference`).
+    majority_interval : (low, high), optional
+        The constant guess's 95% interval: a recommended method whose utility lies inside it
+        is said to be indistinguishable from the guess (:func:`core.evaluation.metrics.no_better_than`).
 
     Returns
     -------
@@ -221,7 +227,8 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
     best = under.loc[under[u_col].idxmax()]
     text = (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
             f"{best[u_col]:.3g} {u_word}{against}.")
-    under_guess = None if majority is None else below_reference(best[u_col], majority)
+    under_guess = None if majority is None else no_better_than(
+        best[u_col], majority, majority_interval, meaning=GUESS_MEANING)
     if under_guess:
         text += f" But {under_guess}"
     return text
@@ -372,8 +379,26 @@ class ComparisonResult:
         no_power = None if entry is None or entry["power"] else entry["sentence"]
         util = self.references.get("utility") or {}
         majority = util.get("majority") if utility == "utility" else None
+        interval = util.get("majority_interval") if utility == "utility" else None
         return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words,
-                        no_power=no_power, majority=majority)
+                        no_power=no_power, majority=majority, majority_interval=interval)
+
+    def guess_notes(self) -> list[str]:
+        """One sentence per point whose mean utility cannot be said to beat the constant guess
+        (the majority class of the held-out records): at or below it, or inside its 95%
+        interval (:func:`core.evaluation.metrics.no_better_than`), naming the point."""
+        util = self.references.get("utility") or {}
+        majority = util.get("majority")
+        s = self.summary()
+        if majority is None or "utility_mean" not in s:
+            return []
+        out = []
+        for _, r in s.iterrows():
+            text = no_better_than(r["utility_mean"], majority, util.get("majority_interval"), meaning=GUESS_MEANING)
+            if text:
+                eps = "" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})"
+                out.append(f"{r['method']}{eps}: {text}")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: parameters (the public schema included), method descriptions, runs,

@@ -5,12 +5,15 @@ Papers add their own here: count-query MAE (Eq. 22 of 000), MSE and record linka
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 from sklearn.metrics import accuracy_score, f1_score
 
 from core.validation import check_matrix
 
-__all__ = ["accuracy", "f1", "majority_share", "proportion_interval", "mean_interval", "below_reference"]
+__all__ = ["accuracy", "f1", "majority_share", "proportion_interval", "mean_interval", "below_reference",
+           "no_better_than"]
 
 
 def accuracy(y_true, y_pred) -> float:
@@ -104,6 +107,40 @@ def below_reference(value: float, reference: float, *, what: str = "the constant
     if v == r:
         return f"{v:.3g} equals {what} ({r:.3g}): nothing is gained over it."
     return f"{v:.3g} is {side} {what} ({r:.3g}): it does no better than {what}."
+
+
+def no_better_than(value: float, reference: float, interval: Sequence[float] | None = None, *,
+                   what: str = "the constant guess", meaning: str | None = None,
+                   higher_is_better: bool = True) -> str | None:
+    """One sentence when ``value`` cannot be said to beat ``reference``, else None: no better
+    than it (:func:`below_reference`), or better but inside the reference's 95% ``interval``,
+    so the two cannot be told apart.
+
+    ``no_better_than(0.762, 0.761, (0.744, 0.778), meaning="always guessing the majority
+    class")`` -> "0.762 lies inside the constant guess's 95% interval (0.744-0.778): not
+    distinguishable from always guessing the majority class."
+
+    Parameters
+    ----------
+    value, reference : float
+        The measured value and what it is read against.
+    interval : (low, high), optional
+        The reference's 95% interval (None: only :func:`below_reference` applies).
+    what : str
+        The reference in words.
+    meaning : str, optional
+        What being indistinguishable from it means (default ``what``).
+    higher_is_better : bool
+        The measure's direction.
+    """
+    below = below_reference(value, reference, what=what, higher_is_better=higher_is_better)
+    if below is not None or interval is None:
+        return below
+    v, (lo, hi) = float(value), (float(interval[0]), float(interval[1]))
+    if not (np.isfinite(v) and np.isfinite(lo) and np.isfinite(hi)) or not lo <= v <= hi:
+        return None
+    return (f"{v:.3g} lies inside {what}'s 95% interval ({lo:.3f}-{hi:.3f}): not distinguishable from "
+            f"{meaning or what}.")
 
 
 # ---------------------------------------------------------------------------------------

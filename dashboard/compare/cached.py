@@ -17,12 +17,12 @@ from core.compare.audits import DEFAULT_AUDIT_RUNS
 from core.compare.run import compare
 from core.compare.registry import DEFAULT_METHODS, METHODS
 from core.compare.result import (
-    NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label,
+    GUESS_MEANING, NOT_DP_BADGE, PRIVATE_MEASURES_NOTE, ComparisonResult, privacy_label,
 )
 from core.compare.config import CompareConfig, config_from_result
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
-from core.evaluation.metrics import below_reference
+from core.evaluation.metrics import no_better_than
 from core.runtime.progress import Progress
 from dashboard.shared.sweeps import Sweep
 
@@ -151,7 +151,7 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
     :data:`NOT_DP_BADGE` where not), the guarantee in words (:func:`privacy_label`), a column
     per measure (mean; '± sd' columns beside the main ones; evaluated on the private data,
     not released), the number of runs, then :data:`BELOW_GUESS` (the utility against the
-    constant guess, in words: :func:`core.evaluation.metrics.below_reference`), the ``reading`` of a
+    constant guess and its 95% interval, in words: :func:`core.evaluation.metrics.no_better_than`), the ``reading`` of a
     method that names one (CDP-LR: which CDP-LR it is) and the ledger's sentence with its caveats."""
     s = result.summary()
     eps_col = s["ledger_epsilon_mean"] if "ledger_epsilon_mean" in s else pd.Series(math.inf, index=s.index)
@@ -172,8 +172,11 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
 
     out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
     if majority is not None and "utility_mean" in s:  # after the measures: the grid shows them first
-        out[BELOW_GUESS] = [below_reference(u, majority) or ("" if pd.isna(u) else
-                            f"above the constant guess ({majority:.3g})") for u in s["utility_mean"]]
+        interval = (result.references.get("utility") or {}).get("majority_interval")
+        above = f"above the constant guess ({majority:.3g}" + (
+            f") and its 95% interval (to {interval[1]:.3f})" if interval is not None else ")")
+        out[BELOW_GUESS] = [no_better_than(u, majority, interval, meaning=GUESS_MEANING)
+                            or ("" if pd.isna(u) else above) for u in s["utility_mean"]]
     _audit_columns(out, s, int(result.parameters.get("audit_runs", 0) or 0))
     caveats = s["caveats"] if "caveats" in s else pd.Series("", index=s.index)
     if "reading" in s and s["reading"].fillna("").astype(str).str.len().any():
@@ -227,19 +230,9 @@ def reference_rows(result: ComparisonResult) -> pd.DataFrame:
 
 
 def below_guess(result: ComparisonResult) -> list[str]:
-    """One sentence per point whose utility is not above the constant guess (the majority
-    class of the held-out records), naming the point."""
-    majority = (result.references.get("utility") or {}).get("majority")
-    s = result.summary()
-    if majority is None or "utility_mean" not in s:
-        return []
-    out = []
-    for _, r in s.iterrows():
-        text = below_reference(r["utility_mean"], majority)
-        if text:
-            eps = "" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})"
-            out.append(f"{r['method']}{eps}: {text}")
-    return out
+    """One sentence per point whose utility cannot be said to beat the constant guess (at or
+    below it, or inside its 95% interval: :meth:`ComparisonResult.guess_notes`)."""
+    return result.guess_notes()
 
 
 def power_note(result: ComparisonResult, risk: str) -> str | None:

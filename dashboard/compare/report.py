@@ -322,9 +322,8 @@ def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[st
 
 def _references_section(result: ComparisonResult, risk: str) -> str:
     """The references of every number, the no-power sentence of the frontier's risk, and the
-    points whose utility is not above the constant guess (every string escaped)."""
+    points whose utility cannot be said to beat the constant guess (every string escaped)."""
     from core.compare.result import NO_POWER
-    from core.evaluation.metrics import below_reference
 
     refs = result.reference_rows()
     if refs.empty:
@@ -337,14 +336,9 @@ def _references_section(result: ComparisonResult, risk: str) -> str:
     if entry is not None and not entry["power"]:
         parts.append(f'<p class="takeaway">The {_e(NO_POWER[4:])} for the frontier\'s risk. '
                      f'{_e(entry["sentence"])}</p>')
-    majority = (result.references.get("utility") or {}).get("majority")
-    if majority is not None:
-        summary = result.summary()
-        below = [f"{r['method']}" + ("" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})")
-                 + f": {below_reference(r['utility_mean'], majority)}" for _, r in summary.iterrows()
-                 if "utility_mean" in r and below_reference(r["utility_mean"], majority)]
-        if below:
-            parts.append("<p><b>Below the constant guess:</b> " + _e(" ".join(below)) + "</p>")
+    below = result.guess_notes()
+    if below:
+        parts.append("<p><b>No better than the constant guess:</b> " + _e(" ".join(below)) + "</p>")
     rows = [[r["measure"], _number(float(r["raw table / non-private model"])), r["interval"],
              _number(float(r["control / constant guess"])), r["control interval"], r["attack has power"],
              r["reading"]] for _, r in refs.iterrows()]

@@ -98,7 +98,7 @@ def frontier(result) -> str:
         st.caption(md(audits))
     below = cached.below_guess(result)
     if below:
-        st.caption("Below the constant guess: " + " ".join(md(t) for t in below))
+        st.caption("No better than the constant guess: " + " ".join(md(t) for t in below))
     for name, reason in result.skipped.items():
         st.caption(f"{md(name)} did not run: {md(reason)}")
     return risk

@@ -441,6 +441,26 @@ def test_a_recommendation_under_the_constant_guess_says_so_in_words():
     assert "A at epsilon 1 keeps the most utility" in text and "below the constant guess (0.8)" in text
 
 
+def test_a_recommendation_inside_the_guess_interval_cannot_be_told_from_it():
+    summary = pd.DataFrame({"method": ["Raw table", "A"], "epsilon": [np.nan, 1.0], "is_dp": [False, True],
+                            "utility_mean": [0.9, 0.7624], "ai_advantage_mean": [0.3, 0.0]})
+    text = takeaway(summary, below=0.02, majority=0.7618, majority_interval=(0.744, 0.778))
+    assert "A at epsilon 1 keeps the most utility" in text
+    assert "inside the constant guess's 95% interval (0.744-0.778)" in text and "not distinguishable" in text
+    clear = takeaway(summary, below=0.02, majority=0.7618, majority_interval=(0.744, 0.7620))
+    assert "But" not in clear  # above the interval: the recommendation stands alone
+
+
+def test_guess_notes_name_every_point_at_or_inside_the_guess(noise_result):
+    notes = noise_result.guess_notes()
+    util = noise_result.references["utility"]
+    s = noise_result.summary()
+    lo, hi = util["majority_interval"]
+    expected = int((s["utility_mean"] <= hi).sum())
+    assert len(notes) == expected and expected > 0
+    assert all("constant guess" in n for n in notes)
+
+
 def test_takeaway_without_power_names_no_method():
     text = takeaway(_hand_made(), utility="utility", risk="ai_advantage", below=0.02,
                     no_power="Even the raw table gives 0.")

@@ -69,6 +69,23 @@ def test_below_reference_says_it_in_words():
     assert below_reference(0.9, 0.84) is None
 
 
+def test_no_better_than_reads_the_references_interval():
+    from core.evaluation.metrics import no_better_than
+    assert "below the constant guess" in no_better_than(0.6, 0.7, (0.68, 0.72))
+    inside = no_better_than(0.71, 0.7, (0.68, 0.72), meaning="always guessing the majority class")
+    assert inside == ("0.71 lies inside the constant guess's 95% interval (0.680-0.720): not distinguishable from "
+                      "always guessing the majority class.")
+    assert no_better_than(0.73, 0.7, (0.68, 0.72)) is None  # above the interval: told apart
+    assert no_better_than(0.71, 0.7) is None  # no interval: only "below" can be said
+    assert no_better_than(float("nan"), 0.7, (0.68, 0.72)) is None
+
+
+def test_no_better_than_for_an_error_is_inside_from_below():
+    from core.evaluation.metrics import no_better_than
+    assert "lies inside" in no_better_than(1.9, 2.0, (1.8, 2.2), what="a zero-noise release", higher_is_better=False)
+    assert no_better_than(1.7, 2.0, (1.8, 2.2), higher_is_better=False) is None
+
+
 def test_below_reference_for_an_error_is_above():
     from core.evaluation.metrics import below_reference
     assert "above a zero-noise release" in below_reference(5.0, 2.0, what="a zero-noise release",

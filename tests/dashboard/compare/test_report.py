@@ -148,7 +148,7 @@ def test_the_report_shows_the_references_and_the_missing_power(noise):
     assert "The attack has no power on this table for the frontier's risk." in html
     assert "No recommendation from attribute-inference advantage" in html
     assert "majority class (constant guess)" in html and "non-private model" in html  # the chart's lines
-    assert "Below the constant guess:" in html
+    assert "No better than the constant guess:" in html
 
 
 def test_the_cdp_lr_row_names_its_reading(result):
