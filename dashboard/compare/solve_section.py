@@ -29,8 +29,8 @@ from dashboard.shared.safe import md
 from dashboard.shared.solve_charts import mark_solutions, solution_curve, solution_curve_data
 from dashboard.shared.solve_panel import SolveMeasure, Solved, solve_panel
 
-__all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "UP_TO_NOTE", "solve_measures", "spread_rows",
-           "solve_section"]
+__all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "ONE_RUN_NOTE", "UP_TO_NOTE", "solve_measures",
+           "spread_rows", "solve_section"]
 
 #: where the public-reference way is, from Compare
 REFERENCE_WAY = ("A public reference table: choose a table with the schema's shape that you may publish on the "
@@ -45,6 +45,9 @@ SELECTION_WAY = ("Private selection runs a DP method afresh at randomly drawn ca
 UNSEEDED_NOTE = ("{method}'s sampler (OpenDP) cannot be seeded: the same settings and seed give other releases, "
                  "so its solved epsilon varies from one run of the comparison to the next. Its spread over the "
                  "repetitions:")
+#: why an unseeded method's spread is empty with one repetition
+ONE_RUN_NOTE = ("One repetition per epsilon gives no spread (its standard deviation is undefined): run the "
+                "comparison with 2 or more repetitions to see how much this method's answer moves.")
 #: what an answer on a risk means (its target is met up to an epsilon, not from one)
 UP_TO_NOTE = ("A privacy risk grows with epsilon: each answer is the largest epsilon up to which the method's mean "
               "stays within the target, at every smaller epsilon tried; a larger epsilon gives the attack more.")
@@ -92,7 +95,10 @@ def _unseeded(result, solved: Solved) -> None:
     present = [m for m in dict.fromkeys(result.runs["method"]) if m in UNSEEDED]
     for method in present:
         st.info(md(UNSEEDED_NOTE.format(method=method)), icon=":material/shuffle:")
-        st.dataframe(spread_rows(result.runs, method, solved.target.measure), hide_index=True, width="stretch")
+        rows = spread_rows(result.runs, method, solved.target.measure)
+        st.dataframe(rows, hide_index=True, width="stretch")
+        if len(rows) and int(rows["repetitions"].max()) < 2:
+            st.caption(ONE_RUN_NOTE)
 
 
 def _chart(solved: Solved, words: str) -> None:

@@ -44,7 +44,7 @@ def test_the_spread_of_an_unseeded_method_is_its_repetitions_at_each_epsilon():
     assert rows.loc[1.0, "smallest"] == pytest.approx(0.64) and rows.loc[1.0, "largest"] == pytest.approx(0.66)
 
 
-def _script() -> None:
+def _script(repetitions: int = 3) -> None:
     import math
 
     import pandas as pd
@@ -56,7 +56,7 @@ def _script() -> None:
     rows = []
     for method, shift in (("kRR", 0.0), ("MST", -0.05)):
         for e, m in means.items():
-            for r, d in enumerate((-0.01, 0.0, 0.01)):
+            for r, d in enumerate((0.0, -0.01, 0.01)[:repetitions]):
                 rows.append({"method": method, "kind": "table", "epsilon": e, "repetition": r,
                              "utility": m + shift + d, "ai_advantage": 0.1 / e + d, "ai_advantage_sex": 0.1 / e,
                              "mia_auc": math.nan, "rows_released": 100.0, "is_dp": True})
@@ -66,8 +66,8 @@ def _script() -> None:
     solve_section(ComparisonResult(pd.DataFrame(rows), {}, {"dataset": "toy"}))
 
 
-def _run(measure: str | None = None, target: float | None = None) -> AppTest:
-    at = AppTest.from_function(_script, default_timeout=60).run()
+def _run(measure: str | None = None, target: float | None = None, repetitions: int = 3) -> AppTest:
+    at = AppTest.from_function(_script, args=(repetitions,), default_timeout=60).run()
     if measure is not None:
         at.selectbox(key="cmp_solve_measure").set_value(measure).run()
     if target is not None:
@@ -101,6 +101,15 @@ def test_an_unseeded_method_says_so_with_its_spread():
     assert "MST" in at.info[0].value and "kRR" not in " ".join(i.value for i in at.info)
     spread = at.dataframe[1].value
     assert list(spread.columns) == ["epsilon", "mean", "standard deviation", "smallest", "largest", "repetitions"]
+
+
+def test_one_repetition_says_there_is_no_spread_to_read():
+    from dashboard.compare.solve_section import ONE_RUN_NOTE
+
+    assert not any(c.value == ONE_RUN_NOTE for c in _run(target=0.75).caption)
+    at = _run(target=0.75, repetitions=1)
+    assert_clean(at)
+    assert any(c.value == ONE_RUN_NOTE for c in at.caption)
 
 
 def test_the_curves_are_drawn_with_the_solved_epsilons_marked():
