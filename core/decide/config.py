@@ -340,4 +340,3 @@ class SolveConfig:
     def csv_name(self) -> str | None:
         """The CSV's file name for ``dataset="csv:<file name>"``, else None."""
         return self.dataset[len(_CSV):] if self.dataset.startswith(_CSV) else None
-

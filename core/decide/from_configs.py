@@ -100,8 +100,7 @@ def solve_config_from_page(config: Any, target: Any, *, confidence: float = 0.95
         raise ValueError("the page config has no seed (a bundle to publish): a solve reruns seeded curves.")
     s = config.settings  # checked, with the page's defaults filled in, by PageConfig
     return SolveConfig(page=config.page, dataset=config.dataset, target=_page_target(config.page, target),
-                       epsilons=s["epsilons"],
-                       seed=config.seed, repetitions=s["repetitions"], confidence=confidence, label=config.label,
-                       sensitive=config.sensitive,
+                       epsilons=s["epsilons"], seed=config.seed, repetitions=s["repetitions"], confidence=confidence,
+                       label=config.label, sensitive=config.sensitive,
                        settings={k: s[k] for k in _PAGE_SETTINGS[config.page]},
                        schema=config.schema, fingerprint=config.fingerprint)
