@@ -425,26 +425,7 @@ def test_the_solve_panel_marks_fig4_and_use_this_epsilon_marks_the_ledger(open_p
     assert _guarantee(at, "DP reading") == "not differentially private"  # chosen on the private data
 
 
-def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open_page):
-    import math
-
-    from core.data import load_sample
-    from core.decide import Target, solve_summary
-    from core.decide.pages import cdp_lr_runs
-    from core.privacy.schema_builtin import schema_for
-    from dashboard.cdp.lr_panels import EPS_GRID
-
-    rows = _solve_rows(_solved(open_page))
-    data = load_sample("supplier")
-    runs = cdp_lr_runs(data, schema_for(data), epsilons=EPS_GRID, repetitions=2, seed=0)
-    answers = solve_summary(runs, Target("accuracy", at_least=0.6))
-    assert [s.method for s in answers] == list(rows.index)
-    for s in answers:
-        page = rows.loc[s.method, "epsilon"]
-        assert (s.epsilon is None and math.isnan(page)) or page == pytest.approx(s.epsilon, rel=1e-12)
-
-
-def test_the_solve_json_the_page_hands_out_gives_its_epsilons_from_the_command_line(open_page, downloads):
+def test_the_pages_solved_epsilon_is_pux_solves_on_the_solve_json_it_hands_out(open_page, downloads):
     import math
 
     from core.decide.config import SolveConfig

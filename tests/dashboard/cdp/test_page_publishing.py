@@ -269,7 +269,7 @@ def test_the_solve_panel_marks_fig6_and_use_this_epsilon_marks_the_release(open_
     assert metric.value == "not differentially private"  # chosen on the private data
 
 
-def test_the_solve_json_the_page_hands_out_gives_its_epsilons_from_the_command_line(open_page, downloads):
+def test_the_pages_solved_epsilon_is_pux_solves_on_the_solve_json_it_hands_out(open_page, downloads):
     import math
 
     from core.decide.config import SolveConfig
@@ -284,25 +284,6 @@ def test_the_solve_json_the_page_hands_out_gives_its_epsilons_from_the_command_l
     for method, epsilon in cli.items():
         page = rows.loc[method, "epsilon"]
         assert (epsilon is None and math.isnan(page)) or epsilon == page, method
-
-
-def test_the_pages_solved_epsilon_is_core_decides_on_the_same_runs_and_seed(open_page):
-    import math
-
-    from core.data import load_sample
-    from core.decide import Target, solve_summary
-    from core.decide.pages import publishing_runs
-    from core.privacy.schema_builtin import schema_for
-    from dashboard.cdp.publishing_panels import EPS_GRID
-
-    rows = _solve_rows(_solved(open_page))
-    data = load_sample("supplier")
-    runs = publishing_runs(data, schema_for(data), epsilons=EPS_GRID, repetitions=2, seed=0)
-    answers = solve_summary(runs, Target("mae", at_most=100.0))
-    assert [s.method for s in answers] == list(rows.index)
-    for s in answers:
-        page = rows.loc[s.method, "epsilon"]
-        assert (s.epsilon is None and math.isnan(page)) or page == pytest.approx(s.epsilon, rel=1e-12)
 
 
 def test_private_selection_counts_what_the_whole_release_spends(open_page):
