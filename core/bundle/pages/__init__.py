@@ -27,6 +27,8 @@ import torch.
 from __future__ import annotations
 
 import importlib
+import math
+import numbers as _numbers
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -37,7 +39,7 @@ import pandas as pd
 from core.privacy.ledger import PrivacyLedger
 from core.validation import check_choice
 
-__all__ = ["PAGES", "BundleRelease", "page_module", "plain", "records"]
+__all__ = ["PAGES", "BundleRelease", "page_module", "plain", "records", "check_number"]
 
 #: Every page a bundle can come from, and its module under ``core.bundle.pages``.
 PAGES: dict[str, str] = {
@@ -106,3 +108,13 @@ def plain(value: Any) -> Any:
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """One :func:`plain` record per row of ``frame``."""
     return [plain(row) for row in frame.to_dict(orient="records")]
+
+
+def check_number(value: Any, *, name: str, lo: float, hi: float) -> float:
+    """A page setting that is a finite number in [``lo``, ``hi``] (TypeError for a non-number,
+    ValueError with the range in words)."""
+    if isinstance(value, bool) or not isinstance(value, _numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
+    if not (math.isfinite(float(value)) and lo <= float(value) <= hi):
+        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}], got {float(value):g}.")
+    return float(value)

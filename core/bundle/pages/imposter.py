@@ -16,13 +16,11 @@ and lambda (Fig. 8) sweeps. The release is the synthetic table: not differential
 """
 from __future__ import annotations
 
-import math
-import numbers as _numbers
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from core.bundle.pages import BundleRelease, plain, records
+from core.bundle.pages import BundleRelease, check_number, plain, records
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers
 from core.bundle.pages.correlations import check_known
 from core.data import Dataset
@@ -59,14 +57,6 @@ _LATENT, _V2, _METRICS, _RULES = (8, 16, 32, 64), ("minimax", "capped", "confusi
     ("default", "paper")
 
 
-def _number(value: Any, *, name: str, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, _numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
-    if not (math.isfinite(float(value)) and lo <= float(value) <= hi):
-        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}], got {float(value):g}.")
-    return float(value)
-
-
 def _column(value: Any, *, name: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{name} must be a column name or null, got {type(value).__name__}.")
@@ -89,7 +79,7 @@ def _grid(value: Any, *, name: str, hi: float) -> list[float] | None:
         return None
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{name} must be a list of numbers or null, got {type(value).__name__}.")
-    out = sorted({_number(v, name=name, lo=0.0, hi=hi) for v in value})
+    out = sorted({check_number(v, name=name, lo=0.0, hi=hi) for v in value})
     if not 1 <= len(out) <= 8:
         raise ValueError(f"{name} needs 1 to 8 values (one training each), got {len(out)}.")
     return out
@@ -131,7 +121,7 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     out["rule"] = check_choice(out["rule"], _RULES, name="rule", kind=str)
     out["rewrite_label"] = check_flag(out["rewrite_label"], name="rewrite_label")
     out["implicit"] = _names(out["implicit"], name="implicit")
-    out["lambda"] = _number(out["lambda"], name="lambda", lo=0.0, hi=100.0)
+    out["lambda"] = check_number(out["lambda"], name="lambda", lo=0.0, hi=100.0)
     out["epochs"] = _epochs(out["epochs"], name="epochs")
     out["sweep_epochs"] = _epochs(out["sweep_epochs"], name="sweep_epochs")
     out["latent"] = check_choice(out["latent"], _LATENT, name="latent", kind=int)

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers as _numbers
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from core.bundle.pages import BundleRelease, records
+from core.bundle.pages import BundleRelease, check_number, records
 from core.bundle.pages.cdp_lr import check_flag, claim_numbers, guarantee_numbers
 from core.bundle.pages.correlations import check_known
 from core.data import Dataset
@@ -64,14 +63,6 @@ _A_VALUES = (10, 25, 50, 100, 250, 500)
 _GRIDS = ("3x3", "4x4", "6x6", "8x8", "10x10", "12x12", "14x14")
 
 
-def _number(value: Any, *, name: str, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, _numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}.")
-    if not (math.isfinite(float(value)) and lo <= float(value) <= hi):
-        raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}], got {float(value):g}.")
-    return float(value)
-
-
 def _int(value: Any, *, name: str, lo: int, hi: int) -> int:
     out = check_positive_int(value, name=name, minimum=lo)
     if out > hi:
@@ -95,7 +86,7 @@ def _bounds(value: Any) -> list[list]:
     for entry in value:
         if not isinstance(entry, (list, tuple)) or len(entry) != 3 or not isinstance(entry[0], str):
             raise TypeError(f"each of bounds must be [column, lo, hi], got {entry!r}.")
-        lo, hi = (_number(v, name=f"the bounds of {entry[0]}", lo=-math.inf, hi=math.inf) for v in entry[1:])
+        lo, hi = (check_number(v, name=f"the bounds of {entry[0]}", lo=-math.inf, hi=math.inf) for v in entry[1:])
         if not lo < hi:
             raise ValueError(f"the bounds of {entry[0]} must have lo < hi, got {lo:g} and {hi:g}.")
         out.append([entry[0], lo, hi])
@@ -141,7 +132,7 @@ def check_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     if out["iterations"] is not None:
         out["iterations"] = _int(out["iterations"], name="iterations", lo=1000, hi=200_000)
     if out["sigma"] is not None:
-        out["sigma"] = _number(out["sigma"], name="sigma", lo=0.5, hi=10.0)
+        out["sigma"] = check_number(out["sigma"], name="sigma", lo=0.5, hi=10.0)
     out["mic_rows"] = _int(out["mic_rows"], name="mic_rows", lo=200, hi=50_000)
     out["bounds"] = _bounds(out["bounds"])
     if out["map_fit"] == "reference":
