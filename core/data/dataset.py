@@ -58,6 +58,12 @@ class Dataset:
         published. :func:`core.data.load_csv` detects them; the Data page lets the user
         change them. They stay in ``frame`` (so the Data page can show them) and
         :meth:`without_identifiers` drops them: the dashboard hands every page that copy.
+    declared : bool
+        True when the table was read by its public schema
+        (:func:`core.privacy.schema_read.read_csv_by_schema`): the columns' kinds and the roles
+        were checked against the schema, so the checks that read the rows (a label with one
+        class, a sensitive column with one value) are skipped. Under the relation one
+        replaced record may not turn a file into a refused one.
     """
 
     frame: pd.DataFrame
@@ -68,6 +74,7 @@ class Dataset:
     name: str = "dataset"
     notes: tuple[str, ...] = field(default=())
     identifiers: tuple[str, ...] = field(default=())
+    declared: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.frame, pd.DataFrame):
@@ -100,6 +107,8 @@ class Dataset:
                                 "attribute; pick it for one role only.")
         if len(set(self.identifiers)) != len(self.identifiers):
             raise ValueError("each identifier column may be listed only once.")
+        if self.declared:
+            return  # kinds and roles were checked against the public schema, not the rows
         if self.label is not None:
             n_classes = self.frame[self.label].nunique(dropna=True)
             if n_classes < 2:

@@ -5,23 +5,59 @@ variable ``PUX_DATA_DIR``.
 """
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
+from typing import Callable
 
-import numpy as np
 import pandas as pd
 
-from core.data.dataset import Dataset, infer_column_types
+from core.data.dataset import Dataset
+from core.data.record_reader import ColumnRead, read_records, split_records
 from core.validation import DataError
 
-__all__ = ["ADULT_COLUMNS", "EXPECTED_ROWS", "resolve_data_dir", "load_adult", "load_nltcs", "available_public"]
+__all__ = ["ADULT_COLUMNS", "ADULT_CATEGORIES", "ADULT_BOUNDS", "EXPECTED_ROWS", "resolve_data_dir", "load_adult", "load_nltcs", "available_public"]
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
     "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
     "hours_per_week", "native_country", "income",
 ]
+#: UCI Adult's categories as its codebook (adult.names) lists them (the shipped schema's lists).
+ADULT_CATEGORIES = {
+    "workclass": ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
+                  "State-gov", "Without-pay", "Never-worked"),
+    "education": ("Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
+                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate",
+                  "5th-6th", "Preschool"),
+    "marital_status": ("Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
+                       "Married-spouse-absent", "Married-AF-spouse"),
+    "occupation": ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
+                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
+                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
+                   "Armed-Forces"),
+    "relationship": ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"),
+    "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"),
+    "sex": ("Female", "Male"),
+    "native_country": (
+        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
+        "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal",
+        "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
+        "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
+        "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"),
+    "income": ("<=50K", ">50K"),
+}
+
+
+#: UCI Adult's public bounds: (lower, upper, where the bound comes from).
+ADULT_BOUNDS = {
+    "age": (16, 100, "the census universe: persons aged 16 and over; 100 as a public cap"),
+    "fnlwgt": (0, 1_500_000, "census sampling weights, capped at 1.5 million as a public bound"),
+    "education_num": (1, 16, "{book}: 16 education levels"),
+    "capital_gain": (0, 99_999, "the Census Bureau's top-code of 99,999"),
+    "capital_loss": (0, 4_999, "capital losses, a public cap of 4,999"),
+    "hours_per_week": (1, 99, "the census top-code of 99 hours"),
+}
 _HOW_TO_GET = {
     "adult": "adult.data and adult.test from the UCI Machine Learning Repository ('Adult')",
     "nltcs": "nltcs.csv (16 binary columns x1..x16, the NLTCS extract used in the DP literature)",
@@ -36,7 +72,7 @@ def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path | None:
     return Path(env) if env else None
 
 
-#: Data rows of the UCI files (adult.test also has a first line ``|1x3 Cross validator``).
+#: Data lines of the public files (n is public).
 EXPECTED_ROWS = {"adult.data": 32_561, "adult.test": 16_281, "nltcs.csv": 21_574}
 NLTCS_COLUMNS = [f"x{i}" for i in range(1, 17)]
 
@@ -64,106 +100,77 @@ def _unusable(name: str, reason: str) -> DataError:
     return DataError(f"The public file {name} in the data directory cannot be used: {reason}.")
 
 
-def _text(path: Path) -> str:
+def _records(path: Path, specs: list[ColumnRead], *, header: list[str] | None = None,
+             fix: Callable[[bytes], bytes] | None = None) -> pd.DataFrame:
+    """The file's records read one data line each by ``specs`` (:mod:`core.data.record_reader`).
+
+    What the file may make us refuse is public: that it is empty, or that its number of data
+    lines is not the published one (n is public). A record's content never refuses the file:
+    a cell that does not fit its column is that record's missing value or its "(other)".
+    """
     raw = path.read_bytes()
     if not raw.strip():
         raise _unusable(path.name, "it is empty; download it again")
-    try:
-        return raw.decode("ascii")
-    except UnicodeDecodeError:
-        raise _unusable(
-            path.name, "it is not plain text in the UCI format (a different or damaged file); "
-            "download it again"
-        ) from None
-
-
-def _read_adult_file(path: Path) -> pd.DataFrame:
-    text = _text(path)
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            header=None,
-            names=ADULT_COLUMNS,
-            skipinitialspace=True,
-            na_values=["?"],
-            comment="|",
-            skip_blank_lines=True,
-            on_bad_lines="error",
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
-        raise _unusable(
-            path.name, f"its rows do not have the {len(ADULT_COLUMNS)} comma-separated fields "
-            "of the UCI format; download it again"
-        ) from None
-    frame = frame.dropna(how="all")
-    if frame.iloc[:, -1].isna().any() or frame.iloc[:, -2].isna().all():
-        raise _unusable(
-            path.name, f"some rows have fewer than the {len(ADULT_COLUMNS)} fields of the UCI "
-            "format; download it again"
-        )
+    if fix is not None:
+        raw = b"\n".join(fix(line) for line in raw.split(b"\n"))
+    n = len(split_records(b"-\n" + raw)[1]) if header is not None else len(split_records(raw)[1])
     expected = EXPECTED_ROWS[path.name]
-    if len(frame) != expected:
-        raise _unusable(
-            path.name, f"it has {len(frame):,} data rows where the UCI file has {expected:,} "
-            "(truncated or a different file); download it again"
-        )
-    for col in ("age", "fnlwgt", "education_num", "capital_gain", "capital_loss", "hours_per_week"):
-        if not pd.api.types.is_numeric_dtype(frame[col]):
-            raise _unusable(
-                path.name, f"its column {col} is not numeric as in the UCI format; download "
-                "it again"
-            )
-    labels = set(frame["income"].astype(str).str.strip().str.rstrip("."))
-    if labels != {"<=50K", ">50K"}:
-        raise _unusable(path.name, "its last column is not the income label (<=50K / >50K)")
-    return frame
+    if n != expected:
+        raise _unusable(path.name, f"it has {n:,} data rows where the published file has {expected:,} "
+                                   "(truncated or a different file); download it again")
+    try:
+        return read_records(raw, specs, header=header)[0]
+    except DataError as exc:  # the header (public): another file
+        raise _unusable(path.name, str(exc).rstrip(".")) from None
+
+
+def _adult_reads() -> list[ColumnRead]:
+    return [ColumnRead(c, "numeric", ADULT_BOUNDS[c][0], ADULT_BOUNDS[c][1]) if c in ADULT_BOUNDS
+            else ColumnRead(c, "categorical", categories=ADULT_CATEGORIES[c]) for c in ADULT_COLUMNS]
+
+
+def _test_label(line: bytes) -> bytes:
+    """adult.test writes its labels with a final dot (``>50K.``): taken off, line by line."""
+    line = line.rstrip(b"\r")
+    return line[:-1] if line.endswith(b".") else line
 
 
 def load_adult(data_dir: str | os.PathLike | None = None) -> Dataset:
     """UCI Adult, both files (48,842 rows), ``?`` as missing, label ``income``.
 
-    The test file's labels end with a dot (``>50K.``); it is stripped so both parts share
-    two classes. ``sex`` is marked sensitive, as in papers 002 and 003. The files are
-    checked (text, 15 fields per row, exactly 32,561 and 16,281 data rows, numeric
-    columns, two income classes): anything else raises :class:`DataError` with one
-    sentence that names the file, never its path or its contents.
+    Read record by record by the codebook's public schema (:data:`ADULT_CATEGORIES`,
+    :data:`ADULT_BOUNDS`; :mod:`core.data.record_reader`): a cell outside the codebook is
+    that record's "(other)" or missing number, a number is clipped to its public bound, and
+    nothing one record holds can refuse the file. The test file's labels end with a dot
+    (``>50K.``); it is taken off so both parts share two classes. ``sex`` is marked
+    sensitive, as in papers 002 and 003. Refused, in one sentence naming the file (never
+    its path or contents): an empty file, or a number of data lines other than the UCI
+    files' 32,561 and 16,281 (n is public).
     """
     train, test = _require(["adult.data", "adult.test"], "adult", data_dir)
-    frame = pd.concat([_read_adult_file(train), _read_adult_file(test)], ignore_index=True)
-    frame["income"] = frame["income"].astype(str).str.strip().str.rstrip(".")
-    for col in frame.columns:
-        if not pd.api.types.is_numeric_dtype(frame[col]):
-            frame[col] = frame[col].str.strip()
-    numeric, categorical = infer_column_types(frame)
-    return Dataset(frame, "income", ("sex",), numeric, categorical, name="adult")
+    reads = _adult_reads()
+    frame = pd.concat([_records(train, reads, header=ADULT_COLUMNS),
+                       _records(test, reads, header=ADULT_COLUMNS, fix=_test_label)], ignore_index=True)
+    numeric = tuple(c for c in ADULT_COLUMNS if c in ADULT_BOUNDS)
+    categorical = tuple(c for c in ADULT_COLUMNS if c not in ADULT_BOUNDS)
+    return Dataset(frame, "income", ("sex",), numeric, categorical, name="adult", declared=True)
 
 
 def load_nltcs(data_dir: str | os.PathLike | None = None) -> Dataset:
     """NLTCS: 21,574 people x 16 binary disability indicators ``x1..x16``.
 
-    No label; no column is marked sensitive (pages let the user choose). The file is
-    checked (header ``x1..x16``, 21,574 rows, values 0/1).
+    No label; no column is marked sensitive (pages let the user choose). Read record by
+    record (a cell that is not a number in [0, 1] is that record's missing value, clipped
+    into [0, 1]); refused only for an empty file, a header that is not ``x1..x16`` or a
+    number of rows other than 21,574 (all public).
     """
     (path,) = _require(["nltcs.csv"], "nltcs", data_dir)
-    text = _text(path)
-    try:
-        frame = pd.read_csv(io.StringIO(text), on_bad_lines="error")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
-        raise _unusable(path.name, "its rows are not comma-separated 0/1 values") from None
-    if list(frame.columns) != NLTCS_COLUMNS:
+    with open(path, "rb") as f:
+        first = f.readline(4096).strip().decode("utf-8", errors="replace")
+    if first and first.split(",") != NLTCS_COLUMNS:
         raise _unusable(path.name, "its header is not x1,x2,...,x16")
-    expected = EXPECTED_ROWS[path.name]
-    if len(frame) != expected:
-        raise _unusable(
-            path.name, f"it has {len(frame):,} rows where the NLTCS extract has {expected:,} "
-            "(truncated or a different file)"
-        )
-    values = frame.to_numpy()
-    if not (pd.api.types.is_integer_dtype(frame.dtypes.iloc[0]) and frame.dtypes.nunique() == 1
-            and np.isin(values, (0, 1)).all()):
-        raise _unusable(path.name, "some of its cells are not 0 or 1")
-    frame = frame.astype(np.int64)
-    return Dataset(frame, None, (), tuple(frame.columns), (), name="nltcs")
+    frame = _records(path, [ColumnRead(c, "numeric", 0.0, 1.0) for c in NLTCS_COLUMNS])
+    return Dataset(frame, None, (), tuple(frame.columns), (), name="nltcs", declared=True)
 
 
 def available_public(data_dir: str | os.PathLike | None = None) -> dict[str, bool]:

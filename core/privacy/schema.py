@@ -41,7 +41,7 @@ import pandas as pd
 
 from core.data.dataset import Dataset
 from core.privacy.ledger import PrivacyLedger
-from core.privacy.schema_columns import OTHER, SOURCES, ColumnSchema, _missing
+from core.privacy.schema_columns import SOURCES, ColumnSchema, match_categories
 from core.privacy.schema_io import schema_fields, schema_to_dict
 from core.privacy.schema_table import edited_columns, schema_frame
 from core.validation import DataError, check_choice
@@ -209,7 +209,9 @@ class PublicSchema:
         """``frame``'s ``columns`` mapped into the public domain, one record at a time.
 
         Numbers are clipped to their bounds and a missing number becomes the middle of the
-        range; a category outside the list (or missing) becomes :data:`OTHER`. Nothing
+        range; a category outside the list (or missing) becomes :data:`OTHER`, matched by its
+        canonical form (:func:`~core.privacy.schema_columns.canonical`: whitespace stripped,
+        numbers as numbers, case kept). Nothing
         depends on other records, so one replaced record changes one row of the result.
         Identifier columns are dropped.
         """
@@ -228,24 +230,16 @@ class PublicSchema:
                 v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
                 v = np.where(np.isnan(v), spec.fill, v)
                 out[name] = np.clip(v, spec.lower, spec.upper)
-            else:
-                allowed = {str(c): c for c in spec.categories}
-                values = s.astype(object).to_numpy()
-                out[name] = np.array(
-                    [allowed.get(str(v), OTHER) if not _missing(v) else OTHER for v in values],
-                    dtype=object,
-                )
+            else:  # the canonical match, cell by cell (schema_columns.canonical)
+                out[name] = match_categories(s.to_numpy(dtype=object), spec.categories)
         return pd.DataFrame(out, index=frame.index)
 
     def codes(self, frame: pd.DataFrame, column: str) -> np.ndarray:
         """Integer codes of a categorical column over :attr:`ColumnSchema.domain`."""
-        spec = self[column]
-        domain = spec.domain
+        domain = self[column].domain
         index = {str(c): i for i, c in enumerate(domain)}
-        other = index[OTHER]
-        values = frame[column].astype(object).to_numpy()
-        return np.fromiter((other if _missing(v) else index.get(str(v), other) for v in values),
-                           dtype=np.int64, count=len(values))
+        matched = match_categories(frame[column].to_numpy(dtype=object), self[column].categories)
+        return np.fromiter((index[str(v)] for v in matched), dtype=np.int64, count=len(matched))
 
     # ------------------------------------------------------------------ checks and edits
     def check(self, dataset: Dataset) -> list[str]:

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from core.data.dataset import Dataset
+from core.data.public import ADULT_BOUNDS, ADULT_CATEGORIES, ADULT_COLUMNS
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import ColumnSchema
 from core.privacy.schema_draft import draft_schema
@@ -65,50 +66,13 @@ def _census_schema() -> PublicSchema:
     return PublicSchema(cols, label="income", sensitive=("sex",), name="census")
 
 
-#: UCI Adult's categories as its codebook (adult.names) lists them.
-ADULT_CATEGORIES = {
-    "workclass": ("Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov",
-                  "State-gov", "Without-pay", "Never-worked"),
-    "education": ("Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm",
-                  "Assoc-voc", "9th", "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate",
-                  "5th-6th", "Preschool"),
-    "marital_status": ("Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
-                       "Married-spouse-absent", "Married-AF-spouse"),
-    "occupation": ("Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
-                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical",
-                   "Farming-fishing", "Transport-moving", "Priv-house-serv", "Protective-serv",
-                   "Armed-Forces"),
-    "relationship": ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"),
-    "race": ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"),
-    "sex": ("Female", "Male"),
-    "native_country": (
-        "United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
-        "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
-        "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal",
-        "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
-        "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
-        "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"),
-    "income": ("<=50K", ">50K"),
-}
-
-
 def _adult_schema() -> PublicSchema:
     book = "the UCI Adult codebook (adult.names)"
     cols = []
-    numeric = {
-        "age": (16, 100, "the census universe: persons aged 16 and over; 100 as a public cap"),
-        "fnlwgt": (0, 1_500_000, "census sampling weights, capped at 1.5 million as a public bound"),
-        "education_num": (1, 16, f"{book}: 16 education levels"),
-        "capital_gain": (0, 99_999, "the Census Bureau's top-code of 99,999"),
-        "capital_loss": (0, 4_999, "capital losses, a public cap of 4,999"),
-        "hours_per_week": (1, 99, "the census top-code of 99 hours"),
-    }
-    from core.data.public import ADULT_COLUMNS
-
     for name in ADULT_COLUMNS:
-        if name in numeric:
-            lo, hi, note = numeric[name]
-            cols.append(_num(name, lo, hi, note))
+        if name in ADULT_BOUNDS:
+            lo, hi, note = ADULT_BOUNDS[name]
+            cols.append(_num(name, lo, hi, note.format(book=book)))
         else:
             cols.append(_cat(name, ADULT_CATEGORIES[name], book))
     return PublicSchema(tuple(cols), label="income", sensitive=("sex",), name="adult")

@@ -15,17 +15,16 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from core.data.categories import OTHER, canonical, match_categories
 from core.validation import check_choice
 
-__all__ = ["KINDS", "SOURCES", "OTHER", "ColumnSchema"]
+__all__ = ["KINDS", "SOURCES", "OTHER", "ColumnSchema", "canonical", "match_categories"]
 
 #: What a column is: a number with bounds, a category from a list, or an identifier
 #: (a row number, a name, an ID: never a feature, never published).
 KINDS = ("numeric", "categorical", "identifier")
 #: Where an entry came from; only "read from data" breaks a DP guarantee.
 SOURCES = ("declared", "built-in", "private estimate", "read from data")
-#: The category that every value outside a declared list (and a missing one) becomes.
-OTHER = "(other)"
 
 
 def _check_str(value: Any, name: str) -> str:
@@ -110,8 +109,9 @@ class ColumnSchema:
             cats = tuple(_plain(c) for c in self.categories)
             if len(cats) < 1:
                 raise ValueError(f"categorical column '{self.name}' needs at least one category.")
-            if len(set(map(str, cats))) != len(cats):
-                raise ValueError(f"the categories of '{self.name}' must be distinct.")
+            if len(set(map(str, cats))) != len(cats) or len(set(map(canonical, cats))) != len(cats):
+                raise ValueError(f"the categories of '{self.name}' must be distinct (as numbers, "
+                                 "'1', 1 and 1.0 are the same category).")
             if any(isinstance(c, float) and math.isnan(c) for c in cats):
                 raise ValueError(f"the categories of '{self.name}' cannot include a missing value.")
             object.__setattr__(self, "categories", cats)
