@@ -4,6 +4,12 @@
 :func:`edited_columns` reads the user's edits of that table back into new
 :class:`~core.privacy.schema_columns.ColumnSchema` entries, declared public, for
 :meth:`PublicSchema.with_edits <core.privacy.schema.PublicSchema.with_edits>`.
+
+A numeric entry drafted from the rows (source "read from data") shows **empty** bounds: its
+drafted bounds are the rows' exact minimum and maximum, statistics of the private records,
+and a table the user edits must neither show them nor invite declaring them (typing one
+bound would otherwise declare the other exact extreme). Left empty, the entry stays as it
+is; typed, both bounds are declared (docs/design.md section 2.3).
 """
 from __future__ import annotations
 
@@ -20,16 +26,35 @@ __all__ = ["TABLE_COLUMNS", "schema_frame", "edited_columns"]
 TABLE_COLUMNS = ("column", "kind", "lower", "upper", "categories", "source", "note")
 
 
+def _shown_bounds(entry: ColumnSchema) -> bool:
+    """Whether the table may show ``entry``'s bounds: a number's, unless drafted from the rows
+    (then they are the rows' exact minimum and maximum)."""
+    return entry.kind == "numeric" and entry.public
+
+
 def schema_frame(schema: Any) -> pd.DataFrame:
-    """One row per column of ``schema`` (a :class:`~core.privacy.schema.PublicSchema`), for
-    review and editing: column, kind, lower, upper, categories (joined by ", "), source, note."""
+    """One row per column of ``schema``, for review and editing.
+
+    Parameters
+    ----------
+    schema : PublicSchema
+        The schema to lay out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`TABLE_COLUMNS`: column, kind, lower, upper, categories (joined by
+        ", "), source, note. ``lower`` and ``upper`` are empty (NaN) for an entry that is not
+        numeric and for a numeric entry read from the data, whose drafted bounds are the
+        rows' exact extremes and are never shown.
+    """
     rows = []
     for c in schema.columns:
         rows.append({
             "column": c.name,
             "kind": c.kind,
-            "lower": c.lower if c.kind == "numeric" else None,
-            "upper": c.upper if c.kind == "numeric" else None,
+            "lower": c.lower if _shown_bounds(c) else None,
+            "upper": c.upper if _shown_bounds(c) else None,
             "categories": ", ".join(str(v) for v in c.categories) if c.kind == "categorical" else "",
             "source": c.source,
             "note": c.note,
@@ -54,8 +79,9 @@ def _unchanged(row: Mapping[str, Any], entry: ColumnSchema, old: Mapping[str, An
 def edited_columns(schema: Any, frame: pd.DataFrame) -> dict[str, ColumnSchema]:
     """The entries the user changed in :func:`schema_frame`'s table, by column name.
 
-    A row whose kind, bounds or categories differ from ``schema``'s becomes a new entry
-    with source "declared"; unchanged rows are left out. Raises TypeError when ``frame``
+    A row whose kind, bounds or categories differ from :func:`schema_frame`'s becomes a new
+    entry with source "declared"; unchanged rows are left out (a numeric entry read from the
+    data whose bounds are left empty stays as it is). Raises TypeError when ``frame``
     is not a DataFrame, ValueError (in one sentence naming the column) for a row that
     names no column of the schema or an edited entry that breaks a rule.
     """
@@ -117,7 +143,9 @@ def _edited_entry(old: ColumnSchema, row: Mapping[str, Any]) -> ColumnSchema:
         if kind == "numeric":
             lo, hi = row["lower"], row["upper"]
             if _missing(lo) or _missing(hi):
-                raise ValueError(f"numeric column '{old.name}' needs a lower and an upper bound.")
+                raise ValueError(f"numeric column '{old.name}' needs a lower and an upper bound"
+                                 + ("" if old.public else " (type both: bounds read from your data "
+                                    "are never filled in)") + ".")
             return ColumnSchema(old.name, "numeric", lower=float(lo), upper=float(hi),
                                 integer=old.integer if old.kind == "numeric" else False,
                                 source="declared", note=note)

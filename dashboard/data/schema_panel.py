@@ -10,8 +10,13 @@ only through :func:`dashboard.shared.schemas.set_schema`; the other pages read i
 * an upload gets a schema drafted from its rows: every such entry is marked "read from your
   data - not private until you confirm it is public knowledge or let the app estimate it
   with part of epsilon", and releases that use it say they are not differentially private;
-* "Confirm as public knowledge" declares the chosen entries (the user vouches for them);
-  editing a cell declares that entry too (the user typed it);
+* the table never shows a drafted number's bounds (they are the rows' exact minimum and
+  maximum): the user types a public range (in the table or the public ranges) or estimates it;
+* "Confirm as public knowledge" declares the chosen entries (the user vouches for them) by
+  the rule of :func:`core.privacy.schema_draft.confirm_draft`: with nothing chosen, only
+  identifier roles and category lists without rare values (the sentence says what was left
+  out); a chosen category list with rare values (shown on this page only) asks for a ticked
+  box, a chosen number needs a typed range; editing a cell declares that entry too;
 * "Estimate privately with epsilon = ..." replaces the chosen entries by private estimates
   (:func:`core.privacy.schema_estimate.estimate_schema`) and shows what that cost;
 * the schema downloads as JSON and a JSON schema can be uploaded (validated: a bad file gets
@@ -30,6 +35,7 @@ import streamlit as st
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import KINDS
+from core.privacy.schema_draft import RARE_CATEGORY_RECORDS, confirm_draft, rare_categories
 from core.privacy.schema_estimate import DEFAULT_DELTA
 from dashboard.shared.datasets import estimate_public_schema, parse_schema, schema_json
 from dashboard.shared.safe import md
@@ -224,6 +230,30 @@ def _status(schema: PublicSchema, dataset: Dataset) -> None:
         )
     else:
         st.success(md(schema.describe()), icon=":material/check_circle:")
+    _draft_notes(schema, dataset)
+
+
+def _names(names: list[str]) -> str:
+    """Column names for a message, escaped (user text is never markup)."""
+    return ", ".join(f"'{md(c)}'" for c in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+
+
+def _draft_notes(schema: PublicSchema, dataset: Dataset) -> None:
+    """What a drafted number and a drafted list with rare values ask of the curator."""
+    numbers = [c for c in schema.read_from_data() if schema[c].kind == "numeric"]
+    if numbers:
+        st.info(f"No public range yet for {_names(numbers)}: the drafted bounds are your data's "
+                "exact minimum and maximum, so the table leaves lower and upper empty and "
+                "'Confirm' never declares them; type a range known without your data (in the "
+                "table or the public ranges below) or estimate it privately.",
+                icon=":material/straighten:")
+    for name, values in rare_categories(schema, dataset).items():
+        shown = ", ".join(f"'{md(v)}'" for v in values[:12]) + (" ..." if len(values) > 12 else "")
+        st.warning(f"'{md(name)}' holds values that fewer than {RARE_CATEGORY_RECORDS} records "
+                   f"hold ({shown}, shown on this page only): declaring them public publishes "
+                   "that those records exist, so a bulk confirm leaves this list out; choose it "
+                   "below and tick that its values are public only if they are known without "
+                   "your data.", icon=":material/visibility:")
 
 
 def _editor(schema: PublicSchema, dataset: Dataset, key: str) -> None:
@@ -237,8 +267,12 @@ def _editor(schema: PublicSchema, dataset: Dataset, key: str) -> None:
         disabled=["column", "source", "privacy", "note"],
         column_config={
             "kind": st.column_config.SelectboxColumn("kind", options=list(KINDS), required=True),
-            "lower": st.column_config.NumberColumn("lower", help="Public lower bound (numeric)"),
-            "upper": st.column_config.NumberColumn("upper", help="Public upper bound (numeric)"),
+            "lower": st.column_config.NumberColumn(
+                "lower", help="Public lower bound (numeric); empty for a number read from your "
+                "data until you type a range (its exact minimum is never shown)"),
+            "upper": st.column_config.NumberColumn(
+                "upper", help="Public upper bound (numeric); empty for a number read from your "
+                "data until you type a range (its exact maximum is never shown)"),
             "categories": st.column_config.TextColumn(
                 "categories", help="Public categories, separated by commas (categorical)"),
         },
@@ -255,30 +289,48 @@ def _editor(schema: PublicSchema, dataset: Dataset, key: str) -> None:
             _apply(changed, dataset, ("success", "Your edits are declared public knowledge."))
 
 
+def _confirm(schema: PublicSchema, dataset: Dataset, picked: list[str], ranges_text: str,
+             accepted: list[str]) -> None:
+    """Declare the chosen entries (nothing chosen: the bulk rule), in one sentence."""
+    if not schema.read_from_data():
+        _flash("info", "Nothing to confirm: every entry is already public.")
+        st.rerun()
+    try:
+        ranges = parse_ranges(ranges_text, schema)
+        new, sentence = confirm_draft(schema, dataset, picked or None, ranges=ranges, accept_rare=accepted)
+    except ValueError as exc:
+        st.error(md(f"Nothing was confirmed: {exc}"), icon=":material/error:")
+        return
+    if new == schema:
+        _flash("info", sentence)
+        st.rerun()
+    _apply(new, dataset, ("success", sentence))
+
+
 def _confirm_or_estimate(schema: PublicSchema, dataset: Dataset, key: str) -> None:
     """Confirm chosen entries as public knowledge, or estimate them privately with part of epsilon."""
     picked = st.multiselect(
-        "Columns to confirm or estimate (none chosen: every entry read from your data)",
+        "Columns to confirm or estimate (none chosen: every entry read from your data; Confirm "
+        "then leaves out numbers and rare values)",
         schema.names, key=f"schema_columns_{key}",
     )
     ranges_text = st.text_input(
-        "Coarse public ranges for the estimate (optional): column: lower, upper; ...",
+        "Public ranges (optional): column: lower, upper; ...",
         key=f"schema_ranges_{key}", placeholder="age: 0, 150; income: 0, 10000000",
-        help="Ranges anyone knows without your data (ages lie between 0 and 150). The private "
-        "bounds are then chosen among 1,001 points of the range instead of a grid from -1e9 to "
-        "1e9, which makes them much tighter for the same epsilon.",
+        help="Ranges anyone knows without your data (ages lie between 0 and 150). 'Confirm' "
+        "declares a number read from your data with its range here; an estimate chooses the "
+        "private bounds among 1,001 points of the range instead of a grid from -1e9 to 1e9, "
+        "which makes them much tighter for the same epsilon.",
     )
+    rare = sorted(set(picked) & set(rare_categories(schema, dataset)), key=schema.names.index)
+    accepted = rare if rare and st.checkbox(
+        f"I know the rare values of {_names(rare)} are public (known without my data)",
+        key=f"schema_rare_ok_{key}") else []
     c1, c2 = st.columns(2)
     if c1.button("Confirm as public knowledge", key=f"schema_confirm_{key}",
-                 help="You vouch that these bounds and categories are known without your data."):
-        names = _chosen(schema, picked, estimable=False)
-        if names:
-            _apply(schema.confirm(names), dataset,
-                   ("success", f"{len(names)} entr{'y' if len(names) == 1 else 'ies'} declared "
-                               "public knowledge."))
-        else:
-            _flash("info", "Nothing to confirm: every entry is already public.")
-            st.rerun()
+                 help="You vouch that these bounds and categories are known without your data. "
+                 "With nothing chosen: identifier roles and category lists without rare values."):
+        _confirm(schema, dataset, picked, ranges_text, accepted)
     epsilon = c2.number_input("epsilon for the estimate", min_value=0.01, max_value=20.0,
                               value=DEFAULT_ESTIMATE_EPSILON, step=0.1, key=f"{EPSILON_KEY}_{key}",
                               help="Split evenly over the estimated columns; every release that "

@@ -256,13 +256,25 @@ def test_upload_gets_a_drafted_schema_read_from_your_data(open_page):
 
 
 def test_confirm_flips_every_drafted_entry_to_declared(open_page):
+    """With a public range typed for the number (its drafted bounds are never declared)."""
     at = _upload(open_page("data"), GOOD_CSV)
+    at.text_input(key=f"schema_ranges_{_schema_key(at)}").set_value("b: 0, 2").run()
     _button(at, "Confirm as public knowledge").click().run()
     assert_clean(at)
     assert {c.source for c in _schema(at).columns} == {"declared"}
     assert not any(DRAFT_WARNING in w.value for w in at.warning)
     assert any("declared public knowledge" in s.value for s in at.success)
     assert set(at.data_editor[0].value["source"]) == {"declared"}
+
+
+def test_bulk_confirm_leaves_the_drafted_number_out_and_says_so(open_page):
+    at = _upload(open_page("data"), GOOD_CSV)
+    _button(at, "Confirm as public knowledge").click().run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema.read_from_data() == ["b"] and schema["c"].source == "declared"
+    assert any("2 entries declared" in s.value and "1 left out" in s.value for s in at.success)
+    assert at.data_editor[0].value.set_index("column").loc["b", ["lower", "upper"]].isna().all()
 
 
 def test_confirm_only_the_chosen_columns(open_page):
@@ -334,7 +346,8 @@ def test_an_edited_cell_is_declared(open_page):
     at = _upload(open_page("data"), GOOD_CSV)
     version = at.session_state["pux_schema_version"] if "pux_schema_version" in at.session_state else 0
     key = f"schema_editor_{_schema_key(at)}_{version}"
-    at.session_state[key] = {"edited_rows": {1: {"upper": 100.0}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[key] = {"edited_rows": {1: {"lower": 0.0, "upper": 100.0}}, "added_rows": [],
+                             "deleted_rows": []}
     at.run()
     assert_clean(at)
     schema = _schema(at)
@@ -345,6 +358,7 @@ def test_an_edited_cell_is_declared(open_page):
 
 def test_schema_survives_navigation_and_role_changes(open_page):
     at = _upload(open_page("data"), GOOD_CSV)
+    at.text_input(key=f"schema_ranges_{_schema_key(at)}").set_value("b: 0, 2").run()
     _button(at, "Confirm as public knowledge").click().run()
     at.selectbox(key="data_label_mine").set_value("c").run()
     at.switch_page("cdp/cdp_lr.py").run()

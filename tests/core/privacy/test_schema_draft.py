@@ -1,0 +1,153 @@
+"""Drafts that do not invite a leak: the bulk-confirm rule of core.privacy.schema_draft."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import core.privacy.schema_draft as schema_draft
+from core.data import Dataset
+from core.privacy.ledger import PrivacyLedger
+from core.privacy.schema_columns import ColumnSchema
+from core.privacy.schema_draft import (
+    EXACT_EXTREMES, RARE_CATEGORY_RECORDS, RARE_VALUES, bulk_confirmable, confirm_draft, draft_schema,
+    rare_categories,
+)
+from core.sskm.scaled_table import ScaledTable
+
+
+def _table() -> Dataset:
+    """24 rows: an exact-extreme number, a list with one rare value, a list of common values."""
+    n = 24
+    frame = pd.DataFrame({
+        "row": np.arange(1, n + 1),
+        "age": np.linspace(0.1667, 80.0, n),
+        "city": ["A"] * 11 + ["B"] * 11 + ["Zell"] * 2,  # Zell: 2 records, rare
+        "sex": ["f", "m"] * 12,
+    })
+    return Dataset(frame, None, (), ("row", "age"), ("city", "sex"), name="t")
+
+
+def _release_leaks_exact_extremes(schema, dataset: Dataset) -> list[str]:
+    """The columns whose release (scaled by the schema, as every release is) claims DP while
+    its bounds are the rows' exact minimum and maximum."""
+    columns = [c for c in dataset.frame.columns if schema[c].kind != "identifier"]
+    table = ScaledTable(dataset.frame[columns], schema=schema)
+    if not table.charge(PrivacyLedger()).is_dp:
+        return []
+    leaks = []
+    for i, c in enumerate(table.columns):
+        if schema[c].kind == "numeric":
+            values = dataset.frame[c].astype(float)
+            if (table.lo[i], table.hi[i]) == (values.min(), values.max()):
+                leaks.append(c)
+    return leaks
+
+
+def test_rare_value_threshold_is_five():
+    assert RARE_CATEGORY_RECORDS == 5
+
+
+def test_rare_categories_finds_values_held_by_few_records():
+    ds = _table()
+    assert rare_categories(draft_schema(ds), ds) == {"city": ("Zell",)}
+
+
+def test_bulk_confirmable_leaves_out_numbers_and_rare_lists():
+    ds = _table()
+    ok, left_out = bulk_confirmable(draft_schema(ds), ds)
+    assert ok == ["row", "sex"]
+    assert left_out == {"age": EXACT_EXTREMES, "city": RARE_VALUES}
+
+
+def test_bulk_confirm_leaves_out_the_number_and_the_rare_list_and_says_how_many():
+    ds = _table()
+    new, sentence = confirm_draft(draft_schema(ds), ds)
+    assert new.read_from_data() == ["age", "city"]
+    assert sentence.startswith("2 entries declared public knowledge; 2 left out")
+    assert "exact minimum and maximum" in sentence and "type a public range" in sentence
+
+
+def test_the_sentence_names_no_rare_value():
+    ds = _table()
+    assert "Zell" not in confirm_draft(draft_schema(ds), ds)[1]
+
+
+def test_a_list_of_common_values_is_confirmed():
+    ds = _table()
+    new, _ = confirm_draft(draft_schema(ds), ds)
+    assert new["sex"].source == "declared" and new["sex"].categories == ("f", "m")
+
+
+def test_no_release_built_from_a_bulk_confirmed_draft_claims_dp_with_exact_extremes():
+    ds = _table()
+    new, _ = confirm_draft(draft_schema(ds), ds)
+    assert _release_leaks_exact_extremes(new, ds) == []
+
+
+def test_mutant_bulk_confirm_of_exact_extremes_is_caught(monkeypatch):
+    """The leak: a bulk confirm that declares every drafted entry public (the old
+    ``PublicSchema.confirm()``) makes a release claim DP while its bounds are the rows' exact
+    minimum and maximum (age 0.1667-80). Put that behaviour back; the invariant check of
+    test_no_release_built_from_a_bulk_confirmed_draft_claims_dp_with_exact_extremes sees it."""
+    ds = _table()
+    monkeypatch.setattr(schema_draft, "bulk_confirmable",
+                        lambda schema, dataset: (schema.read_from_data(), {}))
+    new, _ = confirm_draft(draft_schema(ds), ds)
+    assert _release_leaks_exact_extremes(new, ds) == ["age"]
+
+
+def test_a_typed_range_declares_the_number_with_it():
+    ds = _table()
+    new, sentence = confirm_draft(draft_schema(ds), ds, ranges={"age": (0, 120)})
+    assert (new["age"].lower, new["age"].upper, new["age"].source) == (0.0, 120.0, "declared")
+    assert "1 left out" in sentence
+
+
+def test_a_chosen_number_without_a_range_is_not_declared():
+    ds = _table()
+    draft = draft_schema(ds)
+    new, sentence = confirm_draft(draft, ds, ["age"])
+    assert new == draft and sentence.startswith("No entry declared")
+
+
+def test_a_chosen_rare_list_needs_the_box_ticked():
+    ds = _table()
+    draft = draft_schema(ds)
+    assert confirm_draft(draft, ds, ["city"])[0]["city"].source == "read from data"
+    assert confirm_draft(draft, ds, ["city"], accept_rare=["city"])[0]["city"].source == "declared"
+
+
+def test_a_bulk_confirm_ignores_the_ticked_box():
+    ds = _table()
+    new, _ = confirm_draft(draft_schema(ds), ds, accept_rare=["city"])
+    assert new["city"].source == "read from data"
+
+
+def test_entries_already_public_are_kept():
+    ds = _table()
+    estimated = draft_schema(ds).replace_column(
+        ColumnSchema("sex", "categorical", categories=("f", "m"), source="private estimate"))
+    new, _ = confirm_draft(estimated, ds, ["sex"])
+    assert new["sex"].source == "private estimate"
+
+
+def test_confirm_draft_refuses_an_unknown_column():
+    ds = _table()
+    with pytest.raises(ValueError, match="'nope' is not a column"):
+        confirm_draft(draft_schema(ds), ds, ["nope"])
+
+
+def test_confirm_draft_refuses_a_reversed_range():
+    ds = _table()
+    with pytest.raises(ValueError, match="age"):
+        confirm_draft(draft_schema(ds), ds, ranges={"age": (10, 1)})
+
+
+@pytest.mark.parametrize("args", [("not a schema", None), (None, "not a dataset")])
+def test_confirm_draft_wants_a_schema_and_a_dataset(args):
+    ds = _table()
+    schema = draft_schema(ds) if args[0] is None else args[0]
+    dataset = ds if args[1] is None else args[1]
+    with pytest.raises(TypeError):
+        confirm_draft(schema, dataset)

@@ -1,0 +1,57 @@
+"""AppTest of the Data page's schema panel: drafts that do not invite a leak."""
+from __future__ import annotations
+
+from tests.dashboard.conftest import assert_clean
+from tests.dashboard.data.test_page import _button, _schema, _schema_key, _upload
+
+#: x: 0.25 .. 79.5 (exact extremes never shown); c: "Zell" held by 2 records (rare)
+RARE_CSV = ("x,c\n" + "".join(f"{0.25 + i * 2.45 if i < 30 else 79.5},{'Zell' if i < 2 else 'uv'[i % 2]}\n"
+                              for i in range(40))).encode()
+
+
+def _texts(at) -> str:
+    return " ".join(e.value for kind in (at.info, at.warning, at.success, at.caption, at.markdown)
+                    for e in kind)
+
+
+def test_the_page_shows_no_exact_extreme_of_a_drafted_number(open_page):
+    at = _upload(open_page("data"), RARE_CSV)
+    assert_clean(at)
+    row = at.data_editor[0].value.set_index("column").loc["x"]
+    assert row[["lower", "upper"]].isna().all()
+    assert "79.5" not in _texts(at) and "0.25" not in _texts(at)
+    assert any("No public range yet for 'x'" in i.value for i in at.info)
+
+
+def test_the_rare_values_are_shown_to_the_curator_and_left_out_of_a_bulk_confirm(open_page):
+    at = _upload(open_page("data"), RARE_CSV)
+    assert any("'c' holds values" in w.value and "Zell" in w.value for w in at.warning)
+    _button(at, "Confirm as public knowledge").click().run()
+    assert_clean(at)
+    assert _schema(at).read_from_data() == ["x", "c"]
+    assert any("2 left out" in i.value and "Zell" not in i.value for i in at.info)
+
+
+def test_a_chosen_rare_list_is_declared_once_the_box_is_ticked(open_page):
+    at = _upload(open_page("data"), RARE_CSV)
+    key = _schema_key(at)
+    at.multiselect(key=f"schema_columns_{key}").set_value(["c"]).run()
+    _button(at, "Confirm as public knowledge").click().run()
+    assert _schema(at)["c"].source == "read from data"
+    at.multiselect(key=f"schema_columns_{key}").set_value(["c"]).run()
+    at.checkbox(key=f"schema_rare_ok_{key}").check().run()
+    _button(at, "Confirm as public knowledge").click().run()
+    assert_clean(at)
+    assert _schema(at)["c"].source == "declared"
+
+
+def test_editing_another_cell_keeps_the_drafted_number(open_page):
+    at = _upload(open_page("data"), RARE_CSV)
+    version = at.session_state["pux_schema_version"] if "pux_schema_version" in at.session_state else 0
+    key = f"schema_editor_{_schema_key(at)}_{version}"
+    at.session_state[key] = {"edited_rows": {1: {"categories": "u, v, Zell"}}, "added_rows": [],
+                             "deleted_rows": []}
+    at.run()
+    assert_clean(at)
+    schema = _schema(at)
+    assert schema["c"].source == "declared" and schema.read_from_data() == ["x"]
