@@ -22,11 +22,13 @@ is asked; the count is never released.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from core.data.categories import canonical, match_categories
 from core.data.dataset import Dataset
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import OTHER, ColumnSchema
@@ -43,6 +45,8 @@ __all__ = ["RARE_CATEGORY_RECORDS", "draft_schema", "rare_categories", "bulk_con
 #: 1, so every value a private estimate could find is held by at least this many records.
 RARE_CATEGORY_RECORDS = 5
 
+_NOT_HELD = object()  # a missing cell: it holds no category
+
 #: why a bulk confirm leaves an entry out (no value of the rows in the words)
 EXACT_EXTREMES = "numeric: its drafted bounds are your data's exact minimum and maximum"
 RARE_VALUES = (f"categorical: holds values that fewer than {RARE_CATEGORY_RECORDS} records "
@@ -53,7 +57,7 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     """A schema drafted from the rows: every entry marked "read from data".
 
     Numbers get their observed min and max, categories their observed values (sorted by
-    text). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
+    text, one per canonical form: :func:`core.data.categories.canonical`). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
     identifiers and, with ``detect``, so is every column the rule of
     :func:`core.data.identifiers.detect_identifiers` finds (row numbers, also unsorted or
     with gaps, IDs, text keys; never a number with decimals), unless it is the label or
@@ -86,12 +90,23 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
             cols.append(ColumnSchema(name, "numeric", lower=lo, upper=hi, integer=integer,
                                      source="read from data"))
         else:
-            values = s.dropna()
-            cats = sorted(values.unique(), key=str) or [OTHER]
+            cats = _drafted_categories(s) or [OTHER]
             cols.append(ColumnSchema(name, "categorical", categories=tuple(cats), source="read from data"))
     return PublicSchema(tuple(cols), label=dataset.label, sensitive=dataset.sensitive,
                         name=dataset.name)
 
+
+
+def _drafted_categories(values: pd.Series) -> list:
+    """The observed values of a column, sorted by text, one per canonical form (the form
+    releases match a cell to a category in): the first of "1" and "1.0", "a" for "a " and " a";
+    blank text is a missing value, not a category."""
+    seen: dict = {}
+    for v in sorted(values.dropna().unique(), key=str):
+        key = canonical(v)
+        if key != "":
+            seen.setdefault(key, key if isinstance(key, str) else v)  # text: stripped
+    return sorted(seen.values(), key=str)
 
 
 def _check(schema: PublicSchema, dataset: Dataset) -> None:
@@ -102,13 +117,15 @@ def _check(schema: PublicSchema, dataset: Dataset) -> None:
 
 
 def _rare(entry: ColumnSchema, frame: pd.DataFrame) -> tuple:
-    """The categories of ``entry`` that 1 to :data:`RARE_CATEGORY_RECORDS` - 1 rows hold."""
+    """The categories of ``entry`` that 1 to :data:`RARE_CATEGORY_RECORDS` - 1 rows hold
+    (a row holds the category its cell is matched to in a release: the canonical form)."""
     if entry.name not in frame.columns:
         raise ValueError(f"the table has no column '{entry.name}', so the records of its "
                          "categories cannot be counted.")
-    counts = frame[entry.name].dropna().astype(str).str.strip().value_counts()
-    held = {str(k): int(v) for k, v in counts.items()}
-    return tuple(c for c in entry.categories if 0 < held.get(str(c).strip(), 0) < RARE_CATEGORY_RECORDS)
+    matched = match_categories(frame[entry.name].to_numpy(dtype=object), entry.categories,
+                               missing=_NOT_HELD)
+    held = Counter(str(v) for v in matched if v is not _NOT_HELD)
+    return tuple(c for c in entry.categories if 0 < held.get(str(c), 0) < RARE_CATEGORY_RECORDS)
 
 
 def rare_categories(schema: PublicSchema, dataset: Dataset) -> dict[str, tuple]:

@@ -151,3 +151,11 @@ def test_confirm_draft_wants_a_schema_and_a_dataset(args):
     dataset = ds if args[1] is None else args[1]
     with pytest.raises(TypeError):
         confirm_draft(schema, dataset)
+
+
+def test_a_draft_keeps_one_category_per_canonical_form_and_counts_rows_by_it():
+    frame = pd.DataFrame({"c": ["a", "a ", " a", "b"] * 10 + ["q", " q"], "d": ["1", "1.0", "x", "x"] * 10 + ["y", None]})
+    ds = Dataset(frame, None, (), (), ("c", "d"), name="t")
+    draft = draft_schema(ds)
+    assert (draft["c"].categories, draft["d"].categories) == (("a", "b", "q"), ("1", "x", "y"))
+    assert rare_categories(draft, ds) == {"c": ("q",), "d": ("y",)}
