@@ -17,10 +17,11 @@ from typing import Any
 
 from core.compare.config import _check_dataset, _check_int, _check_names, _check_optional_str, check_config_schema
 from core.data import Dataset
-from core.data.config_files import load_named, parse_json, read_config_text
+from core.data.config_files import parse_json, read_config_text
 from core.data.formats import check_format
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_read import load_named_by_schema
 from core.validation import DataError
 
 __all__ = ["FORMAT", "PageConfig", "load_page_dataset", "page_schema"]
@@ -132,7 +133,9 @@ def load_page_dataset(config: PageConfig, *, data_dir: str | os.PathLike | None 
     against its fingerprint (a :class:`~core.validation.DataError` in one sentence otherwise)."""
     if not isinstance(config, PageConfig):
         raise TypeError(f"config must be a PageConfig, got {type(config).__name__}.")
-    raw = load_named(config.dataset, csv_name=config.csv_name, data_dir=data_dir, csv=csv, verb="reruns")
+    schema = None if config.schema is None else PublicSchema.from_dict(config.schema)
+    raw = load_named_by_schema(config.dataset, schema=schema, csv_name=config.csv_name, data_dir=data_dir,
+                               csv=csv, verb="reruns")  # a CSV with a declared schema is read by it
     dataset = raw.with_roles(label=config.label, sensitive=config.sensitive).without_identifiers()
     if config.fingerprint is not None and dataset.fingerprint() != config.fingerprint:
         raise DataError(f"The data differs from the data this bundle was made from (fingerprint "

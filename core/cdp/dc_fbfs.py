@@ -124,6 +124,8 @@ def traversal_accuracy(
     progress = watch(progress, stop)
     rng = check_random_state(random_state)
     est = LogisticRegression(solver="newton-cholesky") if estimator is None else estimator
+    # Stratified folds read the labels: DC-FBFS's selection is the paper's, labelled not
+    # differentially private, and the DP reading uses every schema feature instead.
     folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=spawn_seed(rng) % (2**32))
     out = []
     for i, cols in enumerate(subsets):

@@ -40,11 +40,12 @@ from core.compare.registry import METHODS
 from core.compare.result import ComparisonResult
 from core.compare.run import compare
 from core.data import Dataset
-from core.data.config_files import PUBLIC, load_named, parse_json, read_config_text
+from core.data.config_files import PUBLIC, parse_json, read_config_text
 from core.data.formats import check_format
 from core.data.samples import SAMPLES
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_read import load_named_by_schema
 from core.runtime.progress import Progress, Stop, watch
 from core.validation import DataError, check_choice, check_epsilons
 
@@ -324,7 +325,10 @@ class CompareConfig:
 # ----------------------------------------------------------------------------- running
 def _raw_dataset(config: CompareConfig, data_dir: str | os.PathLike | None,
                  csv: str | os.PathLike | None) -> Dataset:
-    return load_named(config.dataset, csv_name=config.csv_name, data_dir=data_dir, csv=csv, verb="compares")
+    """The config's table, read by its declared schema when it has one (never by inference)."""
+    schema = None if config.schema is None else load_schema(config, None)
+    return load_named_by_schema(config.dataset, schema=schema, csv_name=config.csv_name, data_dir=data_dir,
+                                csv=csv, verb="compares")
 
 
 def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = None,
@@ -350,7 +354,9 @@ def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = 
     if not isinstance(config, CompareConfig):
         raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
     dataset = _raw_dataset(config, data_dir, csv).with_roles(label=config.label, sensitive=config.sensitive)
-    dataset = dataset.without_identifiers()  # as the dashboard's pages see it (row numbers, IDs left out)
+    # as the dashboard's pages see it: the identifiers the schema declares left out (with a
+    # declared schema nothing is detected from the values, so no declared column is dropped)
+    dataset = dataset.without_identifiers()
     if config.fingerprint is not None and dataset.fingerprint() != config.fingerprint:
         raise DataError(f"The data differs from the data this config was saved from (fingerprint "
                         f"{dataset.fingerprint()}, the config expects {config.fingerprint}): load the same "
@@ -358,7 +364,7 @@ def load_dataset(config: CompareConfig, *, data_dir: str | os.PathLike | None = 
     return dataset
 
 
-def load_schema(config: CompareConfig, dataset: Dataset) -> PublicSchema:
+def load_schema(config: CompareConfig, dataset: Dataset | None) -> PublicSchema:
     """The config's public schema: inline, read from its ``.json`` path, or (None) the
     dataset's :func:`core.privacy.schema_builtin.schema_for`.
 
@@ -370,6 +376,8 @@ def load_schema(config: CompareConfig, dataset: Dataset) -> PublicSchema:
     if not isinstance(config, CompareConfig):
         raise TypeError(f"config must be a CompareConfig, got {type(config).__name__}.")
     if config.schema is None:
+        if dataset is None:
+            raise ValueError("the config declares no schema, so it needs the dataset to draft one from.")
         return schema_for(dataset)
     if isinstance(config.schema, dict):
         return PublicSchema.from_dict(config.schema)

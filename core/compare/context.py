@@ -17,9 +17,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
-from core.cdp.dp_reading import reading_columns, schema_labels, schema_matrix
+from core.cdp.dp_reading import public_split, reading_columns, schema_labels, schema_matrix
 from core.data import Dataset
 from core.evaluation import attacks
 from core.imposter.detection import DetectionResult, detect_implicit
@@ -221,8 +220,14 @@ def split(dataset: Dataset, *, test_size: float, max_rows: int | None,
           rng: np.random.Generator) -> tuple[Dataset, pd.DataFrame]:
     """Sample ``max_rows`` rows, then split into a training Dataset and a holdout frame.
 
-    Two seeds are drawn from ``rng``, in this order: the row sample's, then the split's
-    (stratified on the label when every class has two rows or more).
+    Both steps read nothing but n (public) and the seeds: the sample is a seeded choice of
+    row positions and the split the seeded permutation of row positions that CDP-LR's DP
+    reading uses (:func:`core.cdp.dp_reading.public_split`). No label or value decides which
+    records train a release, so one replaced record changes only its own row of the
+    training part or of the holdout (a split stratified on the label moved 9-113 of 450
+    training records when one label flipped). Two seeds are drawn from ``rng``, in this
+    order: the row sample's, then the split's. A holdout that happens to lack a class is
+    possible on small tables: the measures say so.
 
     Raises
     ------
@@ -232,13 +237,10 @@ def split(dataset: Dataset, *, test_size: float, max_rows: int | None,
     sample_seed, split_seed = draw_seed(rng), draw_seed(rng)
     data = dataset if max_rows is None else dataset.sample(max_rows, random_state=sample_seed)
     frame = data.frame
-    strat = None
-    if data.label is not None:
-        labels = frame[data.label].astype(str)
-        strat = labels if labels.value_counts().min() >= 2 else None
     n_hold = int(math.ceil(test_size * len(frame)))
     if n_hold < 2 or len(frame) - n_hold < 10:
         raise DataError(f"The table has {len(frame)} rows: too few to hold out {test_size:g} of them and "
                         "still train on at least 10; load more rows or change test_size.")
-    train, hold = train_test_split(frame, test_size=test_size, random_state=split_seed, stratify=strat)
-    return replace(data, frame=train.reset_index(drop=True)), hold.reset_index(drop=True)
+    train, hold = public_split(len(frame), test_size=test_size, random_state=split_seed)
+    return (replace(data, frame=frame.iloc[train].reset_index(drop=True)),
+            frame.iloc[hold].reset_index(drop=True))

@@ -71,7 +71,7 @@ from core.validation import (
     check_probability,
 )
 
-__all__ = ["compare"]
+__all__ = ["compare", "run_context"]
 
 
 # ---------------------------------------------------------------------------- checks
@@ -115,8 +115,14 @@ def _check_schema(schema: Any, dataset: Dataset) -> PublicSchema:
                             "bounds or categories) or leave the column out.")
         if schema[col].kind == "numeric" and col not in dataset.numeric:
             raise DataError(f"The schema says '{col}' is numeric, but the table holds text in it.")
-    kept = tuple(c for c in schema.columns if c.name in set(dataset.frame.columns))
+    kept = tuple(c for c in schema.columns if c.name in set(dataset.frame.columns) or _read_role(c))
     return replace(schema, columns=kept).with_roles(label=dataset.label, sensitive=dataset.sensitive)
+
+
+def _read_role(entry) -> bool:
+    """An identifier role read from the rows: kept in the schema although its column is left
+    out, so every release's PublicSchema.charge sees the read and says not DP."""
+    return entry.kind == "identifier" and not entry.public
 
 
 def _without_identifiers(dataset: Dataset, schema: PublicSchema) -> Dataset:
@@ -132,9 +138,9 @@ def _without_identifiers(dataset: Dataset, schema: PublicSchema) -> Dataset:
 def _kept_schema(schema: PublicSchema, dataset: Dataset) -> PublicSchema:
     """``schema`` less the columns :func:`_without_identifiers` dropped (roles kept)."""
     kept = set(dataset.frame.columns)
-    if all(c.name in kept for c in schema.columns):
+    if all(c.name in kept or _read_role(c) for c in schema.columns):
         return schema
-    return replace(schema, columns=tuple(c for c in schema.columns if c.name in kept))
+    return replace(schema, columns=tuple(c for c in schema.columns if c.name in kept or _read_role(c)))
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,17 @@ def _context(plan: _Plan) -> RunContext:
     rng = check_random_state(plan.seed)
     train, holdout = split(plan.dataset, test_size=plan.share, max_rows=plan.max_rows, rng=rng)
     return RunContext(train, holdout, plan.imposter_epochs, draw_seed(rng), plan.schema, plan.dcr_records)
+
+
+def run_context(dataset: Dataset, *, schema: PublicSchema | None = None, test_size: float = 0.25,
+                max_rows: int | None = None, random_state: RandomState = 0) -> RunContext:
+    """What :func:`compare` builds before any method runs: the schema checked, the identifiers
+    left out and the split, with the same seeds (the file-level audit's view of Compare)."""
+    schema = _check_schema(schema, dataset)
+    kept = _without_identifiers(dataset, schema)
+    share = _check_options(test_size, max_rows, None, None)
+    return _context(_Plan(dataset, kept, _kept_schema(schema, kept), [], (), 1, share, max_rows, None,
+                          seed_of(random_state), 0, None))
 
 
 def _runnable(ctx: RunContext, names: Sequence[str], skipped: dict[str, str]) -> list[Method]:

@@ -21,7 +21,7 @@ import pandas as pd
 from core.compare.registry import METHODS
 from core.compare.run import compare
 from core.data import Dataset, load_csv
-from core.data.config_files import load_named
+
 from core.decide.config import SolveConfig
 from core.decide.pages import cdp_lr_runs, publishing_runs
 from core.decide.selection import PRIVATE_CHOICE_NOTE, selection_cost
@@ -29,6 +29,7 @@ from core.decide.solve import Solution, solve_summary
 from core.decide.target import UP_TO
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
+from core.privacy.schema_read import load_named_by_schema
 from core.runtime.progress import Progress, Stop
 from core.runtime.progress import watch as watch_progress
 from core.validation import DataError
@@ -49,7 +50,10 @@ UNSEEDED_NOTE = ("Its sampler cannot be seeded: the same config gives another cu
 
 # ----------------------------------------------------------------------------- data
 def _raw(config: SolveConfig, data_dir: Any, csv: Any) -> Dataset:
-    return load_named(config.dataset, csv_name=config.csv_name, data_dir=data_dir, csv=csv, verb="solves on")
+    """The config's table, read by its declared schema when it has one (never by inference)."""
+    schema = None if config.schema is None else _schema(config, None)
+    return load_named_by_schema(config.dataset, schema=schema, csv_name=config.csv_name, data_dir=data_dir,
+                                csv=csv, verb="solves on")
 
 
 def _roles(dataset: Dataset, config: SolveConfig) -> Dataset:
@@ -65,7 +69,7 @@ def _path(config: SolveConfig, text: str) -> Path:
     return path if path.is_absolute() else config.folder / path
 
 
-def _schema(config: SolveConfig, dataset: Dataset) -> PublicSchema:
+def _schema(config: SolveConfig, dataset: Dataset | None) -> PublicSchema:
     if config.schema is None:
         return schema_for(dataset)
     if isinstance(config.schema, dict):

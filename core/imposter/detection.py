@@ -294,6 +294,8 @@ def gain_scores(
     y, _ = encode_target(frame[sensitive].astype(object))
     y = np.asarray(y, dtype=np.int64)
     n, n_classes = len(y), int(y.max()) + 1 if len(y) else 1
+    # stratified folds read the rows: detection feeds IMPOSTER (not DP) and kRR's column
+    # choice, which Compare labels not DP for that reason
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=draw_seed(rng))
     splits = list(cv.split(np.zeros(n), y))
     constant = np.empty(n, dtype=np.int64)
@@ -330,6 +332,8 @@ def _cv_score(
     X = prepare_frame(frame, columns)
     y, _ = encode_target(frame[sensitive].astype(object).where(frame[sensitive].notna(), "(missing)"))
     model = make_classifier(classifier, X, list(columns), random_state=rng)
+    # stratified folds read the rows: detection feeds IMPOSTER (not DP) and kRR's column
+    # choice, which Compare labels not DP for that reason
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=draw_seed(rng))
     pred = np.empty_like(y)
     with few_threads():  # cross_val_predict's folds, one by one so each can be reported

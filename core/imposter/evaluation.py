@@ -90,6 +90,7 @@ def score_task(
 
 
 def _split(frame: pd.DataFrame, target: str, test_size: float, seed: int):
+    # stratified on the label (a read of the rows): it only evaluates and feeds no DP release
     strat = frame[target].astype(str)
     strat = strat if strat.value_counts().min() >= 2 else None
     return train_test_split(frame, test_size=test_size, random_state=seed, stratify=strat)

@@ -132,3 +132,23 @@ def read_csv_by_schema(
         name=name or (default_name if default_name != "uploaded data" else schema.name or "dataset"),
         notes=tuple(notes), identifiers=tuple(schema.identifiers), declared=True,
     )
+
+
+def load_named_by_schema(dataset: str, *, schema: PublicSchema | None, csv_name: str | None,
+                         data_dir: str | os.PathLike | None, csv: str | os.PathLike | None,
+                         verb: str) -> Dataset:
+    """The dataset a config names (:func:`core.data.config_files.load_named`), where a CSV
+    with a declared ``schema`` is read by it (:func:`read_csv_by_schema`).
+
+    The schema then decides the columns, their kinds and the identifiers: nothing is
+    inferred across rows and no column is dropped because of its values. Without a schema
+    the CSV is read as an upload is (types inferred, identifiers detected): a draft, whose
+    releases say they are not differentially private. Samples and the public datasets are
+    read by their own shipped schemas either way.
+    """
+    from core.data.config_files import PUBLIC, load_named
+    from core.data.samples import SAMPLES
+
+    if schema is None or dataset in SAMPLES or dataset in PUBLIC or csv is None:
+        return load_named(dataset, csv_name=csv_name, data_dir=data_dir, csv=csv, verb=verb)
+    return read_csv_by_schema(csv, schema, label=None, sensitive=(), name=csv_name)

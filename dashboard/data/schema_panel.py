@@ -37,6 +37,7 @@ from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import KINDS
 from core.privacy.schema_draft import RARE_CATEGORY_RECORDS, confirm_draft, rare_categories
 from core.privacy.schema_estimate import DEFAULT_DELTA
+from dashboard.data.sections import reread_upload
 from dashboard.shared.datasets import estimate_public_schema, parse_schema, schema_json
 from dashboard.shared.safe import md
 from dashboard.shared.schemas import (
@@ -87,6 +88,7 @@ def _apply(schema: PublicSchema, dataset: Dataset, message: tuple[str, str] | No
     if set(schema.identifiers) != set(dataset.identifiers):  # a kind set to or from "identifier":
         dataset = set_identifiers(dataset, schema.identifiers)  # the Data page's marks follow
     set_schema(schema, dataset)
+    reread_upload(schema, dataset)  # an upload is read again from its bytes, by the schema
     if message:
         _flash(*message)
     st.rerun()

@@ -24,7 +24,7 @@ from dashboard.shared.state import (
     DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset,
 )
 from dashboard.shared.schemas import (
-    IDENTIFIERS_KEY, identifiers_widget_key, marked_identifiers, schema_key,
+    IDENTIFIERS_KEY, identifiers_widget_key, marked_identifiers, schema_key, set_schema,
 )
 
 #: Session keys that survive navigation (not widget keys).
@@ -84,13 +84,38 @@ def _upload_dataset() -> Dataset | None:
             dataset = with_estimate(lambda: cached.parse_upload(content, upload.name, int(max_rows) or None),
                                     expected_s=cached.expected_read_seconds(len(content)),
                                     text=f"Reading {len(content) / 1e6:.0f} MB")
-            stored = {"key": key, "dataset": dataset}
+            stored = {"key": key, "dataset": dataset, "content": content, "max_rows": int(max_rows) or None}
         except DataError as exc:
             stored = {"key": key, "dataset": None, "error": DataError(str(exc))}
         st.session_state[UPLOAD_KEY] = stored
     if stored.get("error") is not None:
         raise stored["error"]
     return stored["dataset"]
+
+
+def reread_upload(schema, dataset: Dataset) -> Dataset:
+    """``dataset`` read again from the upload's bytes by its reviewed ``schema``, when it is this
+    session's upload (else ``dataset`` itself).
+
+    Under the project's relation a release depends on the file: once a schema is set, each
+    data line is one record and each cell is read by its column's declared kind
+    (:func:`core.privacy.schema_read.read_csv_by_schema`), so nothing inferred across rows
+    (a column's type, a dropped column, an identifier found by its values) reaches a
+    release. The schema is kept for the new table too, and it becomes the chosen dataset.
+    """
+    from core.privacy.schema_read import read_csv_by_schema
+
+    stored = st.session_state.get(UPLOAD_KEY)
+    if (st.session_state.get(SOURCE_KEY) != SOURCES[1] or not isinstance(stored, dict)
+            or stored.get("content") is None or stored.get("dataset") is None
+            or stored["dataset"].name != dataset.name):
+        return dataset
+    new = read_csv_by_schema(stored["content"], schema, label=dataset.label, sensitive=dataset.sensitive,
+                             name=dataset.name, max_rows=stored.get("max_rows"))
+    stored["dataset"] = new
+    set_schema(schema, new)
+    set_dataset(new)
+    return new
 
 
 def _public(source: str) -> Dataset:

@@ -150,7 +150,12 @@ def _from_chosen(ds: Dataset, store: dict) -> "PublicSchema | None":
         parent = current_schema(chosen)
     if parent is None or not set(cols) <= set(parent.names):
         return None
-    return replace(parent, columns=tuple(parent[c] for c in cols), label=None, sensitive=())
+    # The identifier entries stay (their columns are left out of ``ds``): which columns a
+    # release leaves out is part of what it depends on, so a role read from the rows must
+    # reach PublicSchema.charge, which marks the release not DP until it is confirmed.
+    ids = [c.name for c in parent.columns if c.kind == "identifier" and c.name not in cols]
+    kept = [c for c in parent.columns if c.name in set(cols) | set(ids)]
+    return replace(parent, columns=tuple(kept), label=None, sensitive=())
 
 
 

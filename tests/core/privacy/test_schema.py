@@ -288,7 +288,7 @@ def test_table_round_trip_changes_nothing():
 def test_an_edited_row_becomes_declared_and_keeps_number_categories():
     s = PublicSchema(tuple(replace(c, source="read from data") for c in _schema().columns), label="y")
     table = s.to_frame()
-    table.loc[table["column"] == "age", "upper"] = 120.0
+    table.loc[table["column"] == "age", ["lower", "upper"]] = [0.0, 120.0]  # a drafted number shows no bounds
     table.loc[table["column"] == "y", "categories"] = "0, 1, 2"
     out = s.with_edits(table)
     assert out["age"].upper == 120.0 and out["age"].source == "declared"
