@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset, infer_column_types
-from core.data.identifiers import detect_identifiers
+from core.data.identifiers import propose_identifiers
 from core.validation import DataError
 
 __all__ = [
@@ -213,22 +213,21 @@ def export_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, index=frame.index)
 
 
-def _check_values(frame: pd.DataFrame, numeric: Iterable[str]) -> None:
-    for col in numeric:
-        values = frame[col].to_numpy(dtype=float)
-        n_inf = int(np.isinf(values).sum())
-        if n_inf:
-            raise DataError(
-                f"Column '{col}' contains {n_inf} infinite value(s); replace them with "
-                "numbers or leave those cells empty."
-            )
-        finite = values[np.isfinite(values)]
-        if finite.size and np.abs(finite).max() > MAX_ABS_VALUE:
-            raise DataError(
-                f"Column '{col}' holds values too large to analyse (up to "
-                f"{np.abs(finite).max():.3g}); values must stay below {MAX_ABS_VALUE:.0e} "
-                "in size, so rescale the column (for example to thousands or millions)."
-            )
+def _check_values(frame: pd.DataFrame, numeric: Iterable[str], notes: list[str]) -> pd.DataFrame:
+    """Infinite values and magnitudes past :data:`MAX_ABS_VALUE` become missing cells (noted):
+    one record's value never refuses the file."""
+    out = {}
+    for col in frame.columns:
+        s = frame[col]
+        if col in set(numeric):
+            values = s.to_numpy(dtype=float)
+            bad = ~np.isfinite(values) & ~np.isnan(values) | (np.abs(np.nan_to_num(values)) > MAX_ABS_VALUE)
+            if bad.any():
+                notes.append(f"Column '{col}' has {int(bad.sum())} infinite or too large value(s) (past "
+                             f"{MAX_ABS_VALUE:.0e}); they were read as missing.")
+                s = pd.Series(np.where(bad, np.nan, values), index=s.index)
+        out[col] = s
+    return pd.DataFrame(out, index=frame.index, copy=False)
 
 
 def _check_frame_size(frame: pd.DataFrame) -> None:
@@ -265,24 +264,19 @@ def _with_clean_column_names(
 def _usable_columns(
     frame: pd.DataFrame, label: str | None, sensitive: tuple[str, ...], notes: list[str]
 ) -> list[str]:
-    """The columns to keep: empty and constant columns are left out (noted), unless they are
-    the label or sensitive (an empty one of those is an error)."""
-    keep = []
+    """Every column: an empty or constant one is kept with a note (which columns a table has
+    is the header's, never its values'); an empty label or sensitive column is an error."""
     for col in frame.columns:
         s = frame[col]
         protected = col == label or col in sensitive
         if s.isna().all():
             if protected:
                 raise DataError(f"Column '{col}' is empty; choose another column for its role.")
-            notes.append(f"Column '{col}' is empty and was left out.")
-            continue
-        if s.nunique(dropna=True) < 2 and not protected:
-            notes.append(f"Column '{col}' has a single value and was left out.")
-            continue
-        keep.append(col)
-    if not keep:
-        raise DataError("No usable column is left: every column is empty or constant.")
-    return keep
+            notes.append(f"Column '{col}' is empty in every row (kept: which columns a table has "
+                         "comes from its header, not its values).")
+        elif s.nunique(dropna=True) < 2 and not protected:
+            notes.append(f"Column '{col}' has a single value (kept).")
+    return list(frame.columns)
 
 
 def _without_empty_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -309,8 +303,8 @@ def frame_to_dataset(
 ) -> Dataset:
     """Validate a frame and wrap it into a :class:`Dataset` (the checks of :func:`load_csv`).
 
-    Empty and constant columns are dropped with a note (unless they are the label or
-    sensitive, which is an error); infinite or huge values are errors. Identifier columns
+    Empty and constant columns are kept with a note (an empty label or sensitive column is an
+    error); infinite or huge values become missing with a note. Identifier columns
     (row numbers, IDs, keys: :func:`core.data.identifiers.detect_identifiers`) are kept in
     the frame with the role "identifier" and a note each, unless ``identifiers`` names them
     (a list, possibly empty: those columns and no detection).
@@ -325,10 +319,10 @@ def frame_to_dataset(
     keep = _usable_columns(frame, label, sensitive, notes)
     frame = frame[keep].reset_index(drop=True)
     numeric, categorical = infer_column_types(frame)
-    _check_values(frame, numeric)
+    frame = _check_values(frame, numeric, notes)
     frame = _without_empty_rows(frame, notes)
     if identifiers is None:
-        found = detect_identifiers(frame, exclude=(label, *sensitive))
+        found = propose_identifiers(frame, exclude=(label, *sensitive))
         for col, why in found.items():
             notes.append(f"Column '{col}' has {why}: it is marked as an identifier, so no method "
                          "uses it as a feature, synthesizes, attacks or publishes it (the Data page "

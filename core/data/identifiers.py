@@ -17,7 +17,8 @@ missing and a different value in every filled cell:
   :data:`MIN_DENSITY` of the range between their minimum and maximum (a row number with
   gaps, in any order), or when they increase (or decrease) down the rows (a running
   number, a sorted key);
-* **numbers with decimals**: never. A float column with a different value in every row is
+* **numbers with decimals**: never (by its values; a name like an ID proposes any column,
+  :func:`identifiers_by_name`). A float column with a different value in every row is
   a continuous measurement (an income with cents, a weight), not a key.
 
 Known false positives (override them on the Data page): a whole-number measurement whose
@@ -35,7 +36,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["detect_identifiers", "looks_like_identifier_name", "MIN_ROWS_FOR_IDENTIFIER",
+__all__ = ["detect_identifiers", "identifiers_by_name", "propose_identifiers", "looks_like_identifier_name", "MIN_ROWS_FOR_IDENTIFIER",
            "MAX_MISSING_SHARE", "MIN_DENSITY"]
 
 #: Below this many rows, distinct values say nothing (a tiny table has distinct ages).
@@ -47,7 +48,7 @@ MIN_DENSITY = 0.5
 
 _ID_TOKENS = frozenset({
     "id", "ids", "index", "idx", "key", "row", "rownum", "rowid", "rownumber", "uuid", "guid",
-    "serial", "seq", "record", "recordid", "unnamed", "pk", "identifier",
+    "serial", "seq", "record", "recordid", "unnamed", "pk", "identifier", "rownames", "rowname",
 })
 
 
@@ -65,6 +66,17 @@ def looks_like_identifier_name(name: str) -> bool:
     if text in ("", "#") or re.fullmatch(r"unnamed:?\s*\d*", text, flags=re.IGNORECASE):
         return True
     return any(t in _ID_TOKENS for t in _tokens(text))
+
+
+def identifiers_by_name(columns: Iterable[str], *, exclude: Iterable[str] = ()) -> list[str]:
+    """The columns whose *name* reads like a key (:func:`looks_like_identifier_name`), in order.
+
+    A proposal from the public header alone: it reads no value, so it costs nothing under the
+    project's relation (a role proposed from the values -- all distinct, in running order --
+    is a read of the rows: :func:`detect_identifiers`). ``exclude``: columns with another role.
+    """
+    skip = set(exclude)
+    return [c for c in columns if c not in skip and looks_like_identifier_name(str(c))]
 
 
 def _why(s: pd.Series, name: str, min_rows: int) -> str | None:
@@ -127,3 +139,14 @@ def detect_identifiers(frame: pd.DataFrame, *, exclude: Iterable[str] = (),
         if why is not None:
             out[col] = why
     return out
+
+
+def propose_identifiers(frame: pd.DataFrame, *, exclude: Iterable[str] = ()) -> dict[str, str]:
+    """Every identifier proposal for ``frame``, column -> why, in the frame's order: by its
+    values (:func:`detect_identifiers`, a read of the rows) or by its name alone
+    (:func:`identifiers_by_name`, public)."""
+    found = detect_identifiers(frame, exclude=exclude)
+    for c in identifiers_by_name(frame.columns, exclude=exclude):
+        found.setdefault(c, "a name like an ID")
+    return {c: found[c] for c in frame.columns if c in found}
+

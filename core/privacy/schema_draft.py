@@ -54,7 +54,8 @@ RARE_VALUES = (f"categorical: holds values that fewer than {RARE_CATEGORY_RECORD
 
 
 def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
-    """A schema drafted from the rows: every entry marked "read from data".
+    """A schema drafted from the rows: every entry marked "read from data", except an
+    identifier proposed from its name alone (the header is public: such an entry is public).
 
     Numbers get their observed min and max, categories their observed values (sorted by
     text, one per canonical form: :func:`core.data.categories.canonical`). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
@@ -64,7 +65,7 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     sensitive. Nothing here is private: the draft is for the user to review, confirm or
     replace by an estimate.
     """
-    from core.data.identifiers import detect_identifiers
+    from core.data.identifiers import identifiers_by_name, propose_identifiers
 
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a Dataset, got {type(dataset).__name__}.")
@@ -72,13 +73,14 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     frame = dataset.frame
     roles = {dataset.label, *dataset.sensitive} - {None}
     ids = {c: "marked as an identifier" for c in dataset.identifiers}
+    by_name = set(identifiers_by_name(frame.columns, exclude=roles))
     if detect:
-        found = detect_identifiers(frame, exclude=roles)
+        found = propose_identifiers(frame, exclude=roles)
         ids.update({c: f"{why}: an identifier" for c, why in found.items() if c not in ids})
     for name in frame.columns:
         s = frame[name]
         if name in ids and name not in roles:
-            cols.append(ColumnSchema(name, "identifier", source="read from data", note=ids[name]))
+            cols.append(_identifier(name, ids[name], name in by_name))
             continue
         if name in dataset.numeric:
             v = pd.to_numeric(s, errors="coerce").dropna()
@@ -95,6 +97,15 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     return PublicSchema(tuple(cols), label=dataset.label, sensitive=dataset.sensitive,
                         name=dataset.name)
 
+
+
+def _identifier(name: str, why: str, by_name: bool) -> ColumnSchema:
+    """A drafted identifier: proposed from its name (the public header: it costs nothing, so
+    the entry is public) or from its values (a read of the rows, "read from data")."""
+    if by_name:
+        return ColumnSchema(name, "identifier", source="declared",
+                            note="proposed from its name in the header (reads no value)")
+    return ColumnSchema(name, "identifier", source="read from data", note=why)
 
 
 def _drafted_categories(values: pd.Series) -> list:
