@@ -21,9 +21,14 @@ Each audit tests **the step that spends the budget**, on a seeded sample of
 - IDP-KMeans: one noisy Lloyd step with the whole budget from two public centres (the
   (counts, sums) vector the ledger pays for; statistic: its log-likelihood ratio), and Compare's
   own release (fit and release of the registry) with one record changed on every column.
-- MST and AIM: the noisy marginal measurements (:func:`core.audit.cases.marginal.mst_case`);
-  what follows them is post-processing. OpenDP's noise is not seedable: these audits vary from
-  run to run (:data:`UNSEEDED`, said in the row's note).
+- MST and AIM: the release's own OpenDP measurement of the noisy marginals, through the function
+  the release calls (:func:`core.marginal.synthesizer.measure_marginals`; the case is
+  :func:`core.audit.cases.marginal.mst_case`), without the model fit (post-processing). It
+  takes seconds a run (OpenDP searches a noise scale for each marginal it chooses), so the
+  point is timed first: where the runs would take more than :data:`AUDIT_POINT_SECONDS`, or
+  the release step fails, the point says "not audited" and why, never a bound from a
+  stand-in. OpenDP's noise is not seedable: these audits vary from run to run
+  (:data:`UNSEEDED`, said in the row's note).
 
 An audit can only find violations: a lower bound above the claim is evidence of a bug; one
 below it proves nothing. A claim above the ceiling cannot be tested with that many runs.
@@ -58,7 +63,7 @@ from core.sskm.dp_kmeans import idp_kmeans
 from core.validation import DataError
 
 __all__ = [
-    "AUDITS", "AUDIT_COLUMNS", "AUDIT_ROWS", "DEFAULT_AUDIT_RUNS", "UNSEEDED",
+    "AUDITS", "AUDIT_COLUMNS", "AUDIT_POINT_SECONDS", "AUDIT_ROWS", "DEFAULT_AUDIT_RUNS", "UNSEEDED",
     "audit_frame", "audit_verdict", "check_audit_runs", "empty_audits", "idp_kmeans_step_case", "run_audits",
 ]
 
@@ -71,6 +76,9 @@ UNSEEDED = frozenset(m.name for m in METHODS.values() if not m.seeded)
 #: The columns of one audited point (:func:`run_audits`), after ``method`` and ``epsilon``.
 AUDIT_COLUMNS = ("audit_claim", "audit_lower", "audit_ceiling", "audit_runs", "audit_seconds", "audit_pair",
                  "audit_violation", "audit_verdict", "audit_note")
+#: The most seconds one point's audit may take, estimated from one timed run of each case whose
+#: mechanism times itself (MST's and AIM's real measurement): above it the point is "not audited".
+AUDIT_POINT_SECONDS = 120.0
 _UNSEEDED_NOTE = ("OpenDP's noise cannot be seeded: this audit's numbers vary from run to run (the same config "
                   "gives the same releases elsewhere only where their noise is seeded).")
 
@@ -253,10 +261,14 @@ def _idp_cases(ctx: RunContext, epsilon: float) -> list[AuditCase]:
 
 # ----------------------------------------------------------------------------- MST, AIM
 def _marginal_cases(ctx: RunContext, epsilon: float, *, algorithm: str = "MST") -> list[AuditCase]:
-    """The noisy marginal measurements of MST (or AIM): what follows them is post-processing."""
+    """The release's own noisy marginal measurement of MST (or AIM), on the sample: the columns
+    and bins of Compare's release, OpenDP's measurement through the release's function, without
+    the model fit (post-processing)."""
     from core.audit.cases.marginal import mst_case
+    from core.compare.marginal_methods import MARGINAL_BINS, marginal_columns
 
-    return [mst_case(audit_frame(ctx), ctx.schema, epsilon=float(epsilon), algorithm=algorithm)]
+    return [mst_case(audit_frame(ctx), ctx.schema, epsilon=float(epsilon), algorithm=algorithm,
+                     bins=MARGINAL_BINS, columns=marginal_columns(ctx))]
 
 
 #: Method name -> the audit cases of that method at one epsilon (every ``dp=True`` method has one).
@@ -275,10 +287,15 @@ def empty_audits() -> pd.DataFrame:
     return pd.DataFrame(columns=["method", "epsilon", *AUDIT_COLUMNS])
 
 
-def audit_verdict(claim: float, lower: float, ceiling: float, runs: Any, violation: Any) -> str:
-    """What the table says about one audited point, in words ("" when nothing was audited)."""
+def audit_verdict(claim: float, lower: float, ceiling: float, runs: Any, violation: Any, *, reason: str = "") -> str:
+    """What the table says about one point, in words.
+
+    A point without a lower bound is **not audited**, with ``reason`` ("not audited: the
+    real measurement takes ..."): never a bound from a stand-in. Otherwise a violation, a
+    claim above what the runs can test, or "no violation found".
+    """
     if lower is None or not np.isfinite(float(lower)):
-        return ""
+        return f"not audited: {reason}" if reason else "not audited"
     if bool(violation):
         return (f"VIOLATION: the audited lower bound {lower:.3g} exceeds the claimed epsilon {claim:.3g}: "
                 "the release leaks more than its guarantee says.")
@@ -288,10 +305,43 @@ def audit_verdict(claim: float, lower: float, ceiling: float, runs: Any, violati
             "an audit can only find violations)")
 
 
-def _nan_row(name: str, epsilon: float, note: str) -> dict[str, Any]:
-    return {"method": name, "epsilon": float(epsilon), "audit_claim": math.nan, "audit_lower": math.nan,
+def _nan_row(name: str, epsilon: float, note: str, claim: float = math.nan) -> dict[str, Any]:
+    return {"method": name, "epsilon": float(epsilon), "audit_claim": float(claim), "audit_lower": math.nan,
             "audit_ceiling": math.nan, "audit_runs": None, "audit_seconds": math.nan, "audit_pair": "",
-            "audit_violation": None, "audit_verdict": f"not audited: {note}", "audit_note": note}
+            "audit_violation": None, "audit_verdict": audit_verdict(math.nan, math.nan, math.nan, None, None,
+                                                                    reason=note),
+            "audit_note": note}
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else (f"{seconds / 60:.0f} min" if seconds < 7200
+                                                     else f"{seconds / 3600:.1f} h")
+
+
+def _too_slow(cases: Sequence[AuditCase], runs: int) -> str | None:
+    """Why the point cannot be audited within :data:`AUDIT_POINT_SECONDS`, or None.
+
+    Each case whose mechanism times itself (``seconds_per_run``: the real release step, timed
+    once on the pair's first dataset) is estimated at ``2 x runs`` runs. A release step that
+    fails here is a reason too: the point is then not audited, and nothing stands in for it.
+    """
+    for case in cases:
+        timer = getattr(case.mechanism, "seconds_per_run", None)
+        if timer is None:
+            continue
+        try:
+            # a first run (with OpenDP's setup) over 20 times the budget of a run settles it alone
+            seconds = float(timer(case.pair.d0, limit=20 * AUDIT_POINT_SECONDS / (2 * runs)))
+        except Exception as exc:  # noqa: BLE001 - whatever the real release step raises is the reason
+            return (f"running {case.name}'s real release step failed ({type(exc).__name__}: {exc}); no bound from "
+                    "a stand-in is reported in its place.")
+        estimate = 2 * runs * seconds
+        if estimate > AUDIT_POINT_SECONDS:
+            return (f"one run of {case.name} (the release's own measurement, without the model fit) took "
+                    f"{seconds:.2g} s on {len(case.pair.d0)} records, so {runs} runs per side would take about "
+                    f"{_duration(estimate)}, over the point's audit budget of {AUDIT_POINT_SECONDS:g} s; no bound "
+                    "from a stand-in is reported in its place.")
+    return None
 
 
 def _audit_point(ctx: RunContext, name: str, epsilon: float, *, runs: int, progress: Progress | None,
@@ -304,6 +354,9 @@ def _audit_point(ctx: RunContext, name: str, epsilon: float, *, runs: int, progr
         return _nan_row(name, epsilon, f"the audit case is not available here: {exc}")
     except (DataError, ValueError) as exc:
         return _nan_row(name, epsilon, f"the audit could not be built on this table: {exc}")
+    slow = _too_slow(cases, runs)
+    if slow is not None:  # the claim is known (the release's ledger); no bound is
+        return _nan_row(name, epsilon, slow, claim=max(c.claimed_epsilon for c in cases))
     seed = display_seed(ctx.base_seed, "audit", name, repr(float(epsilon)))
     try:
         results = run_cases(cases, runs=runs, random_state=seed, progress=progress, stop=stop)

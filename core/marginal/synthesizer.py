@@ -37,14 +37,15 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from core.marginal.opendp_fix import apply as apply_opendp_fix
-from core.marginal.domain import DEFAULT_BINS, check_bins, marginal_domain
+from core.marginal.domain import DEFAULT_BINS, MarginalDomain, check_bins, marginal_domain
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress, Stop, check_stop, report
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 from core.validation import check_choice, check_epsilon
 
-__all__ = ["ALGORITHMS", "CONTRIBUTIONS", "NOISE", "MarginalSynthesizer", "marginal_ledger", "opendp_version"]
+__all__ = ["ALGORITHMS", "CONTRIBUTIONS", "NOISE", "MarginalSynthesizer", "marginal_ledger", "measure_marginals",
+           "opendp_version"]
 
 #: The synthesizers OpenDP offers here.
 ALGORITHMS = ("MST", "AIM")
@@ -87,12 +88,14 @@ def marginal_ledger(algorithm: str, epsilon: float, schema: PublicSchema, column
 
 @functools.lru_cache(maxsize=16)
 def _measurement(names: tuple[str, ...], sizes: tuple[int, ...], epsilon: float, algorithm: str,
-                 contributions: int) -> Any:
+                 contributions: int, estimator: Any = None) -> Any:
     """OpenDP's MST or AIM measurement over codes 0..size-1 of each column (no record read).
 
-    Built once per domain and budget in a process (OpenDP searches each noise scale, which
-    takes seconds): it is a function of the domain's shape, the budget and the privacy unit
-    only, and a release calls it on the records.
+    Built once per domain, budget and estimator in a process (OpenDP searches each noise
+    scale, which takes seconds): it is a function of the domain's shape, the budget and the
+    privacy unit only, and a release calls it on the records. ``estimator`` (None: OpenDP's
+    default, Private-PGM's mirror descent) fits the model from the noisy marginals: it is
+    post-processing, and changes neither the noise nor the budget split.
     """
     import opendp.prelude as dp
     import polars as pl
@@ -105,12 +108,47 @@ def _measurement(names: tuple[str, ...], sizes: tuple[int, ...], epsilon: float,
     # the last cell of each column is OpenDP's own null cell (it adds one to every key list
     # that lacks it): no cell is added that no record can fill
     keys = {c: pl.Series(c, [*range(k - 1), None], dtype=pl.Int64) for c, k in zip(names, sizes)}
-    algo = dp.mbi.MST() if algorithm == "MST" else dp.mbi.AIM()
+    options = {} if estimator is None else {"estimator": estimator}
+    algo = dp.mbi.MST(**options) if algorithm == "MST" else dp.mbi.AIM(**options)
     measurement = ctx.query().select(*names).contingency_table(keys=keys, algorithm=algo).resolve()
     spent = float(measurement.map(contributions))
     if not spent <= epsilon:
         raise RuntimeError(f"OpenDP's {algorithm} spends {spent!r}, more than epsilon = {epsilon!r}.")
     return measurement
+
+
+def measure_marginals(domain: MarginalDomain, frame: pd.DataFrame, epsilon: float, algorithm: str, *,
+                      estimator: Any = None) -> Any:
+    """OpenDP's MST or AIM measurement of ``frame`` over ``domain``'s cells: the step that spends the budget.
+
+    The one function that builds and runs the measurement, for the release
+    (:meth:`MarginalSynthesizer.fit`) and for its audit
+    (:mod:`core.audit.cases.marginal`): the records are mapped into the schema's cells
+    (:meth:`MarginalDomain.encode`), OpenDP's measurement is built for the domain's shape,
+    ``epsilon``, ``algorithm`` and :data:`CONTRIBUTIONS` (cached per process) and invoked.
+
+    Parameters
+    ----------
+    domain : MarginalDomain
+        The cells of every released column, from the public schema.
+    frame : DataFrame
+        The records.
+    epsilon : float
+        The whole release's budget (pure DP).
+    algorithm : {"MST", "AIM"}
+    estimator : callable, optional
+        The model fit OpenDP runs on the noisy marginals (post-processing). None: OpenDP's
+        default (Private-PGM's mirror descent), what a release uses. The audit passes a fit of
+        no iterations, which leaves the noisy marginals and the budget split as they are.
+
+    Returns
+    -------
+    opendp.extras.mbi.ContingencyTable
+        OpenDP's release: ``marginals`` (the noisy measurements) and ``model``.
+    """
+    measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), float(epsilon), algorithm,
+                               CONTRIBUTIONS, estimator)
+    return measurement(_lazyframe(domain.encode(frame), domain.sizes))
 
 
 def _lazyframe(codes: dict[str, np.ndarray], sizes: dict[str, int]) -> Any:
@@ -197,14 +235,11 @@ class MarginalSynthesizer(BaseEstimator):
             raise ValueError("frame has no records: there is nothing to synthesize from.")
         check_stop(stop)
         domain = marginal_domain(self.schema, columns=self.columns, bins=self.bins)
-        codes = domain.encode(frame)
-        report(progress, 0.0, f"{algorithm}: preparing OpenDP's measurement", stop=stop)
-        start = time.perf_counter()
-        measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), eps, algorithm,
-                                   CONTRIBUTIONS)
-        report(progress, 0.2, f"{algorithm}: measuring the noisy marginals and fitting the model (OpenDP; "
+        domain.encode(frame)  # a record the schema cannot hold is refused before OpenDP starts
+        report(progress, 0.0, f"{algorithm}: measuring the noisy marginals and fitting the model (OpenDP; "
                               "cannot be stopped until it finishes)", stop=stop)
-        self.table_ = measurement(_lazyframe(codes, domain.sizes))
+        start = time.perf_counter()
+        self.table_ = measure_marginals(domain, frame, eps, algorithm)
         self.seconds_ = time.perf_counter() - start
         self.domain_ = domain
         self.n_rows_ = len(frame)

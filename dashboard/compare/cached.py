@@ -216,9 +216,12 @@ def audit_caption(result: ComparisonResult) -> str:
     if a is None or a.empty or runs == 0:
         return "No privacy audit was run (audit runs 0)." if runs == 0 else ""
     done = a[a["audit_lower"].notna()]
-    return (f"Privacy audit: {len(done)} DP point(s), {runs} runs per side each (ceiling {audit_ceiling(runs):.3g}), "
-            f"{float(done['audit_seconds'].sum()):.1f} s in all ({float(done['audit_seconds'].mean()):.1f} s a point); "
-            "an audit can only find violations: a bound below the claim proves nothing.") if len(done) else ""
+    skipped = int(a["audit_verdict"].astype(str).str.startswith("not audited").sum())
+    idle = f" {skipped} DP point(s) not audited (the table says why)." if skipped else ""
+    return ((f"Privacy audit: {len(done)} DP point(s), {runs} runs per side each (ceiling {audit_ceiling(runs):.3g}), "
+             f"{float(done['audit_seconds'].sum()):.1f} s in all ({float(done['audit_seconds'].mean()):.1f} s a point); "
+             "an audit can only find violations: a bound below the claim proves nothing.") if len(done) else
+            "Privacy audit: none of the DP points could be audited.") + idle
 
 
 def reference_rows(result: ComparisonResult) -> pd.DataFrame:

@@ -83,12 +83,14 @@ def _violated(row: pd.Series) -> bool:
 
 
 def audit_hover(row: pd.Series) -> str:
-    """One point's privacy audit in one hover line ("" when it was not audited): the audited
+    """One point's privacy audit in one hover line ("" where no audit applies; "not audited" for a DP
+    point whose audit could not run, with no bound from a stand-in): the audited
     lower bound against the claimed epsilon and the ceiling its runs allow, and whether the
     bound exceeds the claim or the claim is above what the audit can test."""
     lower, claim, ceiling = (_value(row, "audit", part) for part in ("lower", "claim", "ceiling"))  # audit_lower ...
     if not np.isfinite(lower):
-        return ""
+        verdict = str(row.get("audit_verdict", "") or "")
+        return "audit: not audited (the audit table says why)" if verdict.startswith("not audited") else ""
     text = f"audit: lower bound {lower:.3g} for the claim {claim:.3g} (ceiling {ceiling:.3g})"
     if _violated(row):
         return "<b>" + text + ": VIOLATION</b>"

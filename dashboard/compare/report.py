@@ -168,6 +168,9 @@ def _audit_cells(r: pd.Series) -> list[str]:
     nothing was audited); a lower bound above its claim is marked VIOLATION."""
     lower = r.get("audit_lower", math.nan)
     if pd.isna(lower):
+        if str(r.get("audit_verdict", "")).startswith("not audited"):  # the reason is in the audit section
+            claim = r.get("audit_claim", math.nan)
+            return ["" if pd.isna(claim) else _number(float(claim)), "not audited", ""]
         return ["", "", ""]
     bad = _true(r.get("audit_violation"))
     return [_number(float(r["audit_claim"])), _number(float(lower)) + (" VIOLATION" if bad else ""),
@@ -176,7 +179,7 @@ def _audit_cells(r: pd.Series) -> list[str]:
 
 def _summary_table(summary: pd.DataFrame) -> str:
     measures = [m for m in _measure_columns(summary) if m not in _FORMAL_MEASURES]
-    audited = "audit_lower" in summary and summary["audit_lower"].notna().any()
+    audited = "audit_verdict" in summary and summary["audit_verdict"].fillna("").astype(bool).any()
     audit_header = ["claimed epsilon", "audited lower bound", "audit ceiling"] if audited else []
     header = ["method", "epsilon (setting)", "DP", "guarantee", *audit_header, "n", *measures]
     rows = []
@@ -212,7 +215,7 @@ def _audit_section(result: ComparisonResult) -> str:
         "gives a lower bound on the epsilon it really has (95% confidence; the worst pair of each point is shown). "
         f"No audit can show more than the ceiling its runs allow; a claim above it cannot be tested. An audit can "
         f"only find violations: a bound below the claim proves nothing. {len(done)} point(s), "
-        f"{float(done['audit_seconds'].sum()):.1f} s in all.</p>")
+        f"{float(done['audit_seconds'].sum()):.1f} s in all.{_not_audited(audits)}</p>")
     rows = [[r["method"], _number(float(r["epsilon"])), _number(float(r["audit_claim"])),
              _number(float(r["audit_lower"])), _number(float(r["audit_ceiling"])),
              "" if r["audit_runs"] is None or pd.isna(r["audit_runs"]) else str(int(r["audit_runs"])),
@@ -221,6 +224,13 @@ def _audit_section(result: ComparisonResult) -> str:
     parts.append(_table(("method", "epsilon", "claimed epsilon", "audited lower bound", "ceiling", "runs per side",
                          "seconds", "worst pair", "verdict", "note"), rows, numeric=range(1, 7)))
     return "\n".join(parts)
+
+
+def _not_audited(audits: pd.DataFrame) -> str:
+    """A sentence on the DP points that were not audited (their reasons are in the table), or ""."""
+    n = int(audits["audit_verdict"].astype(str).str.startswith("not audited").sum())
+    return (f" {n} DP point(s) not audited (the verdict says why): no bound from a stand-in is shown for them."
+            if n else "")
 
 
 def _violations(audits: pd.DataFrame) -> list[str]:

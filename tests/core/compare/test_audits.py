@@ -126,7 +126,7 @@ def test_the_verdict_in_words():
     assert audit_verdict(1.0, 1.4, 4.2, 500, True).startswith("VIOLATION: the audited lower bound 1.4 exceeds")
     assert "cannot test this claim with 500 runs (ceiling 4.2)" in audit_verdict(5.0, 0.9, 4.2, 500, False)
     assert audit_verdict(1.0, 0.5, 4.2, 500, False).startswith("no violation found: lower bound 0.5")
-    assert audit_verdict(1.0, math.nan, math.nan, 0, False) == ""
+    assert audit_verdict(1.0, math.nan, math.nan, 0, False) == "not audited"
 
 
 def test_a_set_stop_event_ends_the_audits(census):
