@@ -3,8 +3,10 @@
 - ``pux bundle --config FILE --out result.zip [--publish] [--include-data] [--data-dir DIR]
   [--csv PATH]``: a ``pux-compare/1`` or ``pux-page/1`` config as a bundle
   (:func:`core.bundle.build.build_bundle`): for a colleague by default, ``--publish`` for a
-  bundle to publish (no seed, no exact statistic, releases from fresh entropy). Compare's
-  bundle holds Compare's own report (:func:`dashboard.compare.report.build_report`).
+  bundle to publish (no seed, no exact statistic, releases from fresh entropy), refused in one
+  sentence, with nothing written, while its public schema holds entries read from the data (an
+  upload without a declared schema: confirm, declare or estimate them first). Compare's bundle
+  holds Compare's own report (:func:`dashboard.compare.report.build_report`).
 - ``pux rerun result.zip [--data PATH] [--every] [--rtol X]``: unpack it, run its script in a
   fresh process (:func:`core.bundle.rerun.rerun_bundle`) and say number by number whether the
   result matches; exit 0 when every number matches, 1 otherwise, 2 for a file that is not a

@@ -8,7 +8,11 @@ shape), ``rerun.py`` and ``rerun.ipynb`` (the same cells: they rebuild ``result.
 ``rerun.json`` with ``core`` alone), the released tables under ``releases/`` (plain CSV and
 JSON sidecar each) and, when asked, the data under ``data/``. A bundle to publish holds the
 same files without any seed, exact statistic or data: its config has ``seed: null`` and no
-fingerprint, its result only the releases' guarantees and shapes.
+fingerprint, its result only the releases' guarantees and shapes, and it is refused while its
+public schema holds an entry read from the data (the config, the report and the sidecars carry
+the schema). What a bundle discloses is read from the files it holds
+(:func:`core.bundle.disclosure.bundle_contents`) before the README, the manifest and the report
+say it.
 """
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from core.bundle.configs import as_page_config, config_dict
-from core.bundle.disclosure import KINDS, bundle_ledger, disclosure_sentence
+from core.bundle.disclosure import (KINDS, bundle_contents, bundle_ledger, check_contents, check_publishable,
+                                    disclosure_sentence)
 from core.bundle.notebook import script_to_notebook
 from core.bundle.page_config import PageConfig, page_schema
 from core.bundle.pages import BundleRelease, page_module
@@ -136,7 +141,9 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
         The private data, with its roles.
     kind : {"colleague", "publish"}
         Who it is for (:mod:`core.bundle.disclosure`). A bundle to publish holds no seed, no
-        exact statistic and no data; its releases' noise must come from fresh entropy.
+        exact statistic and no data; its releases' noise must come from fresh entropy, and its
+        public schema may hold no entry read from the data. What the bundle discloses is read
+        from its files (:func:`core.bundle.disclosure.bundle_contents`), not assumed from ``kind``.
     include_data : bool
         Copy the private table into ``data/`` (a colleague's bundle only; a public dataset is
         never copied: the README says where it comes from).
@@ -151,6 +158,7 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
         ``pux rerun`` compares its own time with).
     report_html : str, optional
         The report (Compare passes its own); default :func:`core.bundle.report.page_report`.
+        A bundle to publish ignores it and ``numbers`` (they hold exact statistics).
     noise : NoiseSource, optional
         The releases' noise (default: fresh entropy). A seeded one makes them reproducible and
         not private, which a colleague's bundle allows and says.
@@ -158,12 +166,21 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
         UTC time stamp (default now).
     progress : callable, optional
         Handed to the page's ``numbers``.
+
+    Raises
+    ------
+    ValueError
+        One sentence: a bundle to publish whose public schema holds entries read from the data
+        (:func:`core.bundle.disclosure.check_publishable`, before any work), whose page releases
+        no table, or whose files would hold anything exact; seeded noise or data to publish.
     """
     progress = watch(progress, stop)  # a set stop ends the work at its next report
     noise = _check(kind, include_data, noise)
     config = _checked_config(config, dataset)
     module = page_module(config.page)
     schema = schema if schema is not None else page_schema(config, dataset)
+    if kind == "publish":
+        check_publishable(schema)  # before any work: its config, report and sidecars would carry it
     start = time.perf_counter()
     if kind == "colleague" and numbers is None:
         numbers = module.numbers(dataset, schema, seed=config.seed, settings=config.settings,
@@ -172,35 +189,53 @@ def build_bundle(config: PageConfig | CompareConfig, dataset: Dataset, *, kind: 
     report(progress, 0.8, "Drawing the releases from fresh noise")
     releases = module.releases(dataset, schema, noise=noise, settings=config.settings)
     if kind == "publish":
-        if not releases:
-            raise ValueError(f"the {module.TITLE} page releases no table, so there is nothing to publish; "
-                             "make a bundle for a colleague instead.")
-        private = {k: None for k in getattr(module, "PRIVATE_SETTINGS", ())}
-        config = replace(config, seed=None, fingerprint=None, schema=schema.to_dict(),
-                         settings={**config.settings, **private})
-        numbers, numbers_seconds = None, time.perf_counter() - start
+        config = _publish_config(config, module, schema, releases)
+        numbers, report_html, numbers_seconds = None, None, time.perf_counter() - start
     report(progress, 0.95, "Writing the files")
-    result: dict[str, Any] = {} if numbers is None else {"numbers": numbers}
-    result["releases"] = release_shapes(releases)
-    result = json.loads(_json_bytes(result))  # what rerun.json will hold, NaN and all
-    ledger = bundle_ledger(kind, releases)
     include_data = include_data and config.csv_name is not None
+    files = _members(config, releases, numbers, noise=noise, dataset=dataset, schema=schema,
+                     include_data=include_data)
+    contents = bundle_contents(files)  # what the files hold, read from their bytes
+    check_contents(kind, contents)
+    ledger = bundle_ledger(kind, releases, contents)
+    result = json.loads(files["result.json"])
     manifest = {"format": FORMAT, "kind": kind, "page": config.page, "title": f"{module.TITLE} on {dataset.name}",
                 "created": created or datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "disclosure": disclosure_sentence(kind, releases=releases, data_included=include_data, ledger=ledger),
-                "guarantee": ledger.describe(), "is_dp": ledger.is_dp, "data_included": include_data,
-                "data": data_sentence(config, bundled=include_data), "rerun": RERUN_COMMAND,
+                "disclosure": disclosure_sentence(kind, contents, ledger=ledger),
+                "guarantee": ledger.describe(), "is_dp": ledger.is_dp, "data_included": bool(contents.data_files),
+                "data": data_sentence(config, bundled=bool(contents.data_files)), "rerun": RERUN_COMMAND,
                 "seconds": numbers_seconds, "versions": package_versions(), "releases": result["releases"]}
-    files = _files(config, module, manifest, result, report_html)
-    files.update(_release_files(releases, noise=noise, dataset=dataset.name, schema=schema))
-    if include_data:
-        files[f"{DATA_FOLDER}/{config.csv_name}"] = dataset.frame.to_csv(index=False).encode("utf-8")
+    files.update(_files(config, module, manifest, result, report_html))
     manifest["files"] = {name: len(data) for name, data in sorted(files.items())}
     files["README.md"] = readme_text(manifest).encode("utf-8")
     files["bundle.json"] = _json_bytes(manifest)
     sizes = {name: len(data) for name, data in sorted(files.items())}
     name = f"{dataset.name}-{config.page}-bundle-{kind}.zip".replace(" ", "_").replace("/", "_")
     return Bundle(data=_zip(files), file_name=name, manifest=manifest, files=sizes, ledger=ledger)
+
+
+def _publish_config(config: PageConfig, module: Any, schema: PublicSchema,
+                    releases: list[BundleRelease]) -> PageConfig:
+    """The config a bundle to publish holds: no seed, no fingerprint, no setting read off the
+    rows, the public schema inline; refused when the page releases no table."""
+    if not releases:
+        raise ValueError(f"the {module.TITLE} page releases no table, so there is nothing to publish; "
+                         "make a bundle for a colleague instead.")
+    private = {k: None for k in getattr(module, "PRIVATE_SETTINGS", ())}
+    return replace(config, seed=None, fingerprint=None, schema=schema.to_dict(),
+                   settings={**config.settings, **private})
+
+
+def _members(config: PageConfig, releases: list[BundleRelease], numbers: Mapping[str, Any] | None, *,
+             noise: NoiseSource, dataset: Dataset, schema: PublicSchema, include_data: bool) -> dict[str, bytes]:
+    """The members the others are written from: config.json, result.json, the releases and the data."""
+    result: dict[str, Any] = {} if numbers is None else {"numbers": numbers}
+    result["releases"] = release_shapes(releases)
+    files = {"config.json": _json_bytes(config_dict(config)), "result.json": _json_bytes(result)}
+    files.update(_release_files(releases, noise=noise, dataset=dataset.name, schema=schema))
+    if include_data:
+        files[f"{DATA_FOLDER}/{config.csv_name}"] = dataset.frame.to_csv(index=False).encode("utf-8")
+    return files
 
 
 def _checked_config(config: PageConfig | CompareConfig, dataset: Dataset) -> PageConfig:
@@ -217,11 +252,10 @@ def _checked_config(config: PageConfig | CompareConfig, dataset: Dataset) -> Pag
 
 def _files(config: PageConfig, module: Any, manifest: dict[str, Any], result: dict[str, Any],
            report_html: str | None) -> dict[str, bytes]:
-    """config.json, result.json, report.html, rerun.py and rerun.ipynb."""
+    """report.html, rerun.py and rerun.ipynb, written from the manifest and ``result``."""
     report = report_html or page_report(
         title=manifest["title"], disclosure=manifest["disclosure"], description=module.describe(config.settings),
         result=result, settings=config_dict(config), versions=manifest["versions"], created=manifest["created"])
     script = rerun_script(config, title=manifest["title"], data_included=manifest["data_included"])
-    return {"config.json": _json_bytes(config_dict(config)), "result.json": _json_bytes(result),
-            "report.html": report.encode("utf-8"), "rerun.py": script.encode("utf-8"),
+    return {"report.html": report.encode("utf-8"), "rerun.py": script.encode("utf-8"),
             "rerun.ipynb": script_to_notebook(script).encode("utf-8")}

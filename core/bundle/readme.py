@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["FILE_WORDS", "readme_text"]
+__all__ = ["FILE_WORDS", "PUBLISH_WORDS", "readme_text"]
 
 #: What each file of a bundle is (``releases/`` and ``data/`` by folder).
 FILE_WORDS = {
@@ -18,11 +18,19 @@ FILE_WORDS = {
     "releases/": "the released tables: a plain CSV each, with a JSON sidecar saying its guarantee",
     "data/": "the private table itself (included because the person who exported it asked)",
 }
+#: What differs in a bundle to publish, which holds no seed and no number computed on the rows.
+PUBLISH_WORDS = {
+    "config.json": "the settings: dataset, column roles, public schema and settings (no seed, no fingerprint)",
+    "report.html": "the report: each release's guarantee and shape, and the settings (opens offline in any browser)",
+    "result.json": "each release's guarantee and shape (no number computed on the private rows)",
+    "rerun.py": "the script that draws the releases again from the private table (only its holder can run it)",
+}
 
 
-def _word(name: str) -> str:
+def _word(name: str, kind: str = "colleague") -> str:
+    words = {**FILE_WORDS, **PUBLISH_WORDS} if kind == "publish" else FILE_WORDS
     folder = name.split("/", 1)[0] + "/" if "/" in name else name
-    return FILE_WORDS.get(name, FILE_WORDS.get(folder, ""))
+    return words.get(name, words.get(folder, ""))
 
 
 def readme_text(manifest: Mapping[str, Any]) -> str:
@@ -46,7 +54,7 @@ def readme_text(manifest: Mapping[str, Any]) -> str:
     rows = {**files, "README.md": None, "bundle.json": None}
     for name in sorted(rows):
         size = f" ({rows[name]:,} bytes)" if rows[name] is not None else ""
-        lines.append(f"- `{name}`{size}: {_word(name)}")
+        lines.append(f"- `{name}`{size}: {_word(name, manifest['kind'])}")
     lines += ["", "## Versions it was made with", ""]
     lines += [f"- {k}: {v}" for k, v in manifest["versions"].items()]
     return "\n".join(lines) + "\n"
