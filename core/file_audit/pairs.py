@@ -27,11 +27,22 @@ from core.audit.pairs import NeighbouringPair
 from core.data.record_reader import split_records
 from core.privacy.schema import PublicSchema
 
-__all__ = ["FilePair", "file_pair", "file_pairs", "KINDS"]
+__all__ = ["CSVFile", "FilePair", "file_pair", "file_pairs", "KINDS"]
 
 #: The kinds of pair :func:`file_pairs` builds, in order.
 KINDS = ("junk cell", "distinct flip", "label flip", "new category", "out of range", "empty line",
          "open quote")
+
+
+@dataclass(frozen=True)
+class CSVFile:
+    """A file's bytes as the auditor takes them: its length is its number of records (data
+    lines), which the relation keeps public and equal on both sides of a pair."""
+
+    raw: bytes
+
+    def __len__(self) -> int:
+        return len(split_records(self.raw)[1])
 
 
 @dataclass(frozen=True)
@@ -57,8 +68,8 @@ class FilePair:
     description: str
 
     def neighbouring(self) -> NeighbouringPair:
-        """The pair as :func:`core.audit.auditor.audit` takes it."""
-        return NeighbouringPair(self.d0, self.d1, f"{self.kind}: {self.description}")
+        """The pair as :func:`core.audit.auditor.audit` takes it (each side a :class:`CSVFile`)."""
+        return NeighbouringPair(CSVFile(self.d0), CSVFile(self.d1), f"{self.kind}: {self.description}")
 
 
 def _lines(raw: bytes) -> tuple[bytes, list[bytes]]:
