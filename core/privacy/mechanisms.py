@@ -61,7 +61,11 @@ def laplace(
 
     The noise comes from :func:`core.privacy.sampler.laplace_on_grid` (integer arithmetic, no
     floating-point draws: Mironov 2012's attack finds no holes), at a scale of at least
-    ``sensitivity / epsilon``; the output lies exactly on the grid. Use
+    ``sensitivity / epsilon``; the output lies exactly on the grid. Rounding the answer to the
+    grid is paid for in the scale, never the epsilon: ``ceil(sensitivity / grid)`` steps, plus
+    ``k - 1`` for rounding k coordinates and one spare step per rounded coordinate for its
+    floating-point error (:func:`core.privacy.sampler.grid_sensitivity`); nothing is added
+    when ``on_grid``. Use
     :func:`laplace_noise` to also get the :class:`~core.privacy.sampler.GridNoise` for a ledger.
 
     Parameters
@@ -76,10 +80,13 @@ def laplace(
     random_state : int, Generator or None
         Source of the noise: a seed for what a page shows, fresh entropy for a release.
     grid : float or None
-        Output spacing; None chooses a power of two with at least 1,024 steps per
-        sensitivity (:func:`core.privacy.sampler.grid_for`).
+        Output spacing, a power of two; None chooses the largest with at least 1,024 steps
+        per sensitivity (:func:`core.privacy.sampler.grid_for`). Any grid is safe: the
+        rounding is paid for.
     on_grid : bool
-        The values are already multiples of ``grid`` (counts on the grid 1): no rounding.
+        The answers are multiples of ``grid`` by construction of the query (counts on the
+        grid 1), a property of the query declared by the caller, never read from the
+        records: no rounding and no spare step. Values off the grid are refused.
 
     Returns
     -------
@@ -100,7 +107,12 @@ def laplace_noise(
     grid: float | None = None,
     on_grid: bool = False,
 ) -> tuple[float | np.ndarray, GridNoise | None]:
-    """:func:`laplace` that also returns the noise's description (None when sensitivity is 0)."""
+    """:func:`laplace` that also returns the noise's description (None when sensitivity is 0).
+
+    Parameters are those of :func:`laplace`. The description
+    (:class:`~core.privacy.sampler.GridNoise`) states the grid, the scale in grid steps and
+    the sensitivity in steps it was calibrated to, spare steps included, for the ledger.
+    """
     arr = _as_float_array(value)
     sens = check_sensitivity(sensitivity)
     eps = check_epsilon(epsilon)
@@ -179,8 +191,10 @@ def gaussian(
     calibration : {"classic", "analytic"}
         See :func:`gaussian_sigma`.
 
-    The noise is the exact discrete Gaussian on a grid (:func:`core.privacy.sampler.gaussian_on_grid`,
-    sigma enlarged for the rounding of the answer to the grid), not numpy's float normal.
+    The noise is the exact discrete Gaussian on a grid (:func:`core.privacy.sampler.gaussian_on_grid`),
+    not numpy's float normal; sigma is enlarged for the rounding of the answer to the grid
+    (two steps per coordinate in L2: the rounding and a spare step for floating-point error,
+    :func:`core.privacy.sampler.gaussian_grid_steps`), never the epsilon or delta.
     """
     arr = _as_float_array(value)
     sigma = gaussian_sigma(

@@ -47,7 +47,11 @@ construction, for the tests). This module puts the noise on a grid.
 The mechanisms in :mod:`core.privacy.mechanisms` put values on a grid of spacing ``g`` (a power of
 two, so ``k * g`` is an exact double) and add ``g`` times integer noise: outputs are exact
 grid points, and the rounding of the true value is paid for in the sensitivity (see
-:func:`grid_sensitivity`).
+:func:`grid_sensitivity`): one step for the rounding itself and one spare step for every
+rounded value, because the value and the sensitivity were computed in floating point and a
+rounding error smaller than a step can still carry a value across a half-step boundary.
+Values declared on the grid (``on_grid=True``: counts on the grid 1) are not rounded and pay
+no spare step.
 """
 from __future__ import annotations
 
@@ -64,23 +68,42 @@ from core.runtime.randomness import RandomState
 __all__ = [
     "GRID_STEPS",
     "GridNoise",
+    "ROUNDED_LIMIT",
+    "check_grid",
+    "gaussian_grid_steps",
     "grid_for",
     "grid_sensitivity",
     "laplace_on_grid",
     "gaussian_on_grid",
 ]
 
-#: The sensitivity spans at least this many grid steps (the rounding then costs < 0.1 %).
+#: The sensitivity spans at least this many grid steps (the rounding then costs < 0.2 %).
 GRID_STEPS = 1024
+
+#: A value rounded to the grid stays below this many steps: one ulp of it is then at most
+#: 2^-12 steps, so its floating-point error stays far below the spare step it is paid.
+ROUNDED_LIMIT = 2**40
 
 
 def grid_for(sensitivity: float, *, coordinates: int = 1) -> float:
     """The grid spacing for a query: the largest power of two g with
     ``sensitivity / g >= GRID_STEPS * coordinates``.
 
-    A power of two makes every grid point ``k g`` an exact double, so the output is exactly
-    on the declared grid; ``coordinates`` is how many coordinates one replaced record can
-    move (each one's rounding can add one step, see :func:`grid_sensitivity`).
+    Parameters
+    ----------
+    sensitivity : float
+        How far one replaced record can move the answer (L1 for Laplace; for the Gaussian,
+        the smaller of sigma and the L2 sensitivity per coordinate). A finer grid costs
+        nothing in privacy; it only makes the rounding slack a smaller share of the noise.
+    coordinates : int
+        How many coordinates one replaced record can move; each one's rounding costs up to
+        two steps (:func:`grid_sensitivity`), so the grid has GRID_STEPS steps per coordinate.
+
+    Returns
+    -------
+    float
+        A power of two, so every grid point ``k g`` is an exact double and the output lies
+        exactly on the declared grid.
     """
     if not (isinstance(sensitivity, (int, float, np.floating, np.integer))
             and math.isfinite(sensitivity) and sensitivity > 0):
@@ -92,21 +115,83 @@ def grid_for(sensitivity: float, *, coordinates: int = 1) -> float:
     return g
 
 
+def check_grid(grid: Any) -> float:
+    """``grid`` as a float, refused unless it is a positive power of two.
+
+    A power of two makes ``value / grid`` and ``k * grid`` exact, so rounding to the grid adds
+    no error of its own and every output is exactly the grid point it names.
+    """
+    g = float(grid)
+    if not (math.isfinite(g) and g > 0 and math.frexp(g)[0] == 0.5):
+        raise ValueError(f"grid must be a positive power of two (so k * grid is exact), got {grid!r}.")
+    return g
+
+
 def grid_sensitivity(sensitivity: float, grid: float, *, coordinates: int = 1,
                      on_grid: bool = False) -> int:
-    """The query's sensitivity in grid steps after rounding to the grid.
+    """The query's L1 sensitivity in grid steps after rounding to the grid: what is paid.
 
-    Rounding ``round(x / g)`` is monotone and commutes with integer shifts, so a scalar
-    that moves by at most ``sensitivity`` moves by at most ``ceil(sensitivity / g)`` steps.
-    A vector rounded coordinate by coordinate can gain one more step in each coordinate
-    that moves: ``ceil(sensitivity / g) + coordinates - 1`` at most... bounded here by
-    ``ceil(sensitivity / g) + coordinates`` (one spare step), unless ``on_grid``: values
-    already on the grid (counts on the grid 1) are not rounded and gain nothing.
+    In exact arithmetic, rounding ``floor(x / g + 1/2)`` is monotone and commutes with
+    integer shifts, so k coordinates that move by ``d_1 + ... + d_k <= sensitivity`` move by
+    at most ``ceil(sensitivity / g) + k - 1`` steps. But the values (and often the
+    sensitivity, e.g. ``(hi - lo) / n``) are computed in floating point: an error far below
+    one step can carry a value across a half-step boundary, one step further than the real
+    difference allows (two reals ``sensitivity`` apart, rounded, land
+    ``ceil(sensitivity / g) + 1`` steps apart). So every rounded value pays ONE SPARE STEP:
+    ``ceil(sensitivity / g) + 2k - 1`` steps, ``ceil(sensitivity / g) + 1`` for a scalar. This
+    holds while each value's floating-point error plus the sensitivity's stays below one
+    step (values under :data:`ROUNDED_LIMIT` steps: an ulp is at most 2^-12 steps there).
+
+    Parameters
+    ----------
+    sensitivity : float
+        How far one replaced record moves the answer in L1 (the caller's bound, possibly
+        rounded to the nearest double: the spare step covers that rounding).
+    grid : float
+        The grid spacing g (a power of two).
+    coordinates : int
+        k, how many coordinates one replaced record can move (the others are computed from
+        the same records and stay bitwise equal). At least 1.
+    on_grid : bool
+        The values are exact multiples of the grid by construction of the query (counts on
+        the grid 1), declared by the caller, never read from the records: nothing is
+        rounded, so no step is added, ``max(1, ceil(sensitivity / g))``.
+
+    Returns
+    -------
+    int
+        The sensitivity in steps that the noise's scale is calibrated to.
     """
     steps = math.ceil(Fraction(float(sensitivity)) / Fraction(float(grid)))
-    if on_grid or coordinates <= 1:
+    if on_grid:
         return max(1, steps)
-    return steps + coordinates
+    return steps + 2 * max(1, int(coordinates)) - 1
+
+
+def gaussian_grid_steps(l2_sensitivity: float, grid: float, coordinates: int) -> int:
+    """The L2 sensitivity in grid steps after rounding, spare steps included (rounded up).
+
+    Each rounded coordinate moves by its real difference plus less than two steps (one for
+    the rounding, one spare for the floating-point error of the value, as in
+    :func:`grid_sensitivity`), so two neighbouring answers end at most
+    ``l2_sensitivity / g + 2 sqrt(k)`` steps apart in L2; this is the smallest integer above
+    that (decided exactly with fractions).
+
+    Parameters
+    ----------
+    l2_sensitivity : float
+        How far one replaced record moves the answer in L2.
+    grid : float
+        The grid spacing g (a power of two).
+    coordinates : int
+        k, how many coordinates one replaced record can move.
+    """
+    real = Fraction(float(l2_sensitivity)) / Fraction(float(grid))
+    k = max(1, int(coordinates))
+    steps = math.ceil(real + 2 * math.sqrt(k))
+    while (steps - real) ** 2 < 4 * k:  # steps - real >= 2 sqrt(k), exactly
+        steps += 1
+    return steps
 
 
 @dataclass(frozen=True)
@@ -117,11 +202,13 @@ class GridNoise:
     ----------
     kind : {"discrete Laplace", "discrete Gaussian"}
     grid : float
-        Spacing of the output grid (a power of two, or 1 for counts).
+        Spacing of the output grid (a power of two; 1 for counts).
     scale : float
         The Laplace scale t or the Gaussian sigma, in grid steps.
     steps : int
-        The query's sensitivity in grid steps, rounding included.
+        The query's sensitivity in grid steps that the scale is calibrated to, rounding to
+        the grid and its spare steps included (L1 for Laplace, :func:`grid_sensitivity`;
+        L2 for the Gaussian, :func:`gaussian_grid_steps`).
     epsilon : float
         The epsilon this noise delivers at that sensitivity (never above the one asked for:
         scales are rounded up).
@@ -142,13 +229,26 @@ class GridNoise:
 
 
 def _round_to_grid(values: np.ndarray, grid: float, on_grid: bool) -> np.ndarray:
+    """``floor(values / grid + 1/2)`` as int64, exactly (no rounded ``+ 0.5``).
+
+    ``values / grid`` is exact for a power-of-two grid; ``floor(x + 1/2)`` equals
+    ``floor((floor(2x) + 1) / 2)``, whose every step is exact in doubles (a rounded
+    ``x + 0.5`` would send 0.49999999999999994 to 1).
+    """
     scaled = values / grid
-    units = np.floor(scaled + 0.5)
-    if on_grid and not np.array_equal(units, scaled):
-        raise ValueError("on_grid=True, but some values are not multiples of the grid.")
-    if units.size and np.max(np.abs(units)) > 2**52:
-        raise ValueError("the values are too large for this grid (more than 2^52 steps); "
-                         "choose a coarser grid.")
+    if not np.all(np.isfinite(scaled)):
+        raise ValueError("the values must be finite (and not overflow on this grid).")
+    if on_grid:
+        units = scaled
+        if not np.array_equal(np.floor(units), units):
+            raise ValueError("on_grid=True, but some values are not multiples of the grid.")
+    else:
+        units = np.floor((np.floor(scaled * 2.0) + 1.0) / 2.0)
+    limit = 2**52 if on_grid else ROUNDED_LIMIT
+    if units.size and np.max(np.abs(units)) > limit:
+        raise ValueError(f"the values are too large for this grid (more than 2^{limit.bit_length() - 1} "
+                         "steps, where floating-point error could pass the spare step); choose a "
+                         "coarser grid.")
     return units.astype(np.int64)
 
 
@@ -157,31 +257,41 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
                     random_state: RandomState = None) -> tuple[np.ndarray, GridNoise]:
     """``values`` rounded to the grid plus exact discrete Laplace noise: epsilon-DP.
 
+    The noise's scale is ``t = ceil(steps / epsilon)`` grid steps, ``steps`` the sensitivity
+    after rounding (:func:`grid_sensitivity`: one spare step per rounded coordinate), so the
+    epsilon delivered, ``steps / t``, is at most the one asked for.
+
     Parameters
     ----------
     values : ndarray of float
         The exact answers (finite).
     sensitivity : float
-        L1 sensitivity of the whole vector under the project's relation.
+        L1 sensitivity of the whole vector under the project's relation: how far one
+        replaced record moves it.
     epsilon : float
-        The budget this release spends.
+        The budget this release spends (an upper bound: the scale is rounded up, never the
+        epsilon).
     grid : float or None
-        Output spacing; None picks :func:`grid_for`. Give 1.0 with ``on_grid=True`` for
-        integer counts.
+        Output spacing, a power of two; None picks :func:`grid_for`. Give 1.0 with
+        ``on_grid=True`` for integer counts.
     on_grid : bool
-        The values are already grid multiples (declared, checked): no rounding slack.
+        The values are grid multiples by construction of the query (a count), declared by
+        the caller and checked: they are not rounded and pay no spare step. Never decide it
+        from the records' values (that choice would itself leak).
     coordinates : int or None
-        How many coordinates one replaced record can move; None means all of them.
+        How many coordinates one replaced record can move; None means all of them. Each
+        rounded one costs up to two steps.
     random_state : int, Generator or None
+        Source of the noise: a seed for what a page shows, fresh entropy for a release.
 
     Returns
     -------
     noisy : ndarray of float, exact multiples of the grid
-    noise : GridNoise, for the ledger
+    noise : GridNoise, for the ledger (grid, scale t, steps paid, epsilon delivered)
     """
     arr = np.asarray(values, dtype=float)
     coords = arr.size if coordinates is None else int(coordinates)
-    g = grid_for(sensitivity, coordinates=1 if on_grid else coords) if grid is None else float(grid)
+    g = grid_for(sensitivity, coordinates=1 if on_grid else coords) if grid is None else check_grid(grid)
     steps = grid_sensitivity(sensitivity, g, coordinates=coords, on_grid=on_grid)
     t = math.ceil(Fraction(steps) / Fraction(float(epsilon)))
     units = _round_to_grid(arr.ravel(), g, on_grid)
@@ -195,20 +305,38 @@ def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: 
                      random_state: RandomState = None) -> tuple[np.ndarray, GridNoise]:
     """``values`` rounded to the grid plus exact discrete Gaussian noise of at least ``sigma``.
 
-    Rounding each coordinate to the grid moves it by at most g / 2, so two neighbouring
-    answers at L2 distance ``l2_sensitivity`` end at most ``l2_sensitivity + sqrt(k) g``
-    apart, k the number of coordinates one replaced record can move (``coordinates``,
-    default all). sigma is enlarged by that ratio, so the caller's calibration of sigma to
-    ``l2_sensitivity`` still holds. The grid is a power of two with at least 1,024 steps per
-    sigma and per ``l2_sensitivity / sqrt(k)`` (the enlargement is then under 0.1 %), and
-    sigma^2 in steps is rounded up to an integer. The discrete Gaussian with sigma of a
-    thousand steps or more has the privacy curve of the continuous one for integer shifts,
-    up to terms far below 1e-100 (Canonne, Kamath & Steinke 2020, section 4).
+    Two neighbouring answers at L2 distance ``l2_sensitivity`` end, once rounded, at most
+    ``steps`` grid steps apart (:func:`gaussian_grid_steps`: the real distance plus two
+    steps per coordinate one record can move, one for the rounding and one spare for the
+    floating-point error of the value). sigma in steps is ``sigma / l2_sensitivity * steps``,
+    so the caller's calibration of sigma to ``l2_sensitivity`` still holds for the rounded
+    answers; sigma^2 in steps is rounded up to an integer (exactly). The grid is a power of
+    two with at least 1,024 steps per sigma and per ``l2_sensitivity / sqrt(k)`` (the
+    enlargement is then under 0.2 %). The discrete Gaussian with sigma of a thousand steps
+    or more has the privacy curve of the continuous one for integer shifts, up to terms far
+    below 1e-100 (Canonne, Kamath & Steinke 2020, section 4).
+
+    Parameters
+    ----------
+    values : ndarray of float
+        The exact answers (finite).
+    sigma : float
+        The noise's standard deviation the caller calibrated to ``l2_sensitivity`` for its
+        (epsilon, delta): the noise drawn is at least this, in the values' units.
+    l2_sensitivity : float
+        How far one replaced record moves the answer in L2.
+    grid : float or None
+        Output spacing, a power of two; None picks one with :func:`grid_for`.
+    coordinates : int or None
+        How many coordinates one replaced record can move; None means all of them.
+    random_state : int, Generator or None
+        Source of the noise.
 
     Returns
     -------
     noisy : ndarray of float on the grid
-    noise : GridNoise (``scale`` = sigma in steps; ``epsilon`` = nan: the caller's (eps, delta))
+    noise : GridNoise (``scale`` = sigma in steps; ``steps`` = the L2 sensitivity in steps
+        after rounding; ``epsilon`` = nan: the caller's (eps, delta))
     """
     arr = np.asarray(values, dtype=float)
     if not (math.isfinite(sigma) and sigma > 0):
@@ -216,12 +344,11 @@ def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: 
     if not (math.isfinite(l2_sensitivity) and l2_sensitivity > 0):
         raise ValueError(f"l2_sensitivity must be a finite number above 0, got {l2_sensitivity!r}.")
     k = max(1, arr.size if coordinates is None else int(coordinates))
-    g = grid_for(min(sigma, l2_sensitivity / math.sqrt(k))) if grid is None else float(grid)
-    inflate = (float(l2_sensitivity) + math.sqrt(k) * g) / float(l2_sensitivity)
-    sigma_steps = sigma * inflate / g
-    sigma2 = Fraction(math.ceil(sigma_steps * sigma_steps * (1 + 1e-12)))  # rounded up
+    g = grid_for(min(sigma, l2_sensitivity / math.sqrt(k))) if grid is None else check_grid(grid)
+    steps = gaussian_grid_steps(l2_sensitivity, g, k)
+    ratio = Fraction(float(sigma)) / Fraction(float(l2_sensitivity))
+    sigma2 = Fraction(math.ceil((ratio * steps) ** 2))  # sigma^2 in steps, rounded up
     units = _round_to_grid(arr.ravel(), g, False)
     noise = discrete_gaussian(sigma2, units.size, random_state=random_state)
     noisy = ((units + noise).astype(float) * g).reshape(arr.shape)
-    steps = math.ceil(Fraction(float(l2_sensitivity)) / Fraction(g))
     return noisy, GridNoise("discrete Gaussian", g, math.sqrt(sigma2), steps, float("nan"))
