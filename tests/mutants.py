@@ -37,4 +37,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("bulk confirm of exact extremes", "confirming a draft declares the rows' exact minimum and "
            "maximum public", "tests/core/privacy/test_schema_draft.py::"
            "test_mutant_bulk_confirm_of_exact_extremes_is_caught"),
+    Mutant("stand-in audit", "Compare's audit beside an MST point runs a stand-in, not the release's own "
+           "measurement: a release that raises still reads 'no violation found'",
+           "tests/core/compare/test_audit_real_release.py::test_mutant_stand_in_audit_is_caught"),
 )

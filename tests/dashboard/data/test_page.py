@@ -54,14 +54,41 @@ def test_bad_upload_shows_one_sentence_and_keeps_the_data(open_page):
     [
         (b"", "The file is empty"),
         (b"PK\x03\x04\x00\x00" * 30, "binary data"),
-        (b"x,y\n" + b"".join(f"{'inf' if i == 2 else i},{i % 2}\n".encode() for i in range(20)), "infinite"),
-        (b"x,y\n" + b"".join(f"{'1e300' if i == 2 else i},{i % 2}\n".encode() for i in range(20)), "too large"),
     ],
 )
 def test_each_bad_file_gets_its_message(open_page, content, message):
     at = _upload(open_page("data"), content)
     assert not at.exception
     assert message in at.error[0].value
+
+
+def test_an_infinite_value_is_a_missing_cell_not_a_refusal(open_page):
+    """One record's value never refuses the file (issue 36): it is that record's missing cell."""
+    content = b"x,y\n" + b"".join(f"{'inf' if i == 2 else i},{i % 2}\n".encode() for i in range(20))
+    at = _upload(open_page("data"), content)
+    assert_clean(at)
+    assert any("infinite or too large" in i.value for i in at.info)
+
+
+def test_a_set_schema_reads_the_upload_again_record_by_record(open_page):
+    """Once a schema is set, the upload is read again from its bytes by it: a junk cell is that
+    record's missing number, and the declared category '1' matches the cell '1.0'."""
+    rows = "".join(f"{i},{'x' if i == 4 else i % 5},{'1.0' if i == 3 else 1 + i % 2}\n" for i in range(30))
+    at = _upload(open_page("data"), ("k,b,c\n" + rows).encode())
+    from core.privacy.schema import PublicSchema
+    from core.privacy.schema_columns import ColumnSchema
+    from dashboard.data.schema_panel import UPLOAD_ID_KEY  # noqa: F401  (the panel's state)
+
+    schema = PublicSchema((ColumnSchema("k", "numeric", lower=0, upper=100),
+                           ColumnSchema("b", "numeric", lower=0, upper=10),
+                           ColumnSchema("c", "categorical", categories=("1", "2"))), name="mine")
+    upload = ("schema.json", schema.to_json().encode(), "application/json")
+    at.file_uploader(key=f"schema_upload_{_schema_key(at)}").set_value(upload).run()
+    assert_clean(at)
+    chosen = at.session_state["pux_dataset"]
+    assert chosen.declared and chosen.n_rows == 30
+    assert chosen.frame["b"].isna().sum() == 1 and chosen.frame["c"].tolist()[3] == "1"
+    assert _schema(at).is_public()
 
 
 def test_invalid_role_keeps_previous_roles(open_page):
@@ -450,6 +477,40 @@ def test_a_page_working_on_part_of_the_table_reads_the_reviewed_schema():
     at = AppTest.from_function(script).run()
     assert not at.exception
     assert at.text[0].value == "['age', 'sex', 'income'] declared read from data"
+
+
+def test_an_identifier_role_read_from_the_rows_reaches_the_ledger_of_a_page():
+    """Issue 36: the pages work on the table without its identifiers; the schema they read
+    keeps an identifier entry read from the rows, so PublicSchema.charge says not DP."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        from dataclasses import replace
+
+        import streamlit as st
+
+        from core.data import load_sample
+        from core.privacy.ledger import PrivacyLedger
+        from core.privacy.schema_builtin import schema_for
+        from core.privacy.schema_columns import ColumnSchema
+        from dashboard.shared.schemas import current_schema, set_schema
+        from dashboard.shared.state import current_dataset, set_dataset
+
+        census = load_sample("census").head(60)
+        frame = census.frame.assign(code=[f"k{i}" for i in range(60)])
+        upload = replace(census, name="upload", frame=frame, categorical=census.categorical + ("code",),
+                         identifiers=("code",))
+        built = schema_for(census)
+        found = ColumnSchema("code", "identifier", source="read from data", note="all distinct")
+        set_dataset(upload)
+        set_schema(replace(built, columns=built.columns + (found,), name="upload"), upload)
+        schema = current_schema(current_dataset())
+        ledger = schema.charge(PrivacyLedger(), schema.features)
+        st.text(f"{'code' in schema.names} {ledger.is_dp}")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception, at.exception
+    assert at.text[0].value == "True False"
 
 
 # --------------------------------------------------------------------------- identifiers
