@@ -109,8 +109,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     result = dataclasses.replace(result, seconds=round(time.perf_counter() - start, 2))
     text = json.dumps(result.to_dict(), indent=2, default=json_default)
     if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
+        try:
+            _write(Path(args.out), text)
+        except OSError as exc:
+            return _fail(str(exc), 1)
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         print(text)
@@ -137,8 +139,11 @@ def _fail(message: str, code: int) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    """``text`` written whole or not at all (:func:`core.runtime.atomic.atomic_write`: on a full disk
+    nothing is left at ``path``, and the error is one sentence)."""
+    from core.runtime.atomic import atomic_write
+
+    atomic_write(path, text)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -182,8 +187,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             _write(args.json, json.dumps(result.to_dict(), indent=2, default=json_default))
             print(f"wrote {args.json}", file=sys.stderr)
     except OSError as exc:
-        return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: "
-                     f"{exc.filename or args.out}).", 1)
+        return _fail(str(exc), 1)
     return 0
 
 
@@ -215,7 +219,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     try:
         _write(args.out, text + "\n")
     except OSError as exc:
-        return _fail(f"cannot write the output ({exc.strerror or type(exc).__name__}: {args.out}).", 1)
+        return _fail(str(exc), 1)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

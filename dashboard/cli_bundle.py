@@ -7,14 +7,23 @@
   sentence, with nothing written, while its public schema holds entries read from the data (an
   upload without a declared schema: confirm, declare or estimate them first). Compare's bundle
   holds Compare's own report (:func:`dashboard.compare.report.build_report`).
-- ``pux rerun result.zip [--data PATH] [--every] [--rtol X]``: unpack it, run its script in a
-  fresh process (:func:`core.bundle.rerun.rerun_bundle`) and say number by number whether the
-  result matches; exit 0 when every number matches, 1 otherwise, 2 for a file that is not a
-  bundle or a config that cannot be read. One sentence on error, never a traceback.
+- ``pux rerun result.zip [--data PATH] [--every] [--rtol X] [--json FILE] [--run-script]``: read the
+  bundle as data, in memory, with every limit of :mod:`core.limits` (nothing from the zip runs),
+  recompute its numbers with the installed ``core`` (:func:`core.bundle.rerun.rerun_bundle`) and
+  say number by number whether they match; ``--json`` writes the recomputed numbers.
+  ``--run-script`` runs the bundle's own ``rerun.py`` instead, only when it is byte for byte the
+  script this version writes from the bundle's config (else the difference is shown and it is
+  refused), under a time limit, after printing its SHA-256. Exit 0 when every number matches, 1
+  otherwise, 2 for a file that is not a bundle or a config that cannot be read. One sentence on
+  error, never a traceback.
+
+Every file written (the bundle, ``--json``) is written whole or not at all
+(:func:`core.runtime.atomic.atomic_write`).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -46,8 +55,10 @@ def _load(path: Path, data_dir: Path | None, csv: Path | None):
     from core.compare.config import CompareConfig
     from core.data.config_files import parse_json, read_config_text
     from core.data.formats import format_version
+    from core.limits import check_config_limits
 
     data = parse_json(read_config_text(path)[0])
+    check_config_limits(data)  # a page's settings too, before any work
     kind = format_version(data.get("format")) if isinstance(data, dict) else None
     config = CompareConfig.from_dict(data) if kind and kind[0] == "pux-compare" else read_bundle_config(data)
     page = as_page_config(config)
@@ -57,6 +68,7 @@ def _load(path: Path, data_dir: Path | None, csv: Path | None):
 def _cmd_bundle(args: argparse.Namespace) -> int:
     """Make a bundle; exit 0 written, 1 the data cannot be loaded or the run fails, 2 a bad config."""
     from core.bundle.build import build_bundle
+    from core.runtime.atomic import atomic_write
     from core.compare.config import CompareConfig
     from core.validation import DataError
 
@@ -80,33 +92,64 @@ def _cmd_bundle(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
         return _fail(f"the bundle failed ({type(exc).__name__}: {exc}).", 1)
     try:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_bytes(bundle.data)
+        atomic_write(args.out, bundle.data)
     except OSError as exc:
-        return _fail(f"cannot write the bundle ({exc.strerror or type(exc).__name__}: {args.out}).", 1)
+        return _fail(str(exc), 1)
     print(f"wrote {args.out} ({len(bundle.data):,} bytes, {len(bundle.files)} files): {bundle.manifest['disclosure']}",
           file=sys.stderr)
     return 0
 
 
-def _cmd_rerun(args: argparse.Namespace) -> int:
-    """Rerun a bundle and say number by number whether it matches."""
+def _say_rerun(rerun, args: argparse.Namespace) -> int:
+    """The rerun's lines on stdout; its exit code."""
     from core.bundle.check import report_lines
-    from core.bundle.rerun import rerun_bundle
 
-    try:
-        rerun = rerun_bundle(args.bundle, data=args.data, rtol=args.rtol)
-    except (TypeError, ValueError) as exc:
-        return _fail(str(exc), 2)
-    except KeyboardInterrupt:
-        return _fail("stopped before the rerun finished.", 1)
     if not rerun.checks:
         return _fail(f"the bundle's script did not finish (exit {rerun.returncode}): {rerun.output}", 1)
     for line in report_lines(rerun.checks, every=args.every):
         print(line)
     ratio = "" if not rerun.original_seconds else f" ({rerun.seconds / rerun.original_seconds:.2f}x the original run)"
     print(f"rerun took {rerun.seconds:.1f} s{ratio}")
+    if not args.run_script:
+        same = ("it is the script this version writes from the bundle's config" if rerun.script_same else
+                "it is NOT the script this version writes from the bundle's config")
+        print(f"the bundle's rerun.py (SHA-256 {rerun.script_sha256}) was not run: {same}.")
     return 0 if rerun.ok else 1
+
+
+def _cmd_rerun(args: argparse.Namespace) -> int:
+    """Rerun a bundle and say number by number whether it matches."""
+    from core.bundle.rerun import ScriptRefused, open_bundle, rerun_bundle
+    from core.runtime.atomic import atomic_write
+    from core.validation import DataError
+
+    try:
+        if args.run_script:
+            print(f"running the bundle's rerun.py (SHA-256 {open_bundle(args.bundle).script_sha256})", file=sys.stderr)
+        rerun = rerun_bundle(args.bundle, data=args.data, rtol=args.rtol, run_script=args.run_script)
+    except ScriptRefused as exc:
+        print("\n".join(exc.difference))
+        return _fail(str(exc), 1)
+    except DataError as exc:
+        return _fail(str(exc), 1)
+    except (TypeError, ValueError) as exc:
+        return _fail(str(exc), 2)
+    except KeyboardInterrupt:
+        return _fail("stopped before the rerun finished; nothing was left behind.", 1)
+    except OSError as exc:
+        return _fail(f"the rerun could not use the disk ({exc.strerror or type(exc).__name__}); "
+                     "nothing was left behind.", 1)
+    except Exception as exc:  # noqa: BLE001 - one sentence, never a traceback
+        return _fail(f"the rerun failed ({type(exc).__name__}: {exc}).", 1)
+    if args.json is not None and rerun.result is not None:
+        from core.papers.reproductions import json_default
+
+        try:
+            atomic_write(args.json, json.dumps(rerun.result, indent=2, default=json_default) + "\n")
+        except OSError as exc:
+            return _fail(str(exc), 1)
+        print(f"wrote {args.json}", file=sys.stderr)
+    return _say_rerun(rerun, args)
 
 
 def add_commands(sub: argparse._SubParsersAction, *, help_data_dir: str) -> None:
@@ -121,12 +164,16 @@ def add_commands(sub: argparse._SubParsersAction, *, help_data_dir: str) -> None
     p_bundle.add_argument("--data-dir", type=Path, default=None, help=help_data_dir)
     p_bundle.add_argument("--csv", type=Path, default=None, help="the CSV of a 'csv:<file name>' config")
     p_bundle.set_defaults(func=_cmd_bundle)
-    p_rerun = sub.add_parser("rerun", help="rerun a bundle and compare it number by number")
+    p_rerun = sub.add_parser("rerun", help="recompute a bundle's numbers (running nothing from it) and compare")
     p_rerun.add_argument("bundle", type=Path, help="the bundle (zip)")
     p_rerun.add_argument("--data", type=Path, default=None,
                          help="the data a bundle without it needs: its CSV, or the folder of adult/nltcs")
     p_rerun.add_argument("--every", action="store_true", help="print every number, not only mismatches")
     p_rerun.add_argument("--rtol", type=float, default=1e-7, help="relative tolerance for numbers (default 1e-7)")
+    p_rerun.add_argument("--json", type=Path, default=None, help="also write the recomputed numbers (JSON)")
+    p_rerun.add_argument("--run-script", action="store_true",
+                         help="run the bundle's own rerun.py (code!) instead, only when it is the script this "
+                              "version writes from the bundle's config; under a time limit")
     p_rerun.set_defaults(func=_cmd_rerun)
 
 

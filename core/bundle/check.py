@@ -8,12 +8,13 @@ nature and are not compared; a path on one side only is a mismatch.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-__all__ = ["IGNORED", "RTOL", "ATOL", "Check", "compare_trees", "report_lines"]
+__all__ = ["IGNORED", "RTOL", "ATOL", "Check", "compare_trees", "report_lines", "script_difference"]
 
 #: Keys whose values are wall-clock times or dates: never compared.
 IGNORED = frozenset({"seconds", "audit_seconds", "created", "wall_s"})
@@ -33,17 +34,19 @@ class Check:
     ok: bool
 
 
-def _leaves(tree: Any, path: str = "") -> Iterator[tuple[str, Any]]:
-    if isinstance(tree, dict):
-        for key, value in tree.items():
-            if key in IGNORED:
-                continue
-            yield from _leaves(value, f"{path}.{key}" if path else str(key))
-    elif isinstance(tree, list):
-        for i, value in enumerate(tree):
-            yield from _leaves(value, f"{path}[{i}]")
-    else:
-        yield path, tree
+def _leaves(tree: Any) -> Iterator[tuple[str, Any]]:
+    """Every leaf and its path, depth first in the tree's order (iterative: no depth limit)."""
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            children = [(f"{path}.{k}" if path else str(k), v) for k, v in node.items() if k not in IGNORED]
+        elif isinstance(node, list):
+            children = [(f"{path}[{i}]", v) for i, v in enumerate(node)]
+        else:
+            yield path, node
+            continue
+        stack.extend(reversed(children))
 
 
 def _is_number(value: Any) -> bool:
@@ -94,3 +97,16 @@ def report_lines(checks: list[Check], *, every: bool = False, limit: int = 50) -
     bad = sum(not c.ok for c in checks)
     lines.append(f"{len(checks) - bad} of {len(checks)} numbers match" + ("." if not bad else f"; {bad} do not."))
     return lines
+
+
+def script_difference(expected: bytes, actual: bytes, *, limit: int = 200) -> list[str]:
+    """A unified diff of two scripts (the one this version writes, the bundle's), at most
+    ``limit`` lines; bytes that are not UTF-8 are shown escaped."""
+    if not isinstance(expected, bytes) or not isinstance(actual, bytes):
+        raise TypeError("expected and actual must be bytes.")
+    want = expected.decode("utf-8", "backslashreplace").splitlines()
+    got = actual.decode("utf-8", "backslashreplace").splitlines()
+    lines = list(difflib.unified_diff(want, got, "rerun.py (this version)", "rerun.py (the bundle's)", lineterm=""))
+    if expected != actual and not lines:  # the same lines, other line ends or bytes
+        lines = ["the scripts have the same lines but differ in their bytes (line ends or encoding)"]
+    return lines[:limit] + ([f"... and {len(lines) - limit} more lines"] if len(lines) > limit else [])

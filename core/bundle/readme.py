@@ -1,5 +1,7 @@
 """A bundle's README.md: what it is, what it discloses, what each file is, the one command
-that reruns it, and the versions it was made with (written for someone who never saw the app)."""
+that reruns it (``pux rerun``, which runs nothing from the bundle; the bundled script and
+notebook are said to be code), and the versions it was made with (written for someone who
+never saw the app)."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -13,8 +15,9 @@ FILE_WORDS = {
     "config.json": "the settings: dataset, column roles, public schema, every seed and setting",
     "report.html": "the report: every number, beside its reference (opens offline in any browser)",
     "result.json": "every number of the report as JSON, and each release's guarantee and shape",
-    "rerun.py": "the script that recomputes result.json with this project's core and compares",
-    "rerun.ipynb": "the same script as a Jupyter notebook (the same cells, in order)",
+    "rerun.py": ("the script that recomputes result.json with this project's core and compares: it is code, "
+                 "read it before you run it"),
+    "rerun.ipynb": "the same script as a Jupyter notebook (the same cells, in order): code too",
     "releases/": "the released tables: a plain CSV each, with a JSON sidecar saying its guarantee",
     "data/": "the private table itself (included because the person who exported it asked)",
 }
@@ -23,7 +26,8 @@ PUBLISH_WORDS = {
     "config.json": "the settings: dataset, column roles, public schema and settings (no seed, no fingerprint)",
     "report.html": "the report: each release's guarantee and shape, and the settings (opens offline in any browser)",
     "result.json": "each release's guarantee and shape (no number computed on the private rows)",
-    "rerun.py": "the script that draws the releases again from the private table (only its holder can run it)",
+    "rerun.py": ("the script that draws the releases again from the private table (only its holder can run "
+                 "it): it is code, read it before you run it"),
 }
 
 
@@ -41,14 +45,21 @@ def readme_text(manifest: Mapping[str, Any]) -> str:
              f"A bundle of the privacy-utility explorer, made {manifest['created']} ({manifest['kind']}).", "",
              "## What it discloses", "", manifest["disclosure"], "",
              "## Rerun it", "",
-             "In this folder, with the privacy-utility explorer installed (same version: see below):", "",
-             f"    {manifest['rerun']}            # or: pux rerun THIS.zip", "",
+             "With the privacy-utility explorer installed (same version: see below):", "",
+             "    pux rerun THIS.zip", "",
+             "reads this bundle as data and recomputes every number with the installed project; it runs "
+             "nothing from the bundle.", "",
+             "`rerun.py` and `rerun.ipynb` are code: whoever made or passed on this zip could have changed "
+             "them, and running them runs whatever they hold on your machine. Read them before you run them "
+             f"(in the unpacked folder: `{manifest['rerun']}`). `pux rerun THIS.zip --run-script` runs `rerun.py` "
+             "only when it is byte for byte the script your installed version writes from this bundle's "
+             "config, and shows the difference otherwise.", "",
              manifest["data"], "",
              *(["A bundle to publish holds no seed and no data: a rerun draws new releases from the private "
                 "table, so only its holder can rerun it; for anyone else the releases and their guarantees "
                 "are the result.", ""] if manifest["kind"] == "publish" else []),
-             "It recomputes every number of result.json with the project's `core` (no dashboard), writes "
-             "rerun.json in the same shape and says, number by number, whether they match. Releases drawn "
+             "Either way every number of result.json is recomputed with the project's `core` (no dashboard) "
+             "and compared, number by number (the script also writes rerun.json in the same shape). Releases drawn "
              "from fresh noise differ by design: for them it checks the guarantee and the shape.", "",
              "## Files", ""]
     rows = {**files, "README.md": None, "bundle.json": None}

@@ -43,6 +43,7 @@ from core.data import Dataset
 from core.data.config_files import PUBLIC, parse_json, read_config_text
 from core.data.formats import check_format
 from core.data.samples import SAMPLES
+from core.limits import check_config_limits
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
 from core.privacy.schema_read import load_named_by_schema
@@ -228,6 +229,7 @@ class CompareConfig:
     schema: dict | str | None = None
 
     def __post_init__(self) -> None:
+        check_config_limits({f.name: getattr(self, f.name) for f in fields(self)})  # before any work
         sensitive = _check_names(self.sensitive, name="sensitive", allow_empty=True)
         label = _check_optional_str(self.label, name="label")
         if label is not None and label in sensitive:

@@ -8,7 +8,6 @@ their dataset the same way: a built-in sample, a public dataset from the data di
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from core.data.csv_loader import load_csv
 from core.data.dataset import Dataset
 from core.data.public import load_adult, load_nltcs
 from core.data.samples import SAMPLES, load_sample
+from core.limits import MAX_JSON_BYTES, load_json
 from core.validation import DataError
 
 __all__ = ["PUBLIC", "parse_json", "read_config_text", "load_named"]
@@ -25,22 +25,25 @@ __all__ = ["PUBLIC", "parse_json", "read_config_text", "load_named"]
 PUBLIC = {"adult": load_adult, "nltcs": load_nltcs}
 
 
-def parse_json(text: str | bytes) -> Any:
-    """A config's JSON text parsed (TypeError for a non-string, ValueError in one sentence for bad JSON)."""
+def parse_json(text: str | bytes, *, what: str = "the config") -> Any:
+    """A config's JSON text parsed, its size and depth checked first (:func:`core.limits.load_json`).
+
+    TypeError for a non-string; ValueError in one sentence naming ``what`` for a file too
+    large, nested too deep or not valid JSON.
+    """
     if not isinstance(text, (str, bytes)):
         raise TypeError(f"text must be a string, got {type(text).__name__}.")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the config is not valid JSON ({exc.msg} at line {exc.lineno}, "
-                         f"column {exc.colno}).") from None
+    return load_json(text, what=what)
 
 
 def read_config_text(path: str | os.PathLike) -> tuple[str, Path]:
     """The UTF-8 text of a config file and the folder relative paths in it are read from
-    (a missing or unreadable file is a ValueError)."""
+    (a missing, unreadable or too large file is a ValueError)."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_JSON_BYTES:  # refused before a byte is read
+            raise ValueError(f"the config file {p} is {size:,} bytes; the limit is {MAX_JSON_BYTES:,} bytes.")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ValueError(f"there is no config file at {p}; check the path.") from None

@@ -34,6 +34,7 @@ from core.data.samples import SAMPLES
 from core.decide.curve import _check_confidence
 from core.decide.pages import PAGE_MEASURE, PAGES
 from core.decide.target import Target
+from core.limits import check_config_limits
 from core.validation import check_choice, check_epsilons
 
 __all__ = ["FORMAT", "PAGE_DEFAULTS", "SolveConfig"]
@@ -256,6 +257,7 @@ class SolveConfig:
     fingerprint: str | None = None
 
     def __post_init__(self) -> None:
+        check_config_limits({f.name: getattr(self, f.name) for f in fields(self)})  # before any work
         page = check_choice(self.page, list(PAGES), name="page", kind=str)
         sensitive = _check_names(self.sensitive, name="sensitive")
         target = _check_target(self.target)

@@ -119,17 +119,21 @@ MAX_SCHEMA_BYTES = 2_000_000
 
 def parse_schema(content: bytes) -> "PublicSchema":
     """A public schema from an uploaded JSON file (validated; ValueError in one sentence).
+
+    Its size (:data:`core.limits.MAX_SCHEMA_BYTES`: a schema lists columns, not rows) and
+    nesting depth are checked before it is parsed (:func:`core.limits.load_json`).
     Not cached: the Data page applies it once per file."""
+    from core.limits import MAX_SCHEMA_BYTES as limit
+    from core.limits import load_json
     from core.privacy.schema import PublicSchema
 
-    if len(content) > MAX_SCHEMA_BYTES:
-        raise ValueError(f"The schema file is larger than {MAX_SCHEMA_BYTES // 1_000_000} MB; "
-                         "a schema lists columns, not rows.")
+    if not isinstance(content, (bytes, bytearray)):
+        raise TypeError(f"content must be bytes, got {type(content).__name__}.")
+    data = load_json(bytes(content), what="The schema file", max_bytes=limit)
     try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("The schema file is not UTF-8 text.") from None
-    return PublicSchema.from_json(text)
+        return PublicSchema.from_dict(data)
+    except TypeError as exc:
+        raise ValueError(f"The schema file is not a schema: {exc}") from None
 
 
 def schema_json(schema: "PublicSchema") -> bytes:
