@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Callable
 
 from core.papers.reproductions import json_default, reproductions
-from dashboard.cli_bundle import add_commands
+from dashboard.cli_bundle import add_commands, check_schema_file
 
 __all__ = ["main"]
 
@@ -160,6 +160,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         config = CompareConfig.from_file(args.config)
+        check_schema_file(config)
     except (TypeError, ValueError) as exc:
         return _fail(f"the config {args.config} cannot be used: {exc}", 2)
     failed = _use_scheduler(args, lambda message: print(f"pux: {message}", file=sys.stderr))
@@ -188,6 +189,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             print(f"wrote {args.json}", file=sys.stderr)
     except OSError as exc:
         return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("stopped while the output was written; the file being written was not left behind.", 1)
     return 0
 
 
@@ -202,6 +205,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         config = SolveConfig.from_file(args.config)
+        check_schema_file(config)
     except (TypeError, ValueError) as exc:
         return _fail(f"the config {args.config} cannot be used: {exc}", 2)
     try:

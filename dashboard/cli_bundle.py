@@ -29,12 +29,31 @@ import time
 from pathlib import Path
 
 
-__all__ = ["add_commands"]
+__all__ = ["add_commands", "check_schema_file"]
 
 
 def _fail(message: str, code: int) -> int:
     print(f"pux: {message}", file=sys.stderr)
     return code
+
+
+def check_schema_file(config) -> None:
+    """A config's schema file (a ``schema`` path, relative to the config's folder) checked for its
+    size and depth before anything parses it (:func:`core.limits.load_json`); a ValueError in one
+    sentence naming the file. A missing file is left to the config's own reading."""
+    from core.limits import MAX_SCHEMA_BYTES, load_json
+
+    schema = getattr(config, "schema", None)
+    if not isinstance(schema, str):
+        return
+    path = Path(schema).expanduser()
+    path = path if path.is_absolute() else getattr(config, "_folder", Path.cwd()) / path
+    if not path.is_file():
+        return
+    if path.stat().st_size > MAX_SCHEMA_BYTES:
+        raise ValueError(f"the schema file {path} is {path.stat().st_size:,} bytes; the limit is "
+                         f"{MAX_SCHEMA_BYTES:,} bytes.")
+    load_json(path.read_bytes(), what=f"the schema file {path}")
 
 
 def _compare_parts(config, dataset) -> tuple[dict, str, float]:
@@ -60,7 +79,12 @@ def _load(path: Path, data_dir: Path | None, csv: Path | None):
     data = parse_json(read_config_text(path)[0])
     check_config_limits(data)  # a page's settings too, before any work
     kind = format_version(data.get("format")) if isinstance(data, dict) else None
-    config = CompareConfig.from_dict(data) if kind and kind[0] == "pux-compare" else read_bundle_config(data)
+    if kind and kind[0] == "pux-compare":
+        config = CompareConfig.from_dict(data)
+        object.__setattr__(config, "_folder", path.resolve().parent)  # where a relative schema path lives
+        check_schema_file(config)
+    else:
+        config = read_bundle_config(data)
     page = as_page_config(config)
     return config, page, load_page_dataset(page, data_dir=data_dir, csv=csv)
 
@@ -95,6 +119,8 @@ def _cmd_bundle(args: argparse.Namespace) -> int:
         atomic_write(args.out, bundle.data)
     except OSError as exc:
         return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return _fail("stopped while the bundle was written; nothing was written.", 1)
     print(f"wrote {args.out} ({len(bundle.data):,} bytes, {len(bundle.files)} files): {bundle.manifest['disclosure']}",
           file=sys.stderr)
     return 0

@@ -342,3 +342,14 @@ def test_a_deep_schema_upload_is_one_sentence():
                                f"the limit is {limits.MAX_JSON_DEPTH}.")
     with pytest.raises(ValueError, match="The schema file is 2,000,001 bytes; the limit is 2,000,000 bytes."):
         parse_schema(b" " * 2_000_001)
+
+
+@pytest.mark.parametrize("command, example", [("compare", "compare.json"), ("solve", "solve.json"),
+                                              ("bundle", "compare.json")])
+def test_a_deep_schema_file_named_by_a_config_is_one_sentence(tmp_path, capsys, command, example):
+    (tmp_path / "deep.schema.json").write_text(DEEP)
+    path = _config_file(tmp_path, example, {"schema": "deep.schema.json"})
+    args = [command, "--config", str(path)] + ([] if command == "solve" else ["--out", str(tmp_path / "o")])
+    assert cli.main(args) == 2
+    said = _one_sentence(capsys.readouterr().err)
+    assert f"the schema file {tmp_path / 'deep.schema.json'} nests more than" in said
