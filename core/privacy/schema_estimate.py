@@ -427,5 +427,9 @@ def estimate_schema(dataset: Dataset, *, epsilon: float, columns: Iterable[str] 
         else:
             new[name] = _estimate_categories(base[name], values, eps_col, dlt_col, rng, ledger)
     report(progress, 1.0, "Estimate done")
+    # a kind drafted from the rows (type inference) is a read of the data: estimating it
+    # is the user's declaration that the kind is public (the Data page's button says so)
+    ledger.assume(f"The kinds of the {len(wanted)} estimated column(s) (number, whole number or "
+                  "category) are declared public by whoever estimated them.")
     cols = tuple(new.get(c.name, c) for c in base.columns)
     return replace(base, columns=cols, estimate=ledger)

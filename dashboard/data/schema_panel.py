@@ -337,7 +337,10 @@ def _confirm_or_estimate(schema: PublicSchema, dataset: Dataset, key: str) -> No
                               value=DEFAULT_ESTIMATE_EPSILON, step=0.1, key=f"{EPSILON_KEY}_{key}",
                               help="Split evenly over the estimated columns; every release that "
                               "uses an estimated entry is charged it on top of its own.")
-    if c2.button(f"Estimate privately with epsilon = {epsilon:g}", key=f"schema_estimate_{key}"):
+    if c2.button(f"Estimate privately with epsilon = {epsilon:g}", key=f"schema_estimate_{key}",
+                 help="Estimating declares each chosen column's kind (number, whole number or category: "
+                 "the editor's kind column, drafted from your data) public knowledge: correct a kind "
+                 "in the editor first. Only the bounds and categories are estimated."):
         _estimate(dataset, schema, _chosen(schema, picked, estimable=True), float(epsilon), ranges_text)
     st.caption(
         "Estimates: numeric bounds are private 1% and 99% quantiles (OpenDP) over a wide public "
