@@ -56,7 +56,7 @@ def test_rare_categories_finds_values_held_by_few_records():
 def test_bulk_confirmable_leaves_out_numbers_and_rare_lists():
     ds = _table()
     ok, left_out = bulk_confirmable(draft_schema(ds), ds)
-    assert ok == ["row", "sex"]
+    assert ok == ["sex"]  # 'row' is an identifier by its name: public already
     assert left_out == {"age": EXACT_EXTREMES, "city": RARE_VALUES}
 
 
@@ -64,8 +64,17 @@ def test_bulk_confirm_leaves_out_the_number_and_the_rare_list_and_says_how_many(
     ds = _table()
     new, sentence = confirm_draft(draft_schema(ds), ds)
     assert new.read_from_data() == ["age", "city"]
-    assert sentence.startswith("2 entries declared public knowledge; 2 left out")
+    assert sentence.startswith("1 entry declared public knowledge; 2 left out")
     assert "exact minimum and maximum" in sentence and "type a public range" in sentence
+
+
+def test_an_identifier_by_its_name_is_public_and_by_its_values_read_from_data():
+    """A role proposed from the header costs nothing; one proposed from the values is a read."""
+    ds = _table()
+    frame = ds.frame.assign(code=[f"k{i:02d}" for i in range(len(ds.frame))])
+    draft = draft_schema(Dataset(frame, None, (), ("row", "age"), ("city", "sex", "code"), name="t"))
+    assert draft["row"].kind == "identifier" and draft["row"].public
+    assert draft["code"].kind == "identifier" and not draft["code"].public
 
 
 def test_the_sentence_names_no_rare_value():
