@@ -40,4 +40,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("stand-in audit", "Compare's audit beside an MST point runs a stand-in, not the release's own "
            "measurement: a release that raises still reads 'no violation found'",
            "tests/core/compare/test_audit_real_release.py::test_mutant_stand_in_audit_is_caught"),
+    Mutant("no spare grid step", "grid rounding pays ceil(Delta / g) steps: floating-point slack moves a "
+           "value 1,025 steps where 1,024 are paid",
+           "tests/core/privacy/test_grid_slack.py::test_mutant_no_spare_grid_step_is_caught"),
 )
