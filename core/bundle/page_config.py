@@ -19,6 +19,7 @@ from core.compare.config import _check_dataset, _check_int, _check_names, _check
 from core.data import Dataset
 from core.data.config_files import parse_json, read_config_text
 from core.data.formats import check_format
+from core.limits import check_config_limits
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_builtin import schema_for
 from core.privacy.schema_read import load_named_by_schema
@@ -75,6 +76,7 @@ class PageConfig:
         module = page_module(self.page)  # ValueError naming the pages for an unknown one
         if not isinstance(self.settings, dict):
             raise TypeError(f"settings must be a JSON object, got {type(self.settings).__name__}.")
+        check_config_limits(self.settings, what="the page config")  # repetitions, epochs, grids...
         schema = check_config_schema(self.schema)
         if isinstance(schema, str):
             raise ValueError("a page config's schema must be inline (a JSON object) or null, not a path.")

@@ -298,10 +298,15 @@ class PublicSchema:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "PublicSchema":
+        """The schema of a JSON text, its size and nesting depth checked before it is parsed
+        (:func:`core.limits.load_json`: a file of 100,000 nested brackets is one sentence, not
+        a RecursionError)."""
+        from core.limits import MAX_SCHEMA_BYTES, load_json
+
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"the schema is not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc}).") from None
+            data = load_json(text, what="the schema", max_bytes=MAX_SCHEMA_BYTES)
+        except ValueError as exc:
+            raise ValueError(str(exc)[:1].lower() + str(exc)[1:]) from None
         return cls.from_dict(data)
 
     # ------------------------------------------------------------------ a table to edit

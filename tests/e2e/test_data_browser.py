@@ -42,3 +42,32 @@ def test_bad_upload_shows_one_sentence_and_keeps_data(page, tmp_path):
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
     page.get_by_text("The file is empty").wait_for(timeout=60_000)
     assert page.get_by_text("Traceback").count() == 0
+
+
+def test_an_upload_is_read_again_by_its_uploaded_schema(page, tmp_path):
+    """Issue 36: once a schema is set, the upload is read again from its bytes by it, one data
+    line one record; the drafted number showed no exact extremes before."""
+    import json
+
+    csv = tmp_path / "visits.csv"
+    rows = ["visit,age,ward,outcome"] + [f"{i},{30 + (i * 7) % 50 if i != 5 else 'n/a'},"
+                                         f"{'AB'[i % 2]},{'yes' if i % 3 else 'no'}" for i in range(40)]
+    csv.write_text("\n".join(rows) + "\n")
+    schema = {"version": 1, "name": "visits", "label": "outcome", "sensitive": [], "columns": [
+        {"name": "visit", "kind": "identifier"},
+        {"name": "age", "kind": "numeric", "lower": 0, "upper": 120, "integer": True},
+        {"name": "ward", "kind": "categorical", "categories": ["A", "B"]},
+        {"name": "outcome", "kind": "categorical", "categories": ["no", "yes"]}]}
+    schema_file = tmp_path / "visits.schema.json"
+    schema_file.write_text(json.dumps(schema))
+    goto(page, "Data")
+    page.get_by_text("Upload a CSV").click()
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(csv))
+    page.get_by_text("Using visits").wait_for(timeout=60_000)
+    wait_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(schema_file))
+    page.get_by_text("Schema loaded from visits.schema.json").wait_for(timeout=60_000)
+    page.get_by_text("Read by its public schema: 40 records").wait_for(timeout=60_000)
+    assert page.get_by_text("Traceback").count() == 0
+    screenshot(page, "data_read_by_schema")

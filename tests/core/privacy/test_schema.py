@@ -328,3 +328,8 @@ def test_a_declared_identifier_keeps_the_release_dp():
 
     ledger = _schema_with_identifier("declared").charge(PrivacyLedger(), ["age"])
     assert ledger.is_dp
+
+
+def test_a_deeply_nested_schema_is_one_sentence_not_a_recursion_error():
+    with pytest.raises(ValueError, match="nests more than .* levels deep"):
+        PublicSchema.from_json("[" * 100_000 + "]" * 100_000)
