@@ -2,7 +2,8 @@
 
 Under the project's relation (``docs/privacy.md``, "From the file's bytes") a release
 depends on the file, not on a frame someone made of it, so the reading itself must let one
-record change only its own cells. :func:`read_csv_by_schema` does that:
+record change only its own cells. :func:`read_records` does that (and
+:func:`core.privacy.schema_read.read_csv_by_schema` reads a file by its public schema with it):
 
 * the **header line** is public and fixed: it names the columns and is matched to the
   schema (a column the schema lists and the header lacks, or a repeated name, is refused:
@@ -15,15 +16,15 @@ record change only its own cells. :func:`read_csv_by_schema` does that:
   record can swallow the next). Cells past the header's width are ignored; missing cells
   are missing. A line longer than :data:`MAX_LINE_BYTES` is cut there (its later cells are
   missing);
-* each line is decoded on its own with the file's encoding (declared, or taken from the
-  header line alone: UTF-8 when the header decodes as UTF-8, else cp1252); a byte that does
-  not decode becomes U+FFFD in that record's cell only;
+* each line is decoded on its own: with the declared encoding, else as UTF-8 when the line
+  is UTF-8 and as cp1252 when it is not (a legacy file), so one record's bytes decide its
+  own decoding only; a byte that does not decode becomes U+FFFD in that record's cell;
 * the delimiter is declared, or taken from the header line alone (the candidate that
   splits it into names covering the schema);
 * a **numeric** cell is a number or missing (text, infinities and :data:`NA_TOKENS` are
   missing), clipped to the declared bounds; a **categorical** cell is its declared category
-  matched by :func:`~core.privacy.schema_columns.canonical` (whitespace stripped, numbers as
-  numbers, case kept), :data:`~core.privacy.schema_columns.OTHER` when it matches none, or
+  matched by :func:`~core.data.categories.canonical` (whitespace stripped, numbers as
+  numbers, case kept), :data:`~core.data.categories.OTHER` when it matches none, or
   missing when empty or a missing token that is not itself a category; an **identifier**
   cell is kept as text and never used.
 
@@ -75,18 +76,24 @@ def split_records(raw: bytes) -> tuple[bytes, list[bytes]]:
     return lines[0], lines[1:]
 
 
-def _encoding(header: bytes, declared: str | None) -> str:
-    """The declared encoding, else UTF-8 when the header line decodes as UTF-8, else cp1252."""
+def _encoding(header: bytes, declared: str | None) -> str | None:
+    """The declared encoding, else None (each line decoded on its own, :func:`_decode`)."""
     if declared is not None:
         return check_choice(declared, ENCODINGS, name="encoding", kind=str)
     if header.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in header:
         raise DataError("The header line is UTF-16 or binary: save the file as UTF-8 CSV to read it "
                         "by its schema.")
+    return None
+
+
+def _decode(raw: bytes, encoding: str | None) -> str:
+    """One line's text: the declared encoding, else UTF-8, else cp1252 (this line's bytes only)."""
+    if encoding is not None:
+        return raw.decode(encoding, errors="replace")
     try:
-        header.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return "cp1252"
-    return "utf-8"
+        return raw.decode("cp1252", errors="replace")
 
 
 def _cells(line: str, delimiter: str) -> list[str]:
@@ -115,10 +122,10 @@ def _header(header: str, wanted: list[str], declared: str | None) -> tuple[str, 
                     "schema describes another table, or the file uses another delimiter.")
 
 
-def _column_cells(lines: list[bytes], encoding: str, delimiter: str, positions: list[int]
+def _column_cells(lines: list[bytes], encoding: str | None, delimiter: str, positions: list[int]
                   ) -> list[list[str]]:
     """For each position, the cell text of every record (an empty string where a line is short)."""
-    rows = [_cells(raw[:MAX_LINE_BYTES].decode(encoding, errors="replace"), delimiter) for raw in lines]
+    rows = [_cells(_decode(raw[:MAX_LINE_BYTES], encoding), delimiter) for raw in lines]
     return [[r[p] if p < len(r) else "" for r in rows] for p in positions]
 
 
@@ -188,6 +195,6 @@ def read_records(raw: bytes, specs: list[ColumnRead], *, header: list[str] | Non
     if first is None:
         d, names = (delimiter or ","), list(header)
     else:
-        d, names = _header(first.decode(enc, errors="replace"), wanted, delimiter)
+        d, names = _header(_decode(first, enc), wanted, delimiter)
     frame = _frame(specs, _column_cells(lines, enc, d, [names.index(c) for c in wanted]))
     return frame, [n for n in names if n not in wanted]

@@ -15,7 +15,9 @@ replaced line is any byte string without a line break. :func:`file_pair` replace
   rows show);
 * ``empty line``: the record's line is empty (what skipping blank lines shifts);
 * ``open quote``: a quote that is never closed (what a CSV parser that reads across lines
-  lets swallow the next record).
+  lets swallow the next record);
+* ``bad bytes``: bytes that are not UTF-8 and a NUL (what a file-wide encoding guess or a
+  binary-file check reads).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ __all__ = ["CSVFile", "FilePair", "file_pair", "file_pairs", "KINDS"]
 
 #: The kinds of pair :func:`file_pairs` builds, in order.
 KINDS = ("junk cell", "distinct flip", "label flip", "new category", "out of range", "empty line",
-         "open quote")
+         "open quote", "bad bytes")
 
 
 @dataclass(frozen=True)
@@ -158,4 +160,6 @@ def file_pairs(raw: bytes, schema: PublicSchema, *, line: int = 0, distinct: str
     pairs.append(file_pair(raw, line, b"", kind="empty line", description="the record's line is empty"))
     pairs.append(file_pair(raw, line, b'"' + _lines(raw)[1][line], kind="open quote",
                            description="a quote opened before its first cell and never closed"))
+    pairs.append(file_pair(raw, line, b"\xff\xfe\x00" + _lines(raw)[1][line], kind="bad bytes",
+                           description="bytes that are not UTF-8, and a NUL, before its first cell"))
     return pairs
