@@ -1,34 +1,12 @@
 """Reading a CSV file by its public schema: one data line, one record; each cell by its declared kind.
 
 Under the project's relation (``docs/privacy.md``, "From the file's bytes") a release
-depends on the file, not on a frame someone made of it, so the reading itself must let one
-record change only its own cells. :func:`read_csv_by_schema` does that:
-
-* the **header line** is public and fixed: it names the columns and is matched to the
-  schema (a column the schema lists and the header lacks, or a repeated name, is refused:
-  both are facts of the public header, not of any record);
-* **each data line is one record**, and ``n`` is the number of data lines whatever they
-  hold: an empty line is a record whose every cell is missing, nothing is skipped or
-  dropped, and a file that ends with a line break has no record after it;
-* a line is split into cells on its own: a quote that is not closed ends with the line, and
-  a line break inside quotes ends the record (a declared schema reads line by line, so no
-  record can swallow the next). Cells past the header's width are ignored; missing cells
-  are missing. A line longer than :data:`~core.data.record_reader.MAX_LINE_BYTES` is cut there (its later cells are
-  missing);
-* each line is decoded on its own with the file's encoding (declared, or taken from the
-  header line alone: UTF-8 when the header decodes as UTF-8, else cp1252); a byte that does
-  not decode becomes U+FFFD in that record's cell only;
-* the delimiter is declared, or taken from the header line alone (the candidate that
-  splits it into names covering the schema);
-* a **numeric** cell is a number or missing (text, infinities and :data:`~core.data.record_reader.NA_TOKENS` are
-  missing), clipped to the declared bounds; a **categorical** cell is its declared category
-  matched by :func:`~core.privacy.schema_columns.canonical` (whitespace stripped, numbers as
-  numbers, case kept), :data:`~core.privacy.schema_columns.OTHER` when it matches none, or
-  missing when empty or a missing token that is not itself a category; an **identifier**
-  cell is kept as text and never used.
-
-Nothing refuses the file because of what one record holds: the refusals name the header,
-the number of lines (public) or the schema.
+depends on the file, so the reading must let one record change only its own cells:
+:func:`read_csv_by_schema` reads each data line as one record and each cell by its
+column's kind in ``schema`` (:mod:`core.data.record_reader` says how, rule by rule), marks
+the schema's identifiers, and checks the roles against the schema, never the rows.
+:func:`load_named_by_schema` is what the command line's configs use (``pux compare``,
+``solve``, ``bundle``): a CSV with a declared schema is read by it.
 """
 from __future__ import annotations
 
