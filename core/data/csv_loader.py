@@ -8,12 +8,8 @@ and what to do.
 from __future__ import annotations
 
 import codecs
-import csv
-import io
 import math
 import os
-import re
-import warnings
 from pathlib import Path
 from typing import IO, Iterable
 
@@ -22,6 +18,7 @@ import pandas as pd
 
 from core.data.dataset import Dataset, infer_column_types
 from core.data.identifiers import propose_identifiers
+from core.data.record_reader import MIN_ROWS, split_records, text_records
 from core.validation import DataError
 
 __all__ = [
@@ -29,8 +26,6 @@ __all__ = [
     "MAX_UPLOAD_MB", "MAX_COLUMNS",
 ]
 
-#: Fewer rows than this cannot support any of the methods.
-MIN_ROWS = 10
 #: Larger magnitudes overflow the squares and products the methods compute.
 MAX_ABS_VALUE = 1e15
 #: The one upload limit, in MB as Streamlit counts them (2**20 bytes): the dashboard's
@@ -47,8 +42,7 @@ MAX_COLUMNS = 200
 #: A text column becomes numeric when at least this share of its filled cells parse as
 #: numbers; the other cells become missing, with a note.
 NUMERIC_SHARE = 0.90
-_DELIMITERS = [",", ";", "\t", "|"]
-_ENCODINGS = ["utf-8-sig", "cp1252", "latin-1"]
+_SHOWN = {"\t": "tab", ";": "';'", "|": "'|'"}
 _NA_TOKENS = ["", "?", "NA", "N/A", "nan", "NaN", "null"]
 _EMPTY_FILE = "The file is empty; choose a CSV file with a header row and data rows."
 _TOO_BIG = (
@@ -102,58 +96,6 @@ def _utf16_without_bom(head: bytes) -> str | None:
     if head[0::2].count(0) >= 0.9 * (len(head) // 2) and head[1::2].count(0) == 0:
         return "utf-16-be"
     return None
-
-
-def _valid(raw: bytes, enc: str, chunk: int = 1 << 20) -> bool:
-    """Whether ``raw`` decodes as ``enc``, checked in chunks (no full-size text copy)."""
-    decoder = codecs.getincrementaldecoder(enc)()
-    try:
-        for i in range(0, len(raw), chunk):
-            decoder.decode(raw[i : i + chunk], final=i + chunk >= len(raw))
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _decode(raw: bytes, notes: list[str]) -> tuple[bytes, str]:
-    """The bytes to parse and their encoding (UTF-16 is re-encoded to UTF-8)."""
-    utf16 = None
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        utf16 = "utf-16"
-    else:
-        utf16 = _utf16_without_bom(raw[:4096])
-    if utf16:
-        try:
-            text = raw.decode(utf16)
-        except UnicodeDecodeError:
-            raise DataError(
-                "The file looks like UTF-16 text but does not decode as such; save it as "
-                "UTF-8 CSV."
-            ) from None
-        notes.append("The file is UTF-16 text; it was read as such.")
-        return text.encode("utf-8"), "utf-8"
-    if b"\x00" in raw[:65536]:
-        raise DataError(
-            "This file holds binary data (for example a spreadsheet or a zip), not text; "
-            "save it as CSV and upload that."
-        )
-    for enc in _ENCODINGS:
-        if _valid(raw, enc):
-            if enc != "utf-8-sig":
-                notes.append(f"The file is not UTF-8; it was read as {enc}.")
-            return raw, enc
-    raise DataError("The file's text encoding is not recognised; save it as UTF-8 CSV.")
-
-
-def _sniff_delimiter(sample: str) -> str:
-    sample = "\n".join(sample.splitlines()[:50])
-    try:
-        return csv.Sniffer().sniff(sample, delimiters="".join(_DELIMITERS)).delimiter
-    except csv.Error:
-        first = sample.splitlines()[0] if sample else ""
-        counts = {d: first.count(d) for d in _DELIMITERS}
-        best = max(counts, key=counts.get)
-        return best if counts[best] > 0 else ","
 
 
 def _coerce_numeric(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -280,15 +222,12 @@ def _usable_columns(
 
 
 def _without_empty_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """``frame`` without its all-missing rows (noted); too few rows left is an error."""
-    if frame.isna().all(axis=1).any():
-        n_empty = int(frame.isna().all(axis=1).sum())
-        frame = frame[~frame.isna().all(axis=1)].reset_index(drop=True)
-        notes.append(f"{n_empty} empty row(s) were left out.")
-        if len(frame) < MIN_ROWS:
-            raise DataError(
-                f"Only {len(frame)} non-empty row(s) remain; the methods need at least {MIN_ROWS}."
-            )
+    """``frame`` as it is: an all-missing row is a record (n is the number of data lines, and
+    dropping it would let one record's content change n); noted."""
+    n_empty = int(frame.isna().all(axis=1).sum())
+    if n_empty:
+        notes.append(f"{n_empty} row(s) are empty in every column; each is kept as a record with "
+                     "every value missing.")
     return frame
 
 
@@ -350,88 +289,59 @@ def _check_max_rows(max_rows: int | None) -> None:
         raise ValueError(f"max_rows must be at least {MIN_ROWS}, got {max_rows}.")
 
 
-def _layout(
-    raw: bytes, encoding: str, notes: list[str]
-) -> tuple[str, str, list[str], list[int] | None]:
-    """The file's delimiter, first line, header fields and the columns to read.
+def _transcode(raw: bytes, notes: list[str]) -> bytes:
+    """UTF-8 bytes of ``raw``: UTF-16 (a byte-order mark, or every other byte NUL in the header
+    line) is decoded and re-encoded; a header line with a NUL otherwise is binary. Both are
+    decided by the header's bytes (public), never by a record's."""
+    head = raw[:4096].split(b"\n", 1)[0] if not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else raw[:4096]
+    utf16 = "utf-16" if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else _utf16_without_bom(raw[:4096])
+    if utf16:
+        notes.append("The file is UTF-16 text; it was read as such.")
+        return raw.decode(utf16, errors="replace").encode("utf-8")
+    if b"\x00" in head:
+        raise DataError(
+            "This file holds binary data (for example a spreadsheet or a zip), not text; "
+            "save it as CSV and upload that."
+        )
+    return raw
 
-    Another delimiter than ``,`` is noted; past :data:`MAX_COLUMNS` columns only the first
-    ones are read (noted), and ``header`` is cut to them. The columns to read are None
-    for all.
-    """
-    sample = raw[:65536].decode(encoding, errors="ignore")
-    delimiter = _sniff_delimiter(sample)
+
+def _renamed(header: list[str], notes: list[str]) -> list[str]:
+    """Header names made unique (``a``, ``a.1``, ...), each repeat noted; an empty name is
+    ``Unnamed: <position>``, as pandas names it."""
+    seen: dict[str, int] = {}
+    out = []
+    for i, h in enumerate(header):
+        h = h or f"Unnamed: {i}"
+        k = seen.get(h, 0)
+        seen[h] = k + 1
+        out.append(h if k == 0 else f"{h}.{k}")
+    for h, k in seen.items():
+        if k > 1:
+            copies = [f"{h}.{i}" for i in range(1, k)]
+            notes.append(f"Column name '{h}' appears {k} times; the repeats were renamed "
+                         f"{', '.join(repr(c) for c in copies)}.")
+    return out
+
+
+def _parse(raw: bytes, *, max_rows: int | None, notes: list[str]) -> pd.DataFrame:
+    """The file as a frame of text cells, one record per data line (:func:`text_records`):
+    an empty line is a record of missing cells, a line with a quote that is never closed
+    ends with itself, a line with more cells than the header has its extra cells ignored and
+    one with fewer has the rest missing. Only the header (public) or n can refuse the file."""
+    names, columns, delimiter, legacy, width = text_records(raw, max_columns=MAX_COLUMNS, max_rows=max_rows)
+    if not any(names) and len(names) < 2:
+        raise DataError("The file has no header row; the first line must name the columns.")
     if delimiter != ",":
-        shown = {"\t": "tab", ";": "';'", "|": "'|'"}[delimiter]
-        notes.append(f"Columns are separated by {shown}; read accordingly.")
-    first_line = sample.lstrip("\ufeff").splitlines()[0] if sample.strip() else ""
-    header = next(csv.reader([first_line], delimiter=delimiter), [])
-    usecols = None
-    if len(header) > MAX_COLUMNS:
-        usecols = list(range(MAX_COLUMNS))
-        notes.append(
-            f"The file has {len(header):,} columns; only the first {MAX_COLUMNS} were read."
-        )
-        header = header[:MAX_COLUMNS]
-    return delimiter, first_line, header, usecols
-
-
-def _parse(
-    raw: bytes,
-    *,
-    encoding: str,
-    delimiter: str,
-    max_rows: int | None,
-    usecols: list[int] | None,
-) -> pd.DataFrame:
-    """The CSV parsed by pandas (one row past ``max_rows``, to tell a longer file); every
-    parse failure becomes a DataError."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
-            return pd.read_csv(
-                io.BytesIO(raw),  # parsed from the bytes: no full-size text copy
-                encoding=encoding,
-                sep=delimiter,
-                nrows=None if max_rows is None else max_rows + 1,
-                usecols=usecols,
-                na_values=_NA_TOKENS,
-                keep_default_na=False,
-                skipinitialspace=True,
-                on_bad_lines="error",
-            )
-    except pd.errors.EmptyDataError:
-        raise DataError("The file has no header row; the first line must name the columns.") from None
-    except pd.errors.ParserError as exc:
-        where = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
-        detail = (
-            f" (line {where.group(2)} has {where.group(3)} fields, the header {where.group(1)})"
-            if where else ""
-        )
-        raise DataError(
-            f"The rows do not all have the same number of fields{detail}; check the "
-            "delimiter and quoting."
-        ) from None
-    except (UnicodeDecodeError, ValueError):
-        raise DataError(
-            "The file could not be read as CSV text; save it as UTF-8 CSV with a header row."
-        ) from None
-
-
-def _note_renamed_columns(header: list[str], frame: pd.DataFrame, notes: list[str]) -> None:
-    """Note the repeated header names that pandas renamed (``a`` -> ``a.1``, ...)."""
-    names = [h.strip() for h in header]
-    if len(names) == frame.shape[1] and len(set(names)) < len(names):
-        renamed = [
-            (orig, new) for orig, new in zip(names, (str(c).strip() for c in frame.columns))
-            if orig != new
-        ]
-        for orig in sorted({o for o, _ in renamed}):
-            copies = [n for o, n in renamed if o == orig]
-            notes.append(
-                f"Column name '{orig}' appears {len(copies) + 1} times; the repeats were "
-                f"renamed {', '.join(repr(c) for c in copies)}."
-            )
+        notes.append(f"Columns are separated by {_SHOWN[delimiter]}; read accordingly.")
+    if width > MAX_COLUMNS:
+        notes.append(f"The file has {width:,} columns; only the first {MAX_COLUMNS} were read.")
+    if legacy:
+        notes.append(f"{legacy:,} line(s) are not UTF-8; each was read as cp1252 on its own.")
+    names = _renamed(names, notes)
+    frame = pd.DataFrame({n: pd.Series(c, dtype=object) for n, c in zip(names, columns)})
+    text = frame.apply(lambda col: col.str.strip())
+    return frame.mask(text.isin(_NA_TOKENS))
 
 
 def load_csv(
@@ -475,16 +385,14 @@ def load_csv(
     notes: list[str] = []
     if _blank(raw):
         raise DataError(_EMPTY_FILE)
-    raw, encoding = _decode(raw, notes)
+    raw = _transcode(raw, notes)
     if _blank(raw):
         raise DataError(_EMPTY_FILE)
-    delimiter, first_line, header, usecols = _layout(raw, encoding, notes)
-    frame = _parse(raw, encoding=encoding, delimiter=delimiter, max_rows=max_rows, usecols=usecols)
-    if max_rows is not None and len(frame) > max_rows:
-        frame = frame.iloc[:max_rows]
+    n_lines = len(split_records(raw)[1])
+    if max_rows is not None and n_lines > max_rows:
         notes.append(f"Only the first {max_rows:,} rows were read.")
-    _note_renamed_columns(header, frame, notes)
-    if frame.shape[1] == 1 and len(frame) and any(d in first_line for d in " :"):
+    frame = _parse(raw, max_rows=max_rows, notes=notes)
+    if frame.shape[1] == 1 and len(frame) and any(d in frame.columns[0] for d in " :"):
         notes.append(
             "Only one column was found; if the file uses another separator, save it as "
             "comma-separated."

@@ -40,12 +40,13 @@ import numpy as np
 import pandas as pd
 
 from core.data.categories import match_categories
-from core.data.csv_loader import MIN_ROWS
 from core.validation import DataError, check_choice
 
-__all__ = ["ColumnRead", "read_records", "split_records", "MAX_LINE_BYTES", "MAX_RECORDS", "NA_TOKENS",
-           "DELIMITERS", "ENCODINGS"]
+__all__ = ["ColumnRead", "read_records", "split_records", "text_records", "header_delimiter", "MIN_ROWS",
+           "MAX_LINE_BYTES", "MAX_RECORDS", "NA_TOKENS", "DELIMITERS", "ENCODINGS"]
 
+#: Fewer records than this cannot support any of the methods (n is public: a refusal by it reads no record).
+MIN_ROWS = 10
 #: A record's line is cut after this many bytes (its later cells are missing): one record can
 #: then add at most this much to what is read, whatever it holds.
 MAX_LINE_BYTES = 1 << 16
@@ -198,3 +199,42 @@ def read_records(raw: bytes, specs: list[ColumnRead], *, header: list[str] | Non
         d, names = _header(_decode(first, enc), wanted, delimiter)
     frame = _frame(specs, _column_cells(lines, enc, d, [names.index(c) for c in wanted]))
     return frame, [n for n in names if n not in wanted]
+
+
+def header_delimiter(header: str) -> str:
+    """The delimiter of a file without a schema, from its header line alone: the candidate
+    that occurs most often in it (``,`` when none does)."""
+    counts = {d: header.count(d) for d in DELIMITERS}
+    best = max(DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] > 0 else ","
+
+
+def text_records(raw: bytes, *, max_columns: int, max_rows: int | None = None
+                 ) -> tuple[list[str], list[list[str]], str, int, int]:
+    """A file without a schema read as text, record by record: (header names, one list of cell
+    texts per header column, the delimiter, how many lines were not UTF-8, how many columns
+    the header names in all).
+
+    The same line-by-line rules as :func:`read_records` (each data line one record, split on
+    its own, decoded on its own); the header's first ``max_columns`` columns are read, and
+    the first ``max_rows`` records. What becomes of each column (its kind) is inferred later
+    from all its rows: a draft, read from the data.
+    """
+    first, lines = split_records(raw)
+    if max_rows is not None:
+        lines = lines[:max_rows]
+    text = _decode(first, _encoding(first, None))
+    delimiter = header_delimiter(text)
+    names = [c.strip() for c in _cells(text, delimiter)]
+    width, names = len(names), names[:max_columns]
+    legacy = sum(1 for ln in lines if not _is_utf8(ln))
+    return names, _column_cells(lines, None, delimiter, list(range(len(names)))), delimiter, legacy, width
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
