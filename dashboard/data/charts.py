@@ -6,6 +6,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from core.data import Dataset
+from dashboard.shared.charts import plotly_text
 
 __all__ = ["column_distribution", "column_distribution_data", "missing_by_column", "missing_data"]
 
@@ -38,15 +39,20 @@ def column_distribution(dataset: Dataset, column: str, *, max_categories: int = 
     (drawn from :func:`column_distribution_data`)."""
     data = column_distribution_data(dataset, column, max_categories=max_categories)
     color = _split(dataset, column)
+    # the column names are the user's: plotly reads a link or bold in a title, an axis title,
+    # the legend's title and a hover label, so each is shown through plotly_text
+    labels = {c: plotly_text(c) for c in data.columns}
+    by = f" by {plotly_text(color)}" if color else ""
     if column in dataset.numeric:
-        fig = px.histogram(data, x=column, color=color, nbins=40, barmode="stack",
-                           title=f"Distribution of {column}" + (f" by {color}" if color else ""))
+        fig = px.histogram(data, x=column, color=color, nbins=40, barmode="stack", labels=labels,
+                           title=f"Distribution of {plotly_text(column)}{by}")
         fig.update_yaxes(title_text="rows")
     else:
-        fig = px.bar(data, x=column, y=data.columns[-1], color=color,
-                     title=f"Rows per value of {column}" + (f" by {color}" if color else ""))
+        fig = px.bar(data, x=column, y=data.columns[-1], color=color, labels=labels,
+                     title=f"Rows per value of {plotly_text(column)}{by}")
         fig.update_yaxes(title_text="rows", tickformat=",~r")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=50, b=10), legend_title_text=color or "")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=50, b=10),
+                      legend_title_text=plotly_text(color) if color else "")
     return fig
 
 

@@ -340,14 +340,15 @@ def krr_vs_epsilon(curve: pd.DataFrame, *, imposter: tuple[float, float] | None 
                              name=f"kRR: predict {sensitive}", line=dict(color=_SENS_COLOR)))
     fig.add_trace(go.Scatter(x=c["epsilon"], y=c[l_col], mode="lines+markers",
                              name=f"kRR: predict {label}", line=dict(color=_LABEL_COLOR)))
+    s_text, l_text = plotly_text(sensitive), plotly_text(label)  # plotly reads a link in an annotation
     if imposter is not None:
         fig.add_hline(y=imposter[0], line_dash="dot", line_color=_SENS_COLOR,
-                      annotation_text=f"IMPOSTER {sensitive}")
+                      annotation_text=f"IMPOSTER {s_text}")
         fig.add_hline(y=imposter[1], line_dash="dot", line_color=_LABEL_COLOR,
-                      annotation_text=f"IMPOSTER {label}")
-    for value, text, dash in ((majority, f"{REFERENCE_NAME}: {sensitive}", "dash"),
-                              (label_majority, f"{REFERENCE_NAME}: {label}", "dash"),
-                              (None if real is None else real[1], f"{MODEL_NAME}: {label}", "dot")):
+                      annotation_text=f"IMPOSTER {l_text}")
+    for value, text, dash in ((majority, f"{REFERENCE_NAME}: {s_text}", "dash"),
+                              (label_majority, f"{REFERENCE_NAME}: {l_text}", "dash"),
+                              (None if real is None else real[1], f"{MODEL_NAME}: {l_text}", "dot")):
         if value is not None and np.isfinite(value):
             fig.add_hline(y=float(value), line_dash=dash, line_color=_REF_COLOR, annotation_text=text,
                           annotation_position="bottom left")

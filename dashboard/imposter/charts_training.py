@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.imposter.charts import _LABEL_COLOR, _SENS_COLOR, _SETTING_NAMES, PAPER_NAME, _on
+from dashboard.shared.charts import plotly_text
 from dashboard.shared.palette import log_ticks
 
 __all__ = ["training_curves", "training_data", "table2_chart", "table2_data", "fig8_chart", "fig8_data"]
@@ -112,7 +113,7 @@ def table2_chart(runs: pd.DataFrame, *, paper: dict | None = None, sensitive: st
     df = table2_data(runs, paper=paper, sensitive=sensitive, label=label)
     tasks = [f"predict {sensitive}", f"predict {label}"]
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.12, subplot_titles=[
-        f"{m} {t}" for m in ("Accuracy", "F1") for t in tasks])
+        f"{m} {plotly_text(t)}" for m in ("Accuracy", "F1") for t in tasks])  # titles read a link
     for (r, metric), (c, task) in ((rm, ct) for rm in enumerate(_METRICS.values(), 1) for ct in enumerate(tasks, 1)):
         panel = df[(df["metric"] == metric) & (df["task"] == task)]
         first = r == 1 and c == 1
@@ -173,7 +174,8 @@ def fig8_chart(runs: pd.DataFrame, *, sensitive: str = "s", label: str = "label"
     :func:`fig8_data`)."""
     df = fig8_data(runs, sensitive=sensitive, label=label)
     tasks = [f"predict {sensitive}", f"predict {label}"]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[f"(a) {tasks[0]} (the leak)", f"(b) {tasks[1]} (utility)"])
+    fig = make_subplots(rows=1, cols=2, subplot_titles=[f"(a) {plotly_text(tasks[0])} (the leak)",
+                                                        f"(b) {plotly_text(tasks[1])} (utility)"])
     styles = {"accuracy": "solid", "F1 (macro)": "dash"}
     for c, (task, colour) in enumerate(zip(tasks, (_SENS_COLOR, _LABEL_COLOR)), 1):
         for metric, dash in styles.items():
