@@ -96,7 +96,8 @@ def som_grid(
     fig.add_trace(go.Scatter(
         x=x[ok], y=y[ok], mode="markers", text=text[ok], hoverinfo="text", showlegend=False,
         marker=dict(symbol=symbol, size=cell, color=flat[ok], colorscale=colorscale,
-                    showscale=True, colorbar=dict(title=colorbar), line=dict(width=0.5, color="white")),
+                    showscale=True, colorbar=dict(title=plotly_text(colorbar)),  # it may name a column
+                    line=dict(width=0.5, color="white")),
     ))
     if (~ok).any():
         fig.add_trace(go.Scatter(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -229,9 +230,11 @@ def test_the_not_private_warning_shows_column_names_as_text():
 
 def test_charts_drawn_after_a_sweep_show_column_names_as_text():
     """IMPOSTER's sweep charts name the sensitive attribute and the label in annotations and
-    panel titles, where plotly reads a link (the page views above end before the sweeps)."""
+    panel titles, SSKM_DP's grid an attribute in its colour bar, where plotly reads a link
+    (the page views above end before the sweeps)."""
     from dashboard.imposter import charts, charts_training
     from dashboard.shared.layout import for_export
+    from dashboard.sskm.charts import som_grid
     from tests.dashboard.imposter.test_charts import _curve, _lambda_runs, _theta_runs
 
     s, label = HOSTILE["html"], HOSTILE["img"]
@@ -239,6 +242,7 @@ def test_charts_drawn_after_a_sweep_show_column_names_as_text():
                                      label_majority=0.7, real=(0.7, 0.9), data=f"www.{EVIL_HOST}"),
                charts_training.table2_chart(_theta_runs(), sensitive=s, label=label, data=HOSTILE["url"]),
                charts_training.fig8_chart(_lambda_runs(), sensitive=s, label=label, data=HOSTILE["mdlink"])]
+    figures.append(som_grid(np.full((3, 3), 0.5), colorbar=f"{s} (scaled)", dataset=HOSTILE["url"]))
     for fig in figures:
         texts = [t for t in _walk(for_export(fig).to_plotly_json()) if _MARKUP.search(t)]
         assert not texts, texts
