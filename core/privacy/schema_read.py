@@ -119,14 +119,16 @@ def load_named_by_schema(dataset: str, *, schema: PublicSchema | None, csv_name:
     with a declared ``schema`` is read by it (:func:`read_csv_by_schema`).
 
     The schema then decides the columns, their kinds and the identifiers: nothing is
-    inferred across rows and no column is dropped because of its values. Without a schema
-    the CSV is read as an upload is (types inferred, identifiers detected): a draft, whose
-    releases say they are not differentially private. Samples and the public datasets are
+    inferred across rows and no column is dropped because of its values. Without a schema,
+    or with one that still has entries read from the data (a draft: its releases say they
+    are not differentially private either way), the CSV is read as an upload is (types
+    inferred, identifiers proposed), which is what the Data page does until every entry is
+    public, so a page's config reruns on the same table. Samples and the public datasets are
     read by their own shipped schemas either way.
     """
     from core.data.config_files import PUBLIC, load_named
     from core.data.samples import SAMPLES
 
-    if schema is None or dataset in SAMPLES or dataset in PUBLIC or csv is None:
+    if schema is None or not schema.is_public() or dataset in SAMPLES or dataset in PUBLIC or csv is None:
         return load_named(dataset, csv_name=csv_name, data_dir=data_dir, csv=csv, verb=verb)
     return read_csv_by_schema(csv, schema, label=None, sensitive=(), name=csv_name)

@@ -84,7 +84,8 @@ def _upload_dataset() -> Dataset | None:
             dataset = with_estimate(lambda: cached.parse_upload(content, upload.name, int(max_rows) or None),
                                     expected_s=cached.expected_read_seconds(len(content)),
                                     text=f"Reading {len(content) / 1e6:.0f} MB")
-            stored = {"key": key, "dataset": dataset, "content": content, "max_rows": int(max_rows) or None}
+            stored = {"key": key, "dataset": dataset, "draft": dataset, "content": content,
+                      "max_rows": int(max_rows) or None}
         except DataError as exc:
             stored = {"key": key, "dataset": None, "error": DataError(str(exc))}
         st.session_state[UPLOAD_KEY] = stored
@@ -94,14 +95,18 @@ def _upload_dataset() -> Dataset | None:
 
 
 def reread_upload(schema, dataset: Dataset) -> Dataset:
-    """``dataset`` read again from the upload's bytes by its reviewed ``schema``, when it is this
-    session's upload (else ``dataset`` itself).
+    """``dataset`` read again from the upload's bytes by its reviewed ``schema`` once every entry
+    is public, when it is this session's upload (else ``dataset`` itself, or the upload as first
+    read while the schema still has entries read from the data).
 
-    Under the project's relation a release depends on the file: once a schema is set, each
-    data line is one record and each cell is read by its column's declared kind
+    Under the project's relation a release depends on the file: once the schema is public,
+    each data line is one record and each cell is read by its column's declared kind
     (:func:`core.privacy.schema_read.read_csv_by_schema`), so nothing inferred across rows
-    (a column's type, a dropped column, an identifier found by its values) reaches a
-    release. The schema is kept for the new table too, and it becomes the chosen dataset.
+    (a column's type, an identifier found by its values) reaches a release. While entries
+    are still read from the data the releases are not DP anyway and the draft's reading is
+    kept (``pux compare`` and ``pux solve`` read a config the same way:
+    :func:`core.privacy.schema_read.load_named_by_schema`). The schema is kept for the new
+    table too, and it becomes the chosen dataset.
     """
     from core.privacy.schema_read import read_csv_by_schema
 
@@ -110,8 +115,11 @@ def reread_upload(schema, dataset: Dataset) -> Dataset:
             or stored.get("content") is None or stored.get("dataset") is None
             or stored["dataset"].name != dataset.name):
         return dataset
-    new = read_csv_by_schema(stored["content"], schema, label=dataset.label, sensitive=dataset.sensitive,
-                             name=dataset.name, max_rows=stored.get("max_rows"))
+    if schema.is_public():
+        new = read_csv_by_schema(stored["content"], schema, label=dataset.label, sensitive=dataset.sensitive,
+                                 name=dataset.name, max_rows=stored.get("max_rows"))
+    else:
+        new = stored.get("draft", stored["dataset"]).with_roles(label=dataset.label, sensitive=dataset.sensitive)
     stored["dataset"] = new
     set_schema(schema, new)
     set_dataset(new)
