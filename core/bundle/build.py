@@ -32,7 +32,7 @@ from core.bundle.page_config import PageConfig, page_schema
 from core.bundle.pages import BundleRelease, page_module
 from core.bundle.readme import readme_text
 from core.bundle.report import page_report
-from core.bundle.run_steps import DATA_FOLDER, data_sentence, release_shapes
+from core.bundle.run_steps import DATA_FOLDER, bundled_table, data_sentence, release_shapes
 from core.bundle.template import Template
 from core.compare.config import CompareConfig
 from core.data import Dataset
@@ -234,7 +234,7 @@ def _members(config: PageConfig, releases: list[BundleRelease], numbers: Mapping
     files = {"config.json": _json_bytes(config_dict(config)), "result.json": _json_bytes(result)}
     files.update(_release_files(releases, noise=noise, dataset=dataset.name, schema=schema))
     if include_data:
-        files[f"{DATA_FOLDER}/{config.csv_name}"] = dataset.frame.to_csv(index=False).encode("utf-8")
+        files[f"{DATA_FOLDER}/{config.csv_name}"] = bundled_table(dataset.frame)  # formula-guarded
     return files
 
 

@@ -208,7 +208,7 @@ def recompute(files: BundleFiles, *, data: str | os.PathLike | None = None) -> d
     """
     from core.bundle.page_config import load_page_dataset, page_schema
     from core.bundle.pages import page_module
-    from core.bundle.run_steps import data_sentence, release_shapes, seeded
+    from core.bundle.run_steps import data_sentence, release_shapes, seeded, unguarded_table
     from core.data.samples import SAMPLES
     from core.papers.reproductions import json_default
     from core.privacy.noise_source import NoiseSource
@@ -217,7 +217,7 @@ def recompute(files: BundleFiles, *, data: str | os.PathLike | None = None) -> d
     config = files.config
     csv = data_dir = None
     if config.csv_name is not None:
-        csv = data if data is not None else files.data
+        csv = data if data is not None else (None if files.data is None else unguarded_table(files.data))
         if csv is None:
             raise DataError(data_sentence(config, bundled=False))
     elif config.dataset not in SAMPLES:

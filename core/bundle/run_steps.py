@@ -2,6 +2,7 @@
 and describing releases by their guarantee and shape (their values come from fresh noise)."""
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -13,7 +14,8 @@ from core.data.samples import SAMPLES
 from core.privacy.schema import PublicSchema
 from core.validation import DataError
 
-__all__ = ["DATA_FOLDER", "bundle_data", "data_sentence", "release_shapes", "seeded"]
+__all__ = ["DATA_FOLDER", "bundle_data", "bundled_table", "data_sentence", "release_shapes", "seeded",
+           "unguarded_table"]
 
 #: Where a bundle keeps the private data when the user ticked "include the data".
 DATA_FOLDER = "data"
@@ -50,13 +52,38 @@ def bundle_data(config: PageConfig, *, folder: str | os.PathLike, data: str | No
     bundled = Path(folder) / DATA_FOLDER
     csv = data_dir = None
     if config.csv_name is not None:
-        csv = data if data is not None else _bundled_file(bundled)
+        own = None if data is not None else _bundled_file(bundled)
+        csv = data if data is not None else (None if own is None else unguarded_table(Path(own).read_bytes()))
     elif config.dataset not in SAMPLES:
         data_dir = data  # None: $PUX_DATA_DIR (a public dataset is never copied into a bundle)
     if config.csv_name is not None and csv is None:
         raise DataError(data_sentence(config, bundled=False))
     dataset = load_page_dataset(config, data_dir=data_dir, csv=csv)
     return dataset, page_schema(config, dataset)
+
+
+def bundled_table(frame: Any) -> bytes:
+    """The table a colleague's bundle carries in ``data/``, as CSV a spreadsheet cannot run:
+    every text cell or column name that starts with ``= + - @``, a tab, a carriage return or
+    a quote gets a leading quote (:func:`core.privacy.release_formulas.guard_release_formulas`;
+    numbers are left alone). :func:`unguarded_table` undoes it exactly, with no record."""
+    from core.privacy.release_formulas import guard_release_formulas
+
+    return guard_release_formulas(frame)[0].to_csv(index=False).encode("utf-8")
+
+
+def unguarded_table(raw: bytes) -> bytes:
+    """:func:`bundled_table`'s CSV as the table was: one leading quote taken off every cell and
+    name that starts with one (only the guard puts it there: a text that began with a quote
+    was given a second). The same bytes as the table's own CSV, so its fingerprint holds."""
+    import pandas as pd
+
+    frame = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, skip_blank_lines=False)
+    if not (frame.columns.str.startswith("'").any() or frame.apply(lambda c: c.str.startswith("'")).any().any()):
+        return raw
+    frame.columns = [c[1:] if c.startswith("'") else c for c in frame.columns]
+    frame = frame.apply(lambda c: c.where(~c.str.startswith("'"), c.str[1:]))
+    return frame.to_csv(index=False).encode("utf-8")
 
 
 def _bundled_file(folder: Path) -> str | None:

@@ -177,8 +177,6 @@ def test_a_bundles_report_holds_no_markup_from_the_names(hostile_bundle):
     assert not live_html(report), live_html(report)
 
 
-@pytest.mark.xfail(strict=True, reason="core/bundle/build.py writes data/<csv> unguarded (the rerun reads it "
-                                        "back by its fingerprint); guarding it needs build.py and run_steps.py")
 def test_every_csv_of_a_bundle_starts_no_formula(hostile_bundle):
     found = {n: formula_cells(t) for n, t in _members(hostile_bundle.data).items() if n.endswith(".csv")}
     assert found and not any(found.values()), found

@@ -159,3 +159,21 @@ def test_compare_bundle_script_and_notebook_give_its_numbers(tmp_path):
                            sensitive=tuple(data.sensitive))
     result = assert_reruns(build_bundle(config, data).data, tmp_path)
     assert {"parameters", "runs", "summary", "audits", "references"} <= set(result["numbers"])
+
+
+def test_a_bundled_table_with_formulas_is_guarded_and_still_reruns(tmp_path):
+    """The colleague's copy of the table runs no formula in a spreadsheet (issue 40), and the
+    guard comes off exactly when the bundle is rerun (the fingerprint holds)."""
+    frame = load_sample("census").frame.head(300)
+    frame["occupation"] = frame["occupation"].where(frame.index % 7 != 0, '=HYPERLINK("http://evil.example")')
+    frame["workclass"] = frame["workclass"].where(frame.index % 11 != 0, "'quoted")
+    data = frame_to_dataset(frame, name="mine.csv", label="income", sensitive=["sex"])
+    bundle = build_bundle(_upload_config(data), data, include_data=True)
+    text = _files(bundle)["data/mine.csv"].decode()
+    assert "'=HYPERLINK" in text and "''quoted" in text
+    assert not any(cell.startswith("=") for line in text.splitlines() for cell in line.split(","))
+    assert_reruns(bundle.data, tmp_path, notebook=False)
+    from core.bundle.rerun import rerun_bundle
+
+    (tmp_path / "mine.zip").write_bytes(bundle.data)
+    assert rerun_bundle(tmp_path / "mine.zip").ok  # pux rerun, in this process
