@@ -63,7 +63,7 @@ def test_a_long_setup_shows_its_progress_with_time_left_and_the_page_waits():
     assert at.button(key="t_setup_stop").label == "Stop"
     job = at.session_state["pux_sweep_jobs"]["t_setup"]
     GATE.set()
-    assert job.wait(10)
+    assert job.wait(60)
     at.run()
     assert "result: ready" in _texts(at) and not _progress_texts(at)
 
