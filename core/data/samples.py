@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from core.data.dataset import Dataset, infer_column_types
-from core.validation import DataError
 from core.runtime.randomness import RandomState, check_random_state
+from core.validation import DataError
 
-__all__ = ["SAMPLES", "SAMPLE_DIR", "make_supplier", "make_census", "load_sample"]
+__all__ = ["SAMPLES", "SAMPLE_DIR", "load_sample", "make_census", "make_supplier"]
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 PRODUCT_COLUMNS = [
@@ -102,6 +102,12 @@ _OCCUPATIONS = {
     "Machine-op-inspct": (0.08, 0.05),
     "Farming-fishing": (0.10, 0.06),
 }
+#: income effect of each occupation (log-odds before the sharpening in make_census)
+_OCC_INCOME = {
+    "Craft-repair": 0.3, "Transport-moving": -0.2, "Exec-managerial": 1.0,
+    "Prof-specialty": 0.9, "Sales": 0.3, "Adm-clerical": -0.3, "Other-service": -1.2,
+    "Tech-support": 0.5, "Machine-op-inspct": -0.5, "Farming-fishing": -0.8,
+}
 _EDU = ["HS-grad", "Some-college", "Bachelors", "Masters", "Assoc", "Doctorate", "11th"]
 _EDU_YEARS = [9, 10, 13, 14, 11, 16, 7]
 
@@ -110,8 +116,9 @@ def make_census(n: int = 3000, *, random_state: RandomState = 0) -> pd.DataFrame
     """Small Adult-like census table; ``sex`` is sensitive and leaks through other columns.
 
     ``relationship`` (Husband / Wife) nearly gives ``sex`` away, ``occupation`` and
-    ``hours_per_week`` hint at it; ``income`` (the label) depends on education, age, hours
-    and marital status, as in Adult.
+    ``hours_per_week`` hint at it; ``income`` (the label) depends on education, age, hours,
+    occupation and marital status about as strongly as in Adult (a non-private boosted model
+    beats the constant guess by about 0.1 accuracy, ROC AUC about 0.9).
     """
     rng = check_random_state(random_state)
     male = rng.random(n) < 0.67
@@ -131,13 +138,18 @@ def make_census(n: int = 3000, *, random_state: RandomState = 0) -> pd.DataFrame
     )
     hours = np.clip(rng.normal(np.where(male, 43, 36), 9, n).round(), 5, 90).astype(int)
     edu_years = np.array(_EDU_YEARS)[edu_idx]
-    z = (
-        0.35 * (edu_years - 10)
-        + 0.04 * (np.minimum(age, 60) - 38)
+    # income as in Adult: mostly decided by marriage, schooling, occupation, age and hours,
+    # sharp enough (the 1.75) that a non-private boosted model gains about 0.1 accuracy over
+    # the constant guess (~0.77 "<=50K") with an ROC AUC about 0.9, as on UCI Adult
+    occ_effect = np.array([_OCC_INCOME[o] for o in occ_names])[occ]
+    z = 1.75 * (
+        0.45 * (edu_years - 10)
+        + 0.06 * (np.minimum(age, 55) - 38)
+        - 0.03 * np.maximum(age - 60, 0)
         + 0.05 * (hours - 40)
-        + 1.3 * married
-        + 0.4 * np.isin(occ, [occ_names.index("Exec-managerial"), occ_names.index("Prof-specialty")])
-        - 1.6
+        + 2.0 * married
+        + occ_effect
+        - 2.65
     )
     income = np.where(rng.random(n) < 1 / (1 + np.exp(-z)), ">50K", "<=50K")
     return pd.DataFrame(
