@@ -72,3 +72,41 @@ def test_samples_have_no_identifier_and_keep_their_shipped_schema(name):
     assert ds.identifiers == () and ds.without_identifiers() is ds
     assert detect_identifiers(ds.frame) == {}  # nothing the rule would take for a key either
     assert {c.source for c in schema_for(ds).columns} == {"built-in"}
+
+
+def _boosted_test_scores(frame, target, features):
+    """A non-private boosted model on a fixed stratified 70/30 split: its accuracy, the
+    constant guess's accuracy and its ROC AUC on the held-out 30%."""
+    from sklearn.metrics import accuracy_score, roc_auc_score
+    from sklearn.model_selection import train_test_split
+
+    from core.imposter.classifiers import make_classifier, prepare_frame
+    from core.runtime.threads import few_threads
+
+    train, test = train_test_split(frame, test_size=0.3, random_state=0, stratify=frame[target])
+    positive = sorted(frame[target].unique())[1]
+    y_train = (train[target] == positive).to_numpy(int)
+    y_test = (test[target] == positive).to_numpy(int)
+    model = make_classifier("hgb", train, features, random_state=0)
+    with few_threads():  # one thread: a shared CI machine's cores oversubscribed are slower
+        model.fit(prepare_frame(train, features), y_train)
+        p = model.predict_proba(prepare_frame(test, features))[:, 1]
+    guess = max(y_test.mean(), 1 - y_test.mean())
+    return accuracy_score(y_test, p > 0.5), guess, roc_auc_score(y_test, p)
+
+
+def test_census_income_carries_adults_signal():
+    # UCI Adult: a boosted model gains ~0.1 accuracy over the guess (~0.76), AUC ~0.9; the
+    # sample must carry about as much, or every method sits inside the guess's interval
+    frame = load_sample("census").frame
+    acc, guess, auc = _boosted_test_scores(frame, "income", [c for c in frame.columns if c != "income"])
+    assert 0.70 <= guess <= 0.82  # a minority ">50K" as in Adult
+    assert acc - guess >= 0.07
+    assert auc >= 0.85
+
+
+def test_census_sex_is_readable_from_relationship_occupation_and_hours():
+    frame = load_sample("census").frame
+    acc, guess, auc = _boosted_test_scores(frame, "sex", ["relationship", "occupation", "hours_per_week"])
+    assert acc - guess >= 0.1
+    assert auc >= 0.8
