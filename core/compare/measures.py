@@ -1,9 +1,10 @@
 """The measures of a comparison: one :class:`Measure` record each, and measuring a release.
 
 Every release is measured the same way. **Utility**: tables by train-on-release /
-test-on-holdout accuracy of the label with one fixed classifier (:data:`UTILITY_CLASSIFIER`,
-the "hgb" of :func:`core.imposter.evaluation.score_task`), models by their accuracy on the
-holdout. **Fidelity** of tables: total variation of the one- and two-way marginals against
+test-on-holdout accuracy, ROC AUC and balanced accuracy of the label with one fixed
+classifier (:data:`UTILITY_CLASSIFIER`, the "hgb" of
+:func:`core.imposter.evaluation.score_task`), models by the same three on the holdout
+(``utility``, ``utility_auc``, ``utility_balanced``). **Fidelity** of tables: total variation of the one- and two-way marginals against
 the training part, and the MSE of each record against its released row where rows align
 (on attributes scaled by the schema), and SDMetrics' mean column-shape and pair-trend scores
 (:mod:`core.evaluation.fidelity`: 1 = the same one- and two-column distributions) on at
@@ -28,6 +29,7 @@ import pandas as pd
 from core.compare.context import RunContext
 from core.compare.methods import Release
 from core.evaluation import attacks
+from core.evaluation.classification import classification_scores
 from core.evaluation.fidelity import capped, fidelity_summary
 from core.evaluation.metrics import mse
 from core.imposter.evaluation import marginal_tv, score_task
@@ -37,12 +39,16 @@ from core.validation import check_positive_int
 
 __all__ = [
     "Measure", "MEASURES", "LEDGER_EPSILON", "AXES", "LOW_RISK", "MEASURE_WORDS", "CONTROL_WORDS",
-    "FORMAL_COLUMNS", "FIDELITY_ROWS", "UTILITY_CLASSIFIER", "empty_measures", "fidelity_means", "measure_table",
+    "FORMAL_COLUMNS", "FIDELITY_ROWS", "UTILITY_CLASSIFIER", "UTILITY_SCORES", "empty_measures", "fidelity_means", "measure_table",
     "measure_model", "formal", "utility_of", "attack_attribute", "dcr_of",
 ]
 
 #: The one classifier of every utility and attribute-inference measure.
 UTILITY_CLASSIFIER = "hgb"
+#: The runs' utility columns and the classifier score each holds
+#: (:func:`core.evaluation.classification.classification_scores`).
+UTILITY_SCORES: Mapping[str, str] = {"utility": "accuracy", "utility_auc": "auc",
+                                     "utility_balanced": "balanced_accuracy"}
 #: Rows of each side the column-shape and pair-trend scores read at most (a seeded sample
 #: above it, as on the method pages): about 0.2 s per release on 5,000 Adult rows (15 columns,
 #: 105 pairs; 0.4 s on 30,000); two independent samples of 5,000 Adult rows score about 0.99
@@ -84,6 +90,8 @@ class Measure:
 MEASURES: Mapping[str, Measure] = {m.name: m for m in (
     Measure("rows_released"),
     Measure("utility", "accuracy", higher_is_better=True),
+    Measure("utility_auc", "ROC AUC", higher_is_better=True),
+    Measure("utility_balanced", "balanced accuracy", higher_is_better=True),
     Measure("tv_one_way", "one-way marginal TV", higher_is_better=False),
     Measure("tv_two_way", "two-way marginal TV", higher_is_better=False),
     Measure("column_shape", "mean column-shape score", higher_is_better=True),
@@ -134,13 +142,19 @@ def _aligned_mse(ctx: RunContext, table: pd.DataFrame) -> float:
     return float(mse(scaled.X, B))
 
 
-def utility_of(ctx: RunContext, table: pd.DataFrame, seed: int) -> float:
-    """Train-on-``table`` / test-on-holdout accuracy of the label (:data:`UTILITY_CLASSIFIER`,
-    measurement seed ``seed``); once per seed for the training part itself."""
+def utility_of(ctx: RunContext, table: pd.DataFrame, seed: int) -> dict[str, Any]:
+    """Train-on-``table`` / test-on-holdout scores of the label (:data:`UTILITY_CLASSIFIER`,
+    measurement seed ``seed``): :func:`core.imposter.evaluation.score_task`'s accuracy, ROC
+    AUC and balanced accuracy with their intervals; once per seed for the training part itself."""
     label = ctx.train.label
     features = [c for c in table.columns if c != label]
     return ctx.for_training(f"utility {seed}", table, lambda: score_task(
-        table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER, random_state=seed)["accuracy"])
+        table, ctx.holdout, label, features, classifier=UTILITY_CLASSIFIER, random_state=seed))
+
+
+def _utility_columns(scores: Mapping[str, Any]) -> dict[str, float]:
+    """The runs' utility columns of a classifier's scores."""
+    return {name: float(scores[key]) for name, key in UTILITY_SCORES.items()}
 
 
 def attack_attribute(ctx: RunContext, table: pd.DataFrame, sensitive: str, seed: int) -> dict[str, Any]:
@@ -214,7 +228,7 @@ def measure_table(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
     if len(table) < 2:  # nothing to train on or to compare with
         return out
     if label is not None:
-        out["utility"] = utility_of(ctx, table, seed)
+        out.update(_utility_columns(utility_of(ctx, table, seed)))
     tv = marginal_tv(ctx.train.frame, table)
     out["tv_one_way"], out["tv_two_way"] = tv["one_way"], tv["two_way"]
     out.update(fidelity_means(ctx.train.frame, table, random_state=seed))
@@ -228,10 +242,13 @@ def measure_table(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
 
 
 def measure_model(ctx: RunContext, rel: Release, seed: int) -> dict[str, float]:
-    """Accuracy on the holdout and the membership-inference attack of a released model."""
+    """Accuracy, ROC AUC and balanced accuracy on the holdout (from the model's decision
+    function) and the membership-inference attack of a released model."""
     out = empty_measures(ctx.train.sensitive)
     X, y, Xh, yh = ctx.model_data()
-    out["utility"] = float(np.mean(rel.model.predict(Xh) == yh))
+    d = np.asarray(rel.model.decision_function(Xh), dtype=float)
+    proba = np.column_stack([-d, d])  # ranks only: the AUC needs an order, not a probability
+    out.update(_utility_columns(classification_scores(yh, proba, [0, 1], predicted=rel.model.predict(Xh))))
     mia = attacks.membership_inference_auc(rel.model, X, y, Xh, yh)
     out["mia_auc"], out["mia_advantage"] = float(mia["auc"]), float(mia["advantage"])
     return out

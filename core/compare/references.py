@@ -18,10 +18,18 @@ import math
 from typing import Any, Sequence
 
 from core.compare.context import RunContext
-from core.compare.measures import CONTROL_WORDS, UTILITY_CLASSIFIER, attack_attribute, dcr_of, utility_of
+from core.compare.measures import (
+    CONTROL_WORDS,
+    UTILITY_CLASSIFIER,
+    UTILITY_SCORES,
+    attack_attribute,
+    dcr_of,
+    utility_of,
+)
 from core.compare.methods import nonprivate_logistic
 from core.evaluation import attacks
-from core.evaluation.metrics import majority_share, mse, proportion_interval
+from core.evaluation.classification import GUESS_WORDS, INTERVAL_WORDS, SCORE_WORDS, guess_scores, undefined_note
+from core.evaluation.metrics import mse, proportion_interval
 from core.runtime.randomness import display_rng
 from core.validation import DataError
 
@@ -104,16 +112,34 @@ def _ai_references(ctx: RunContext, seed: int) -> dict[str, dict[str, Any]]:
 
 
 def _utility_reference(ctx: RunContext, seed: int) -> dict[str, Any] | None:
-    """The constant guess and the non-private model, with their intervals (None: no label)."""
+    """The constant guess and the non-private model on each utility measure, with their
+    intervals (None: no label).
+
+    The top-level keys read accuracy (``majority``, ``nonprivate`` and their intervals); ``by
+    measure`` holds, per utility column (:data:`UTILITY_SCORES`), the ``guess`` and
+    ``nonprivate`` values with their 95% intervals (:mod:`core.evaluation.classification`:
+    the guess's interval is where a model that learned nothing lands by chance), and
+    ``undefined`` says in a sentence why AUC and balanced accuracy are missing when the held-out
+    records hold one class only."""
     label = ctx.train.label
     if label is None or not ctx.train.frame[label].notna().any():
         return None
     y = ctx.holdout[label].dropna().astype(str)
     n = int(len(y))
-    maj = majority_share(y) if n else math.nan
-    model = utility_of(ctx, ctx.train.frame, seed) if n else math.nan
-    return {"majority": maj, "majority_interval": _share(maj, n), "nonprivate": float(model),
-            "nonprivate_interval": _share(model, n), "n": n,
+    guess = guess_scores(y.to_numpy())
+    model = utility_of(ctx, ctx.train.frame, seed) if n else {}
+    by_measure = {}
+    for name, key in UTILITY_SCORES.items():
+        by_measure[name] = {
+            "guess": float(guess[key]), "guess_interval": list(guess[f"{key}_interval"]),
+            "nonprivate": float(model.get(key, math.nan)),
+            "nonprivate_interval": list(model.get(f"{key}_interval", [math.nan, math.nan])),
+            "words": SCORE_WORDS[key], "guess_words": GUESS_WORDS[key]}
+    acc = by_measure["utility"]
+    return {"majority": acc["guess"], "majority_interval": acc["guess_interval"], "nonprivate": acc["nonprivate"],
+            "nonprivate_interval": acc["nonprivate_interval"], "n": n, "classes": int(guess["classes_held_out"]),
+            "by_measure": by_measure, "intervals": INTERVAL_WORDS,
+            "undefined": undefined_note(int(guess["classes_held_out"])),
             "nonprivate_words": f"the utility classifier ({UTILITY_CLASSIFIER}) trained on the real "
                                 "training part"}
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from core.compare.audits import AUDIT_COLUMNS, empty_audits
-from core.compare.measures import LOW_RISK, MEASURE_WORDS
+from core.compare.measures import LOW_RISK, MEASURE_WORDS, UTILITY_SCORES
 from core.compare.registry import METHODS
 from core.evaluation.metrics import no_better_than
 from core.privacy.schema import PublicSchema
@@ -190,11 +190,12 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
         from its control: :meth:`ComparisonResult.power`); then no method is recommended from
         that risk, and the sentence says so.
     majority : float, optional
-        The constant guess's accuracy: a recommended method whose utility is not above it is
-        said to be so in words (:func:`core.evaluation.metrics.below_reference`).
+        The constant guess's value on the utility measure (the majority share for accuracy,
+        0.5 for ROC AUC, 1/K for balanced accuracy). A point that cannot be said to beat it
+        (:func:`core.evaluation.metrics.no_better_than`) is never the headline; when no point
+        beats it, the sentence opens with that.
     majority_interval : (low, high), optional
-        The constant guess's 95% interval: a recommended method whose utility lies inside it
-        is said to be indistinguishable from the guess (:func:`core.evaluation.metrics.no_better_than`).
+        The constant guess's 95% interval: a point inside it cannot be told from the guess.
 
     Returns
     -------
@@ -217,21 +218,29 @@ def takeaway(summary: pd.DataFrame, *, utility: str = "utility", risk: str = "ai
     if others.empty:
         return f"No method besides the {reference.lower()} has both {u_word} and {r_word} measured."
     level = float(np.median(others[r_col])) if below is None else float(below)
-    under = others[others[r_col] <= level]
     ref = data[data["method"] == reference]
     against = "" if ref.empty else f" against {ref[u_col].iloc[0]:.3g} for the {reference.lower()}"
+    if majority is not None:  # a point that cannot be said to beat the guess is never the headline
+        beats = others[[no_better_than(u, majority, majority_interval, meaning=GUESS_MEANING) is None
+                        for u in others[u_col]]]
+        if beats.empty:
+            top = others.loc[others[u_col].idxmax()]
+            span = "" if majority_interval is None else (
+                f", 95% interval {float(majority_interval[0]):.3g} to {float(majority_interval[1]):.3g}")
+            return (f"No method beats the constant guess on {u_word} ({float(majority):.3g}{span}): every release "
+                    f"here is no better than {GUESS_MEANING}, whatever its {r_word}. The highest, {_point(top)}, "
+                    f"reaches {top[u_col]:.3g}{against}.")
+        others = beats
+    under = others[others[r_col] <= level]
+    beat_words = "" if majority is None else " that beats the constant guess"
     if under.empty:
         low = others.loc[others[r_col].idxmin()]
-        return (f"No method brings {r_word} to {level:.3g} or below; the lowest is {_point(low)} at "
+        return (f"No method{beat_words} brings {r_word} to {level:.3g} or below; the lowest is {_point(low)} at "
                 f"{low[r_col]:.3g}, with {low[u_col]:.3g} {u_word}{against}.")
     best = under.loc[under[u_col].idxmax()]
-    text = (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
-            f"{best[u_col]:.3g} {u_word}{against}.")
-    under_guess = None if majority is None else no_better_than(
-        best[u_col], majority, majority_interval, meaning=GUESS_MEANING)
-    if under_guess:
-        text += f" But {under_guess}"
-    return text
+    guess = "" if majority is None else f" (the constant guess: {float(majority):.3g})"
+    return (f"At {r_word} of {level:.3g} or below, {_point(best)} keeps the most utility: "
+            f"{best[u_col]:.3g} {u_word}{against}{guess}.")
 
 
 def _plain(value: Any) -> Any:
@@ -319,21 +328,44 @@ class ComparisonResult:
         entry = self.references.get("risks", {}).get(risk)
         return None if entry is None else bool(entry["power"])
 
+    def utility_reference(self, utility: str = "utility") -> dict[str, Any] | None:
+        """The constant guess and the non-private model on the utility measure ``utility``
+        (``guess``, ``guess_interval``, ``nonprivate``, ``nonprivate_interval``, ``words``,
+        ``guess_words``); None where no label was scored or the measure has no reference."""
+        util = self.references.get("utility")
+        if not util:
+            return None
+        by = util.get("by_measure")
+        if by is None:  # a result saved before ROC AUC and balanced accuracy: accuracy only
+            return None if utility != "utility" else {
+                "guess": util["majority"], "guess_interval": util["majority_interval"],
+                "nonprivate": util["nonprivate"], "nonprivate_interval": util["nonprivate_interval"],
+                "words": "accuracy", "guess_words": "the majority share (always guessing the commonest class)"}
+        return by.get(utility)
+
     def reference_rows(self) -> pd.DataFrame:
         """Every reference as a table: one row per risk measure (raw table, control, power,
-        the sentence), then the utility's (constant guess, non-private model) and the MSE's
-        (raw table, random release). Plain text, evaluated on the private data."""
+        the sentence), then the utility's (constant guess, non-private model: accuracy, ROC AUC
+        and balanced accuracy) and the MSE's (raw table, random release). Plain text,
+        evaluated on the private data."""
         rows = []
         util = self.references.get("utility")
-        if util:
-            rows.append({"measure": "utility (accuracy)", "raw table / non-private model": util["nonprivate"],
-                         "interval": _interval_text(util["nonprivate_interval"]),
-                         "control / constant guess": util["majority"],
-                         "control interval": _interval_text(util["majority_interval"]),
+        for name in UTILITY_SCORES if util else ():
+            ref = self.utility_reference(name)
+            if ref is None or not np.isfinite(ref["guess"]):
+                continue
+            rows.append({"measure": f"utility ({ref['words']})", "raw table / non-private model": ref["nonprivate"],
+                         "interval": _interval_text(ref["nonprivate_interval"]),
+                         "control / constant guess": ref["guess"],
+                         "control interval": _interval_text(ref["guess_interval"]),
                          "attack has power": "",
-                         "reading": f"Above the constant guess ({util['majority']:.3g}, the majority class of "
-                                    f"the {util['n']} held-out records) a release teaches something; the "
+                         "reading": f"Above the constant guess ({ref['guess']:.3g}: {ref['guess_words']}, on the "
+                                    f"{util['n']} held-out records) a release teaches something; the "
                                     f"non-private model is {util['nonprivate_words']}."})
+        if util and util.get("undefined"):
+            rows.append({"measure": "utility (ROC AUC, balanced accuracy)", "raw table / non-private model": math.nan,
+                         "interval": "", "control / constant guess": math.nan, "control interval": "",
+                         "attack has power": "", "reading": util["undefined"]})
         risks = self.references.get("risks", {})
         for name, e in risks.items():
             if name.startswith(("ai_advantage_", "ai_member_")) and len(self.parameters.get("sensitive", [])) < 2:
@@ -369,32 +401,41 @@ class ComparisonResult:
 
     def takeaway(self, *, utility: str = "utility", risk: str = "ai_advantage",
                  below: float | None = None) -> str:
-        """:func:`takeaway` of :meth:`summary`, naming the label's accuracy; ``below``
-        defaults to the risk's :data:`~core.compare.measures.LOW_RISK` level (the median risk for other measures)."""
+        """:func:`takeaway` of :meth:`summary` against the constant guess on ``utility``
+        (accuracy, ROC AUC or balanced accuracy), naming the label; ``below`` defaults to the
+        risk's :data:`~core.compare.measures.LOW_RISK` level (the median risk for other measures)."""
         if below is None:
             below = LOW_RISK.get(risk)
         label = self.parameters.get("label")
-        words = f"{label} accuracy" if utility == "utility" and label else None
+        ref = self.utility_reference(utility)
+        words = f"{label} {MEASURE_WORDS.get(utility, utility)}" if ref is not None and label else None
         entry = self.references.get("risks", {}).get(risk)
         no_power = None if entry is None or entry["power"] else entry["sentence"]
-        util = self.references.get("utility") or {}
-        majority = util.get("majority") if utility == "utility" else None
-        interval = util.get("majority_interval") if utility == "utility" else None
+        ok = ref is not None and np.isfinite(ref["guess"])
         return takeaway(self.summary(), utility=utility, risk=risk, below=below, utility_label=words,
-                        no_power=no_power, majority=majority, majority_interval=interval)
+                        no_power=no_power, majority=ref["guess"] if ok else None,
+                        majority_interval=ref["guess_interval"] if ok else None)
 
-    def guess_notes(self) -> list[str]:
-        """One sentence per point whose mean utility cannot be said to beat the constant guess
-        (the majority class of the held-out records): at or below it, or inside its 95%
-        interval (:func:`core.evaluation.metrics.no_better_than`), naming the point."""
+    def default_utility(self) -> str:
+        """The frontier's default utility measure: ROC AUC for a binary label (accuracy hides
+        how well a model ranks when one class is common), accuracy otherwise."""
         util = self.references.get("utility") or {}
-        majority = util.get("majority")
+        ref = self.utility_reference("utility_auc")
+        binary = util.get("classes") == 2 and ref is not None and np.isfinite(ref["guess"])
+        return "utility_auc" if binary and "utility_auc_mean" in self.summary() else "utility"
+
+    def guess_notes(self, utility: str = "utility") -> list[str]:
+        """One sentence per point whose mean ``utility`` cannot be said to beat the constant
+        guess on it (accuracy: the majority class of the held-out records): at or below it,
+        or inside its 95% interval (:func:`core.evaluation.metrics.no_better_than`), naming
+        the point."""
+        ref = self.utility_reference(utility)
         s = self.summary()
-        if majority is None or "utility_mean" not in s:
+        if ref is None or not np.isfinite(ref["guess"]) or f"{utility}_mean" not in s:
             return []
         out = []
         for _, r in s.iterrows():
-            text = no_better_than(r["utility_mean"], majority, util.get("majority_interval"), meaning=GUESS_MEANING)
+            text = no_better_than(r[f"{utility}_mean"], ref["guess"], ref["guess_interval"], meaning=GUESS_MEANING)
             if text:
                 eps = "" if pd.isna(r["epsilon"]) else f" (epsilon {float(r['epsilon']):g})"
                 out.append(f"{r['method']}{eps}: {text}")

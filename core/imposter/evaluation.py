@@ -23,6 +23,7 @@ from sklearn.model_selection import train_test_split
 
 from core.data import Dataset
 from core.data.dataset import is_quantity
+from core.evaluation.classification import classification_scores
 from core.imposter.classifiers import (
     CLASSIFIER_LABELS,
     CLASSIFIERS,
@@ -66,8 +67,18 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
 def score_task(
     train: pd.DataFrame, test: pd.DataFrame, target: str, features: Sequence[str], *,
     classifier: str, random_state: RandomState = None,
-) -> dict[str, float]:
-    """Fit ``classifier`` on ``train[features] -> train[target]``; accuracy and macro F1 on test."""
+) -> dict[str, Any]:
+    """Fit ``classifier`` on ``train[features] -> train[target]`` and score it on ``test``.
+
+    Returns
+    -------
+    dict
+        :func:`core.evaluation.classification.classification_scores` of the model's
+        probabilities: ``accuracy``, ``auc`` (macro one-vs-rest over the test's classes),
+        ``balanced_accuracy`` and macro ``f1``, each of the first three with its 95%
+        ``<score>_interval``; ``classes_held_out`` (AUC and balanced accuracy are NaN when the
+        test rows hold one class only). A one-class training set scores every record alike.
+    """
     train = train[train[target].notna()]
     test = test[test[target].notna()]
     y_tr_raw, y_te_raw = train[target].astype(str), test[target].astype(str)
@@ -77,16 +88,18 @@ def score_task(
     X_tr = prepare_frame(train, features)
     X_te = prepare_frame(test, features)
     present = np.unique(y_tr)
+    proba = np.zeros((len(y_te), len(classes)))
     if len(present) < 2:  # a one-class training set: the model can only say that class
-        pred = np.full(len(y_te), present[0])
-        return _scores(y_te, pred)
+        proba[:, present[0]] = 1.0
+        return classification_scores(y_te, proba, np.arange(len(classes)))
     # xgboost needs consecutive class codes
     remap = {c: i for i, c in enumerate(present)}
     model = make_classifier(classifier, X_tr, list(features), random_state=random_state)
     with few_threads():
         model.fit(X_tr, np.array([remap[c] for c in y_tr]))
-        pred = present[model.predict(X_te).astype(np.int64)]
-    return _scores(y_te, pred)
+        if len(y_te):
+            proba[:, present] = model.predict_proba(X_te)
+    return classification_scores(y_te, proba, np.arange(len(classes)))
 
 
 def _split(frame: pd.DataFrame, target: str, test_size: float, seed: int):

@@ -434,21 +434,47 @@ def test_the_utility_references_are_the_constant_guess_and_the_non_private_model
         assert (abs(util["nonprivate"] - util["majority"]) < 0.1) == near_guess
 
 
-def test_a_recommendation_under_the_constant_guess_says_so_in_words():
+def test_when_no_method_beats_the_guess_that_comes_first():
     summary = pd.DataFrame({"method": ["Raw table", "A"], "epsilon": [np.nan, 1.0], "is_dp": [False, True],
                             "utility_mean": [0.9, 0.6], "ai_advantage_mean": [0.3, 0.0]})
     text = takeaway(summary, below=0.02, majority=0.8)
-    assert "A at epsilon 1 keeps the most utility" in text and "below the constant guess (0.8)" in text
+    assert text.startswith("No method beats the constant guess on accuracy (0.8)")
+    assert "keeps the most utility" not in text and "A at epsilon 1" in text
 
 
-def test_a_recommendation_inside_the_guess_interval_cannot_be_told_from_it():
-    summary = pd.DataFrame({"method": ["Raw table", "A"], "epsilon": [np.nan, 1.0], "is_dp": [False, True],
-                            "utility_mean": [0.9, 0.7624], "ai_advantage_mean": [0.3, 0.0]})
+def test_a_method_inside_the_guess_interval_is_never_the_headline():
+    summary = pd.DataFrame({"method": ["Raw table", "A", "B"], "epsilon": [np.nan, 1.0, 2.0],
+                            "is_dp": [False, True, True], "utility_mean": [0.9, 0.7624, 0.80],
+                            "ai_advantage_mean": [0.3, 0.0, 0.01]})
     text = takeaway(summary, below=0.02, majority=0.7618, majority_interval=(0.744, 0.778))
-    assert "A at epsilon 1 keeps the most utility" in text
-    assert "inside the constant guess's 95% interval (0.744-0.778)" in text and "not distinguishable" in text
+    assert "A at epsilon 2" not in text and "B at epsilon 2 keeps the most utility" in text
+    alone = takeaway(summary[summary["method"] != "B"], below=0.02, majority=0.7618, majority_interval=(0.744, 0.778))
+    assert alone.startswith("No method beats the constant guess") and "0.744 to 0.778" in alone
     clear = takeaway(summary, below=0.02, majority=0.7618, majority_interval=(0.744, 0.7620))
-    assert "But" not in clear  # above the interval: the recommendation stands alone
+    assert "A at epsilon 1 keeps the most utility" in clear  # above the interval: A may lead
+
+
+def test_the_takeaway_reads_auc_against_half(noise_result):
+    ref = noise_result.utility_reference("utility_auc")
+    assert ref["guess"] == 0.5 and ref["guess_interval"][0] < 0.5 < ref["guess_interval"][1]
+    text = noise_result.takeaway(utility="utility_auc")
+    assert "ROC AUC" in text
+
+
+def test_the_references_hold_auc_and_balanced_accuracy_beside_accuracy(leak_result):
+    by = leak_result.references["utility"]["by_measure"]
+    assert set(by) == {"utility", "utility_auc", "utility_balanced"}
+    assert by["utility_balanced"]["guess"] == pytest.approx(1 / leak_result.references["utility"]["classes"])
+    for ref in by.values():
+        lo, hi = ref["nonprivate_interval"]
+        assert lo <= ref["nonprivate"] <= hi
+    rows = leak_result.reference_rows()
+    assert {"utility (accuracy)", "utility (ROC AUC)", "utility (balanced accuracy)"} <= set(rows["measure"])
+
+
+def test_the_frontier_defaults_to_auc_for_a_binary_label(leak_result):
+    assert leak_result.references["utility"]["classes"] == 2
+    assert leak_result.default_utility() == "utility_auc"
 
 
 def test_guess_notes_name_every_point_at_or_inside_the_guess(noise_result):
