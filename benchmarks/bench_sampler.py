@@ -8,10 +8,18 @@ to ``rng.laplace`` / ``rng.normal`` for the same count, timed alternately in the
 exact samplers (the tests' reference; not seedable) are timed on fewer values and compared
 per value. ``cold_ms`` is the first call at a new scale (exact threshold tables built and
 cached).
+
+Rational scales (``discrete_laplace_rational_*``: steps / epsilon as ``laplace_on_grid`` forms
+it, epsilon at its exact binary value, e.g. 1 / 0.7 with a 52-bit denominator, and 1 / 10
+below one step) are timed against the integer scale the grid rounded them up to before
+(``ratio_vs_integer_scale``, alternately in the same process) and against OpenDP's discrete
+Laplace at the same scale (``opendp_over_ours``, per value).
 """
 from __future__ import annotations
 
 import time
+from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
@@ -60,13 +68,13 @@ def run(*, quick: bool = False) -> dict:
     repeats = 3 if quick else 7
     rng = np.random.default_rng(1)
     out: dict = {"values": n, "repeats": repeats, "opendp_values": n_opendp}
-    laplace_ref = lambda: rng.laplace(0.0, 1500.0, n)  # noqa: E731
-    normal_ref = lambda: rng.normal(0.0, 1500.0, n)  # noqa: E731
+    laplace_ref = lambda: rng.laplace(0.0, 1500.0, n)
+    normal_ref = lambda: rng.normal(0.0, 1500.0, n)
     out["numpy_laplace_ms"] = best_of(laplace_ref, repeats) * 1e3
     out["numpy_normal_ms"] = best_of(normal_ref, repeats) * 1e3
     for t in (100, 1500, 150_000):
-        cold = _cold(lambda: discrete_noise.discrete_laplace(t, 1000, random_state=rng))
-        ours, ref = _paired(lambda: discrete_noise.discrete_laplace(t, n, random_state=rng),
+        cold = _cold(partial(discrete_noise.discrete_laplace, t, 1000, random_state=rng))
+        ours, ref = _paired(partial(discrete_noise.discrete_laplace, t, n, random_state=rng),
                             laplace_ref, repeats)
         out[f"discrete_laplace_t{t}"] = {
             "ms": ours * 1e3,
@@ -74,14 +82,29 @@ def run(*, quick: bool = False) -> dict:
             "cold_ms": cold * 1e3,
         }
     for sigma in (100, 1500, 20_000):
-        cold = _cold(lambda: discrete_noise.discrete_gaussian(sigma**2, 1000, random_state=rng))
-        ours, ref = _paired(lambda: discrete_noise.discrete_gaussian(sigma**2, n, random_state=rng),
+        cold = _cold(partial(discrete_noise.discrete_gaussian, sigma**2, 1000, random_state=rng))
+        ours, ref = _paired(partial(discrete_noise.discrete_gaussian, sigma**2, n, random_state=rng),
                             normal_ref, repeats)
         out[f"discrete_gaussian_sigma{sigma}"] = {
             "ms": ours * 1e3,
             "ratio_vs_numpy_normal": ours / ref,
             "cold_ms": cold * 1e3,
         }
+    for name, t_rat in (("1_over_0.7", Fraction(1) / Fraction(0.7)),
+                        ("1500_over_0.7", Fraction(1500) / Fraction(0.7)),
+                        ("1_over_10", Fraction(1, 10))):
+        t_int = -(-t_rat.numerator // t_rat.denominator)  # the old ceil(steps / epsilon)
+        cold = _cold(partial(discrete_noise.discrete_laplace, t_rat, 1000, random_state=rng))
+        ours, ref = _paired(partial(discrete_noise.discrete_laplace, t_rat, n, random_state=rng),
+                            partial(discrete_noise.discrete_laplace, t_int, n, random_state=rng), repeats)
+        entry = {"scale": float(t_rat), "denominator_bits": t_rat.denominator.bit_length(),
+                 "integer_scale": t_int, "ms": ours * 1e3, "integer_ms": ref * 1e3,
+                 "ratio_vs_integer_scale": ours / ref, "cold_ms": cold * 1e3}
+        per_value = _opendp_per_value("laplace", float(t_rat), n_opendp)
+        if per_value is not None:
+            entry["opendp_us_per_value"] = per_value * 1e6
+            entry["opendp_over_ours"] = per_value / (ours / n)
+        out[f"discrete_laplace_rational_{name}"] = entry
     values = np.zeros(n)
     ours, ref = _paired(
         lambda: sampler.laplace_on_grid(values, sensitivity=1.0, epsilon=1.0, coordinates=1,

@@ -2,8 +2,9 @@
 
 The three samplers of Canonne, Kamath & Steinke (2020), drawn with integer arithmetic
 only (why, and how a draw stays exact and fast: :mod:`core.privacy.sampler`):
-:func:`bernoulli_exp` as the AND of per-digit Bernoullis, :func:`discrete_laplace` as a
-geometric magnitude split into independent base-2^b digits with a fair sign, and
+:func:`bernoulli_exp` as the AND of per-digit Bernoullis, :func:`discrete_laplace` (any
+positive rational scale) as a geometric magnitude split into independent base-2^b digits
+with a fair sign, and
 :func:`discrete_gaussian` as discrete Laplace proposals kept with an exact acceptance.
 Every word comes from the one generator passed in (:func:`_words`).
 """
@@ -18,8 +19,14 @@ import numpy as np
 
 from core.privacy.exact_thresholds import _less_than, _spec_exp, _word, _words
 from core.privacy.threshold_tables import (
-    _WHOLE_MAX, _bern_table, _CountTable, _digit_table, _digits_for, _gauss_table,
-    _geometric_table, _whole_table,
+    _WHOLE_MAX,
+    _bern_table,
+    _CountTable,
+    _digit_table,
+    _digits_for,
+    _gauss_table,
+    _geometric_table,
+    _whole_table,
 )
 from core.runtime.randomness import RandomState, check_random_state
 
@@ -138,33 +145,43 @@ def bernoulli_exp(
 
 # --------------------------------------------------------------------------- discrete Laplace
 
+#: The largest Laplace scale, in grid steps (its digit tables stay a few tens of entries).
+_SCALE_MAX = 2**40
 
-def _check_scale(scale: Any) -> int:
-    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)):
+
+def _check_scale(scale: Any) -> Fraction:
+    """``scale`` as an exact positive Fraction (an int or a Fraction; a float is refused)."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer, Fraction)):
         raise TypeError(
-            f"scale must be an int number of grid steps, got {type(scale).__name__}; "
-            "round it up (a larger scale only adds privacy)."
+            f"scale must be an int or a Fraction of grid steps (exact), got {type(scale).__name__}; "
+            "pass Fraction(x) to take a float at its exact binary value."
         )
-    t = int(scale)
-    if t < 1:
-        raise ValueError(f"scale must be at least 1 grid step, got {t}.")
-    if t > 2**40:
+    t = Fraction(scale) if not isinstance(scale, Fraction) else scale
+    if t <= 0:
+        raise ValueError(f"scale must be above 0 grid steps, got {t}.")
+    if t > _SCALE_MAX:
         raise ValueError(f"scale must be at most 2^40 grid steps (got {t}); choose a coarser grid.")
     return t
 
 
 @lru_cache(maxsize=24)
-def _laplace_plan(t: int) -> tuple[int, list[_CountTable], _CountTable]:
-    """The digit tables of a geometric G with P(G = g) proportional to exp(-g / t).
+def _laplace_plan(p: int, q: int = 1) -> tuple[int, list[_CountTable], _CountTable]:
+    """The digit tables of a geometric G with P(G = g) proportional to exp(-g q / p).
 
+    That is the magnitude of the discrete Laplace of scale t = p / q (p, q coprime).
     G = sum_i D_i c^i + c^m V, digits D_i on {0..c-1} and V on {0, 1, ...}: since
-    exp(-g / t) factorises over the digits, they are independent, D_i geometric with ratio
-    exp(-c^i / t) truncated to {0..c-1}, and V geometric with ratio exp(-c^m / t) <= e^-1.
+    exp(-g q / p) factorises over the digits, they are independent, D_i geometric with
+    ratio exp(-c^i q / p) truncated to {0..c-1}, and V geometric with ratio
+    exp(-c^m q / p) < e^-1 (c^m > floor(t), so c^m > t). A scale below 1 needs no digit:
+    G = V, with ratio exp(-q / p) < e^-1. For an integer t (q = 1) these are the tables of
+    ratio exp(-c^i / t).
     """
-    m, b = _digits_for(t.bit_length())
+    if p < q:
+        return 0, [], _geometric_table(q, p)
+    m, b = _digits_for((p // q).bit_length())
     c = 1 << b
-    digits = [_digit_table(c**i, t, c) for i in range(m)]
-    return b, digits, _geometric_table(c**m, t)
+    digits = [_digit_table(c**i * q, p, c) for i in range(m)]
+    return b, digits, _geometric_table(c**m * q, p)
 
 
 def _sign_bits(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -173,9 +190,11 @@ def _sign_bits(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.unpackbits(words.view(np.uint8), count=n).view(bool)
 
 
-def _geometric_t(t: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n exact draws of G, P(G = g) proportional to exp(-g / t) on {0, 1, ...}."""
-    b, digits, top = _laplace_plan(t)
+def _geometric_t(p: int, q: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n exact draws of G, P(G = g) proportional to exp(-g q / p) on {0, 1, ...}."""
+    b, digits, top = _laplace_plan(p, q)
+    if not digits:
+        return top.count(_words(rng, n), rng)
     g = digits[0].count(_words(rng, n), rng)
     for i, table in enumerate(digits[1:], start=1):
         g += table.count(_words(rng, n), rng) << (b * i)
@@ -183,20 +202,29 @@ def _geometric_t(t: int, n: int, rng: np.random.Generator) -> np.ndarray:
     return g
 
 
-def discrete_laplace(scale: int, size: int, *, random_state: RandomState = None) -> np.ndarray:
+def discrete_laplace(scale: int | Fraction, size: int, *,
+                     random_state: RandomState = None) -> np.ndarray:
     """Exact discrete Laplace noise: P(y) = (e^(1/t) - 1) / (e^(1/t) + 1) e^(-|y| / t), y integer.
 
-    |Y| is drawn as a geometric G with ratio exp(-1/t) (its base-2^b digits are independent
-    truncated geometrics, each drawn by inverse CDF against exactly computed 64-bit
-    thresholds, see :class:`_CountTable`), a fair sign is attached and (negative, 0) is
-    drawn again, so 0 is not counted twice (as in Canonne, Kamath & Steinke 2020,
-    Algorithm 2). Only uniform 64-bit integers and integer comparisons: no float draws.
+    The scale t is any positive rational (an int, or a Fraction such as steps / epsilon),
+    below 1 included. |Y| is drawn as a geometric G with ratio exp(-1/t) = exp(-q/p) for
+    t = p/q (its base-2^b digits are independent truncated geometrics, each drawn by
+    inverse CDF against exactly computed 64-bit thresholds, see :class:`_CountTable`), a
+    fair sign is attached and (negative, 0) is drawn again, so 0 is not counted twice.
+    This is Canonne, Kamath & Steinke 2020, Algorithm 2, with its magnitude drawn in one
+    piece: there X = U + p V has P(X = x) proportional to exp(-x / p), and
+    Y = floor(X / q) then has P(Y = y) proportional to the sum over j < q of
+    exp(-(y q + j) / p), that is to exp(-y q / p): the G drawn here (the algorithm as
+    written is :func:`core.privacy.sampler_reference._discrete_laplace_reference`). Only
+    uniform 64-bit integers and integer comparisons: no float draws. An integer scale
+    draws exactly what it drew before rational scales existed (same seed, same values).
 
     Parameters
     ----------
-    scale : int
-        t, in grid steps. Adding this noise to an integer query of sensitivity S steps is
-        (S / t)-differentially private.
+    scale : int or Fraction
+        t, in grid steps, above 0 and at most 2^40. Adding this noise to an integer query of
+        sensitivity S steps is (S / t)-differentially private, exactly: t = S / epsilon needs
+        no rounding. A float is refused (TypeError): pass ``Fraction(x)`` for its exact value.
     size : int
         Number of independent values.
     random_state : int, Generator or None
@@ -208,14 +236,15 @@ def discrete_laplace(scale: int, size: int, *, random_state: RandomState = None)
     ndarray of int64
     """
     t = _check_scale(scale)
+    p, q = t.numerator, t.denominator
     n = _check_size(size)
     rng = _check_rng(random_state)
-    out = _geometric_t(t, n, rng)
+    out = _geometric_t(p, q, n, rng)
     neg = _sign_bits(rng, n)
     np.negative(out, out=out, where=neg)
     redo = np.flatnonzero(neg & (out == 0))
     while redo.size:
-        g = _geometric_t(t, redo.size, rng)
+        g = _geometric_t(p, q, redo.size, rng)
         s = _sign_bits(rng, redo.size)
         out[redo] = np.where(s, -g, g)
         redo = redo[s & (g == 0)]

@@ -13,8 +13,8 @@ This module draws noise with integer arithmetic only (the distributions of Canon
 & Steinke 2020, "The Discrete Gaussian for Differential Privacy"):
 
 * :func:`bernoulli_exp` -- Bernoulli(exp(-gamma)) for a rational gamma;
-* :func:`discrete_laplace` -- P(y) proportional to exp(-|y| / t) on the integers, for an
-  integer scale t;
+* :func:`discrete_laplace` -- P(y) proportional to exp(-|y| / t) on the integers, for any
+  positive rational scale t (an int or a Fraction: steps / epsilon exactly, never rounded);
 * :func:`discrete_gaussian` -- P(y) proportional to exp(-y^2 / (2 sigma^2)) on the integers,
   for a rational sigma^2 (CKS Algorithm 3: discrete Laplace proposals, exact acceptance).
 
@@ -34,7 +34,8 @@ one per base-2^b digit of the remainder.
 Every word comes from the one :class:`numpy.random.Generator` passed in: one seed gives the
 same noise everywhere (the pages' pictures), a generator from fresh entropy gives noise
 nobody can regenerate (releases). 10^6 discrete Laplace values cost about 2-3 times
-``rng.laplace`` (``python -m benchmarks --only sampler``).
+``rng.laplace``, at a rational scale as at an integer one (``python -m benchmarks --only
+sampler``).
 
 Where the parts live: :mod:`core.privacy.exact_thresholds` (exact floors of S 2^64 and the
 tie-breaking comparison), :mod:`core.privacy.threshold_tables` (the cached tables),
@@ -62,19 +63,23 @@ from typing import Any
 
 import numpy as np
 
-from core.privacy.discrete_noise import discrete_gaussian, discrete_laplace
+from core.privacy.discrete_noise import (
+    _as_fraction,
+    discrete_gaussian,
+    discrete_laplace,
+)
 from core.runtime.randomness import RandomState
 
 __all__ = [
     "GRID_STEPS",
-    "GridNoise",
     "ROUNDED_LIMIT",
+    "GridNoise",
     "check_grid",
     "gaussian_grid_steps",
+    "gaussian_on_grid",
     "grid_for",
     "grid_sensitivity",
     "laplace_on_grid",
-    "gaussian_on_grid",
 ]
 
 #: The sensitivity spans at least this many grid steps (the rounding then costs < 0.2 %).
@@ -204,14 +209,18 @@ class GridNoise:
     grid : float
         Spacing of the output grid (a power of two; 1 for counts).
     scale : float
-        The Laplace scale t or the Gaussian sigma, in grid steps.
+        The Laplace scale t or the Gaussian sigma, in grid steps (for the Laplace, the exact
+        rational ``exact_scale`` as the nearest double).
     steps : int
         The query's sensitivity in grid steps that the scale is calibrated to, rounding to
         the grid and its spare steps included (L1 for Laplace, :func:`grid_sensitivity`;
         L2 for the Gaussian, :func:`gaussian_grid_steps`).
     epsilon : float
-        The epsilon this noise delivers at that sensitivity (never above the one asked for:
-        scales are rounded up).
+        The epsilon this noise delivers at that sensitivity: for the Laplace exactly the one
+        asked for (steps / exact_scale); nan for the Gaussian (the caller's (eps, delta)).
+    exact_scale : Fraction or None
+        The Laplace scale the sampler drew with, exactly: steps / epsilon, epsilon read at
+        its exact binary value (None for the Gaussian).
     """
 
     kind: str
@@ -219,6 +228,7 @@ class GridNoise:
     scale: float
     steps: int
     epsilon: float
+    exact_scale: Fraction | None = None
 
     def describe(self) -> str:
         """One sentence for a ledger entry: sampler, grid, scale."""
@@ -257,9 +267,11 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
                     random_state: RandomState = None) -> tuple[np.ndarray, GridNoise]:
     """``values`` rounded to the grid plus exact discrete Laplace noise: epsilon-DP.
 
-    The noise's scale is ``t = ceil(steps / epsilon)`` grid steps, ``steps`` the sensitivity
-    after rounding (:func:`grid_sensitivity`: one spare step per rounded coordinate), so the
-    epsilon delivered, ``steps / t``, is at most the one asked for.
+    The noise's scale is the exact rational ``t = steps / epsilon`` grid steps (epsilon
+    read at its exact binary value), ``steps`` the sensitivity after rounding
+    (:func:`grid_sensitivity`: one spare step per rounded coordinate), drawn by the exact
+    rational-scale discrete Laplace (a scale below one step included): the epsilon
+    delivered, ``steps / t``, is exactly the one asked for.
 
     Parameters
     ----------
@@ -268,9 +280,8 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
     sensitivity : float
         L1 sensitivity of the whole vector under the project's relation: how far one
         replaced record moves it.
-    epsilon : float
-        The budget this release spends (an upper bound: the scale is rounded up, never the
-        epsilon).
+    epsilon : float or Fraction
+        The budget this release spends, delivered exactly (a float at its exact binary value).
     grid : float or None
         Output spacing, a power of two; None picks :func:`grid_for`. Give 1.0 with
         ``on_grid=True`` for integer counts.
@@ -287,17 +298,18 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
     Returns
     -------
     noisy : ndarray of float, exact multiples of the grid
-    noise : GridNoise, for the ledger (grid, scale t, steps paid, epsilon delivered)
+    noise : GridNoise, for the ledger (grid, scale t and its exact value, steps paid,
+        epsilon delivered)
     """
     arr = np.asarray(values, dtype=float)
     coords = arr.size if coordinates is None else int(coordinates)
     g = grid_for(sensitivity, coordinates=1 if on_grid else coords) if grid is None else check_grid(grid)
     steps = grid_sensitivity(sensitivity, g, coordinates=coords, on_grid=on_grid)
-    t = math.ceil(Fraction(steps) / Fraction(float(epsilon)))
+    t = Fraction(steps) / _as_fraction(epsilon, "epsilon")  # exact: no rounding, no float
     units = _round_to_grid(arr.ravel(), g, on_grid)
     noise = discrete_laplace(t, units.size, random_state=random_state)
     noisy = ((units + noise).astype(float) * g).reshape(arr.shape)
-    return noisy, GridNoise("discrete Laplace", g, float(t), steps, steps / t)
+    return noisy, GridNoise("discrete Laplace", g, float(t), steps, float(steps / t), t)
 
 
 def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: float | None = None,

@@ -6,11 +6,17 @@ the tests compare the two distributions. Slow, and used nowhere else.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from core.privacy.discrete_noise import _check_bern_args, _check_rng, _check_scale, _check_size
+from core.privacy.discrete_noise import (
+    _check_bern_args,
+    _check_rng,
+    _check_scale,
+    _check_size,
+)
 from core.runtime.randomness import RandomState
 
 
@@ -77,25 +83,34 @@ def _geometric_e(n: int, rng: np.random.Generator) -> np.ndarray:
     return v
 
 
-def _discrete_laplace_reference(scale: int, size: int, *,
+def _discrete_laplace_reference(scale: int | Fraction, size: int, *,
                                 random_state: RandomState = None) -> np.ndarray:
-    """Reference for the tests: CKS Algorithm 2 with the K-loop Bernoullis (exact, slower)."""
+    """Reference for the tests: CKS Algorithm 2 as written, with the K-loop Bernoullis (exact, slower).
+
+    For the scale t = p / q (an int, or a Fraction; numerator below 2^40): U uniform on
+    {0..p-1} kept with probability exp(-U / p), V the number of Bernoulli(exp(-1)) successes
+    before the first failure, X = U + p V, Y = floor(X / q), a fair sign, and (negative, 0)
+    drawn again. An integer scale (q = 1) draws as it always has.
+    """
     t = _check_scale(scale)
+    p, q = t.numerator, t.denominator
+    if p >= 2**40:
+        raise ValueError(f"the reference takes scales whose numerator is below 2^40, got {t}.")
     n = _check_size(size)
     rng = _check_rng(random_state)
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
         m = todo.size
-        u = rng.integers(0, t, size=m, dtype=np.int64)
-        d = _bern_exp_unit(u, t, rng)
+        u = rng.integers(0, p, size=m, dtype=np.int64)
+        d = _bern_exp_unit(u, p, rng)
         idx = todo[d]
-        x = u[d] + t * _geometric_e(idx.size, rng)
+        x = u[d] + p * _geometric_e(idx.size, rng)
+        y = x // q if q > 1 else x
         negative = rng.integers(0, 2, size=idx.size, dtype=np.int8).astype(bool)
-        good = ~(negative & (x == 0))
-        out[idx[good]] = np.where(negative[good], -x[good], x[good])
+        good = ~(negative & (y == 0))
+        out[idx[good]] = np.where(negative[good], -y[good], y[good])
         done = np.zeros(m, dtype=bool)
         done[np.flatnonzero(d)[good]] = True
         todo = todo[~done]
     return out
-

@@ -230,8 +230,8 @@ def private_categories(values: Any, *, epsilon: float, delta: float,
 
     Privacy (one record replaced by any other): the replaced record lowers the count of its
     old value by one and raises the count of its new value by one -- two counts move, the
-    count vector has L1 sensitivity 2, so the scale is ``2 / epsilon`` (rounded up to whole
-    counts). A value that only the replaced record holds exists on one dataset of the pair
+    count vector has L1 sensitivity 2, so the scale is ``2 / epsilon`` counts (exactly, a
+    rational). A value that only the replaced record holds exists on one dataset of the pair
     only; it passes the threshold with probability at most ``delta / 2``, and at most two
     such values (the old and the new) exist, so the release is ``(epsilon, delta)``-DP.
 

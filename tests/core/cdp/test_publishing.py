@@ -1,18 +1,24 @@
 """Count-query publishing (Section 6.3 of paper 000) and Eq. 22."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from dataclasses import replace
-
 from core.cdp.publishing import DP_SCHEME, mae_curve, prepare_publishing, release_counts
-from core.cdp.queries import Query, answer_counts, random_range_queries, schema_range_queries, values_coded
+from core.cdp.queries import (
+    Query,
+    answer_counts,
+    random_range_queries,
+    schema_range_queries,
+    values_coded,
+)
 from core.cdp.sensitivity import dataset_sensitivity
 from core.data import load_sample
-from core.privacy.schema_builtin import schema_for
 from core.evaluation.metrics import count_query_mae
+from core.privacy.schema_builtin import schema_for
 
 
 def test_eq22_adds_the_noise_error_and_the_selection_error():
@@ -98,6 +104,50 @@ def test_dp_reading_without_a_declared_bound_protects_one_record():
     rel = release_counts(su, DP_SCHEME, epsilon=1.0, random_state=0)
     assert su.sensitivity[DP_SCHEME] == 1.0 and rel.ledger.is_dp
     assert any("covers one record" in a for a in rel.ledger.assumptions)
+
+
+@pytest.fixture(scope="module")
+def one_record():
+    """The DP reading with no declared group bound: sensitivity 1, counts on the grid 1."""
+    ds = load_sample("supplier", with_products=False).head(200)
+    schema = replace(schema_for(ds), max_group_size=None)
+    return prepare_publishing(ds, schema=schema, n_queries=50, random_state=0)
+
+
+def _abs_laplace_moments(t: float) -> tuple[float, float]:
+    """Mean and standard deviation of |Y| for the discrete Laplace of scale t (exact pmf)."""
+    y = np.arange(-400, 401)
+    p = np.exp(-np.abs(y) / t)
+    p /= p.sum()
+    mean = float((np.abs(y) * p).sum())
+    return mean, float(np.sqrt((y**2 * p).sum() - mean**2))
+
+
+@pytest.mark.parametrize("epsilon", [0.7, 2.0, 10.0])
+def test_dp_reading_noise_follows_sensitivity_over_epsilon(one_record, epsilon):
+    """The DP reading's error above the zero-noise release is the mean |noise| of scale
+    1 / epsilon exactly, not of the scale rounded up to a whole count (1 for every epsilon
+    of 1 or more, 2 at 0.7)."""
+    from core.cdp.publishing import publish_mae, zero_noise_mae
+
+    base = zero_noise_mae(one_record, DP_SCHEME)
+    reps = 20
+    err = np.mean([publish_mae(one_record, DP_SCHEME, epsilon=epsilon, random_state=r) - base
+                   for r in range(reps)])
+    n = reps * len(one_record.queries)
+    for scale, right in ((1.0 / epsilon, True), (float(np.ceil(1.0 / epsilon)), False)):
+        mean, sd = _abs_laplace_moments(scale)
+        assert bool(abs(err - mean) < 5 * sd / np.sqrt(n)) == right
+
+
+def test_dp_reading_error_falls_to_the_zero_noise_release_as_epsilon_grows(one_record):
+    from core.cdp.publishing import publish_mae, zero_noise_mae
+
+    base = zero_noise_mae(one_record, DP_SCHEME)
+    err = {e: np.mean([publish_mae(one_record, DP_SCHEME, epsilon=e, random_state=r) - base
+                       for r in range(10)]) for e in (1.0, 2.0, 10.0)}
+    assert err[1.0] > err[2.0] > err[10.0] >= 0
+    assert err[10.0] < err[1.0] / 20
 
 
 def test_schema_queries_stay_in_the_declared_domain_whatever_the_rows():

@@ -2,8 +2,10 @@
 threshold_tables.py): distributions, the exact tie paths, seeding, grids.
 
 Statistical tests use fixed seeds; each checks that the right parameter passes and a wrong
-one (1.3x) fails. The reference distributions are the exact formulas, the old K-loop
-construction (``_discrete_laplace_reference``) and OpenDP 0.16's exact samplers.
+one (1.3x, or a rational scale rounded up to whole steps) fails. The reference
+distributions are the exact formulas, CKS's Algorithm 2 with the K-loop Bernoullis
+(``_discrete_laplace_reference``, integer and rational scales) and OpenDP 0.16's exact
+samplers.
 """
 from __future__ import annotations
 
@@ -15,10 +17,18 @@ import pytest
 from scipy import stats
 
 from core.privacy import (
-    discrete_noise, exact_thresholds, sampler, sampler_reference, threshold_tables,
+    discrete_noise,
+    exact_thresholds,
+    sampler,
+    sampler_reference,
+    threshold_tables,
+)
+from core.privacy.discrete_noise import (
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
 )
 from core.privacy.sampler import gaussian_on_grid, grid_sensitivity, laplace_on_grid
-from core.privacy.discrete_noise import bernoulli_exp, discrete_gaussian, discrete_laplace
 
 N = 200_000
 
@@ -98,6 +108,83 @@ def test_discrete_laplace_is_symmetric_and_integer():
     draws = discrete_laplace(50, N, random_state=5)
     assert draws.dtype == np.int64
     assert abs(draws.mean()) < 5 * 50 * math.sqrt(2) / math.sqrt(N)
+
+
+# ---------------------------------------------------------------- discrete Laplace, rational scale
+#: steps / epsilon as laplace_on_grid forms it: below 1, a few steps, several digits, and the
+#: exact binary value of 1 / 0.7 (a 52-bit denominator)
+RATIONAL = [Fraction(1, 3), Fraction(10, 7), Fraction(1) / Fraction(0.7), Fraction(1_500_003, 7)]
+
+
+def _counts_table(a: np.ndarray, b: np.ndarray, clip: int = 40) -> np.ndarray:
+    table = np.array([np.bincount(np.clip(x, -clip, clip) + clip, minlength=2 * clip + 1) for x in (a, b)])
+    return table[:, table.sum(axis=0) > 20]
+
+
+@pytest.mark.parametrize("t", RATIONAL, ids=str)
+def test_discrete_laplace_rational_scale_matches_the_exact_pmf(t):
+    draws = discrete_laplace(t, N, random_state=31)
+    edges = np.arange(-12, 13) if t <= 3 else _edges(float(t))
+    assert _chi2_pvalue(draws, lambda y: _laplace_pmf(y, float(t)), edges) > 1e-3
+
+
+@pytest.mark.parametrize("t", RATIONAL, ids=str)
+def test_discrete_laplace_rational_scale_fails_a_wrong_scale(t):
+    draws = discrete_laplace(t, N, random_state=31)
+    edges = np.arange(-12, 13) if t <= 3 else _edges(float(t))
+    assert _chi2_pvalue(draws, lambda y: _laplace_pmf(y, 1.3 * float(t)), edges) < 1e-6
+
+
+@pytest.mark.parametrize("t", RATIONAL[:3], ids=str)
+def test_discrete_laplace_rational_scale_fails_the_rounded_up_scale(t):
+    """The whole-step scale ceil(t), what laplace_on_grid drew before, is detected."""
+    draws = discrete_laplace(t, N, random_state=31)
+    edges = np.arange(-12, 13)
+    assert _chi2_pvalue(draws, lambda y: _laplace_pmf(y, math.ceil(t)), edges) < 1e-6
+
+
+def test_an_integer_scale_as_a_fraction_draws_what_the_int_draws():
+    assert np.array_equal(discrete_laplace(Fraction(1500), 1000, random_state=5),
+                          discrete_laplace(1500, 1000, random_state=5))
+
+
+def test_a_tiny_rational_scale_is_almost_surely_zero():
+    assert not discrete_laplace(Fraction(1, 10**30), 10_000, random_state=6).any()
+
+
+@pytest.mark.parametrize("t", [Fraction(10, 7), Fraction(1, 3)], ids=str)
+def test_rational_scale_matches_the_reference_algorithm_2(t):
+    """CKS Algorithm 2 as written (U, V, X = U + p V, Y = floor(X / q)) against the tables."""
+    ours = discrete_laplace(t, 100_000, random_state=3)
+    ref = sampler_reference._discrete_laplace_reference(t, 100_000, random_state=4)
+    assert stats.chi2_contingency(_counts_table(ours, ref)).pvalue > 1e-3
+
+
+def test_rational_reference_detects_a_wrong_scale():
+    ours = discrete_laplace(Fraction(13, 7), 100_000, random_state=3)
+    ref = sampler_reference._discrete_laplace_reference(Fraction(10, 7), 100_000, random_state=4)
+    assert stats.chi2_contingency(_counts_table(ours, ref)).pvalue < 1e-6
+
+
+def test_rational_digit_tables_are_exact_and_guided():
+    """A rational plan's tables hold the exact floors, and the guide counts as a plain search."""
+    t = Fraction(1_500_003, 7)
+    rng = np.random.default_rng(0)
+    _, digits, top = discrete_noise._laplace_plan(t.numerator, t.denominator)
+    for table in (*digits, top):
+        floors = table.asc[::-1]
+        for k in range(1, table.k + 1, 11):
+            assert int(floors[k - 1]) == exact_thresholds._exact_floor(table.spec_of(k), 64)
+        r = rng.integers(0, 1 << 64, 20_000, dtype=np.uint64)
+        r = r[~np.isin(r, table.asc) & (r != 0)]
+        assert np.array_equal(table.count(r, rng), table.k - np.searchsorted(table.asc, r, side="right"))
+
+
+def test_laplace_on_grid_delivers_the_asked_epsilon_exactly():
+    _, noise = laplace_on_grid(np.zeros(3), sensitivity=1.0, epsilon=0.7, grid=1.0, on_grid=True,
+                               random_state=0)
+    assert noise.exact_scale == Fraction(noise.steps) / Fraction(0.7)
+    assert noise.epsilon == 0.7 and noise.scale == float(noise.exact_scale)
 
 
 # ---------------------------------------------------------------- discrete Gaussian
@@ -218,7 +305,7 @@ def test_guided_count_equals_a_plain_search():
     every threshold (ties excluded: they take the exact path)."""
     rng = np.random.default_rng(0)
     for t in (1, 10, 1500, 150_000):
-        b, digits, top = discrete_noise._laplace_plan(t)
+        _, digits, top = discrete_noise._laplace_plan(t)
         for table in (*digits, top):
             asc = table.asc
             near = np.concatenate([asc - np.uint64(1), asc + np.uint64(1)])
@@ -381,6 +468,10 @@ def test_grid_rounding_of_vectors_stays_within_the_bound():
 # ---------------------------------------------------------------- bad inputs
 @pytest.mark.parametrize("call,error", [
     (lambda: discrete_laplace(1.5, 10), TypeError),
+    (lambda: discrete_laplace(np.float64(2.0), 10), TypeError),
+    (lambda: discrete_laplace(Fraction(0), 10), ValueError),
+    (lambda: discrete_laplace(Fraction(-1, 2), 10), ValueError),
+    (lambda: discrete_laplace(Fraction(2**40 + 1, 1), 10), ValueError),
     (lambda: discrete_laplace(True, 10), TypeError),
     (lambda: discrete_laplace(0, 10), ValueError),
     (lambda: discrete_laplace(2**41, 10), ValueError),
@@ -435,6 +526,20 @@ def test_discrete_laplace_matches_opendp():
 def test_opendp_comparison_detects_a_wrong_scale():
     ref = _opendp_laplace(1500, 20_000)
     assert stats.ks_2samp(discrete_laplace(1950, 20_000, random_state=21), ref).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("t", [0.5, 10 / 7], ids=str)
+def test_rational_discrete_laplace_matches_opendp(t):
+    """OpenDP's discrete Laplace at a float scale (taken exactly) against ours at its Fraction."""
+    ref = _opendp_laplace(t, 10_000)
+    ours = discrete_laplace(Fraction(t), 100_000, random_state=23)
+    assert stats.chi2_contingency(_counts_table(ours, ref)).pvalue > 1e-3
+
+
+def test_opendp_rational_comparison_detects_the_rounded_up_scale():
+    ref = _opendp_laplace(10 / 7, 10_000)
+    ours = discrete_laplace(2, 100_000, random_state=23)  # ceil(10 / 7)
+    assert stats.chi2_contingency(_counts_table(ours, ref)).pvalue < 1e-6
 
 
 def test_discrete_gaussian_matches_opendp():
