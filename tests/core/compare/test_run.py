@@ -303,9 +303,11 @@ def test_cdp_lr_features_come_from_the_schema_not_the_rows(census):
     from core.privacy.schema_builtin import schema_for
 
     schema = schema_for(census)
-    few = census.head(8)  # too few rows to hold every occupation
+    # too few rows to hold every occupation, but both income classes (the sample's first 23 are "<=50K")
+    few = dataclasses_replace(census, frame=census.frame.iloc[16:24].reset_index(drop=True))
     assert few.frame["occupation"].nunique() < len(schema["occupation"].categories)
-    ctx = _ctx(census, rows=8)
+    assert few.frame["income"].nunique() == 2
+    ctx = RunContext(few, census.frame.tail(60).reset_index(drop=True), None, 0, None)
     X, _, Xh, _ = ctx.model_data()
     names = ctx.encoder().names
     assert [n for n in names if n.startswith("occupation=")] == [f"occupation={c}" for c in
