@@ -17,6 +17,7 @@ import pandas as pd
 
 from core.cdp.baselines import DP_SCHEME, SchemeSetup, fit_scheme
 from core.cdp.dpsgd import DPSGDLogisticRegression
+from core.evaluation.classification import binary_scores, guess_scores
 from core.evaluation.metrics import (
     majority_share,
     mean_interval,
@@ -29,7 +30,7 @@ from core.runtime.randomness import display_rng, draw_seeds
 
 __all__ = ["point_seeds", "runs_at", "accuracy_at", "accuracy_curve", "dpsgd_curve", "DPSGD_SCHEME",
            "Reference", "CONSTANT_GUESS", "NON_PRIVATE", "constant_guess", "model_reference",
-           "accuracy_references", "reference_sentences"]
+           "accuracy_references", "reference_sentences", "scores_table", "SCORE_COLUMNS"]
 
 #: The scheme value of :func:`dpsgd_curve` (its legend name).
 DPSGD_SCHEME = "DP-SGD (ordinary DP)"
@@ -66,8 +67,8 @@ def runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int
     Returns
     -------
     (list of dict, dict)
-        One row per run (scheme, epsilon, repetition, seed, accuracy) and the first model
-        of each scheme (for its ledger).
+        One row per run (scheme, epsilon, repetition, seed, accuracy, ROC AUC ``auc`` and
+        ``balanced_accuracy`` on the test part) and the first model of each scheme (for its ledger).
     """
     rows, models = [], {}
     seeds = point_seeds(seed, epsilon, noise_method, preset, repetitions)
@@ -75,8 +76,10 @@ def runs_at(setup: SchemeSetup, mats: dict, *, epsilon: float, noise_method: int
         for scheme in setup.columns:
             model, acc = fit_scheme(setup, scheme, epsilon=float(epsilon), noise_method=int(noise_method),
                                     preset=preset, random_state=s, matrices=mats[scheme])
+            Xte, yte = mats[scheme][1], mats[scheme][3]
+            ranked = binary_scores(np.asarray(yte) == model.classes_[1], model.decision_function(Xte))
             rows.append({"scheme": scheme, "epsilon": float(epsilon), "repetition": r, "seed": s,
-                         "accuracy": acc})
+                         "accuracy": acc, **ranked})
             models.setdefault(scheme, model)
         if on_repetition is not None:
             on_repetition(r + 1)
@@ -222,6 +225,40 @@ def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[R
         acc = float(runs.loc[runs["scheme"] == "Non-private", "accuracy"].mean())
         refs.append(model_reference(acc, len(y_test)))
     return tuple(refs)
+
+
+#: The scores of :func:`scores_table`, in words.
+SCORE_COLUMNS = {"accuracy": "accuracy", "auc": "ROC AUC", "balanced_accuracy": "balanced accuracy"}
+
+
+def scores_table(runs: pd.DataFrame, y_test) -> pd.DataFrame:
+    """Accuracy, ROC AUC and balanced accuracy of each scheme at one epsilon (mean over the
+    runs, with the runs' standard deviation), under the constant guess's row (the majority
+    share, 0.5, 0.5, each with its 95% interval on the test part: where a model that learned
+    nothing lands by chance) and above it the non-private scheme (the ceiling).
+
+    Parameters
+    ----------
+    runs : DataFrame
+        :func:`runs_at`'s rows at one epsilon.
+    y_test : array-like
+        The test part's labels every scheme shares (private: evaluation, not released).
+    """
+    guess = guess_scores(np.asarray(y_test))
+    rows = []
+    for scheme, g in runs.groupby("scheme", sort=False):
+        row = {"scheme": scheme}
+        for col, words in SCORE_COLUMNS.items():
+            values = g[col].to_numpy(dtype=float) if col in g else np.array([np.nan])
+            row[words] = f"{np.nanmean(values):.3f}" + (f" ± {np.nanstd(values, ddof=1):.3f}" if len(values) > 1
+                                                        else "")
+        rows.append(row)
+    ref = {"scheme": CONSTANT_GUESS}
+    for col, words in SCORE_COLUMNS.items():
+        lo, hi = guess[f"{col}_interval"]
+        ref[words] = f"{guess[col]:.3f} ({lo:.3f}-{hi:.3f})"
+    rows.append(ref)
+    return pd.DataFrame(rows, columns=["scheme", *SCORE_COLUMNS.values()])
 
 
 def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme",

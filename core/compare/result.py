@@ -424,6 +424,38 @@ class ComparisonResult:
         binary = util.get("classes") == 2 and ref is not None and np.isfinite(ref["guess"])
         return "utility_auc" if binary and "utility_auc_mean" in self.summary() else "utility"
 
+    def dp_headline(self, utility: str | None = None) -> str:
+        """One sentence on the differentially private releases against the constant guess on
+        ``utility`` (default :meth:`default_utility`): the DP method that beats it at the
+        smallest epsilon (then its best point), or, plainly, that no DP method does here and why.
+        A point beats the guess when its mean lies above the guess's 95% interval."""
+        utility = utility or self.default_utility()
+        ref = self.utility_reference(utility)
+        s = self.summary()
+        col = f"{utility}_mean"
+        words = MEASURE_WORDS.get(utility, utility)
+        if ref is None or not np.isfinite(ref["guess"]) or col not in s:
+            return f"No {words} was measured against a constant guess here, so no method is named."
+        dp = s[s["is_dp"].map(lambda v: v is True or isinstance(v, np.bool_) and bool(v)) & s[col].notna()]
+        if dp.empty:
+            return "No differentially private release was measured here."
+        beat = dp[[no_better_than(u, ref["guess"], ref["guess_interval"], meaning=GUESS_MEANING) is None
+                   for u in dp[col]]]
+        lo, hi = ref["guess_interval"]
+        guess = f"{ref['guess']:.3g} (95% interval {lo:.3g} to {hi:.3g})"
+        if beat.empty:
+            top = dp.loc[dp[col].idxmax()]
+            eps = ", ".join(f"{e:g}" for e in sorted(set(dp["epsilon"].dropna())))
+            return (f"No differentially private method beats the constant guess on {words} here: at epsilon {eps}, "
+                    "the noise each needs on this many training records hides the label's relation; the best"
+                    f", {_point(top)}, reaches {top[col]:.3g} against the guess's "
+                    f"{guess}, where the non-private model reaches {ref['nonprivate']:.3g}.")
+        first = beat.sort_values("epsilon").iloc[0]
+        best = beat.loc[beat[col].idxmax()]
+        more = "" if best.name == first.name else f"; its best point, {_point(best)}, reaches {best[col]:.3g}"
+        return (f"{_point(first)} beats the constant guess on {words}: {first[col]:.3g} against {guess}, "
+                f"with the non-private model at {ref['nonprivate']:.3g}{more}.")
+
     def guess_notes(self, utility: str = "utility") -> list[str]:
         """One sentence per point whose mean ``utility`` cannot be said to beat the constant
         guess on it (accuracy: the majority class of the held-out records): at or below it,

@@ -368,6 +368,11 @@ class CompareStory:
     #: :attr:`core.compare.result.ComparisonResult.references`: the constant guess and the non-private
     #: model for the utility, the raw table and its control for the risk
     references: dict[str, Any] = field(default_factory=dict)
+    #: The frontier's utility measure (ROC AUC for a two-class label, else accuracy).
+    utility: str = "utility"
+    #: The DP releases against the constant guess in one sentence
+    #: (:meth:`core.compare.result.ComparisonResult.dp_headline`).
+    dp_headline: str = ""
 
 
 def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: int = 15, max_rows: int = 2000,
@@ -398,7 +403,10 @@ def compare_story(*, epsilons: tuple[float, ...] = (0.5, 2.0), imposter_epochs: 
                      imposter_epochs=imposter_epochs, random_state=random_state, progress=progress,
                      stop=stop)
     summary = result.summary()
-    return CompareStory(summary=summary, front=result.pareto_front(), takeaway=result.takeaway(),
+    utility = result.default_utility()
+    return CompareStory(summary=summary, front=result.pareto_front(utility=utility),
+                        takeaway=result.takeaway(utility=utility), utility=utility,
+                        dp_headline=result.dp_headline(utility),
                         dp={m: bool(METHODS[m].dp) for m in COMPARE_METHODS}, epsilons=tuple(epsilons),
                         label=str(data.label), sensitive=str(data.sensitive[0]),
                         extra={"rows": min(int(max_rows), data.n_rows)},

@@ -30,6 +30,7 @@ from core.cdp.schedule import PRESETS
 from core.cdp.sweeps import Reference, accuracy_at, constant_guess
 from core.cdp.sweeps import accuracy_references as _accuracy_references
 from core.cdp.sweeps import reference_sentences as _reference_sentences
+from core.cdp.sweeps import scores_table as _scores_table
 from core.data import Dataset
 from core.decide import pages as decide_pages
 from core.evaluation.metrics import mean_interval
@@ -223,6 +224,11 @@ def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[R
     """:func:`core.cdp.sweeps.accuracy_references`: the constant guess on the shared test
     part, and the non-private model's accuracy in ``runs``."""
     return _accuracy_references(mats, runs)
+
+
+def scores_table(runs: pd.DataFrame, mats: dict) -> pd.DataFrame:
+    """:func:`core.cdp.sweeps.scores_table` on the test part every scheme shares."""
+    return _scores_table(runs, mats["Non-private"][3])
 
 
 def reference_sentences(runs: pd.DataFrame, reference: Reference, *, group: str = "scheme") -> list[str]:

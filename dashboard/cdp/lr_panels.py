@@ -160,6 +160,13 @@ def live_view(control, chart, c: Choice, live: Live) -> None:
                + ("These are the same runs as the curve's point at this epsilon." if on_grid else
                   "The curve below has no point at this epsilon; its nearest points come from runs "
                   "seeded the same way."))
+    with st.expander("Accuracy, ROC AUC and balanced accuracy at this epsilon", icon=":material/leaderboard:"):
+        st.dataframe(cached.scores_table(runs, live.mats), hide_index=True, width="stretch")
+        st.caption("Mean ± standard deviation over the repetitions, on the test rows every scheme shares. ROC AUC "
+                   "says how well a scheme's scores rank the two classes (0.5: a constant guess, which ranks "
+                   "nothing); balanced accuracy is the mean recall of the two classes (0.5: a constant guess). "
+                   "The constant guess's row gives each score's 95% interval: where a model that learned nothing "
+                   "lands by chance on these test rows.")
     st.caption(
         f"Using {live.data.n_rows:,} rows (80% train, 20% test, a seeded split that reads no record). "
         "Logistic regression trained with noise calibrated to the correlated sensitivity CS. "

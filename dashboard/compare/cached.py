@@ -161,13 +161,15 @@ def table_rows(result: ComparisonResult) -> pd.DataFrame:
                         "guarantee": [privacy_label(bool(d), float(e), float(t), x) for d, e, t, x
                                       in zip(s["is_dp"], eps_col, dlt_col, s["epsilon"])]})
     majority = (result.references.get("utility") or {}).get("majority")
-    for col, name in (("utility", "utility"), ("ai_advantage", "attribute inference"),
+    for col, name in (("utility", "utility"), ("utility_auc", "ROC AUC"), ("utility_balanced", "balanced accuracy"),
+                      ("ai_advantage", "attribute inference"),
                       ("ai_member", "attribute inference (people in it)"),
                       ("dcr_excess", "DCR excess"), ("mia_auc", "membership AUC"),
                       ("tv_one_way", "TV one-way"), ("tv_two_way", "TV two-way"), ("mse", "MSE")):
         if f"{col}_mean" in s:
             out[name] = s[f"{col}_mean"].round(4)
-            if col in ("utility", "ai_advantage", "ai_member", "dcr_excess", "mia_auc"):
+            if col in ("utility", "utility_auc", "utility_balanced", "ai_advantage", "ai_member", "dcr_excess",
+                       "mia_auc"):
                 out[f"{name} sd"] = s[f"{col}_std"].round(4)
 
     out["runs"] = s["utility_n"] if "utility_n" in s else s.filter(like="_n").max(axis=1)
@@ -232,10 +234,22 @@ def reference_rows(result: ComparisonResult) -> pd.DataFrame:
     return rows
 
 
-def below_guess(result: ComparisonResult) -> list[str]:
-    """One sentence per point whose utility cannot be said to beat the constant guess (at or
-    below it, or inside its 95% interval: :meth:`ComparisonResult.guess_notes`)."""
-    return result.guess_notes()
+def below_guess(result: ComparisonResult, utility: str = "utility") -> list[str]:
+    """One sentence per point whose ``utility`` cannot be said to beat the constant guess (at
+    or below it, or inside its 95% interval: :meth:`ComparisonResult.guess_notes`)."""
+    return result.guess_notes(utility)
+
+
+#: The utility measures a user can put on the frontier's y axis.
+UTILITIES = {"utility_auc": "ROC AUC", "utility": "Accuracy", "utility_balanced": "Balanced accuracy"}
+
+
+def utility_choices(result: ComparisonResult) -> list[str]:
+    """The utility measures this result has, the default first (ROC AUC for a binary label)."""
+    s = result.summary()
+    have = [u for u in UTILITIES if f"{u}_mean" in s and s[f"{u}_mean"].notna().any()] or ["utility"]
+    first = result.default_utility()
+    return [first] + [u for u in have if u != first] if first in have else have
 
 
 def power_note(result: ComparisonResult, risk: str) -> str | None:
@@ -288,11 +302,13 @@ def method_rows(result: ComparisonResult) -> pd.DataFrame:
     })
 
 
-def run_config(result: ComparisonResult, *, upload_name: str | None, risk: str) -> CompareConfig:
+def run_config(result: ComparisonResult, *, upload_name: str | None, risk: str,
+               utility: str = "utility") -> CompareConfig:
     """The config that reruns ``result`` from the command line (the "save settings" file):
     ``upload_name`` is the file name of an uploaded table (None for a sample or a public
     dataset), which ``pux compare`` then needs as ``--csv PATH``."""
-    return config_from_result(result, dataset=None if upload_name is None else f"csv:{upload_name}", risk=risk)
+    return config_from_result(result, dataset=None if upload_name is None else f"csv:{upload_name}", risk=risk,
+                              utility=utility)
 
 
 def report_html(result: ComparisonResult, config: CompareConfig, dataset: Dataset) -> bytes:

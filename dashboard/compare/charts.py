@@ -11,12 +11,14 @@ import plotly.graph_objects as go
 from dashboard.shared.charts import number
 from dashboard.shared.palette import color
 
-__all__ = ["MEASURE_WORDS", "frontier_chart", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE",
+__all__ = ["MEASURE_WORDS", "frontier_chart", "utility_lines", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE",
            "VIOLATION_MARKER", "audit_hover"]
 
 #: Axis words of the measures a user can put on the frontier (core.compare.run's column names).
 MEASURE_WORDS: dict[str, str] = {
     "utility": "utility: accuracy on real held-out records",
+    "utility_auc": "utility: ROC AUC on real held-out records (0.5 = a constant guess)",
+    "utility_balanced": "utility: balanced accuracy on real held-out records (1/K = a constant guess)",
     "tv_one_way": "one-way marginal TV (lower is more faithful)",
     "tv_two_way": "two-way marginal TV (lower is more faithful)",
     "ai_advantage": "attribute-inference advantage over the majority guess",
@@ -26,7 +28,7 @@ MEASURE_WORDS: dict[str, str] = {
     "mia_auc": "membership-inference AUC (0.5 = guessing)",
     "mia_advantage": "membership-inference advantage (TPR - FPR)",
 }
-_HOVER = ("utility", "tv_one_way", "tv_two_way", "mse", "ai_advantage", "ai_member", "dcr_risk", "dcr_excess",
+_HOVER = ("utility", "utility_auc", "utility_balanced", "tv_one_way", "tv_two_way", "mse", "ai_advantage", "ai_member", "dcr_risk", "dcr_excess",
           "mia_auc", "ledger_epsilon")
 #: The names of the reference lines (the legend's words; shared with the other accuracy charts).
 MAJORITY_LINE = "majority class (constant guess)"
@@ -124,14 +126,26 @@ def _span(values: list[float]) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+def utility_lines(references: Mapping, utility: str) -> tuple[float, float] | None:
+    """The constant guess's and the non-private model's values on the utility measure
+    ``utility`` (accuracy, ROC AUC or balanced accuracy), or None where there are none."""
+    util = references.get("utility") or {}
+    by = util.get("by_measure")
+    if by is not None and utility in by:
+        return float(by[utility]["guess"]), float(by[utility]["nonprivate"])
+    if util and utility == "utility":  # a result saved before AUC: accuracy only
+        return float(util["majority"]), float(util["nonprivate"])
+    return None
+
+
 def _reference_lines(traces: list, references: Mapping, *, utility: str, risk: str) -> list[go.Scatter]:
     """Horizontal utility references and vertical risk references spanning the points."""
     xs = [float(x) for t in traces for x in t.x if x is not None]
     ys = [float(y) for t in traces for y in t.y if y is not None]
-    util = references.get("utility") if utility == "utility" else None
+    util = utility_lines(references, utility)
     entry = (references.get("risks") or {}).get(risk)
-    hlines = [] if not util else [(MAJORITY_LINE, util["majority"], "dash", "#888888"),
-                                  (NONPRIVATE_LINE, util["nonprivate"], "dot", "#333333")]
+    hlines = [] if not util else [(MAJORITY_LINE, util[0], "dash", "#888888"),
+                                  (NONPRIVATE_LINE, util[1], "dot", "#333333")]
     vlines = [] if not entry else [(RAW_LINE, entry["raw"], "dashdot", "#b00020"),
                                    (CONTROL_LINE, entry["control"], "longdash", "#2e7d32")]
     x0, x1 = _span(xs + [v for _, v, _, _ in vlines])

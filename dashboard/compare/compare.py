@@ -37,8 +37,8 @@ with page_errors(stop=True):
         audit_runs=chosen["audit_runs"]))
     if result is None:
         st.stop()
-    risk = sections.frontier(result)
+    utility, risk = sections.frontier(result)
     sections.every_measure(result)
-    solve_section(result, config=sections.run_config(result, dataset, risk))
+    solve_section(result, config=sections.run_config(result, dataset, risk, utility))
     fidelity_section.real_vs_release_section(result)
-    sections.take_it_away(result, dataset, data, risk)
+    sections.take_it_away(result, dataset, data, risk, utility)

@@ -50,6 +50,7 @@ from core.compare.result import (
 from core.compare.config import CompareConfig
 from core.data import Dataset
 from core.data.export import guard_formulas
+from core.evaluation.classification import INTERVAL_WORDS
 from core.runtime.versions import PACKAGES, package_versions
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.compare.html_parts import escape, html_table
@@ -330,7 +331,7 @@ def _frontiers(result: ComparisonResult, config: CompareConfig) -> list[tuple[st
     return figs
 
 
-def _references_section(result: ComparisonResult, risk: str) -> str:
+def _references_section(result: ComparisonResult, risk: str, utility: str = "utility") -> str:
     """The references of every number, the no-power sentence of the frontier's risk, and the
     points whose utility cannot be said to beat the constant guess (every string escaped)."""
     from core.compare.result import NO_POWER
@@ -338,15 +339,16 @@ def _references_section(result: ComparisonResult, risk: str) -> str:
     refs = result.reference_rows()
     if refs.empty:
         return "<p>No reference was measured with this result.</p>"
-    parts = ['<p class="note">The utility beside the constant guess (the majority class of the held-out '
-             "records) and the non-private model; each risk beside the raw table (no protection) and its "
+    parts = ['<p class="note">Each utility (accuracy, ROC AUC, balanced accuracy) beside the constant guess '
+             "(the majority class of the held-out records: its accuracy is the majority share, its ROC AUC 0.5, "
+             "its balanced accuracy 1/K) and the non-private model; each risk beside the raw table (no protection) and its "
              "control, with 95% intervals. An attack that does not separate the raw table from its control has "
-             "no power on this table, and nothing is recommended from it.</p>"]
+             "no power on this table, and nothing is recommended from it. " + _e(INTERVAL_WORDS) + "</p>"]
     entry = result.references.get("risks", {}).get(risk)
     if entry is not None and not entry["power"]:
         parts.append(f'<p class="takeaway">The {_e(NO_POWER[4:])} for the frontier\'s risk. '
                      f'{_e(entry["sentence"])}</p>')
-    below = result.guess_notes()
+    below = result.guess_notes(utility)
     if below:
         parts.append("<p><b>No better than the constant guess:</b> " + _e(" ".join(below)) + "</p>")
     rows = [[r["measure"], _number(float(r["raw table / non-private model"])), r["interval"],
@@ -415,7 +417,7 @@ def build_report(result: ComparisonResult, *, config: CompareConfig, created: st
         "<h2>Takeaway</h2>", f'<p class="takeaway">{_e(takeaway)}</p>',
         "<h2>Frontier</h2>", *figures,
         *(f'<p class="takeaway">{_e(text)}</p>' for text in _violations(result.audits)),
-        "<h2>References</h2>", _references_section(result, config.risk),
+        "<h2>References</h2>", _references_section(result, config.risk, config.utility),
         "<h2>Every measure</h2>", *_every_measure(result, summary),
         fidelity_html(result),
         "<h2>Privacy audit beside every DP point</h2>", _audit_section(result),

@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.data import Dataset
 from dashboard.compare import cached
+from core.evaluation.classification import INTERVAL_WORDS
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.shared.bundle_view import bundle_download
 from dashboard.shared.chart_data import show_chart
@@ -69,18 +70,24 @@ def settings(dataset: Dataset) -> dict:
                 audit_runs=int(audit_runs))
 
 
-def frontier(result) -> str:
-    """The risk selector and the frontier with its takeaway; returns the chosen risk."""
+def frontier(result) -> tuple[str, str]:
+    """The utility and risk selectors and the frontier with its takeaway; returns the chosen
+    (utility, risk)."""
     summary = result.summary()
-    r1, r2 = st.columns([2, 3])
+    r0, r1, r2 = st.columns([2, 2, 3])
+    utility = r0.selectbox("Utility on the y axis", cached.utility_choices(result), format_func=cached.UTILITIES.get,
+                           key="cmp_utility", help="ROC AUC (the default for a two-class label) says how well a "
+                           "model trained on the release ranks the held-out records; accuracy hides that when one "
+                           "class is common; balanced accuracy weighs every class alike.")
     risk = r1.selectbox("Risk on the x axis", list(cached.RISKS), format_func=cached.RISKS.get, key="cmp_risk",
                         help="Moving it redraws the frontier from the same releases; nothing is recomputed.")
     r2.caption(MEASURE_WORDS[risk] + ". " + RISK_WORDS[risk])
-    front = result.pareto_front(risk=risk)
-    show_chart(frontier_chart(summary, front, risk=risk, title=f"Utility against {cached.RISKS[risk].lower()}",
+    front = result.pareto_front(utility=utility, risk=risk)
+    show_chart(frontier_chart(summary, front, utility=utility, risk=risk,
+                              title=f"{cached.UTILITIES[utility]} against {cached.RISKS[risk].lower()}",
                               references=result.references),
                summary, name="compare-frontier", key="cmp_frontier", width="stretch")
-    st.info(md(result.takeaway(risk=risk)), icon=":material/lightbulb:")
+    st.info(md(result.takeaway(utility=utility, risk=risk)), icon=":material/lightbulb:")
     no_power = cached.power_note(result, risk)
     if no_power:
         st.warning(md(no_power), icon=":material/search_off:")
@@ -91,17 +98,18 @@ def frontier(result) -> str:
                "beside a line's points are its epsilons; whiskers are one standard deviation over repetitions; the "
                "dashed step is the Pareto front (no point is both more useful and less risky). Reference lines: "
                "the dashed grey line is the majority class (the constant guess), the dotted one the non-private "
-               "model; the vertical lines are the raw table (no protection) and the control (no more risk than "
+               "model (on ROC AUC the guess is 0.5, on balanced accuracy 1/K); " + md(INTERVAL_WORDS)
+               + " The vertical lines are the raw table (no protection) and the control (no more risk than "
                "without the release).")
     audits = cached.audit_caption(result)
     if audits:
         st.caption(md(audits))
-    below = cached.below_guess(result)
+    below = cached.below_guess(result, utility)
     if below:
         st.caption("No better than the constant guess: " + " ".join(md(t) for t in below))
     for name, reason in result.skipped.items():
         st.caption(f"{md(name)} did not run: {md(reason)}")
-    return risk
+    return utility, risk
 
 
 def every_measure(result) -> None:
@@ -138,18 +146,18 @@ def every_measure(result) -> None:
                    + ", ".join(md(m) for m in not_dp["method"]) + ". Open the box above for each reason.")
 
 
-def run_config(result, dataset: Dataset, risk: str):
+def run_config(result, dataset: Dataset, risk: str, utility: str = "utility"):
     """The settings that rerun ``result`` from the command line (``dataset`` is the page's table:
     an upload is named ``csv:<its name>``, a sample or a public dataset by its name)."""
     public = dataset.name in ("adult", "nltcs") and not is_builtin_sample(dataset)
     return cached.run_config(result, upload_name=None if is_builtin_sample(dataset) or public else dataset.name,
-                             risk=risk)
+                             risk=risk, utility=utility)
 
 
-def take_it_away(result, dataset: Dataset, data: Dataset, risk: str) -> None:
+def take_it_away(result, dataset: Dataset, data: Dataset, risk: str, utility: str = "utility") -> None:
     """The report, the settings file and the CSVs."""
     st.subheader("Take it away")
-    config = run_config(result, dataset, risk)
+    config = run_config(result, dataset, risk, utility)
     d1, d2, d3, d4 = st.columns(4)
     # on_click="ignore": a click that also reran the page revoked the file it was fetching
     # (a rerun drops the previous run's deferred downloads), so the download sometimes never came

@@ -185,6 +185,27 @@ def table1_display(table: pd.DataFrame, *, paper: dict | None = None) -> pd.Data
     return out
 
 
+#: The scores Table 1 can show, in words (the paper reports accuracy and F1).
+TABLE1_METRICS = {"accuracy": "Accuracy", "auc": "ROC AUC", "balanced_accuracy": "Balanced accuracy",
+                  "f1": "F1 (macro)"}
+
+
+def _guess_lines(table: pd.DataFrame, metric: str) -> dict[int, float]:
+    """The constant guess on ``metric`` per panel (1: the sensitive task on the synthetic
+    table, 2: the label on the real one), where the table knows it."""
+    attrs = table.attrs
+    if metric == "accuracy":
+        pairs = ((1, attrs.get("majority_synthetic")), (2, attrs.get("label_majority_real")))
+    elif metric == "auc":
+        pairs = ((1, 0.5), (2, 0.5))
+    elif metric == "balanced_accuracy":
+        pairs = tuple((col, 1.0 / attrs[key] if attrs.get(key) else None)
+                      for col, key in ((1, "classes_sensitive"), (2, "classes_label")))
+    else:
+        pairs = ()
+    return {col: float(v) for col, v in pairs if v is not None}
+
+
 def table1_data(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | None = None) -> pd.DataFrame:
     """The bars of :func:`table1_bars`, one row per classifier, setting and task: the
     ``metric`` of that cell of Table 1; with accuracy, the majority share of s in the
@@ -200,7 +221,7 @@ def table1_data(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | 
     long["task"] = long["task"].map(tasks)
     long["setting"] = long["setting"].map(_SETTING_NAMES)
     long = long[["classifier", "setting", "task", metric]]
-    theirs = _paper_table1(table, paper)
+    theirs = _paper_table1(table, paper) if metric in ("accuracy", "f1") else None
     if theirs:
         index = 0 if metric == "accuracy" else 1
         rows = [{"classifier": clf, "setting": _SETTING_NAMES[cell.split("_")[0]],
@@ -208,10 +229,12 @@ def table1_data(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | 
                 for clf, cells in theirs.items() for cell, values in cells.items()]
         long = pd.concat([long.assign(source="ours"), pd.DataFrame(rows).assign(source=PAPER_NAME)],
                          ignore_index=True)
-    if metric == "accuracy" and "majority_synthetic" in table.attrs:
-        long[f"majority share of {sens} (synthetic)"] = float(table.attrs["majority_synthetic"])
-    if metric == "accuracy" and "label_majority_real" in table.attrs:
-        long[f"majority share of {label} (real)"] = float(table.attrs["label_majority_real"])
+    guess = _guess_lines(table, metric)
+    word = "majority share of" if metric == "accuracy" else f"constant guess's {TABLE1_METRICS[metric]} for"
+    if 1 in guess:
+        long[f"{word} {sens} (synthetic)"] = guess[1]
+    if 2 in guess:
+        long[f"{word} {label} (real)"] = guess[2]
     return long
 
 
@@ -224,18 +247,18 @@ def table1_bars(table: pd.DataFrame, *, metric: str = "accuracy", paper: dict | 
     long = table1_data(table, metric=metric, paper=paper)
     hatched = {"pattern_shape": "source", "pattern_shape_map": {"ours": "", PAPER_NAME: "/"}} \
         if "source" in long.columns else {}
-    title = f"Table 1: {metric} on real data (A), synthetic data (B) and train synthetic, test real"
+    title = (f"Table 1: {TABLE1_METRICS.get(metric, metric).lower()} on real data (A), synthetic data (B) and "
+             "train synthetic, test real")
     if hatched:
         title += f"; hatched: {PAPER_NAME}"
     fig = px.bar(long, x="classifier", y=metric, color="setting", barmode="group",
                  facet_col="task", range_y=[0, 1], labels={"classifier": "classifier"},
                  title=_on(title, data), **hatched)
     fig.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
-    if metric == "accuracy":
-        for col, key in ((1, "majority_synthetic"), (2, "label_majority_real")):
-            if key in table.attrs:
-                fig.add_hline(y=float(table.attrs[key]), line_dash="dash", line_color=_REF_COLOR, col=col,
-                              annotation_text=REFERENCE_NAME, annotation_position="bottom left")
+    for col, value in _guess_lines(table, metric).items():
+        fig.add_hline(y=value, line_dash="dash", line_color=_REF_COLOR, col=col,
+                      annotation_text=REFERENCE_NAME if metric == "accuracy" else "constant guess",
+                      annotation_position="bottom left")
     fig.update_layout(height=400, margin=dict(l=10, r=10, t=80, b=10), legend_title_text="")
     return fig
 

@@ -41,14 +41,21 @@ def table1_section(dataset, job, label: str, seed) -> None:
                                                             tuple(job.implicit), tuple(classifiers), seed))
     if table is None:
         return
-    show_chart(charts.table1_bars(table, paper=cached.PAPER["Table 1"], data=dataset.name),
-               charts.table1_data(table, paper=cached.PAPER["Table 1"]), name="imposter-table1",
+    metrics = [m for m in charts.TABLE1_METRICS if m in set(table.columns.get_level_values("metric"))]
+    metric = st.segmented_control("Score", metrics, default=metrics[0], format_func=charts.TABLE1_METRICS.get,
+                                  key="imposter_table1_metric",
+                                  help="ROC AUC ranks (0.5: a constant guess); balanced accuracy is the mean recall "
+                                       "of the classes (1/K: a constant guess); accuracy is read against the "
+                                       "majority share.") or metrics[0]
+    show_chart(charts.table1_bars(table, metric=metric, paper=cached.PAPER["Table 1"], data=dataset.name),
+               charts.table1_data(table, metric=metric, paper=cached.PAPER["Table 1"]), name="imposter-table1",
                key="imposter_table1_chart", width="stretch")
     st.caption(
         "How to read: left panel, an attacker predicting s from the implicit attributes — on the "
         "synthetic table (B) it should fall to the dashed majority share; right panel, the label "
         "from all attributes — B and train-synthetic/test-real should stay close to A. Hatched bars "
-        "and the rows marked (paper, Adult) are the paper's Table 1 for the same classifiers."
+        "and the rows marked (paper, Adult) are the paper's Table 1 for the same classifiers (accuracy and "
+        "F1 only: the paper reports no AUC). The dashed line is the constant guess on the chosen score."
     )
     for sentence in wording.table1_references(table):
         st.warning(sentence, icon=":material/horizontal_rule:")

@@ -262,32 +262,42 @@ def _sskm_breaks(s) -> StepView:
 
 # ----------------------------------------------------------------------------- comparison
 def _compare_reference_facts(s) -> list[str]:
-    """The utility's references and, per method, whether it falls under the constant guess."""
+    """The utility's references (accuracy, ROC AUC, balanced accuracy) and, per method on the
+    frontier's utility, whether it falls under the constant guess."""
     util = (getattr(s, "references", {}) or {}).get("utility")
     if not util:
         return []
-    maj, model = float(util["majority"]), float(util["nonprivate"])
-    facts = [f"References for {s.label} accuracy: always guessing the majority class (the constant guess) scores "
-             f"{maj:.3f}; the non-private model scores {model:.3f} (held-out records)."]
-    if "utility_mean" in s.summary.columns:
+    by = util.get("by_measure") or {"utility": {"guess": util["majority"], "nonprivate": util["nonprivate"],
+                                                "words": "accuracy"}}
+    refs = "; ".join(f"{ref['words']}: the constant guess {float(ref['guess']):.3f}, the non-private model "
+                     f"{float(ref['nonprivate']):.3f}" for ref in by.values() if math.isfinite(float(ref["guess"])))
+    facts = [f"References for {s.label} on the held-out records ({refs})."]
+    utility = getattr(s, "utility", "utility")
+    col, guess = f"{utility}_mean", float(by.get(utility, by["utility"])["guess"])
+    if col in s.summary.columns:
         for method, part in s.summary.groupby("method", sort=False):
-            best = float(part["utility_mean"].max())
-            below = below_reference(best, maj, what="the constant guess")
+            best = float(part[col].max())
+            below = below_reference(best, guess, what="the constant guess")
             if below is not None:
-                where = "below" if best < maj else "no better than"
+                where = "below" if best < guess else "no better than"
                 facts.append(f"{method}: {where} the constant guess at every epsilon. {below}")
     return facts
 
 
 def _compare(s) -> StepView:
-    fig = _titled(compare_charts.frontier_chart(s.summary, s.front,
+    utility = getattr(s, "utility", "utility")
+    words = compare_charts.MEASURE_WORDS.get(utility, utility).split(": ", 1)[-1].split(" on ")[0]
+    fig = _titled(compare_charts.frontier_chart(s.summary, s.front, utility=utility,
                                                 references=getattr(s, "references", None) or None),
-                  f"Every method on the census sample: {s.label} accuracy vs attribute-inference advantage on "
+                  f"Every method on the census sample: {s.label} {words} vs attribute-inference advantage on "
                   f"{s.sensitive}")
     dp = [m for m, v in s.dp.items() if v]
     not_dp = [m for m, v in s.dp.items() if not v]
-    cols = [c for c in s.summary.columns if c in ("method", "epsilon", "utility_mean", "ai_advantage_mean")]
+    cols = [c for c in s.summary.columns if c in ("method", "epsilon", "utility_mean", "utility_auc_mean",
+                                                   "utility_balanced_mean", "ai_advantage_mean")]
+    headline = getattr(s, "dp_headline", "")
     return StepView(fig, s.summary[cols].copy(), "tour-compare-frontier", facts=[
+        *([headline] if headline else []),
         s.takeaway,
         *_compare_reference_facts(s),
         "Differentially private: " + ", ".join(dp) + ". Not differentially private: " + ", ".join(not_dp) + ".",

@@ -30,7 +30,8 @@ def _fake_page() -> types.ModuleType:
     module.describe = lambda settings: "A fake page."
 
     def numbers(dataset, schema, *, seed, settings, progress=None):
-        return {"mean_age": float(dataset.frame["age"].mean()), "seed_used": seed}
+        return {"mean_age": float(dataset.frame["age"].mean()), "seed_used": seed,
+                "utility": {"accuracy": 0.812345, "auc": 0.876543, "balanced_accuracy": 0.734567}}
 
     def releases(dataset, schema, *, noise, settings):
         ledger = PrivacyLedger()
@@ -87,6 +88,15 @@ def test_publish_bundle_holds_no_seed_no_statistic_no_fingerprint(fake):
     assert "numbers" not in json.loads(files["result.json"])
     assert bundle.ledger.is_dp and bundle.ledger.total() == (1.0, 0.0)
     assert bundle.manifest["disclosure"].startswith("To publish")
+
+
+def test_publish_bundle_carries_no_accuracy_or_auc_computed_on_real_rows(fake):
+    config, data = fake
+    colleague = b"".join(_files(build_bundle(config, data)).values()).decode("utf-8", "replace")
+    assert "0.876543" in colleague  # the colleague's bundle carries the page's scores
+    text = b"".join(_files(build_bundle(config, data, kind="publish")).values()).decode("utf-8", "replace")
+    for exact in ("0.812345", "0.876543", "0.734567"):
+        assert exact not in text
 
 
 def test_publish_bundle_refuses_seeded_noise_and_data(fake):

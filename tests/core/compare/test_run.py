@@ -417,7 +417,7 @@ def test_with_a_real_leak_the_attack_has_power_and_recommends_as_before(leak_res
     entry = leak_result.references["risks"]["ai_advantage"]
     assert entry["raw_interval"][0] > entry["control"]  # the raw table's interval lies above its control
     text = leak_result.takeaway(risk="ai_advantage")
-    assert "keeps the most utility" in text and "no power" not in text
+    assert "No recommendation" not in text and ("MDAV" in text or "IDP-KMeans" in text)  # a method is named
 
 
 def test_the_raw_reference_equals_the_raw_tables_own_row(leak_result):
@@ -452,15 +452,16 @@ def test_a_method_inside_the_guess_interval_is_never_the_headline():
     assert "A at epsilon 2" not in text and "B at epsilon 2 keeps the most utility" in text
     alone = takeaway(summary[summary["method"] != "B"], below=0.02, majority=0.7618, majority_interval=(0.744, 0.778))
     assert alone.startswith("No method beats the constant guess") and "0.744 to 0.778" in alone
-    clear = takeaway(summary, below=0.02, majority=0.7618, majority_interval=(0.744, 0.7620))
+    clear = takeaway(summary[summary["method"] != "B"], below=0.02, majority=0.7618,
+                     majority_interval=(0.744, 0.7620))
     assert "A at epsilon 1 keeps the most utility" in clear  # above the interval: A may lead
 
 
-def test_the_takeaway_reads_auc_against_half(noise_result):
-    ref = noise_result.utility_reference("utility_auc")
+def test_the_takeaway_reads_auc_against_half(leak_result):
+    ref = leak_result.utility_reference("utility_auc")
     assert ref["guess"] == 0.5 and ref["guess_interval"][0] < 0.5 < ref["guess_interval"][1]
-    text = noise_result.takeaway(utility="utility_auc")
-    assert "ROC AUC" in text
+    text = leak_result.takeaway(utility="utility_auc")
+    assert "label ROC AUC" in text
 
 
 def test_the_references_hold_auc_and_balanced_accuracy_beside_accuracy(leak_result):
@@ -576,7 +577,7 @@ def test_the_reading_is_in_the_runs(census):
 def test_each_measure_is_one_record_and_the_old_tables_come_from_it():
     from core.compare.measures import CONTROL_WORDS, LOW_RISK, MEASURE_WORDS, MEASURES
 
-    assert tuple(MEASURES) == ("rows_released", "utility", "tv_one_way", "tv_two_way", "column_shape", "pair_trend",
+    assert tuple(MEASURES) == ("rows_released", "utility", "utility_auc", "utility_balanced", "tv_one_way", "tv_two_way", "column_shape", "pair_trend",
                                "mse", "ai_advantage",
                                "dcr_risk", "dcr_excess", "dcr_recall", "mia_auc", "mia_advantage", "ai_member")
     assert LOW_RISK == {"ai_advantage": 0.02, "dcr_excess": 0.02, "mia_auc": 0.52, "mia_advantage": 0.02,
@@ -631,3 +632,21 @@ def test_an_unset_stop_event_changes_no_number(census):
     import threading
 
     pd.testing.assert_frame_equal(_cheap(census, stop=threading.Event()).runs, _cheap(census).runs)
+
+
+def test_the_dp_headline_names_a_dp_point_above_the_guess_or_says_none_is(leak_result):
+    import dataclasses
+
+    def with_auc(auc: float):
+        runs = leak_result.runs.copy()
+        dp = runs["method"] == "IDP-KMeans"
+        runs["is_dp"] = dp
+        runs.loc[dp, "utility_auc"] = auc
+        return dataclasses.replace(leak_result, runs=runs)
+
+    hi = leak_result.utility_reference("utility_auc")["guess_interval"][1]
+    above = with_auc(hi + 0.05).dp_headline("utility_auc")
+    assert above.startswith("IDP-KMeans at epsilon 1 beats the constant guess on ROC AUC")
+    inside = with_auc(hi - 0.01).dp_headline("utility_auc")
+    assert inside.startswith("No differentially private method beats the constant guess on ROC AUC")
+    assert "IDP-KMeans at epsilon 1" in inside

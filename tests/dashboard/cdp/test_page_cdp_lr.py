@@ -361,9 +361,17 @@ def test_the_live_chart_draws_the_constant_guess_and_the_non_private_model():
 
 def test_the_scheme_table_sets_each_accuracy_beside_the_constant_guess():
     at = _on_skewed()
-    rows = at.dataframe[0].value.set_index("scheme")
+    rows = next(d.value for d in at.dataframe if "vs the constant guess" in d.value.columns).set_index("scheme")
     assert rows.loc["Proposed", "vs the constant guess"].startswith(("no better", "within", "above"))
     assert "of N = 240 training records" in rows.loc["Proposed", "sensitivity"]
+
+
+def test_every_scheme_shows_auc_and_balanced_accuracy_beside_the_constant_guess():
+    at = _on_skewed()
+    rows = next(d.value for d in at.dataframe if "ROC AUC" in d.value.columns).set_index("scheme")
+    assert {"accuracy", "ROC AUC", "balanced accuracy"} <= set(rows.columns)
+    assert rows.loc["majority class (constant guess)", "ROC AUC"].startswith("0.500 (")
+    assert "Proposed" in rows.index and "Non-private" in rows.index
 
 
 def test_fig4_cannot_be_judged_when_the_constant_guess_explains_the_curves():

@@ -56,6 +56,23 @@ def test_moving_the_risk_axis_recomputes_nothing(compared):
         refs.columns)
 
 
+def test_the_frontier_reads_roc_auc_by_default_and_switches_utility_without_recomputing(compared):
+    at = compared
+    box = at.selectbox(key="cmp_utility")
+    assert box.value == "utility_auc" and set(box.options) >= {"ROC AUC", "Accuracy", "Balanced accuracy"}
+    assert "ROC AUC" in at.info[0].value or "No recommendation" in at.info[0].value
+    table = at.dataframe[0].value
+    assert {"ROC AUC", "balanced accuracy"} <= set(table.columns)
+    refs = at.dataframe[1].value
+    assert {"utility (ROC AUC)", "utility (balanced accuracy)"} <= set(refs["measure"])
+    before = {k: id(j) for k, j in _jobs(at).items()}
+    box.set_value("utility_balanced").run()
+    assert_clean(at)
+    assert {k: id(j) for k, j in _jobs(at).items()} == before
+    spec = next(c.proto.spec for c in at.get("plotly_chart") if c.key == "cmp_frontier")
+    assert "Balanced accuracy against" in spec
+
+
 def test_without_methods_the_page_asks_for_one(open_page):
     at = open_page("compare", timeout=120)
     at.multiselect(key="cmp_methods").set_value([]).run()

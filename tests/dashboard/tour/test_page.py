@@ -201,7 +201,29 @@ def test_the_compare_step_says_which_method_falls_under_the_constant_guess():
                             "utility_mean": [0.93, 0.62, 0.85]})
     stub = SimpleNamespace(summary=summary, label="y", references={"utility": {"majority": 0.9, "nonprivate": 0.93}})
     facts = _compare_reference_facts(stub)
-    assert facts[0].startswith("References for y accuracy: always guessing the majority class")
+    assert facts[0] == ("References for y on the held-out records (accuracy: the constant guess 0.900, the "
+                        "non-private model 0.930).")
     assert facts[1].startswith("kRR: below the constant guess at every epsilon")
     assert not any(f.startswith("Raw table") for f in facts)
     assert _compare_reference_facts(SimpleNamespace(summary=summary, label="y", references={})) == []
+
+
+def test_the_compare_step_opens_with_the_dp_headline_on_roc_auc():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from dashboard.tour.steps import _compare
+
+    summary = pd.DataFrame({"method": ["Raw table", "kRR"], "epsilon": [float("nan"), 1.0], "is_dp": [False, True],
+                            "utility_mean": [0.85, 0.8], "utility_auc_mean": [0.9, 0.7], "utility_auc_std": [0, 0],
+                            "utility_std": [0, 0], "ai_advantage_mean": [0.2, 0.0], "ai_advantage_std": [0, 0]})
+    by = {"utility": {"guess": 0.76, "nonprivate": 0.85, "words": "accuracy"},
+          "utility_auc": {"guess": 0.5, "nonprivate": 0.9, "words": "ROC AUC"}}
+    stub = SimpleNamespace(summary=summary, front=summary, takeaway="T.", dp={"Raw table": False, "kRR": True},
+                           epsilons=(1.0,), label="y", sensitive="s", extra={"rows": 100}, utility="utility_auc",
+                           dp_headline="kRR at epsilon 1 beats the constant guess on ROC AUC.",
+                           references={"utility": {"majority": 0.76, "nonprivate": 0.85, "by_measure": by}})
+    view = _compare(stub)
+    assert view.facts[0].startswith("kRR at epsilon 1 beats the constant guess") and view.facts[1] == "T."
+    assert "ROC AUC" in view.figure.layout.title.text
