@@ -29,7 +29,7 @@ from core.runtime.randomness import RandomState, check_random_state, spawn_seed
 from core.validation import check_choice
 
 __all__ = ["CLASSIFIERS", "ALL_CLASSIFIERS", "CLASSIFIER_LABELS", "make_classifier", "feature_pipeline",
-           "few_threads"]
+           "few_threads", "MISSING_TEXT", "as_text"]
 
 #: Short names, in Table 1's order.
 CLASSIFIERS = ("xgboost", "gbdt", "rf", "mlp", "lr")
@@ -149,8 +149,22 @@ def make_classifier(
     return Pipeline([("encode", feature_pipeline(frame, columns)), ("model", _estimator(name, seed))])
 
 
+#: A missing value read as a category (features, strata): a value of its own.
+MISSING_TEXT = "(missing)"
+
+
+def as_text(values: pd.Series) -> pd.Series:
+    """Each value as text, a missing one as :data:`MISSING_TEXT`.
+
+    ``Series.astype(str)`` keeps a missing value missing (pandas 3's string dtype), and
+    scikit-learn refuses a NaN among categories ("Input contains NaN"): every column read
+    as categories, and every stratification, goes through here.
+    """
+    return values.astype(object).where(values.notna(), MISSING_TEXT).astype(str)
+
+
 def prepare_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """``frame[columns]`` with missing text as the category ``"(missing)"`` and numbers imputed."""
+    """``frame[columns]`` with missing text as the category :data:`MISSING_TEXT` and numbers imputed."""
     out = frame[list(columns)].copy()
     for c in out.columns:
         s = out[c]
@@ -158,7 +172,7 @@ def prepare_frame(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
             if s.isna().any():
                 out[c] = s.fillna(s.median() if s.notna().any() else 0.0)
         else:
-            out[c] = s.astype(object).where(s.notna(), "(missing)").astype(str)
+            out[c] = as_text(s)
     return out
 
 

@@ -27,6 +27,7 @@ from core.evaluation.classification import classification_scores
 from core.imposter.classifiers import (
     CLASSIFIER_LABELS,
     CLASSIFIERS,
+    as_text,
     encode_target,
     few_threads,
     make_classifier,
@@ -104,7 +105,8 @@ def score_task(
 
 def _split(frame: pd.DataFrame, target: str, test_size: float, seed: int):
     # stratified on the label (a read of the rows): it only evaluates and feeds no DP release
-    strat = frame[target].astype(str)
+    # a missing target is a stratum of its own (astype(str) would keep it NaN, which sklearn refuses)
+    strat = as_text(frame[target])
     strat = strat if strat.value_counts().min() >= 2 else None
     return train_test_split(frame, test_size=test_size, random_state=seed, stratify=strat)
 
