@@ -106,10 +106,25 @@ def settings(dataset, schema, features: list) -> Settings:
     return Settings(columns, sensitive, mode, cs_threshold, *grid, **extra)
 
 
+#: Attributes published by default (the paper uses m = 5 or 10).
+DEFAULT_ATTRIBUTES = 10
+
+
+def default_attributes(features: list, sensitive) -> list:
+    """The attributes chosen by default: every sensitive attribute the table marks (wherever
+    it sits among the columns), then the first others, :data:`DEFAULT_ATTRIBUTES` in all
+    (more when more are sensitive), in the table's order."""
+    marked = {c for c in sensitive if c in features}
+    room = max(DEFAULT_ATTRIBUTES - len(marked), 0)
+    others = [c for c in features if c not in marked][:room]
+    keep = marked | set(others)
+    return [c for c in features if c in keep]
+
+
 def _attributes(dataset, features: list, ids: list):
     """The attributes to publish and the sensitive ones, side by side."""
     c1, c2 = st.columns([3, 2])
-    default_cols = features[:10] if len(features) > 10 else features
+    default_cols = default_attributes(features, dataset.sensitive)
     columns = c1.multiselect(
         "Attributes to publish (m)", features, default=default_cols, key="sskm_columns",
         help="Every chosen attribute is published; the paper uses m = 5 or 10.",

@@ -437,3 +437,13 @@ def test_the_release_tab_sets_the_real_rows_against_the_release_and_the_baseline
         assert_clean(at)
         shapes = next(d.value for d in at.dataframe if list(d.value.columns) == ["column", "kind", "score", "test"])
         assert shapes["score"].between(0, 1).all()
+
+
+def test_a_sensitive_column_after_the_tenth_is_chosen_by_default():
+    from dashboard.sskm.settings import default_attributes
+
+    features = [f"c{i}" for i in range(14)]
+    chosen = default_attributes(features, ("c12",))
+    assert "c12" in chosen and len(chosen) == 10 and chosen == sorted(chosen, key=features.index)
+    assert default_attributes(features[:4], ()) == features[:4]
+    assert default_attributes(features, ("label_not_a_feature",)) == features[:10]
