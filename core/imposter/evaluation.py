@@ -43,6 +43,9 @@ __all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda
            "score_task", "marginal_tv"]
 
 SETTINGS = ("A", "B", "TSTR")
+#: The scores of every fit in :func:`evaluate_settings`' table (ROC AUC macro one-vs-rest;
+#: :mod:`core.evaluation.classification`).
+METRICS = ("accuracy", "f1", "auc", "balanced_accuracy")
 SETTING_LABELS = {
     "A": "Setting A (real -> real)",
     "B": "Setting B (synthetic -> synthetic)",
@@ -159,10 +162,13 @@ def evaluate_settings(
     DataFrame
         Index: classifier (XGBoost, GBDT, RF, MLP, LR). Columns: a MultiIndex
         (setting, task, metric) with setting in A / B / TSTR, task "sensitive" or
-        "label", metric "accuracy" or "f1". ``attrs`` holds the column names, the
+        "label", metric one of :data:`METRICS` ("accuracy", "f1", "auc",
+        "balanced_accuracy"). ``attrs`` holds the column names, the
         majority shares of ``sensitive`` (``majority_real``, ``majority_synthetic``) and of
         ``label`` (``label_majority_real``, ``label_majority_synthetic``) in the test sets,
-        and the test sets' sizes (``n_test_real``, ``n_test_synthetic``: for intervals).
+        the classes each panel's test set holds (``classes_sensitive`` in the synthetic one,
+        ``classes_label`` in the real one: balanced accuracy's guess is 1/K) and the test sets'
+        sizes (``n_test_real``, ``n_test_synthetic``: for intervals).
     """
     progress = watch(progress, stop)
     real_f, syn_f = _frame(real), _frame(synthetic)
@@ -184,6 +190,8 @@ def evaluate_settings(
                                   .value_counts(normalize=True).max()),
         label_majority_synthetic=float(splits[("syn", "label")][1][label].astype(str)
                                        .value_counts(normalize=True).max()),
+        classes_sensitive=int(splits[("syn", "sensitive")][1][sensitive].dropna().astype(str).nunique()),
+        classes_label=int(splits[("real", "label")][1][label].dropna().astype(str).nunique()),
         n_test_real=int(len(splits[("real", "sensitive")][1])),
         n_test_synthetic=int(len(splits[("syn", "sensitive")][1])),
     )
@@ -236,9 +244,10 @@ def _split_tables(real_f: pd.DataFrame, syn_f: pd.DataFrame, tasks: dict, test_s
 
 def _score_table(splits: dict, tasks: dict, classifiers: Sequence[str], settings: Sequence[str],
                  rng: np.random.Generator, progress: Progress | None) -> pd.DataFrame:
-    """Accuracy and macro F1 of every classifier, setting and task (one seed drawn per fit)."""
+    """Accuracy, macro F1, ROC AUC and balanced accuracy of every classifier, setting and task
+    (one seed drawn per fit)."""
     columns = pd.MultiIndex.from_product(
-        [list(settings), ["sensitive", "label"], ["accuracy", "f1"]],
+        [list(settings), ["sensitive", "label"], list(METRICS)],
         names=["setting", "task", "metric"],
     )
     table = pd.DataFrame(index=[CLASSIFIER_LABELS[c] for c in classifiers], columns=columns,
@@ -255,8 +264,8 @@ def _score_table(splits: dict, tasks: dict, classifiers: Sequence[str], settings
                                "TSTR": (syn_tr, real_te)}[setting]
                 res = score_task(train, test, target, features, classifier=clf,
                                  random_state=draw_seed(rng))
-                for metric, value in res.items():
-                    table.loc[CLASSIFIER_LABELS[clf], (setting, task, metric)] = value
+                for metric in METRICS:
+                    table.loc[CLASSIFIER_LABELS[clf], (setting, task, metric)] = res[metric]
                 done += 1
                 if progress is not None:
                     progress(done / total, f"{CLASSIFIER_LABELS[clf]}, setting {setting}, {target}")

@@ -26,8 +26,15 @@ def table(census):
 def test_table1_shape(table):
     assert list(table.index) == ["LR", "GBDT"]
     assert table.columns.names == ["setting", "task", "metric"]
-    assert table.shape == (2, 12)
+    assert table.shape == (2, 24)  # 3 settings x 2 tasks x (accuracy, F1, ROC AUC, balanced accuracy)
     assert table.notna().all().all()
+
+
+def test_table1_ranks_the_leak_and_the_label_by_auc_beside_the_guess(table):
+    # the shuffled sensitive attribute ranks like a constant guess (0.5) in setting B; the label keeps its AUC
+    assert (table[("A", "sensitive", "auc")] > 0.6).all() and (abs(table[("B", "sensitive", "auc")] - 0.5) < 0.08).all()
+    assert (table[("TSTR", "label", "auc")] > 0.75).all()
+    assert table.attrs["classes_label"] == 2 and table.attrs["classes_sensitive"] == 2
 
 
 def test_setting_a_sees_the_leak_and_b_does_not(table):
@@ -45,7 +52,7 @@ def test_label_utility_survives_a_table_that_keeps_it(table):
 
 def test_long_form_is_json_able(table):
     long = table_long(table)
-    assert len(long) == 24
+    assert len(long) == 48  # 2 classifiers x 3 settings x 2 tasks x 4 scores
     assert set(long.columns) == {"classifier", "setting", "task", "metric", "value"}
     json.dumps(long.to_dict(orient="records"))
 
