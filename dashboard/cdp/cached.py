@@ -226,6 +226,20 @@ def accuracy_references(mats: dict, runs: pd.DataFrame | None = None) -> tuple[R
     return _accuracy_references(mats, runs)
 
 
+def fig4_caption(reading_is_dp: bool) -> str:
+    """How to read Fig. 4, saying truly whether the DP reading is differentially private here
+    (it is not while the public schema holds entries read from the data)."""
+    text = ("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed grey line is "
+            "the constant guess (majority class), the flat dotted one the non-private model, each with its 95% "
+            "interval; the vertical dotted line is the slider's epsilon. ")
+    others = ("Group, Zhang and Proposed read your records outside the budget (their sensitivity, features and "
+              "scaling), so their epsilon is nominal.")
+    if reading_is_dp:
+        return text + "Only the DP reading is differentially private at that epsilon; " + others[0].lower() + others[1:]
+    return (text + "No scheme is differentially private here: the DP reading's public schema still holds entries "
+            "read from your data (review them on the Data page), and " + others[0].lower() + others[1:])
+
+
 def scores_table(runs: pd.DataFrame, mats: dict) -> pd.DataFrame:
     """:func:`core.cdp.sweeps.scores_table` on the test part every scheme shares."""
     return _scores_table(runs, mats["Non-private"][3])

@@ -215,11 +215,7 @@ def tradeoff(c: Choice, live: Live, seed) -> None:
     dpsgd = sweep_view("lr_dpsgd_curve", dpsgd_sweep) if with_dpsgd else None
     if summary is not None:
         chart = st.container()  # drawn once the solve panel below has its answers to mark
-        st.caption("Lines are mean accuracy, bands one standard deviation over repetitions; the flat dashed "
-                   "grey line is the constant guess (majority class), the flat dotted one the non-private model, "
-                   "each with its 95% interval; the vertical dotted line is the slider's epsilon. Only the DP reading is differentially private at that "
-                   "epsilon; Group, Zhang and Proposed read your records outside the budget (their sensitivity, "
-                   "features and scaling), so their epsilon is nominal.")
+        st.caption(cached.fig4_caption(bool(live.models[cached.DP_READING].ledger_.is_dp)))
         claim_box(cached.fig4_claim(summary, reference=live.guess))
         solved = solve(c, live, seed, runs)
         title = (f"Test accuracy vs epsilon on {plotly_text(live.data.name)} (noise method {method}, {reps} runs "

@@ -47,3 +47,11 @@ def test_live_trainings_are_kept_by_the_setups_key_and_equal_a_fresh_fit(supplie
     fresh, _ = cached.live_accuracy(setup, mats, **args)
     assert again is kept  # shared read-only: nothing refitted
     assert fresh is not kept and fresh["accuracy"].tolist() == kept["accuracy"].tolist()
+
+
+def test_fig4_caption_says_no_scheme_is_dp_while_the_schema_is_drafted():
+    from dashboard.cdp.cached import fig4_caption
+
+    assert "Only the DP reading is differentially private at that epsilon" in fig4_caption(True)
+    drafted = fig4_caption(False)
+    assert "Only the DP reading" not in drafted and "No scheme is differentially private here" in drafted
