@@ -7,11 +7,20 @@ numbers that decide it. No randomness, no streamlit.
 
 The rules:
 
+Degenerate statistics (:mod:`core.papers.degenerate`) never make a claim hold: a tie
+(equal within a relative 1e-6), a constant series, a Pearson record correlation from fewer
+than 3 features, a count at its N(N-1)/2 ceiling. The claim then cannot be judged and says
+which one and why.
+
 - **Fig. 1** (C(x) falls as features are added): Spearman's rho between the number of
   features k and C(x) is below -0.5, and C(x) with all p features is below C(x) at the
-  first k where it is defined (k = 2 under Pearson). Needs 3 defined points.
+  first k where it is defined. Points from a degenerate record correlation (k < 3 under
+  Pearson) or at the N(N-1)/2 ceiling are left out (the table's ``attrs`` name the measure
+  and N); needs 3 points left that are not constant.
 - **Fig. 2** (DC and importance rank the features differently): the top feature by DC
-  differs from the top by importance, or Kendall's tau between the two is below 0.5.
+  differs from the top by importance (a top tied with the next decides nothing), or
+  Kendall's tau between the two is below 0.5; cannot be judged when DC or importance is
+  constant across the features.
 - **Fig. 3** (the traversals find redundant features): F_fb_del holds at least one
   feature and not all of them. With ``reference`` (the constant guess), when every
   accuracy of both traversals lies at or below the top of its interval the claim cannot
@@ -19,9 +28,10 @@ The rules:
 - **Table 1** (DC-FBFS deletes only what both criteria call removable): F_del, the
   intersection, holds at least one feature and keeps at least one; cannot be judged, as
   Fig. 3, when the traversals never beat the constant guess.
-- **Table 2** (CS < GS at every stage): CS is strictly below GS at every stage computed.
+- **Table 2** (CS < GS at every stage): CS is below GS at every stage computed; a stage
+  where the two are tied cannot be judged.
 - **Fig. 4** (Proposed at least as accurate as Group and Zhang): its mean test accuracy
-  over the epsilon grid is >= theirs. When the summary has the spread of the runs
+  over the epsilon grid is >= theirs (a tie cannot be judged). When the summary has the spread of the runs
   (``accuracy_std``, ``accuracy_n``), a gap smaller than twice its standard error is too
   close to call with that many runs: the claim then cannot be judged (unless Proposed is
   clearly below the other scheme). With ``reference`` (the constant guess on the test part,
@@ -38,6 +48,7 @@ The rules:
   product columns is below its mean without them.
 - **Fig. 8** (Mahalanobis below Pearson): for both Zhang and Proposed, the mean MAE over
   the grid under Mahalanobis is below that under Pearson.
+- In Fig. 6, 7 and 8, two means tied cannot be judged.
 """
 from __future__ import annotations
 
@@ -60,6 +71,7 @@ from core.cdp.paper import (
     PAPER_TABLE2_TEXT,
 )
 from core.cdp.sweeps import Reference
+from core.papers import degenerate as dg
 from core.papers.claim import Claim, check_table
 
 __all__ = [
@@ -101,24 +113,55 @@ def _names(items) -> str:
     return ", ".join(items) if items else "none"
 
 
-def fig1_claim(table: pd.DataFrame) -> Claim:
+def _fig1_degenerate(t: pd.DataFrame, measure: str | None, n_records: int | None) -> tuple[np.ndarray, list[str]]:
+    """Which points of a Fig. 1 table are degenerate, and why in words (one phrase per kind)."""
+    k = t["features"].to_numpy()
+    few = np.array([measure is not None and dg.pearson_degenerate(int(v), measure) for v in k], dtype=bool)
+    ceiling = dg.pair_ceiling(int(n_records)) if n_records else None
+    full = np.array([ceiling is not None and dg.at_ceiling(v, ceiling) for v in t["C(x)"]], dtype=bool)
+    why = []
+    if few.any():
+        why.append(f"k = {_names(int(v) for v in k[few])} ({dg.PEARSON_REASON})")
+    if (full & ~few).any():
+        why.append(f"k = {_names(int(v) for v in k[full & ~few])}, where C(x) = N(N-1)/2 = {_g(ceiling)} for "
+                   f"N = {int(n_records):,} ({dg.CEILING_REASON})")
+    return few | full, why
+
+
+def fig1_claim(table: pd.DataFrame, *, measure: str | None = None, n_records: int | None = None) -> Claim:
     """Fig. 1: C(x) decreases as features are added (``table`` from
-    :func:`core.cdp.feature_count.correlation_by_feature_count`)."""
+    :func:`core.cdp.feature_count.correlation_by_feature_count`).
+
+    ``measure`` (the record correlation) and ``n_records`` (N) default to the table's
+    ``attrs``; with them, points from a degenerate record correlation or at C(x)'s
+    N(N-1)/2 ceiling are left out of the rule (:mod:`core.papers.degenerate`)."""
     t = _frame(table, "table", ("features", "C(x)"))
+    measure = measure if measure is not None else t.attrs.get("measure")
+    n_records = n_records if n_records is not None else t.attrs.get("n_records")
     t = t[t["C(x)"].notna()].sort_values("features")
     label = _F + "Fig. 1"
+    bad, why = _fig1_degenerate(t, measure, n_records)
+    left_out = f" Left out as degenerate: {'; '.join(why)}." if why else ""
+    t = t[~bad]
     if len(t) < 3:
         return Claim(label, PAPER_FIG1, None,
-                     f"C(x) is defined for {len(t)} feature count(s); a trend needs 3 or more.")
+                     f"C(x) is defined and not degenerate for {len(t)} feature count(s); a trend needs 3 or more."
+                     + left_out)
     k, c = t["features"].to_numpy(dtype=float), t["C(x)"].to_numpy(dtype=float)
-    rho = float(stats.spearmanr(k, c).statistic) if np.ptp(c) > 0 else 0.0
+    if dg.constant(c):
+        return Claim(label, PAPER_FIG1, None,
+                     f"C(x) is {_g(c[0])} from {int(k[0])} to {int(k[-1])} features: {dg.CONSTANT_REASON}."
+                     + left_out)
+    rho = float(stats.spearmanr(k, c).statistic)
     first, last = c[0], c[-1]
-    holds = bool(rho < FIG1_RHO and last < first)
+    falls = dg.below(last, first)
+    holds = None if falls is None and rho < FIG1_RHO else bool(rho < FIG1_RHO and falls)
+    tie = f"; the first and the last are {dg.TIE_REASON}" if holds is None else ""
     return Claim(label, PAPER_FIG1, holds,
                  f"C(x) goes from {_g(first)} with {int(k[0])} feature{'s' if k[0] != 1 else ''} to {_g(last)} "
                  f"with all {int(k[-1])}, "
-                 f"Spearman rho(k, C(x)) = {rho:.2f} (the rule: rho < {FIG1_RHO} and C(x) of all features "
-                 f"below C(x) of the first {int(k[0])}).")
+                 f"Spearman rho(k, C(x)) = {rho:.2f}{tie} (the rule: rho < {FIG1_RHO} and C(x) of all features "
+                 f"below C(x) of the first {int(k[0])}).{left_out}")
 
 
 def fig2_claim(result: DCFBFSResult) -> Claim:
@@ -128,13 +171,21 @@ def fig2_claim(result: DCFBFSResult) -> Claim:
     if len(r.names) < 2:
         return Claim(label, PAPER_FIG2, None, "One feature: there is nothing to rank.")
     dc, imp = np.asarray(r.dc, dtype=float), np.asarray(r.importance, dtype=float)
+    for values, what in ((dc, "DC (the change in C(x) when a feature is deleted)"), (imp, "the importance")):
+        if dg.constant(values):
+            return Claim(label, PAPER_FIG2, None,
+                         f"{what} is {_g(values[0])} for every one of the {len(values)} features: "
+                         f"{dg.CONSTANT_REASON}.")
     top_dc, top_imp = r.names[int(np.argmax(dc))], r.names[int(np.argmax(imp))]
-    tau = stats.kendalltau(dc, imp).statistic
-    tau = 0.0 if not np.isfinite(tau) else float(tau)
-    holds = bool(top_dc != top_imp or tau < FIG2_TAU)
+    tops_tied = [w for v, w in ((dc, "DC"), (imp, "importance")) if dg.tied(*np.sort(v)[-2:][::-1])]
+    tau = float(stats.kendalltau(dc, imp).statistic)
+    differ = top_dc != top_imp and not tops_tied
+    holds = bool(differ or tau < FIG2_TAU)
+    tie = (f"; the top by {' and by '.join(tops_tied)} is tied with the next ({dg.TIE_REASON}), so which "
+           "feature is on top decides nothing" if tops_tied else "")
     return Claim(label, PAPER_FIG2, holds,
                  f"deleting '{top_dc}' changes C(x) most, '{top_imp}' is the most important; Kendall tau "
-                 f"between the two rankings = {tau:.2f} (the rule: different top features or tau < {FIG2_TAU}).")
+                 f"between the two rankings = {tau:.2f}{tie} (the rule: different top features or tau < {FIG2_TAU}).")
 
 
 def _traversals_unlearned(r: DCFBFSResult, reference) -> str | None:
@@ -192,10 +243,29 @@ def table2_claim(stages: pd.DataFrame) -> Claim:
         return Claim(label, PAPER_TABLE2_TEXT, None, "No stage was computed.")
     name = "features deleted" if "features deleted" in t.columns else ("stage" if "stage" in t.columns else None)
     names = t[name].astype(str).tolist() if name else [str(i) for i in range(len(t))]
-    below = (t["CS"].to_numpy(dtype=float) < t["GS"].to_numpy(dtype=float))
-    parts = "; ".join(f"{s}: CS {_g(cs)} vs GS {_g(gs)}" for s, cs, gs in zip(names, t["CS"], t["GS"]))
-    return Claim(label, PAPER_TABLE2_TEXT, bool(below.all()),
-                 f"CS is below GS at {int(below.sum())} of {len(t)} stages ({parts}).")
+    cs, gs = t["CS"].to_numpy(dtype=float), t["GS"].to_numpy(dtype=float)
+    verdicts = [dg.below(a, b) for a, b in zip(cs, gs)]
+    parts = "; ".join(f"{s}: CS {a} vs GS {b}" for s, (a, b) in zip(names, (_apart(x, y) for x, y in zip(cs, gs))))
+    n_below = sum(v is True for v in verdicts)
+    finding = f"CS is below GS at {n_below} of {len(t)} stages ({parts})"
+    if False in verdicts:
+        return Claim(label, PAPER_TABLE2_TEXT, False, finding + ".")
+    if None in verdicts:
+        tied = [s for s, v in zip(names, verdicts) if v is None]
+        return Claim(label, PAPER_TABLE2_TEXT, None,
+                     f"{finding}; at {_names(tied)} CS and GS are {dg.TIE_REASON}.")
+    return Claim(label, PAPER_TABLE2_TEXT, True, finding + ".")
+
+
+def _apart(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` as :func:`_g` writes them, with more decimals (up to 6) when they
+    differ but would read the same."""
+    x, y = _g(a), _g(b)
+    for digits in range(1, 7):
+        if x != y or a == b:
+            break
+        x, y = f"{a:,.{digits}f}", f"{b:,.{digits}f}"
+    return x, y
 
 
 def _means(summary: pd.DataFrame, group: str, value: str) -> dict:
@@ -256,7 +326,11 @@ def fig4_claim(summary: pd.DataFrame, *, reference=None) -> Claim:
             close.append(f"{other} (gap {gap:+.3f}, two standard errors {band:.3f})")
     holds = False if False in verdicts else (None if None in verdicts else True)
     if se is None:
+        ties = [o for o in ("Group", "Zhang") if dg.tied(m["Proposed"], m[o])]
         holds = bool(m["Proposed"] >= m["Group"] and m["Proposed"] >= m["Zhang"])
+        if ties and holds:
+            holds = None
+            close = [f"{o} ({dg.TIE_REASON})" for o in ties]
     extra = f", Non-private {m['Non-private']:.3f}" if "Non-private" in m else ""
     tie = f"; too close to call against {' and '.join(close)}" if close and holds is None else ""
     return Claim(label, PAPER_FIG4, holds,
@@ -312,9 +386,11 @@ def fig6_claim(summary: pd.DataFrame, *, mean_true: float | None = None) -> Clai
 
     zhang = f", Zhang {_g(m[z])}{share(m[z])}" if z else ""
     scale = f"; the queries' mean true count is {_g(mean_true)}" if mean_true else ""
-    return Claim(label, PAPER_FIG6, bool(m[p] < m[g]),
+    holds = dg.below(m[p], m[g])
+    tie = f"; Proposed and Group are {dg.TIE_REASON}" if holds is None else ""
+    return Claim(label, PAPER_FIG6, holds,
                  f"mean MAE over the epsilon grid: Proposed {_g(m[p])}{share(m[p])}, Group {_g(m[g])}{share(m[g])}"
-                 f"{zhang}{scale} (the rule: Proposed below Group).")
+                 f"{zhang}{scale}{tie} (the rule: Proposed below Group).")
 
 
 def fig7_claim(with_products: pd.DataFrame | None, without_products: pd.DataFrame | None, *,
@@ -328,9 +404,11 @@ def fig7_claim(with_products: pd.DataFrame | None, without_products: pd.DataFram
     pa, pb = _scheme(a, "Proposed"), _scheme(b, "Proposed")
     if pa is None or pb is None:
         return Claim(label, PAPER_FIG7, None, "Both curves need the Proposed scheme.")
-    return Claim(label, PAPER_FIG7, bool(a[pa] < b[pb]),
+    holds = dg.below(a[pa], b[pb])
+    tie = f"; the two are {dg.TIE_REASON}" if holds is None else ""
+    return Claim(label, PAPER_FIG7, holds,
                  f"Proposed's mean MAE over the epsilon grid is {_g(a[pa])} with the product columns and "
-                 f"{_g(b[pb])} without (the rule: lower with them).")
+                 f"{_g(b[pb])} without{tie} (the rule: lower with them).")
 
 
 def fig8_claim(summary: pd.DataFrame | None, *, reason: str = "") -> Claim:
@@ -345,7 +423,10 @@ def fig8_claim(summary: pd.DataFrame | None, *, reason: str = "") -> Claim:
     if any(p is None or q is None for p, q in pairs.values()):
         return Claim(label, PAPER_FIG8, None,
                      reason or "The curves need Zhang and Proposed under both Pearson and Mahalanobis.")
-    holds = all(q < p for p, q in pairs.values())
+    verdicts = {s: dg.below(q, p) for s, (p, q) in pairs.items()}
+    holds = False if False in verdicts.values() else (None if None in verdicts.values() else True)
     parts = "; ".join(f"{s} {_g(p)} (Pearson) vs {_g(q)} (Mahalanobis)" for s, (p, q) in pairs.items())
-    return Claim(label, PAPER_FIG8, bool(holds),
-                 f"mean MAE over the epsilon grid: {parts} (the rule: Mahalanobis below Pearson for both).")
+    tied = [s for s, v in verdicts.items() if v is None]
+    tie = f"; for {' and '.join(tied)} the two are {dg.TIE_REASON}" if holds is None else ""
+    return Claim(label, PAPER_FIG8, holds,
+                 f"mean MAE over the epsilon grid: {parts}{tie} (the rule: Mahalanobis below Pearson for both).")

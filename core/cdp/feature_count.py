@@ -103,6 +103,7 @@ def correlation_by_feature_count(
         One row per k: ``features`` (k), ``added feature`` (the k-th in the order) and
         ``C(x)`` (the data correlation of the first k features; NaN for k = 1 with
         Pearson, where the correlation of two records across one attribute is undefined).
+        ``attrs`` hold ``measure``, ``n_records`` (N) and ``threshold``.
 
     Raises
     ------
@@ -143,4 +144,7 @@ def correlation_by_feature_count(
                            f"C(x) of the first {k} of {p} features"),
         ).data_correlation
     report(progress, 1.0, "C(x) of every prefix done")
-    return pd.DataFrame({"features": np.arange(1, p + 1), "added feature": order, "C(x)": values})
+    out = pd.DataFrame({"features": np.arange(1, p + 1), "added feature": order, "C(x)": values})
+    # what Fig. 1's claim needs to tell a degenerate point (core.papers.degenerate)
+    out.attrs.update(measure=measure, n_records=int(X.shape[0]), threshold=threshold)
+    return out

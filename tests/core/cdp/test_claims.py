@@ -6,8 +6,10 @@ import pandas as pd
 import pytest
 
 from core.cdp import claims as c
-from core.cdp.dc_fbfs import DCFBFSResult
+from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
+from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.paper import PAPER_FIG1, PAPER_FIG4, PAPER_TABLE2_TEXT
+from core.papers import degenerate as dg
 from core.papers.claim import Claim
 
 
@@ -74,9 +76,78 @@ def test_table2_holds_when_cs_below_gs_everywhere():
     assert claim.holds is True and claim.paper == PAPER_TABLE2_TEXT
 
 
-def test_table2_fails_when_cs_equals_gs_once():
+def test_table2_cannot_be_judged_when_cs_equals_gs_once():
     stages = pd.DataFrame({"features deleted": ["none", "F_del"], "GS": [45.0, 21.0], "CS": [20.0, 21.0]})
-    assert c.table2_claim(stages).holds is False
+    claim = c.table2_claim(stages)
+    assert claim.holds is None and "F_del" in claim.finding and "equal within a relative" in claim.finding
+
+
+def test_table2_a_cs_below_gs_only_by_rounding_is_a_tie_not_below():
+    # issue 39: "CS 1,309 vs GS 1,309" was read as below (two features: every correlation is +-1)
+    stages = pd.DataFrame({"features deleted": ["none", "F_fb_del"], "GS": [900.0, 1309.0],
+                           "CS": [400.0, 1309.0 * (1 - dg.TIE_RTOL / 10)]})
+    claim = c.table2_claim(stages)
+    assert claim.holds is None and "at F_fb_del CS and GS are equal" in claim.finding
+    apart = stages.assign(CS=[400.0, 1308.6])
+    claim = c.table2_claim(apart)
+    assert claim.holds is True and "CS 1,308.6 vs GS 1,309.0" in claim.finding  # shown apart
+
+
+def _two_feature_table(n=60, p=4, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, p))
+    return correlation_by_feature_count(X, [f"f{i}" for i in range(p)], order=[f"f{i}" for i in range(p)],
+                                        measure="pearson", threshold=0.8)
+
+
+def test_fig1_leaves_out_the_pearson_point_of_two_features():
+    table = _two_feature_table()
+    assert dg.at_ceiling(table["C(x)"].iloc[1], dg.pair_ceiling(60))  # the degenerate start
+    claim = c.fig1_claim(table)
+    assert claim.holds is None and "k = 2" in claim.finding and "fewer than 3 features" in claim.finding
+
+
+def test_fig1_leaves_out_a_point_at_the_pair_ceiling_under_any_measure():
+    table = _fig1([1770.0, 900.0, 500.0, 300.0])
+    table.attrs.update(measure="mahalanobis", n_records=60)
+    claim = c.fig1_claim(table)
+    assert claim.holds is True and "C(x) goes from 900 with 2 features" in claim.finding
+    assert "N(N-1)/2 = 1,770" in claim.finding
+    table.attrs.update(n_records=100)  # 1,770 is below 100 x 99 / 2: not degenerate
+    assert "goes from 1,770 with 1 feature" in c.fig1_claim(table).finding
+
+
+def test_fig1_cannot_judge_a_constant_curve():
+    claim = c.fig1_claim(_fig1([np.nan, 500.0, 500.0, 500.0]))
+    assert claim.holds is None and "constant" in claim.finding
+
+
+def test_fig2_cannot_be_judged_when_dc_is_constant():
+    # three features under Pearson: each C(x without f) is from two features, at N(N-1)/2, so DC is constant
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    result = dc_fbfs(X, (X[:, 0] > 0).astype(int), ["a", "b", "c"], n_estimators=20, random_state=0)
+    assert dg.constant(result.dc)
+    claim = c.fig2_claim(result)
+    assert claim.holds is None and "constant across the series" in claim.finding
+
+
+def test_fig2_a_tied_top_feature_decides_nothing():
+    # DC's top is tied between a and b: "different top features" cannot carry the claim
+    claim = c.fig2_claim(_result([3, 3, 1], [0.3, 0.5, 0.2]))  # tau 0.82: the rankings agree
+    assert claim.holds is False and "tied with the next" in claim.finding
+    assert c.fig2_claim(_result([3, 1, 2.9], [0.2, 0.3, 0.5])).holds is True
+
+
+def test_mae_claims_on_tied_means_cannot_be_judged():
+    assert c.fig6_claim(_mae(Group=80.0, Proposed=80.0 * (1 - 1e-9))).holds is None
+    assert c.fig7_claim(_mae(Proposed=80.0), _mae(Proposed=80.0)).holds is None
+    summary = pd.DataFrame([{"scheme": f"{s} ({m})", "epsilon": 1.0, "mae_mean": v}
+                            for s in ("Zhang", "Proposed") for m, v in (("pearson", 90.0), ("mahalanobis", 90.0))])
+    assert c.fig8_claim(summary).holds is None
+
+
+def test_fig4_a_tie_without_spread_cannot_be_judged():
+    assert c.fig4_claim(_acc(Group=0.62, Zhang=0.55, Proposed=0.62)).holds is None
 
 
 def _acc(**means):

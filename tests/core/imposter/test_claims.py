@@ -1,10 +1,12 @@
 """Paper 002's claims on small hand-made tables: one that holds and one that does not."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from core.papers.claim import Claim
+from core.imposter import detect_implicit
 from core.imposter.claims import fig6_claim, fig7_claim, fig8_claim, table1_claim, table2_claim
 from core.imposter.paper import PAPER_CLAIMS
 
@@ -25,6 +27,20 @@ def test_fig6_holds_when_an_attribute_reaches_theta_and_names_the_strongest():
 def test_fig6_does_not_hold_when_nothing_reaches_theta():
     claim = fig6_claim(_scores([0.002, 0.004]), theta=0.01)
     assert claim.holds is False and "0 of 2 attributes" in claim.finding
+
+
+def test_fig6_cannot_be_judged_when_no_attribute_beats_the_constant_guess():
+    # issue 39: "Holds here" sat beside "no implicit attribute found"; s is independent of a and b,
+    # yet their sample NMI reaches a small theta
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.choice(list("abcdefghij"), 300), "b": rng.integers(0, 100, 300),
+                          "sex": rng.choice(["F", "M"], 300)})
+    det = detect_implicit(frame, "sex", theta=0.002, beta=0.6, classifier="lr", random_state=0)
+    assert det.default_implicit == () and (det.scores["nmi"] >= 0.002).any()
+    claim = fig6_claim(det.scores, theta=0.002, sensitive="sex")
+    assert claim.holds is None and "no implicit attribute found" in claim.finding
+    flagged = det.scores.assign(flagged=det.scores["attribute"] == "a")
+    assert fig6_claim(flagged, theta=0.002, sensitive="sex").holds is True
 
 
 def test_fig6_cannot_be_judged_without_attributes_and_refuses_a_non_frame():
