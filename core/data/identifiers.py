@@ -13,7 +13,8 @@ missing and a different value in every filled cell:
 * **whole numbers** (integers, or floats whose values are all whole: an integer column
   with missing cells): an identifier when its name reads like one (``id``, ``ID``,
   ``customer_id``, ``PatientId``, ``index``, ``key``, ``row``, ``uuid``, ``Unnamed: 0`` as
-  pandas writes its index...), or when the values fill at least
+  pandas writes its index, ``rownames`` as R writes its row names, R's unnamed first column
+  ``""``, readr's ``...1``), or when the values fill at least
   :data:`MIN_DENSITY` of the range between their minimum and maximum (a row number with
   gaps, in any order), or when they increase (or decrease) down the rows (a running
   number, a sorted key);
@@ -60,10 +61,12 @@ def _tokens(name: str) -> list[str]:
 
 def looks_like_identifier_name(name: str) -> bool:
     """True for a column name that reads like a key: ``id``, ``customer_id``, ``PatientID``,
-    ``index``, ``row``, ``key``, ``uuid``, ``Unnamed: 0`` (pandas' written index), ``#``, or
-    an empty name."""
+    ``index``, ``row``, ``key``, ``uuid``, ``Unnamed: 0`` (pandas' written index),
+    ``rownames`` / ``row.names`` (R's row names, as ``write.csv`` and Rdatasets write them),
+    ``#``, an empty name (R's ``write.csv`` leaves the row names' header empty) or ``...1``
+    (readr's name for that unnamed column)."""
     text = str(name).strip()
-    if text in ("", "#") or re.fullmatch(r"unnamed:?\s*\d*", text, flags=re.IGNORECASE):
+    if text in ("", "#") or re.fullmatch(r"unnamed:?\s*\d*|\.\.\.\d+", text, flags=re.IGNORECASE):
         return True
     return any(t in _ID_TOKENS for t in _tokens(text))
 

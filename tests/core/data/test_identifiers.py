@@ -5,7 +5,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.data.identifiers import detect_identifiers, looks_like_identifier_name
+from core.data.csv_loader import load_csv
+from core.data.identifiers import (
+    detect_identifiers,
+    identifiers_by_name,
+    looks_like_identifier_name,
+    propose_identifiers,
+)
 
 
 def _frame(n: int = 60, seed: int = 0) -> pd.DataFrame:
@@ -59,6 +65,7 @@ def test_roles_and_small_tables_are_left_alone():
 @pytest.mark.parametrize("name,expected", [
     ("id", True), ("ID", True), ("customer_id", True), ("PatientId", True), ("row", True),
     ("Unnamed: 0", True), ("", True), ("#", True), ("index", True),
+    ("rownames", True), ("row.names", True), ("...1", True), ("...12", True), ("...", False),
     ("valid", False), ("paid", False), ("income", False), ("keyboard_hours", False),
 ])
 def test_identifier_names(name, expected):
@@ -70,3 +77,23 @@ def test_wrong_arguments():
         detect_identifiers([1, 2])
     with pytest.raises(ValueError, match="at least 2"):
         detect_identifiers(_frame(), min_rows=1)
+
+
+def _r_export(header: str, n: int = 40, seed: int = 0) -> bytes:
+    """A table as R's write.csv writes it: quoted row names first, unsorted with wide gaps
+    (a subset of a larger table, shuffled) and one made unique by R ("17.1")."""
+    rng = np.random.default_rng(seed)
+    names = [str(v) for v in rng.choice(np.arange(1, 5000), n, replace=False)]
+    names[3] = names[2] + ".1"
+    lines = [f'"{header}","age","job"'] + [f'"{r}",{rng.integers(18, 90)},"{rng.choice(["a", "b"])}"'
+                                            for r in names]
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize("header,column", [("rownames", "rownames"), ("", "Unnamed: 0"), ("...1", "...1")])
+def test_r_row_names_unsorted_with_gaps_are_an_identifier_by_name(header, column):
+    ds = load_csv(_r_export(header))
+    assert column in ds.frame.columns and ds.identifiers == (column,)
+    assert detect_identifiers(ds.frame) == {}  # by its values alone: sparse, unsorted, decimals
+    assert propose_identifiers(ds.frame) == {column: "a name like an ID"}
+    assert identifiers_by_name(ds.frame.columns) == [column]
