@@ -30,27 +30,23 @@ def _move(by: int) -> None:
 
 
 st.title("Tour")
-if not is_presenting():
-    st.caption("A short guided story per paper and one for the comparison, on the built-in samples. "
-               "Each step's first visit computes it (a few seconds); after that it shows at once.")
-if not is_presenting():  # presenting has large text already
-    large = st.toggle("Large text", key="tour_large", help="Larger type for a projector; the sidebar's "
-                      "'Present' switch also hides the controls and the sidebar.")
-    apply_style(large_text=large)
-
-back, pick, ahead = st.columns([1, 4, 1], vertical_alignment="bottom")
+# chart first: the navigation in one row, the step's title, then its chart (at most 400 px down at
+# 1280x720) and the words under it; the introduction moves to the foot of the page
+back, pick, ahead, size = st.columns([2, 6, 2, 3], vertical_alignment="center")
 back.button("Back", key="tour_back", on_click=_move, args=(-1,), disabled=st.session_state[STEP_KEY] == 0,
             icon=":material/arrow_back:", width="stretch")
 pick.selectbox("Step", range(N), key=STEP_KEY, label_visibility="collapsed",
                format_func=lambda i: f"Step {i + 1} of {N} · {STEPS[i].chapter}: {STEPS[i].title}")
 ahead.button("Next", key="tour_next", on_click=_move, args=(1,), disabled=st.session_state[STEP_KEY] == N - 1,
              icon=":material/arrow_forward:", type="primary", width="stretch")
+if not is_presenting():  # presenting has large text already
+    large = size.toggle("Large text", key="tour_large", help="Larger type for a projector; the sidebar's "
+                        "'Present' switch also hides the controls and the sidebar.")
+    apply_style(large_text=large)
 
 cached.prefetch()  # the later stories compute while the first steps are read
 step = STEPS[st.session_state[STEP_KEY]]
-st.caption(f"{step.chapter} · step {st.session_state[STEP_KEY] + 1} of {N}")
 st.header(step.title)
-st.markdown(step.text)
 
 if step.story is not None and not cached.story_ready(step.story):
     bar = st.progress(0.0, text="Computing this story on the built-in sample...")
@@ -61,6 +57,7 @@ else:
 
 if view.figure is not None:
     show_chart(view.figure, view.data, name=view.name, key=f"chart_{view.name}", width="stretch")
+st.markdown(step.text)
 for fact in view.facts:
     st.markdown(f"- {md(fact)}")
 if view.claim is not None:
@@ -72,6 +69,8 @@ st.page_link(step.page, label=f"Open the full page: {step.page_title}", icon=":m
 
 if not is_presenting():
     st.divider()
+    st.caption("A short guided story per paper and one for the comparison, on the built-in samples. "
+               "Each step's first visit computes it (a few seconds); after that it shows at once.")
     st.caption("Hand the Tour over: every step, chart and verdict in one HTML page that opens offline.")
     if st.button("Export the tour (HTML)", key="tour_export", icon=":material/description:"):
         bar = st.progress(0.0, text="Computing every story...")

@@ -63,3 +63,18 @@ def test_presenting_hides_the_sidebar_and_controls_but_keeps_next(browser, app_u
     pg.locator(".st-key-present_exit button").click()
     pg.locator('section[data-testid="stSidebar"]').wait_for(state="visible")
     context.close()
+
+
+def test_a_steps_chart_starts_at_most_400_px_down_at_1280x720(browser, app_url):
+    """Chart first: the navigation in one row, the step's title, then its chart."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    pg = context.new_page()
+    pg.set_default_timeout(120_000)
+    pg.goto(f"{app_url}/tour")
+    wait_idle(pg)
+    pg.locator(".st-key-tour_next button").click()
+    _wait_header(pg, STEPS[1].title)
+    pg.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
+    top = pg.locator(".js-plotly-plot").first.bounding_box()["y"]
+    assert top <= 400, f"the step's chart starts {top:.0f} px down"
+    context.close()
