@@ -13,7 +13,9 @@
   say number by number whether they match; ``--json`` writes the recomputed numbers.
   ``--run-script`` runs the bundle's own ``rerun.py`` instead, only when it is byte for byte the
   script this version writes from the bundle's config (else the difference is shown and it is
-  refused), under a time limit, after printing its SHA-256. Exit 0 when every number matches, 1
+  refused), under a time limit, after printing its SHA-256. A bundle without its data, run
+  without ``--data`` (nor ``$PUX_DATA_DIR`` for a public dataset), is refused in one sentence
+  before any work (:func:`core.bundle.rerun.data_missing`). Exit 0 when every number matches, 1
   otherwise, 2 for a file that is not a bundle or a config that cannot be read. One sentence on
   error, never a traceback.
 
@@ -145,11 +147,14 @@ def _say_rerun(rerun, args: argparse.Namespace) -> int:
 
 def _cmd_rerun(args: argparse.Namespace) -> int:
     """Rerun a bundle and say number by number whether it matches."""
-    from core.bundle.rerun import ScriptRefused, open_bundle, rerun_bundle
+    from core.bundle.rerun import ScriptRefused, data_missing, open_bundle, rerun_bundle
     from core.runtime.atomic import atomic_write
     from core.validation import DataError
 
     try:
+        missing = data_missing(args.bundle, data=args.data)  # one sentence before any work
+        if missing is not None:
+            return _fail(missing, 1)
         if args.run_script:
             print(f"running the bundle's rerun.py (SHA-256 {open_bundle(args.bundle).script_sha256})", file=sys.stderr)
         rerun = rerun_bundle(args.bundle, data=args.data, rtol=args.rtol, run_script=args.run_script)

@@ -91,3 +91,40 @@ def test_the_page_example_bundles_and_reruns(tmp_path, capsys):
     with zipfile.ZipFile(out2) as archive:
         config = json.loads(archive.read("config.json"))
         assert config["seed"] is None and "numbers" not in json.loads(archive.read("result.json"))
+
+
+@pytest.fixture(scope="module")
+def bundle_without_data(tmp_path_factory):
+    """A bundle of an uploaded table (built here), made without the table."""
+    import numpy as np
+    import pandas as pd
+
+    folder = tmp_path_factory.mktemp("upload")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 120), "y": rng.choice(["no", "yes"], 120)})
+    frame.to_csv(folder / "mine.csv", index=False)
+    config = CompareConfig(dataset="csv:mine.csv", methods=("Raw table",), epsilons=(1.0,), seed=1, label="y",
+                           repetitions=1, audit_runs=0)
+    (folder / "run.json").write_text(config.to_json())
+    out = folder / "b.zip"
+    assert cli.main(["bundle", "--config", str(folder / "run.json"), "--out", str(out),
+                     "--csv", str(folder / "mine.csv")]) == 0
+    return out
+
+
+@pytest.mark.parametrize("flags", [[], ["--run-script"]])
+def test_rerun_without_data_is_one_sentence_before_any_work(bundle_without_data, capsys, monkeypatch, flags):
+    """Rerun without --data: refused at once, no config printed, the bundle's script never run
+    (issue 39: it ran for 32 s first)."""
+    capsys.readouterr()
+
+    def work(*args, **kwargs):
+        raise AssertionError("the rerun started work before saying it needs --data")
+
+    for name in ("open_bundle", "rerun_bundle"):
+        monkeypatch.setattr(f"core.bundle.rerun.{name}", work)
+    assert cli.main(["rerun", str(bundle_without_data), *flags]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.strip().splitlines() == [
+        "pux: This bundle does not hold the data: rerun with --data PATH, the CSV it was made from (mine.csv)."]

@@ -6,7 +6,9 @@ entries, sizes and compression ratios are checked before anything is decompresse
 (:func:`core.limits.check_zip`), each member is read up to its limit and each JSON file's size
 and depth are checked before it is parsed (:func:`core.limits.load_json`). The config cannot
 name a path on this machine: the data comes from ``data`` (``--data``), a built-in name or the
-bundle's own table. :func:`rerun_bundle` then recomputes ``result.json`` with this process's
+bundle's own table; without any of them, :func:`data_missing` says so in one sentence from the
+zip's listing and config alone, before any work (it imports no page and no model).
+:func:`rerun_bundle` then recomputes ``result.json`` with this process's
 ``core`` and compares number by number (:func:`core.bundle.check.compare_trees`).
 
 The bundled ``rerun.py`` and ``rerun.ipynb`` are code, for a person to read and run by choice.
@@ -32,15 +34,18 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from core import limits
 from core.bundle.check import ATOL, RTOL, Check, compare_trees, script_difference
-from core.bundle.page_config import PageConfig
+from core.bundle.data_needed import missing_data
 from core.data.formats import check_format
 
+if TYPE_CHECKING:  # the page config loads every page's machinery: read only where a bundle is opened
+    from core.bundle.page_config import PageConfig
+
 __all__ = ["Rerun", "BundleFiles", "ScriptRefused", "open_bundle", "recompute", "rerun_bundle",
-           "run_bundled_script", "expected_script"]
+           "run_bundled_script", "expected_script", "data_missing"]
 
 #: Where a bundle keeps its table (:data:`core.bundle.run_steps.DATA_FOLDER`).
 _DATA = "data/"
@@ -189,6 +194,31 @@ def open_bundle(zip_path: str | os.PathLike) -> BundleFiles:
     return BundleFiles(path.name, manifest, config, config_bytes, result, result_bytes, script, data)
 
 
+def data_missing(zip_path: str | os.PathLike, *, data: str | os.PathLike | None = None) -> str | None:
+    """One sentence saying what data the rerun of a bundle needs, when it has none; else None.
+
+    The data is missing when ``data`` (``--data``) is None and the config's dataset is an
+    uploaded table the bundle does not hold, or a public dataset with no ``$PUX_DATA_DIR``
+    (:func:`core.bundle.data_needed.missing_data`). Reads only the zip's listing and its
+    ``config.json`` (every limit checked first) and loads no page, so ``pux rerun`` refuses in
+    one sentence before any work. A zip that is not a bundle is a ValueError in one sentence,
+    as :func:`open_bundle`; a config whose dataset is not a name is left to it (None).
+    """
+    if data is not None:
+        return None
+    path = Path(zip_path)
+    with _open_zip(path) as archive:
+        limits.check_zip(archive, what=str(path))
+        names = archive.namelist()
+        _check_names(names, path)
+        raw, _ = _json_member(archive, "config.json", path.name)
+    dataset = raw.get("dataset") if isinstance(raw, dict) else None
+    if not isinstance(dataset, str):
+        return None
+    bundled = any(n.startswith(_DATA) and n.endswith(".csv") for n in names)
+    return missing_data(dataset, bundled=bundled, given=False)
+
+
 def expected_script(files: BundleFiles) -> bytes | None:
     """The script this version writes from the bundle's config and manifest (None when the
     manifest's title or data flag is not of its type)."""
@@ -252,9 +282,19 @@ def rerun_bundle(zip_path: str | os.PathLike, *, data: str | os.PathLike | None 
         :class:`ScriptRefused` unless it is the script this version writes.
     timeout : float, optional
         Seconds before the script is stopped (default :data:`core.limits.MAX_SCRIPT_SECONDS`).
+
+    Raises
+    ------
+    core.validation.DataError
+        The bundle lacks its data and none was given (:func:`data_missing`), before any work.
     """
     if not isinstance(run_script, bool):
         raise TypeError(f"run_script must be True or False, got {type(run_script).__name__}.")
+    from core.validation import DataError
+
+    missing = data_missing(zip_path, data=data)
+    if missing is not None:  # before the bundle's machinery loads, its script runs or anything is computed
+        raise DataError(missing)
     files = open_bundle(zip_path)
     if run_script:
         return run_bundled_script(files, data=data, rtol=rtol, atol=atol, timeout=timeout)

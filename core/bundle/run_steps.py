@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
+from core.bundle.data_needed import DATA_FOLDER as _DATA_FOLDER
+from core.bundle.data_needed import data_sentence as _data_sentence
 from core.bundle.page_config import PageConfig, load_page_dataset, page_schema
 from core.bundle.pages import BundleRelease
 from core.data import Dataset
@@ -18,7 +20,7 @@ __all__ = ["DATA_FOLDER", "bundle_data", "bundled_table", "data_sentence", "rele
            "unguarded_table"]
 
 #: Where a bundle keeps the private data when the user ticked "include the data".
-DATA_FOLDER = "data"
+DATA_FOLDER = _DATA_FOLDER
 
 
 def seeded(config: PageConfig) -> bool:
@@ -27,16 +29,9 @@ def seeded(config: PageConfig) -> bool:
 
 
 def data_sentence(config: PageConfig, *, bundled: bool) -> str:
-    """One sentence: what data the rerun needs and how to give it."""
-    if config.dataset in SAMPLES:
-        return f"The data is the built-in sample {config.dataset!r}: the rerun needs nothing else."
-    if bundled:
-        return f"The data is in this bundle ({DATA_FOLDER}/): the rerun needs nothing else."
-    if config.csv_name is None:
-        return (f"This bundle does not hold the data: rerun with --data FOLDER, the folder that holds "
-                f"{config.dataset} (or set PUX_DATA_DIR).")
-    return (f"This bundle does not hold the data: rerun with --data PATH, the CSV it was made from "
-            f"({config.csv_name}).")
+    """One sentence: what data the rerun needs and how to give it
+    (:func:`core.bundle.data_needed.data_sentence`)."""
+    return _data_sentence(config.dataset, bundled=bundled)
 
 
 def bundle_data(config: PageConfig, *, folder: str | os.PathLike, data: str | None) -> tuple[Dataset, PublicSchema]:

@@ -5,6 +5,7 @@ import io
 import json
 import zipfile
 
+import pandas as pd
 import pytest
 
 from core.bundle.build import build_bundle
@@ -99,3 +100,36 @@ def test_a_rerun_on_another_thread_count_is_within_the_stated_tolerance(bundle, 
     assert proc.returncode == 0, proc.stdout[-1000:]
     expected = json.loads((folder / "result.json").read_text())
     assert all(c.ok for c in compare_trees(expected, json.loads((folder / "rerun.json").read_text())))
+
+
+@pytest.fixture(scope="module")
+def upload_bundle():
+    """A colleague's bundle of an uploaded table (built here), made without the table."""
+    import numpy as np
+
+    from core.data.csv_loader import frame_to_dataset
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, 200), "job": rng.choice(["a", "b", "c"], 200),
+                          "y": rng.choice(["no", "yes"], 200)})
+    data = frame_to_dataset(frame, name="mine.csv", label="y")
+    config = CompareConfig(dataset="csv:mine.csv", methods=("Raw table",), epsilons=(1.0,), seed=2, label="y",
+                           repetitions=1, audit_runs=0, fingerprint=data.fingerprint())
+    return build_bundle(config, data)
+
+
+@pytest.mark.parametrize("run_script", [False, True])
+def test_a_bundle_without_its_data_is_refused_before_any_work(upload_bundle, tmp_path, monkeypatch, run_script):
+    from core.bundle import rerun as module
+    from core.validation import DataError
+
+    path = _write(tmp_path, upload_bundle.data)
+
+    def work(*args, **kwargs):
+        raise AssertionError("the rerun started work before saying it needs --data")
+
+    for name in ("open_bundle", "recompute", "run_bundled_script"):
+        monkeypatch.setattr(module, name, work)
+    with pytest.raises(DataError, match=r"rerun with --data PATH, the CSV it was made from \(mine.csv\)"):
+        rerun_bundle(path, run_script=run_script)
+    assert module.data_missing(path, data=tmp_path / "mine.csv") is None
