@@ -25,7 +25,7 @@ from dashboard.shared.safe import md
 from dashboard.shared.state import DATASET_KEY, dataset_token, show_error
 from dashboard.shared.session_ledger import record_release, released_count, session_total_text
 
-__all__ = ["guarantee_text", "guarantee_box", "audit_panel", "release_download"]
+__all__ = ["guarantee_text", "guarantee_box", "audit_panel", "audit_caption", "release_download"]
 
 AUDIT_RUNS = (200, 500, 1000, 2000, 5000)
 
@@ -122,6 +122,22 @@ def _show_all_pairs(cases: Sequence[AuditCase], results: Sequence[Any], worst: A
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
+def audit_caption(runs: int) -> str:
+    """What the audit panel says it does, with the ceiling of ``runs`` runs per side (the
+    runs its control holds: the text follows the control, never a fixed count)."""
+    from core.audit.bounds import audit_ceiling
+
+    return (
+        "Runs the mechanism many times on two neighbouring datasets (one record, or a group of "
+        "correlated records, changed) and measures a 95% lower bound on its epsilon (Jagielski et "
+        "al. 2020, Nasr et al. 2021). The pairs move the steps before the noise too (a new "
+        "category, a value far out of range, a record in a held-out part) and the worst is shown. "
+        "A bound above the claim proves the claim false; a bound below it proves nothing, audits "
+        "only find violations, and no audit can show more than the ceiling of its runs "
+        f"({audit_ceiling(int(runs)):.2g} with {int(runs):,} runs per side)."
+    )
+
+
 def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase]], *, case_key: Any, seed: int,
                 default_runs: int = 1000, title: str = "Privacy audit") -> None:
     """Run the page's mechanism on neighbouring datasets and bound its epsilon from below.
@@ -146,18 +162,11 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
         The panel's heading (a page with two audited mechanisms names each).
     """
     st.subheader(title)
-    st.caption(
-        "Runs the mechanism many times on two neighbouring datasets (one record, or a group of "
-        "correlated records, changed) and measures a 95% lower bound on its epsilon (Jagielski et "
-        "al. 2020, Nasr et al. 2021). The pairs move the steps before the noise too (a new "
-        "category, a value far out of range, a record in a held-out part) and the worst is shown. "
-        "A bound above the claim proves the claim false; a bound below it proves nothing, audits "
-        "only find violations, and no audit can show more than the ceiling of its runs (4.9 with "
-        "1,000 runs per side)."
-    )
+    intro = st.container()  # above the control, written once its value is known
     c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     runs = c1.select_slider("Runs per side", AUDIT_RUNS, value=default_runs, key=f"{key}_audit_runs",
                             help="More runs give a tighter bound and take longer.")
+    intro.caption(audit_caption(int(runs)))
     state_key = _for_dataset(f"{key}_audit_job")
     job = st.session_state.get(state_key)
     current = (case_key, int(runs))

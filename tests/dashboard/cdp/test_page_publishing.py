@@ -308,3 +308,18 @@ def test_a_public_reference_table_is_solved_on_with_the_pages_own_sweep(open_pag
     assert_clean(at)
     assert any(s.value.startswith("Solved on the public reference table") for s in at.success)
     assert "DP reading" in _solve_rows(at).index
+
+
+def test_the_audit_text_names_the_runs_its_control_holds(open_page):
+    """Issue 39: the text named 1,000 runs (ceiling 4.9) beside a control at 2,000."""
+    from core.audit.bounds import audit_ceiling
+
+    at = open_page("publishing", timeout=300)
+
+    def said() -> str:
+        return next(c.value for c in at.caption if "runs per side" in c.value)
+
+    runs = at.select_slider(key="pub_audit_runs").value
+    assert runs == 2000 and f"({audit_ceiling(2000):.2g} with 2,000 runs per side)" in said()
+    at.select_slider(key="pub_audit_runs").set_value(500).run()
+    assert f"({audit_ceiling(500):.2g} with 500 runs per side)" in said() and "2,000" not in said()
