@@ -245,15 +245,34 @@ def _same_data(current, loaded: Dataset) -> bool:
             and (current.frame is loaded.frame or current.frame.equals(loaded.frame)))
 
 
+def role_options(columns: list[str], identifiers, *, keep=()) -> list[str]:
+    """The columns a label can be: every column but the identifiers (a row number or an ID is
+    nothing to predict; take it out of 'Identifiers (left out)' first to use it), keeping
+    ``keep`` (the label already given) where it is one."""
+    keep = {keep} if isinstance(keep, str) else set(keep or ())
+    ids = set(identifiers) - keep
+    return [c for c in columns if c not in ids]
+
+
+def _current_identifiers(loaded: Dataset) -> tuple[str, ...]:
+    """The identifiers of ``loaded``'s table as last chosen (or as loading found them)."""
+    key = identifiers_widget_key(loaded)
+    now = st.session_state.get(key)
+    if isinstance(now, list):
+        return tuple(now)
+    marked = marked_identifiers(loaded)
+    return tuple(loaded.identifiers if marked is None else marked)
+
+
 def _role_widgets(loaded: Dataset, base: Dataset) -> tuple[str | None, list[str], tuple[str, ...]]:
     """Label, sensitive attributes and identifiers, chosen in three columns."""
     cols = list(loaded.frame.columns)
     c1, c2, c3 = st.columns(3)
-    label_options = ["(none)"] + cols
+    label_options = ["(none)"] + role_options(cols, _current_identifiers(loaded), keep=base.label)
     label = c1.selectbox(
         "Label (predicted)",
         label_options,
-        index=label_options.index(base.label) if base.label in cols else 0,
+        index=label_options.index(base.label) if base.label in label_options else 0,
         key=f"data_label_{loaded.name}",
     )
     sensitive = c2.multiselect(

@@ -601,3 +601,12 @@ def test_a_sample_has_no_identifier_and_says_so(open_page):
     assert_clean(at)
     assert at.session_state["pux_dataset"].identifiers == ()
     assert any("No identifier column found" in c.value for c in at.caption)
+
+
+def test_the_label_list_leaves_out_the_identifiers():
+    from dashboard.data.sections import role_options
+
+    cols = ["rownames", "id", "age", "income"]
+    assert role_options(cols, ("rownames", "id")) == ["age", "income"]
+    assert role_options(cols, ("rownames", "id"), keep="id") == ["id", "age", "income"]  # a role given stays
+    assert role_options(cols, ("id",), keep=("id", "age")) == cols
