@@ -7,9 +7,10 @@ only through :func:`dashboard.shared.schemas.set_schema`; the other pages read i
 
 * a built-in dataset shows its shipped schema (source "built-in", the notes say where each
   entry comes from);
-* an upload gets a schema drafted from its rows: every such entry is marked "read from your
-  data - not private until you confirm it is public knowledge or let the app estimate it
-  with part of epsilon", and releases that use it say they are not differentially private;
+* an upload gets a schema drafted from its rows: every such entry is marked "not private: read
+  from your data" in the table's privacy column (a few words, :data:`PRIVACY_WORDS`, so the
+  column shows whole at 1280 px; the box above the table says :data:`DRAFT_WARNING` in full),
+  and releases that use it say they are not differentially private;
 * the table never shows a drafted number's bounds (they are the rows' exact minimum and
   maximum): the user types a public range (in the table or the public ranges) or estimates it;
 * "Confirm as public knowledge" declares the chosen entries (the user vouches for them) by
@@ -44,17 +45,23 @@ from dashboard.shared.schemas import (
     current_schema, schema_key, schema_version, set_identifiers, set_schema,
 )
 
-__all__ = ["DRAFT_WARNING", "parse_ranges", "schema_panel", "schema_table"]
+__all__ = ["DRAFT_WARNING", "PRIVACY_WORDS", "parse_ranges", "schema_panel", "schema_table"]
 
 #: what every entry drafted from the rows says
 DRAFT_WARNING = ("read from your data - not private until you confirm it is public knowledge "
                  "or let the app estimate it with part of epsilon")
-_PRIVACY = {
+#: what each entry's source means for privacy, in the table's "privacy" column: a few words,
+#: so the column shows whole beside the others at 1280 px (the boxes above the table and the
+#: column's help say each in full)
+PRIVACY_WORDS = {
     "declared": "public: declared by you",
-    "built-in": "public: shipped with the dataset",
-    "private estimate": "paid: estimated privately with part of epsilon",
-    "read from data": DRAFT_WARNING,
+    "built-in": "public: shipped with the data",
+    "private estimate": "paid: private estimate",
+    "read from data": "not private: read from your data",
 }
+_PRIVACY_HELP = ("What the entry means for privacy. Public: declared by you or shipped with the dataset. "
+                 "Paid: estimated privately with part of epsilon, charged to every release that uses it. "
+                 "Not private: " + DRAFT_WARNING + ".")
 #: a message to show once, after the rerun a change causes
 FLASH_KEY = "pux_schema_flash"
 UPLOAD_ID_KEY = "pux_schema_upload_id"
@@ -64,9 +71,10 @@ DEFAULT_ESTIMATE_EPSILON = 1.0
 
 def schema_table(schema: PublicSchema) -> pd.DataFrame:
     """The schema as the panel's table: one row per column, with what each entry means
-    for privacy ("privacy") beside its source."""
+    for privacy ("privacy", in :data:`PRIVACY_WORDS`) right after its kind, where it shows
+    without scrolling however long the categories and notes after it run."""
     frame = schema.to_frame()
-    frame.insert(frame.columns.get_loc("source") + 1, "privacy", frame["source"].map(_PRIVACY))
+    frame.insert(frame.columns.get_loc("kind") + 1, "privacy", frame["source"].map(PRIVACY_WORDS))
     return frame
 
 
@@ -277,6 +285,7 @@ def _editor(schema: PublicSchema, dataset: Dataset, key: str) -> None:
                 "data until you type a range (its exact maximum is never shown)"),
             "categories": st.column_config.TextColumn(
                 "categories", help="Public categories, separated by commas (categorical)"),
+            "privacy": st.column_config.TextColumn("privacy", help=_PRIVACY_HELP),
         },
     )
     st.caption("Editing a cell declares that entry public knowledge (its source becomes "

@@ -43,3 +43,35 @@ def test_compare_settings_show_each_value_whole(browser, app_url, rows):
     assert all(text for _, text, _, _ in seen), seen
     clipped = [f"{k}: {text!r} needs {sw} px, shows {cw}" for k, text, sw, cw in seen if sw > cw]
     assert not clipped, clipped
+
+
+#: each canvas table (a grid) on the page: (its headers, scrollWidth and clientWidth of its scroller)
+_GRIDS_JS = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')].map(e => {
+    const s = e.querySelector('.dvn-scroller');
+    return [[...e.querySelectorAll('th')].map(t => t.textContent.trim()), s ? s.scrollWidth : 0, s ? s.clientWidth : 0];
+})"""
+
+
+def _grid(pg, header: str):
+    """(headers, scrollWidth, clientWidth) of the first grid with the column ``header``."""
+    found = [g for g in pg.evaluate(_GRIDS_JS) if header in g[0]]
+    assert found, f"no table with a column {header!r}"
+    return found[0]
+
+
+def test_the_schema_panels_privacy_column_shows_whole_on_a_drafted_upload(browser, app_url, tmp_path):
+    """A drafted entry's privacy cell held a 130-character sentence, so the schema table ran
+    past its box; it says 'not private: read from your data' (the box above says it in full)."""
+    csv = tmp_path / "visits.csv"
+    csv.write_text("visit_day,age,ward,outcome\n" + "".join(
+        f"{(i * 7) % 30},{30 + (i * 7) % 20},{'AB'[i % 2]},{'yes' if i % 3 else 'no'}\n" for i in range(40)))
+    context, pg = _open(browser, app_url, "")
+    pg.get_by_text("Upload a CSV").click()
+    wait_idle(pg)
+    pg.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(csv))
+    pg.get_by_text("Using visits").wait_for(timeout=60_000)
+    wait_idle(pg)
+    headers, scroll, width = _grid(pg, "privacy")
+    screenshot(pg, "data_schema_privacy")
+    context.close()
+    assert scroll <= width, f"the schema table needs {scroll} px, shows {width} ({headers})"

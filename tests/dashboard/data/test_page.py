@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.data.schema_panel import DRAFT_WARNING
+from dashboard.data.schema_panel import DRAFT_WARNING, PRIVACY_WORDS
 from tests.dashboard.conftest import assert_clean
 from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
 
@@ -278,7 +278,7 @@ def test_upload_gets_a_drafted_schema_read_from_your_data(open_page):
     assert any(DRAFT_WARNING in w.value for w in at.warning)
     table = at.data_editor[0].value
     assert list(table["column"]) == ["a", "b", "c"]
-    assert set(table["privacy"]) == {DRAFT_WARNING}
+    assert set(table["privacy"]) == {PRIVACY_WORDS["read from data"]}
     assert not _schema(at).is_public()
 
 
