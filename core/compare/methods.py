@@ -267,10 +267,13 @@ def idp_fit(ctx: RunContext, seed: int, progress: Progress | None, *, stop: Stop
 
 
 def idp_kmeans_table(ctx: RunContext, table: ScaledTable, epsilon: float | None, seed: int) -> Release:
-    """DP k-means of the scaled table, released as rows at the noisy centres."""
+    """DP k-means of the scaled table (at most :data:`MAX_CLUSTERS` clusters, fewer when n x
+    epsilon is small), split by the schema's label, released as rows drawn from each
+    cluster's noisy cell counts (:func:`core.sskm.dp_kmeans.idp_kmeans` with ``release="cells"``;
+    rows at the noisy centres lose the label's relation)."""
     clusters = max(1, min(MAX_CLUSTERS, len(table.X) // MICRO_K))
-    res = idp_kmeans(table.X, n_clusters=clusters, epsilon=epsilon, random_state=seed)
-    return Release(table.charge(res.ledger), table=like_training(ctx, table.decode(res.published)))
+    res = idp_kmeans(table, n_clusters=clusters, epsilon=epsilon, release="cells", random_state=seed)
+    return Release(res.ledger, table=like_training(ctx, table.decode(res.published)))
 
 
 # ------------------------------------------------------------------------ model releases

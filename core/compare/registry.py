@@ -104,9 +104,9 @@ def _tables() -> list[Method]:
                "columns are chosen on the records and the other columns are exact, so the table is not DP.",
                krr_table, requires=needs_implicit),
         Method("SSKM_DP (sound)", "table", True, True,
-               "SSKM_DP sound mode: scaling from the public schema, a map fitted through noisy per-neuron "
-               "counts and sums (part of epsilon), noisy counts and sums of every neuron, rows emitted at "
-               "the noisy centres; epsilon-DP.",
+               "SSKM_DP sound mode: scaling from the public schema, a map split by the label and fitted "
+               "through noisy per-neuron counts and sums (part of epsilon), noisy counts of every column's "
+               "cells in every neuron, rows drawn from them; epsilon-DP.",
                sskm_table, fit=sskm_fit("sound"), requires=needs_sensitive),
         Method("SSKM_DP (paper)", "table", True, False,
                "SSKM_DP as published: each record replaced by its cluster centre, Laplace noise on the "
@@ -123,8 +123,8 @@ def _tables() -> list[Method]:
                mdav_dp_table, fit=mdav_groups, requires=needs_numeric),
         Method("IDP-KMeans", "table", True, True,
                f"DP k-means on every column (bounds and category lists from the public schema, "
-               f"categoricals as codes; at most {MAX_CLUSTERS} clusters), released as rows at the noisy "
-               "centres; epsilon-DP.",
+               f"categoricals as codes; at most {MAX_CLUSTERS} clusters, split by the label), released as "
+               "rows drawn from each cluster's noisy cell counts; epsilon-DP.",
                idp_kmeans_table, fit=idp_fit),
     ]
 

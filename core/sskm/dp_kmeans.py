@@ -10,6 +10,15 @@ assignment is published). The noise is exact discrete Laplace (:mod:`core.privac
 Given a :class:`core.sskm.scaled_table.ScaledTable` built with a public schema, its bounds
 and categories are public; built from the data, the ledger says the release is not
 differentially private.
+
+``release="cells"`` (what the Compare page runs) keeps the columns' distributions and the
+label's relation instead (:mod:`core.sskm.histogram_release`): the Lloyd iterations spend
+``lloyd_share`` of epsilon, within the schema label's categories (each cluster holds records
+of one category), on a number of clusters sized from n, m and epsilon (at most
+``n_clusters``); the rest buys noisy counts of every column's cells in every cluster, and
+the rows are drawn from them. Rows at the centres lose the label's relation: on Adult a
+classifier trained on them stays near the constant guess
+(``benchmarks/bench_cluster_utility.py``).
 """
 from __future__ import annotations
 
@@ -18,11 +27,38 @@ import numpy as np
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.sampler import laplace_on_grid
 from core.runtime.randomness import RandomState, check_random_state
-from core.sskm.baseline_release import BaselineResult, group_size, release_bounds, table_input
+from core.sskm.baseline_release import (
+    BaselineResult,
+    group_size,
+    release_bounds,
+    table_input,
+)
 from core.sskm.cluster_release import noise_generator
-from core.validation import check_epsilon, check_positive_int
+from core.sskm.histogram_release import (
+    cell_layout,
+    cluster_count,
+    emit_rows,
+    noisy_cells,
+    record_cells,
+    record_strata,
+    stratum_clusters,
+)
+from core.sskm.noisy_som import stratified_bmu
+from core.sskm.scaled_table import ScaledTable
+from core.validation import (
+    check_choice,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+)
 
-__all__ = ["idp_kmeans", "idp_kmeans_scale"]
+__all__ = ["DEFAULT_LLOYD_SHARE", "RELEASES", "idp_kmeans", "idp_kmeans_scale"]
+
+#: what IDP-KMeans releases: rows at the noisy centres (the cited method) or rows drawn from
+#: noisy cell counts of every column (:mod:`core.sskm.histogram_release`)
+RELEASES = ("centres", "cells")
+#: with ``release="cells"``: the share of epsilon the Lloyd iterations spend
+DEFAULT_LLOYD_SHARE = 0.3
 
 
 def _canopy_centres(X: np.ndarray, a: int, rng: np.random.Generator, sample: int = 1000) -> np.ndarray:
@@ -100,7 +136,7 @@ def _initial_centres(
                            "canopies are computed on the raw records and steer every later step.")
         return centres
     if isinstance(init, str):
-        raise ValueError(f"init must be 'uniform', 'canopy' or an array of centres, got {init!r}.")
+        check_choice(init, ("uniform", "canopy"), name="init (or an array of centres)", kind=str)
     C0 = np.asarray(init, dtype=np.float64)
     if C0.shape != (a, m) or not np.all(np.isfinite(C0)):
         raise ValueError(f"init centres must be a finite array of shape ({a}, {m}).")
@@ -121,9 +157,12 @@ def _nearest_centres(U: np.ndarray, u_sq: np.ndarray, C: np.ndarray) -> np.ndarr
 def _noisy_lloyd(
     U: np.ndarray, centres: np.ndarray, eps_t: float, *, iterations: int,
     noise: np.random.Generator, ledger: PrivacyLedger,
+    strata: np.ndarray | None = None, cluster_strata: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """IDP-KMeans's Lloyd iterations, each spending ``eps_t`` on noisy counts and sums.
 
+    With ``strata`` (each record's, a function of the record alone) and ``cluster_strata``
+    (each cluster's), a record goes to the nearest cluster of its own stratum.
     Returns the last iteration's labels, the final centres (in [0, 1] units) and the last
     noisy counts and sums.
     """
@@ -131,7 +170,10 @@ def _noisy_lloyd(
     scale = idp_kmeans_scale(m, eps_t)
     u_sq = np.einsum("ij,ij->i", U, U)
     for it in range(iterations):
-        labels = _nearest_centres(U, u_sq, centres)
+        if strata is None:
+            labels = _nearest_centres(U, u_sq, centres)
+        else:
+            labels = stratified_bmu(U, centres, strata, cluster_strata)
         counts = np.bincount(labels, minlength=a).astype(float)
         sums = np.zeros((a, m))
         np.add.at(sums, labels, U)
@@ -163,6 +205,8 @@ def idp_kmeans(
     iterations: int = 5,
     init="uniform",
     bounds=None,
+    release: str = "centres",
+    lloyd_share: float = DEFAULT_LLOYD_SHARE,
     random_state: RandomState = None,
 ) -> BaselineResult:
     """IDP-KMeans: DP k-means with noisy sums and counts, released as cluster rows.
@@ -176,7 +220,9 @@ def idp_kmeans(
         a table whose scaling was read from the data marks the ledger not DP. The release is
         then in the table's [0, 1] units (decode it with ``table.decode``).
     n_clusters : int
-        a, the number of clusters (or give ``k`` and a = n // k).
+        a, the number of clusters (or give ``k`` and a = n // k); with ``release="cells"``
+        the most clusters (fewer when n x epsilon is small,
+        :func:`core.sskm.histogram_release.cluster_count`).
     epsilon : float
         Total budget, split evenly over ``iterations`` (sequential composition). In each
         iteration the (counts, sums) vector of all a clusters gets Laplace noise of scale
@@ -192,6 +238,13 @@ def idp_kmeans(
     bounds : array_like of shape (m, 2), optional
         Public (lo, hi) per column; default [0, 1] for every column (the caller scaled the
         attributes), noted in the ledger.
+    release : {"centres", "cells"}
+        ``"centres"``: the cited method, rows at the final noisy centres. ``"cells"``: the
+        Lloyd iterations spend ``lloyd_share`` of epsilon within the schema label's
+        categories; the rest buys noisy counts of every column's cells per cluster and the
+        rows are drawn from them (``X`` must be a ScaledTable, ``init`` "uniform").
+    lloyd_share : float
+        With ``release="cells"``: the share of epsilon the Lloyd iterations spend, in (0, 1).
     random_state : int, Generator or None
         Initial centres, and the noise (mixed with epsilon).
 
@@ -203,8 +256,12 @@ def idp_kmeans(
         ``row_counts``, ``labels`` = each record's cluster in the last iteration (not
         released; for :meth:`BaselineResult.metrics`).
     """
+    check_choice(release, RELEASES, name="release", kind=str)
+    if release == "cells":
+        return _idp_cells(X, n_clusters=n_clusters, epsilon=epsilon, k=k, iterations=iterations, init=init,
+                          bounds=bounds, lloyd_share=lloyd_share, random_state=random_state)
     table, X, bounds = table_input(X, bounds)
-    n, m = X.shape
+    n = X.shape[0]
     a = _cluster_count(n, n_clusters=n_clusters, k=k)
     eps = check_epsilon(epsilon)
     iterations = check_positive_int(iterations, name="iterations")
@@ -231,3 +288,56 @@ def idp_kmeans(
     released = lo + centres * (hi - lo)
     return BaselineResult(released[row_centre], labels, released, ledger, row_counts=row_counts,
                           noisy_counts=noisy_counts, noisy_sums=noisy_sums)
+
+
+def _idp_cells(X, *, n_clusters, epsilon, k, iterations, init, bounds, lloyd_share,
+               random_state: RandomState) -> BaselineResult:
+    """IDP-KMeans with ``release="cells"`` (see :func:`idp_kmeans`)."""
+    if not isinstance(X, ScaledTable):
+        raise TypeError("release='cells' needs a ScaledTable: its schema's categories and bounds give the cells.")
+    if bounds is not None:
+        raise ValueError("a ScaledTable carries its own bounds (from its schema); do not pass bounds.")
+    if not (isinstance(init, str) and init == "uniform"):
+        raise ValueError("release='cells' starts from uniform centres (init='uniform').")
+    table = X
+    U = table.X
+    n = len(U)
+    a_max = _cluster_count(n, n_clusters=n_clusters, k=k)
+    eps = check_epsilon(epsilon)
+    iterations = check_positive_int(iterations, name="iterations")
+    share = check_probability(lloyd_share, name="lloyd_share", inclusive=False)
+    rng = check_random_state(random_state)
+    layout = cell_layout(table, stratify=True)
+    eps_release = eps * (1.0 - share)
+    per = stratum_clusters(cluster_count(n, layout, eps_release, max_clusters=a_max), layout)
+    cluster_strata = np.repeat(np.arange(len(per)), per)
+    a = len(cluster_strata)
+    strata = record_strata(table, layout) if layout.label is not None else None
+    keep = [j for j in range(U.shape[1]) if j != layout.label]
+    F = U[:, keep]
+    ledger = PrivacyLedger()
+    centres = rng.random((a, F.shape[1]))  # data-independent start
+    noise = noise_generator(rng, "IDP-KMeans", "cells", repr(float(eps)))
+    _, centres, _, _ = _noisy_lloyd(F, centres, eps * share / iterations, iterations=iterations, noise=noise,
+                                    ledger=ledger, strata=strata,
+                                    cluster_strata=cluster_strata if strata is not None else None)
+    labels = stratified_bmu(F, centres, strata, cluster_strata if strata is not None else None)
+    counts, cells, parts = noisy_cells(record_cells(table, layout), labels, a, layout, eps_release, noise)
+    scale = layout.sensitivity / eps_release
+    counted = len(layout.counted)
+    ledger.spend(parts[0][0], label=(
+        f"release: noisy count of each of the {a} clusters (under the final public centres): L1 sensitivity 2 "
+        f"under replacement, Laplace scale about {scale:.4g}"), noise=parts[0][1])
+    split = ("" if layout.label is None else
+             f" The clusters are split by the label '{layout.columns[layout.label]}' (its role and categories are "
+             "the schema's): each holds one category, so the label has no cells and its rows carry it.")
+    for e_s, g_s in parts[1:]:
+        ledger.spend(e_s, label=(
+            f"release: noisy counts of the {layout.width} cells of the {counted} counted columns (categories over "
+            f"the schema's list plus (other), numbers in equal bins of the declared range) of each cluster: L1 "
+            f"sensitivity 2m = {2 * counted}, Laplace scale about {scale:.4g}; rows drawn from the cells are "
+            "post-processing." + split), noise=g_s)
+    table.charge(ledger)
+    rows = emit_rows(layout, counts, cells, cluster_strata, scale=scale, random_state=noise)
+    return BaselineResult(rows.rows, labels, rows.centres, ledger, row_counts=rows.row_counts,
+                          noisy_counts=counts, noisy_sums=cells)

@@ -17,7 +17,7 @@ from core.sskm.grid import neighbourhood
 from core.sskm.som import SelfOrganizingMap, bmu_distances, empty_history
 from core.validation import check_matrix, check_positive_int
 
-__all__ = ["noisy_batch_som", "noisy_counts_sums"]
+__all__ = ["noisy_batch_som", "noisy_counts_sums", "stratified_bmu"]
 
 
 def noisy_counts_sums(X: np.ndarray, labels: np.ndarray, K: int, epsilon: float,
@@ -75,18 +75,47 @@ def _start_map(X, rows, cols, *, epsilon, iterations, sigma, topology) -> tuple[
     return X, som, iterations
 
 
+def stratified_bmu(X: np.ndarray, W: np.ndarray, strata: np.ndarray | None,
+                   neuron_strata: np.ndarray | None) -> np.ndarray:
+    """Each row's nearest neuron (row of ``W``), among the neurons of its own stratum when
+    ``strata`` is given (``neuron_strata``: each neuron's stratum)."""
+    if strata is None:
+        return np.argmin(bmu_distances(X, W), axis=1)
+    labels = np.empty(len(X), dtype=np.int64)
+    for s in np.unique(strata):
+        rows = np.flatnonzero(strata == s)
+        mine = np.flatnonzero(neuron_strata == s)
+        if len(mine) == 0:
+            raise ValueError(f"stratum {int(s)} has records and no neuron.")
+        labels[rows] = mine[np.argmin(bmu_distances(X[rows], W[mine]), axis=1)]
+    return labels
+
+
+def _check_strata(strata, neuron_strata, n: int, K: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    if strata is None and neuron_strata is None:
+        return None, None
+    if strata is None or neuron_strata is None:
+        raise ValueError("give both strata (one per record) and neuron_strata (one per neuron), or neither.")
+    strata = np.asarray(strata, dtype=np.int64).ravel()
+    neuron_strata = np.asarray(neuron_strata, dtype=np.int64).ravel()
+    if len(strata) != n or len(neuron_strata) != K:
+        raise ValueError(f"strata needs one entry per record ({n}) and neuron_strata one per neuron ({K}).")
+    return strata, neuron_strata
+
+
 def _spends(t: int, iterations: int, K: int, m: int, parts: list) -> list:
     """The two ledger entries (epsilon, GridNoise, label) of noisy step ``t``."""
     (e_c, g_c), (e_s, g_s) = parts
-    return [(e_c, g_c, f"map iteration {t + 1} of {iterations}: noisy count of each of the {K} "
-                       "neurons (L1 sensitivity 2 under replacement)"),
-            (e_s, g_s, f"map iteration {t + 1} of {iterations}: noisy sums of the {m} attributes "
-                       f"in [0, 1] of each neuron (L1 sensitivity 2m = {2 * m})")]
+    return [(e_c, g_c, (f"map iteration {t + 1} of {iterations}: noisy count of each of the {K} "
+                        "neurons (L1 sensitivity 2 under replacement)")),
+            (e_s, g_s, (f"map iteration {t + 1} of {iterations}: noisy sums of the {m} attributes "
+                        f"in [0, 1] of each neuron (L1 sensitivity 2m = {2 * m})"))]
 
 
 def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int = 4,
                     sigma: float | None = None, topology: str = "rectangular",
-                    random_state: RandomState = None, track: bool = True) -> tuple[SelfOrganizingMap, list]:
+                    random_state: RandomState = None, track: bool = True, strata=None,
+                    neuron_strata=None) -> tuple[SelfOrganizingMap, list]:
     """A batch SOM fitted only through noisy per-neuron counts and sums (differentially private).
 
     The start is data-independent: weights drawn uniformly in [0, 1]^m from ``random_state``
@@ -121,6 +150,12 @@ def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int 
         Record quantisation and topographic error on ``X`` after each step (``history_``,
         for display; an evaluation on the private rows, never released). False skips it
         (a release's own map).
+    strata, neuron_strata : array_like of int, optional
+        A split of the map: each record's stratum (a function of that record alone, e.g.
+        its label's category) and each neuron's. A record then goes to the nearest neuron
+        of its own stratum and the neighbourhood never crosses strata (the map is one map
+        per stratum, measured in one noisy vector). One replaced record still leaves one
+        neuron and joins another: the sensitivity is unchanged.
 
     Returns
     -------
@@ -134,6 +169,8 @@ def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int 
                                     topology=topology)
     rng = check_random_state(random_state)
     K, m = som.rows * som.cols, X.shape[1]
+    strata, neuron_strata = _check_strata(strata, neuron_strata, len(X), K)
+    same = None if neuron_strata is None else neuron_strata[:, None] == neuron_strata[None, :]
     W = rng.random((K, m))  # data-independent start
     end = min(0.5, som.sigma_)
     eps_t = float(epsilon) / iterations
@@ -141,9 +178,11 @@ def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int 
     with _one_blas_thread():
         for t in range(iterations):
             sig = som.sigma_ * (end / som.sigma_) ** (t / max(1, iterations - 1))
-            labels = np.argmin(bmu_distances(X, W), axis=1)
+            labels = stratified_bmu(X, W, strata, neuron_strata)
             noisy_counts, noisy_sums, parts = noisy_counts_sums(X, labels, K, eps_t, rng)
             h = neighbourhood(som._sq, sig, None)  # (K, K), symmetric
+            if same is not None:
+                h = h * same
             num = h @ noisy_sums
             den = h @ noisy_counts
             ok = den >= 1.0  # too little (noisy) mass: the neuron keeps its weights
@@ -155,5 +194,5 @@ def noisy_batch_som(X, rows: int, cols: int, *, epsilon: float, iterations: int 
                     history[key].append(value)
         som.weights_ = W.reshape(som.rows, som.cols, m)
         som.history_ = history
-        som.labels_ = som.predict(X)
+        som.labels_ = som.predict(X) if strata is None else stratified_bmu(X, W, strata, neuron_strata)
     return som, spends

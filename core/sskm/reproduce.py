@@ -11,7 +11,8 @@ SSKM_DP runs as both publishers (:data:`core.sskm.variants.SSKM_VARIANTS`, named
 "paper" in the runs' ``mode`` column): :class:`core.sskm.paper_publisher.PaperSSKMDP` (the
 paper's algorithm, not DP; what its figures show) and :class:`core.sskm.sound.SSKMDP`
 (epsilon-DP under the project's relation: a map fitted through noise, noisy counts and sums of
-every neuron, rows emitted from the noisy counts). The sound MSE and RL are over every record,
+every neuron, rows emitted at the noisy centres: ``release="centres"``, :data:`core.sskm.sweeps.FIGURE_RELEASE`,
+since the figures vary the map's size, which the default cell release sets itself). The sound MSE and RL are over every record,
 to the released centre of its neuron (:meth:`core.sskm.sound.SSKMDP.release_metrics`). Fig. 7 compares
 the methods at one total budget, epsilon = 1 for the whole release: SSKM_DP's ledger total,
 IDP-KMeans's budget summed over its iterations, MDAV_DP's noise for the whole record (its
@@ -24,7 +25,7 @@ passes) and ``stop`` (a ``threading.Event``: once set, the work ends at its next
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import cachetools
 import numpy as np
@@ -41,10 +42,10 @@ from core.sskm.dp_kmeans import idp_kmeans
 from core.sskm.microaggregation import mdav, mdav_dp, mdav_release
 from core.sskm.paper import EPSILONS, M_VALUES, PAPER, REPETITIONS
 from core.sskm.scaled_table import ScaledTable
-from core.sskm.sweeps import grid_runs
+from core.sskm.sweeps import FIGURE_RELEASE, grid_runs
 from core.sskm.variants import SSKM_VARIANTS
 
-__all__ = ["REPRODUCTIONS", "ATTRIBUTES", "SENSITIVE", "GRIDS", "A_VALUES", "MODES", "load_table"]
+__all__ = ["ATTRIBUTES", "A_VALUES", "GRIDS", "MODES", "REPRODUCTIONS", "SENSITIVE", "load_table"]
 #: SOM grids for Fig. 5-6 (the number of clusters a of SSKM_DP is the non-empty neurons)
 GRIDS = ((4, 4), (6, 6), (8, 8), (10, 10), (14, 14))
 #: numbers of clusters a for the baselines of Fig. 7 (k = n // a)
@@ -66,14 +67,14 @@ _NOTES = [
     "The paper gives its results only as plots: its claims are quoted in 'paper', ours are in 'summary'.",
     "Attributes used: " + "; ".join(f"{d} m={m}: {', '.join(c)}" for d, v in ATTRIBUTES.items() for m, c in v.items()),
     "Sensitive attribute: sex on Adult; x1 on NLTCS (the paper names none for NLTCS).",
-    f"SSKM_DP: SFLA-initialised SOM, batch training with {SOM_ITERATIONS:,} row draws, CS_Tsh = 0.3, "
-    "MIC on a 4,000-row sample computed once per dataset and m.",
+    (f"SSKM_DP: SFLA-initialised SOM, batch training with {SOM_ITERATIONS:,} row draws, CS_Tsh = 0.3, "
+    "MIC on a 4,000-row sample computed once per dataset and m."),
     "MSE and RL are on min-max scaled attributes (categoricals as codes), releases clipped to [0, 1].",
-    "SSKM_DP mode 'paper' is the paper's algorithm and is not differentially private (map fitted on raw "
+    ("SSKM_DP mode 'paper' is the paper's algorithm and is not differentially private (map fitted on raw "
     "records, row order, cluster sizes and unprotected attributes published exactly); mode 'sound' is "
     "epsilon-DP: map and MIC on a random held-out 20 % that is never published, noisy counts and sums of "
     "every attribute for every neuron (Laplace scale 2(m + 1) / epsilon), shuffled rows from the noisy "
-    "counts. Its MSE and RL are over the published 80 %, scaled by the held-out part's bounds.",
+    "counts. Its MSE and RL are over the published 80 %, scaled by the held-out part's bounds."),
 ]
 
 
@@ -188,7 +189,8 @@ def _fig7_sskm(frame, sens, conn, *, name: str, epsilon: float, seed: int) -> di
     for mode in MODES:
         schema = _shipped_schema(name, frame) if mode == "sound" else None
         pub = SSKM_VARIANTS[mode](epsilon=epsilon, sensitive=sens, cs_threshold=0.3, iterations=SOM_ITERATIONS,
-                                  random_state=seed, schema=schema).fit(frame, connections=conn)
+                                  random_state=seed, schema=schema,
+                                  **FIGURE_RELEASE.get(mode, {})).fit(frame, connections=conn)
         pub.publish()
         out[mode] = (pub.release_metrics()[0], int(np.count_nonzero(pub.row_counts_)))
     return out
@@ -247,17 +249,17 @@ def _fig7_checks(summary: list[dict]) -> dict:
 
 
 _FIG7_NOTES = [
-    "MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
+    ("MDAV groups are deterministic and computed once per (dataset, m, a); only the noise "
     "of MDAV_DP and IDP-KMeans (5 iterations, uniform data-independent start) changes between "
-    "repetitions.",
-    "Equal total budget: epsilon = 1 for each whole release. SSKM_DP sound: one vector release "
+    "repetitions."),
+    ("Equal total budget: epsilon = 1 for each whole release. SSKM_DP sound: one vector release "
     "(counts eps/(m+1), sums eps m/(m+1)). IDP-KMeans: 1/5 per iteration, noise calibrated to "
     "replacement (scale 2(m+1)/eps_t). MDAV_DP: scale range x m / (k eps) per attribute (the whole "
     "record costs eps), nominal only (MDAV's partition reads the raw data). 'mse_sskm_dp' is the "
-    "sound mode, 'mse_sskm_dp_paper' the paper's (not DP).",
-    "SSKM_DP does not take a: its clusters are the SOM's neurons that released rows (10x10 grid); the "
+    "sound mode, 'mse_sskm_dp_paper' the paper's (not DP)."),
+    ("SSKM_DP does not take a: its clusters are the SOM's neurons that released rows (10x10 grid); the "
     "sound mode's MSE is over its published 80 %, scaled by the held-out part's bounds, the baselines' "
-    "over every record scaled by the data's min and max.",
+    "over every record scaled by the data's min and max."),
 ]
 
 
@@ -299,7 +301,7 @@ def _fig7_claims(summary: list[dict], epsilon: float) -> dict:
         for (name, m), part in pd.DataFrame(summary).groupby(["dataset", "m"], sort=False):
             long = [{"method": meth, "a": int(r["a"]), "mse_mean": float(r[col])}
                     for _, r in part.iterrows() for meth, col in methods.items()]
-            long.append({"method": "SSKM_DP", "a": int(round(part[clusters].mean())),
+            long.append({"method": "SSKM_DP", "a": round(float(part[clusters].mean())),
                          "mse_mean": float(part[sskm].mean())})
             out[f"{mode} {name} m={m}"] = fig7_claim(pd.DataFrame(long), mode=mode, epsilon=epsilon).to_dict()
     return out

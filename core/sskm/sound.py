@@ -25,17 +25,32 @@ by any other, n public). It reads the private rows only through noise its ledger
    labelled so): the release noises every attribute.
 3. Each record goes to its best-matching neuron. For every neuron of the map (empty ones
    included: which neurons are empty is private) the release is a noisy count and noisy
-   sums of **every** attribute. Replacing one record moves it from one neuron to another:
-   the counts change by 2 in L1 and the sums by at most 2m (m attributes in [0, 1]), so the
-   whole (count, sums) vector of all neurons has L1 sensitivity 2(m + 1). The release's
-   epsilon is split epsilon / (m + 1) to the counts and epsilon m / (m + 1) to the sums:
-   every coordinate gets noise of about 2(m + 1) / epsilon. The noise is exact discrete
-   Laplace on a grid (:func:`core.privacy.sampler.laplace_on_grid`; counts on the integers), and
-   the ledger entries carry the grid. It is not a per-cluster parallel release: a replaced
-   record touches two neurons at once.
-4. Post-processing (no further cost): each neuron emits round(max(noisy count, 0)) rows
-   at its centre noisy sums / max(noisy count, 1) clipped to [0, 1]; the rows are
-   shuffled. No row keeps an original position and the number of rows is not n.
+   statistics of **every** attribute. ``release="cells"`` (default,
+   :mod:`core.sskm.histogram_release`): the noisy counts of each column's cells (a
+   category's declared list plus ``(other)``; a number's equal bins of its declared range).
+   When the schema names a categorical label of the table, the noisy map is split by the
+   label's categories (each neuron holds records of one category, ``stratify``), so the label
+   needs no cells: its rows carry their neuron's category. The map's size comes from n, m
+   and the publisher's epsilon (:func:`core.sskm.histogram_release.cluster_count`, at most
+   rows x cols; one size for every release of a fit).
+   ``release="centres"``: noisy sums of every attribute (the former release). Replacing
+   one record moves it from one neuron to another: the counts change by 2 in L1 and each
+   column's sums or cells by at most 2, so the whole vector of all neurons has L1
+   sensitivity 2(m + 1) for m released columns. The release's epsilon is split
+   epsilon / (m + 1) to the counts and epsilon m / (m + 1) to the rest: every coordinate
+   gets noise of about 2(m + 1) / epsilon. The noise is exact discrete Laplace on a grid
+   (:func:`core.privacy.sampler.laplace_on_grid`; counts on the integers), and the ledger
+   entries carry the grid. It is not a per-cluster parallel release: a replaced record
+   touches two neurons at once.
+4. Post-processing (no further cost). Cells: a neuron whose noisy count clears two noise
+   scales emits round(noisy count) rows, each column drawn from its noisy cells projected
+   onto the simplex (:func:`core.sskm.histogram_release.emit_rows`). Centres: each neuron
+   emits round(max(noisy count, 0)) rows at its centre noisy sums / max(noisy count, 1)
+   clipped to [0, 1]. Either way the rows are shuffled: no row keeps an original position
+   and the number of rows is not n. Rows at the centres lose the label's relation (a
+   category decoded from the mean of its codes, the label rounded to the neuron's
+   majority, a hundred distinct rows): on Adult a classifier trained on them stays at the
+   constant guess, one trained on the drawn rows does not (``benchmarks/bench_cluster_utility.py``).
 
 The ledger's total is epsilon: map share plus release share (noisy map), or all of it on
 the release (reference map).
@@ -47,7 +62,8 @@ own algorithm, not differentially private, is :class:`core.sskm.paper_publisher.
 """
 from __future__ import annotations
 
-from typing import Mapping
+import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -58,20 +74,73 @@ from core.runtime.progress import Progress, Stop, report, stage, watch
 from core.runtime.randomness import RandomState
 from core.sskm.cluster_release import cluster_release_metrics
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult
+from core.sskm.histogram_release import (
+    CellLayout,
+    cell_layout,
+    cluster_count,
+    emit_rows,
+    exact_cells,
+    noisy_cells,
+    record_cells,
+    record_strata,
+    stratum_clusters,
+)
 from core.sskm.noisy_som import noisy_batch_som, noisy_counts_sums
 from core.sskm.publisher_base import SSKMPublisherBase
 from core.sskm.scaled_table import ScaledTable
 from core.sskm.som import SelfOrganizingMap
-from core.validation import DataError, check_choice, check_epsilon, check_positive_int, check_probability
+from core.validation import (
+    DataError,
+    check_choice,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+)
 
-__all__ = ["SSKMDP", "MAP_FITS", "DEFAULT_MAP_SHARE", "DEFAULT_MAP_ITERATIONS", "NO_SCHEMA_REASON"]
+__all__ = [
+    "DEFAULT_MAP_ITERATIONS",
+    "DEFAULT_MAP_SHARE",
+    "MAP_FITS",
+    "MIN_NEURONS",
+    "NO_SCHEMA_REASON",
+    "RELEASES",
+    "SSKMDP",
+    "map_grid",
+]
 
 #: where the sound publisher's map comes from
 MAP_FITS = ("noisy", "reference")
+#: the smallest map a cell release draws (2 x 2), when rows x cols allows: a map of two
+#: neurons drawn through heavy noise often puts every record in one
+MIN_NEURONS = 4
+#: what each neuron releases: noisy cell counts of every column (rows drawn from them), or
+#: noisy sums (rows at the centres, the former release)
+RELEASES = ("cells", "centres")
 #: share of epsilon the noisy map spends, and its noisy batch steps
 DEFAULT_MAP_SHARE = 0.3
 DEFAULT_MAP_ITERATIONS = 3
 NO_SCHEMA_REASON = ("No public schema was given: the bounds and category lists are read from your data.")
+
+
+def map_grid(n: int, layout: CellLayout, epsilon: float, *, rows: int, cols: int) -> tuple[int, int, np.ndarray, int]:
+    """The noisy map of a cell release: (grid rows, grid cols, each neuron's stratum, the
+    neighbourhood's start width).
+
+    :func:`core.sskm.histogram_release.cluster_count` neurons (at most ``rows`` x ``cols``,
+    at least :data:`MIN_NEURONS` when the map allows) from n, the layout and the release's
+    ``epsilon`` (all public). With a label that splits
+    the map, each declared category gets an r x c block of the grid (r x c about the count
+    divided among them) and OTHER one row of c neurons, stacked.
+    """
+    total = max(cluster_count(n, layout, epsilon, max_clusters=rows * cols), min(MIN_NEURONS, rows * cols), 2)
+    per = int(stratum_clusters(total, layout)[0])
+    r = max(1, math.isqrt(per))
+    c = max(1, per // r)
+    if layout.label is None:
+        return r, c, np.zeros(r * c, dtype=np.int64), max(r, c) / 2.0
+    bands = [np.full(r * c, s, dtype=np.int64) for s in range(layout.strata - 1)]
+    bands.append(np.full(c, layout.strata - 1, dtype=np.int64))  # OTHER: one row
+    return r * (layout.strata - 1) + 1, c, np.concatenate(bands), max(r, c, 1) / 2.0
 
 
 class SSKMDP(SSKMPublisherBase):
@@ -120,6 +189,14 @@ class SSKMDP(SSKMPublisherBase):
         Share of epsilon the noisy map spends, in (0, 1); the release gets the rest.
     map_iterations : int
         Noisy batch steps of the map (each costs map_share x epsilon / map_iterations).
+    release : {"cells", "centres"}
+        What each neuron releases. ``"cells"`` (default): noisy counts of every column's
+        cells, the map split by the schema's label and sized from n, m and the publisher's
+        ``epsilon`` (at most ``rows`` x ``cols``, :func:`map_grid`; one size for every release
+        of a fit, so releases at several epsilons and the audit compare like with like), rows drawn from the cells. ``"centres"``:
+        noisy sums on the ``rows`` x ``cols`` map, rows at the noisy centres (the former
+        release, kept for the paper's MSE and RL figures and as the reference it is
+        measured against).
 
     Attributes
     ----------
@@ -151,7 +228,10 @@ class SSKMDP(SSKMPublisherBase):
     published_scaled_, row_neuron_, row_counts_, released_centres_, noisy_centres_ : ndarray
         After ``publish``: the released rows in scaled units and how they were made.
     noisy_counts_, noisy_sums_ : ndarray
-        The release's noisy vector (the rows are computed from it).
+        The release's noisy vector (the rows are computed from it): with cells,
+        ``noisy_sums_`` holds the noisy cell counts (K, cells).
+    layout_ : CellLayout or None
+        The cells each neuron releases (``release="cells"``).
     release_som_ : SelfOrganizingMap
         The map behind the last release (drawn with it, or the reference map).
     noise_scale_ : dict of int to float
@@ -188,6 +268,7 @@ class SSKMDP(SSKMPublisherBase):
         map_fit: str = "noisy",
         map_share: float = DEFAULT_MAP_SHARE,
         map_iterations: int = DEFAULT_MAP_ITERATIONS,
+        release: str = "cells",
     ) -> None:
         super().__init__(
             epsilon=epsilon, sensitive=sensitive, cs_threshold=cs_threshold, schema=schema, bounds=bounds,
@@ -198,12 +279,14 @@ class SSKMDP(SSKMPublisherBase):
         self.map_fit = map_fit
         self.map_share = map_share
         self.map_iterations = map_iterations
+        self.release = release
 
     # ------------------------------------------------------------------ checks
     def _check_map(self) -> None:
         check_choice(self.map_fit, MAP_FITS, name="map_fit", kind=str)
         check_probability(self.map_share, name="map_share", inclusive=False)
         check_positive_int(self.map_iterations, name="map_iterations")
+        check_choice(self.release, RELEASES, name="release", kind=str)
         if self.schema is not None and not isinstance(self.schema, PublicSchema):
             raise TypeError(f"schema must be a PublicSchema or None, got {type(self.schema).__name__}.")
         if self.schema is not None and self.bounds:
@@ -218,7 +301,7 @@ class SSKMDP(SSKMPublisherBase):
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, *, connections: ConnectionResult | None = None,
             reference: pd.DataFrame | None = None, progress: Progress | None = None,
-            stop: Stop | None = None) -> "SSKMDP":
+            stop: Stop | None = None) -> SSKMDP:
         """Scale the records, prepare the map and the MIC step (no release noise yet).
 
         Parameters
@@ -243,6 +326,7 @@ class SSKMDP(SSKMPublisherBase):
         frame, sens = self._start_fit(frame)
         self._check_map()
         self.table_ = self._sound_table(frame)
+        self._set_layout()
         n = len(self.table_.X)
         self.holdout_index_ = np.empty(0, dtype=np.int64)
         self.published_index_ = np.arange(n)
@@ -287,22 +371,57 @@ class SSKMDP(SSKMPublisherBase):
         self._map_spends: list = []
         return reference[list(frame.columns)].reset_index(drop=True)
 
+    def _set_layout(self) -> None:
+        """The cells of a cell release (split by the label with the noisy map only: a
+        reference map has no strata) and each record's cells and stratum."""
+        self.layout_ = None
+        if self.release == "cells":
+            self.layout_ = cell_layout(self.table_, stratify=self.map_fit == "noisy")
+            self._cells = record_cells(self.table_, self.layout_)
+            self._strata = record_strata(self.table_, self.layout_)
+
     def _noisy_map(self, epsilon: float, rng: np.random.Generator, *, track: bool = True):
-        return noisy_batch_som(self.table_.X, self.rows, self.cols, epsilon=epsilon * self.map_share,
-                               iterations=self.map_iterations, sigma=self.sigma, topology=self.topology,
-                               random_state=rng, track=track)
+        X = self.table_.X
+        if self.release == "centres":
+            self._neuron_strata = np.zeros(self.rows * self.cols, dtype=np.int64)
+            return noisy_batch_som(X, self.rows, self.cols, epsilon=epsilon * self.map_share,
+                                   iterations=self.map_iterations, sigma=self.sigma, topology=self.topology,
+                                   random_state=rng, track=track)
+        layout = self.layout_
+        # sized at the publisher's epsilon: every release of one fit has one map size
+        rows, cols, strata, width = map_grid(len(X), layout, self._release_epsilon(check_epsilon(self.epsilon)),
+                                             rows=self.rows, cols=self.cols)
+        self._neuron_strata = strata
+        if layout.label is None:
+            return noisy_batch_som(X, rows, cols, epsilon=epsilon * self.map_share, iterations=self.map_iterations,
+                                   sigma=self.sigma or width, topology=self.topology, random_state=rng, track=track)
+        keep = [j for j in range(X.shape[1]) if j != layout.label]
+        som, spends = noisy_batch_som(X[:, keep], rows, cols, epsilon=epsilon * self.map_share,
+                                      iterations=self.map_iterations, sigma=self.sigma or width,
+                                      topology=self.topology, random_state=rng, track=track,
+                                      strata=self._strata, neuron_strata=strata)
+        # the label's coordinate of each neuron is its stratum (public): the map in the table's units
+        W = np.zeros((rows * cols, X.shape[1]))
+        W[:, keep] = som.weights_.reshape(rows * cols, -1)
+        W[:, layout.label] = strata / max(layout.strata - 1, 1)
+        som.weights_ = W.reshape(rows, cols, X.shape[1])
+        som.n_features_in_ = X.shape[1]
+        return som, spends
 
     def _assign(self, som: SelfOrganizingMap) -> None:
-        """Every record to its nearest neuron; the exact (private) counts and sums per neuron."""
+        """Every record to its nearest neuron; the exact (private) counts and sums per neuron
+        (with cells, ``_sums`` holds the exact cell counts: what the release noises)."""
         X = self.table_.X
         self.labels_ = som.labels_ if len(som.labels_) == len(X) else som.predict(X)
-        K = self.rows * self.cols
+        K = som.rows * som.cols
         self.clusters_ = np.arange(K)
         counts = np.bincount(self.labels_, minlength=K)
         sums = np.zeros((K, X.shape[1]))
         np.add.at(sums, self.labels_, X)
         self._counts = counts
         self._sums = sums
+        if self.layout_ is not None:
+            self._sums = exact_cells(self._cells, self.labels_, K, self.layout_.width)[1]
         self._inverse = self.labels_
         self.cluster_sizes_ = {int(c): int(k) for c, k in zip(self.clusters_, counts)}
         self.centres_ = sums / np.maximum(counts, 1)[:, None]
@@ -313,8 +432,10 @@ class SSKMDP(SSKMPublisherBase):
         return eps if self.map_fit == "reference" else eps * (1.0 - self.map_share)
 
     def _sound_scale(self, eps: float) -> float:
-        """Laplace scale of every release count and sum: L1 sensitivity 2(m + 1) over the
-        release's epsilon."""
+        """Laplace scale of every release count and sum (or cell): L1 sensitivity 2(m + 1)
+        over the release's epsilon, m the released columns."""
+        if self.layout_ is not None:
+            return self.layout_.sensitivity / self._release_epsilon(eps)
         return 2.0 * (self.table_.X.shape[1] + 1) / self._release_epsilon(eps)
 
     def _draw_sound(self, eps: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -325,17 +446,23 @@ class SSKMDP(SSKMPublisherBase):
             self._assign(som)
         else:
             self.release_som_ = self.som_
+            self._neuron_strata = np.zeros(len(self.clusters_), dtype=np.int64)
         m = self.table_.X.shape[1]
         K = len(self.clusters_)
-        noisy_counts, noisy_sums, parts = noisy_counts_sums(
-            self.table_.X, self.labels_, K, self._release_epsilon(eps), rng)
+        if self.layout_ is not None:
+            noisy_counts, noisy_sums, parts = noisy_cells(self._cells, self.labels_, K, self.layout_,
+                                                          self._release_epsilon(eps), rng)
+        else:
+            noisy_counts, noisy_sums, parts = noisy_counts_sums(
+                self.table_.X, self.labels_, K, self._release_epsilon(eps), rng)
         self._release_spends = parts
         self._release_m = m
         return noisy_counts, noisy_sums
 
     def release_aggregates(self, *, epsilon: float | None = None,
                            random_state: RandomState = None) -> tuple[np.ndarray, np.ndarray]:
-        """The release's noisy vector alone, (noisy counts (K,), noisy sums (K, m)).
+        """The release's noisy vector alone, (noisy counts (K,), noisy sums (K, m)), with
+        cells (noisy counts (K,), noisy cell counts (K, cells)).
 
         Everything :meth:`publish` releases is computed from it (same draws for the same
         ``epsilon`` and ``random_state``). With the noisy map, the map is drawn again first
@@ -353,19 +480,26 @@ class SSKMDP(SSKMPublisherBase):
         m = table.X.shape[1]
         K = len(self.clusters_)
         b = self._sound_scale(eps)
-        # post-processing: centres, row counts, shuffled rows
-        noisy = noisy_sums / np.maximum(noisy_counts, 1.0)[:, None]
-        centres = np.clip(noisy, 0.0, 1.0)
-        row_counts = np.rint(np.maximum(noisy_counts, 0.0)).astype(np.int64)
-        row_neuron = np.repeat(np.arange(K), row_counts)
-        row_neuron = row_neuron[rng.permutation(len(row_neuron))]
         self.noisy_counts_ = noisy_counts
         self.noisy_sums_ = noisy_sums
-        self.noisy_centres_ = noisy
-        self.released_centres_ = centres
-        self.row_counts_ = row_counts
-        self.row_neuron_ = row_neuron
-        self.published_scaled_ = centres[row_neuron]
+        if self.layout_ is not None:  # post-processing: rows drawn from each neuron's noisy cells
+            rows = emit_rows(self.layout_, noisy_counts, noisy_sums, self._neuron_strata, scale=b, random_state=rng)
+            self.noisy_centres_ = rows.centres
+            self.released_centres_ = rows.centres
+            self.row_counts_ = rows.row_counts
+            self.row_neuron_ = rows.row_cluster
+            self.published_scaled_ = rows.rows
+        else:  # post-processing: centres, row counts, shuffled rows
+            noisy = noisy_sums / np.maximum(noisy_counts, 1.0)[:, None]
+            centres = np.clip(noisy, 0.0, 1.0)
+            row_counts = np.rint(np.maximum(noisy_counts, 0.0)).astype(np.int64)
+            row_neuron = np.repeat(np.arange(K), row_counts)
+            row_neuron = row_neuron[rng.permutation(len(row_neuron))]
+            self.noisy_centres_ = noisy
+            self.released_centres_ = centres
+            self.row_counts_ = row_counts
+            self.row_neuron_ = row_neuron
+            self.published_scaled_ = centres[row_neuron]
         self.ledger_ = self._sound_ledger(eps, K, m, b)
         self.noise_scale_ = {int(c): b for c in self.clusters_}
         self.protected_ = tuple(table.columns)
@@ -379,21 +513,43 @@ class SSKMDP(SSKMPublisherBase):
         else:
             ledger.assume(f"The map was fitted on a reference table of {self.reference_rows_} rows that you "
                           "provided and declared public; its records are not protected by this release.")
-        (e_c, g_c), (e_s, g_s) = self._release_spends
+        (e_c, g_c), *rest = self._release_spends
         ledger.spend(e_c, label=(
             f"release: noisy count of each of the {K} neurons: L1 sensitivity 2 under replacement "
             f"(a record leaves one neuron, joins another), Laplace scale about {b:.4g}"), noise=g_c)
-        ledger.spend(e_s, label=(
-            f"release: noisy sums of the {m} attributes in [0, 1] of each of the {K} neurons: L1 sensitivity "
-            f"2m = {2 * m}, Laplace scale about {b:.4g}. Counts and sums are one vector release over all "
-            "neurons (not per-cluster parallel: a replaced record moves between two neurons); rows, "
-            "centres and their order are post-processing"), noise=g_s)
+        if self.layout_ is not None:
+            self._cells_spend(ledger, rest, K, b)
+        else:
+            (e_s, g_s), = rest
+            ledger.spend(e_s, label=(
+                f"release: noisy sums of the {m} attributes in [0, 1] of each of the {K} neurons: L1 sensitivity "
+                f"2m = {2 * m}, Laplace scale about {b:.4g}. Counts and sums are one vector release over all "
+                "neurons (not per-cluster parallel: a replaced record moves between two neurons); rows, "
+                "centres and their order are post-processing"), noise=g_s)
         if self.schema is None:  # a DP claim needs the schema: without it, the data set the scaling
             self.table_.charge(ledger)
             ledger.mark_not_dp(self.table_.not_dp_reason or NO_SCHEMA_REASON)
         else:
             self.table_.charge(ledger)
         return ledger
+
+    def _cells_spend(self, ledger: PrivacyLedger, rest: list, K: int, b: float) -> None:
+        """The ledger entry of a cell release's cells (none when no column is counted)."""
+        layout = self.layout_
+        counted = len(layout.counted)
+        split = ""
+        if layout.label is not None:
+            split = (f" The map is split by the label '{layout.columns[layout.label]}' (its role and "
+                     f"categories are the schema's): each neuron holds one of its {layout.strata} categories, so "
+                     "the label has no cells and its rows carry their neuron's category.")
+        for e_s, g_s in rest:
+            ledger.spend(e_s, label=(
+                f"release: noisy counts of the {layout.width} cells of the {counted} counted columns "
+                f"(categories over the schema's list plus (other), numbers in equal bins of the declared range) "
+                f"of each of the {K} neurons: L1 sensitivity 2m = {2 * counted} under replacement, Laplace scale "
+                f"about {b:.4g}. Counts and cells are one vector release over all neurons (a replaced record "
+                "moves between two neurons); rows drawn from the cells and their order are post-processing."
+                + split), noise=g_s)
 
     # ----------------------------------------------------------------- metrics
     def release_metrics(self) -> tuple[float, float]:

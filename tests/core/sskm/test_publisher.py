@@ -7,15 +7,16 @@ import pytest
 from scipy import stats
 
 from core.evaluation.metrics import mse, record_linkage
-from core.sskm.connection import mic_connections
-from core.sskm.paper_publisher import PAPER_NOT_DP_REASON, PaperSSKMDP
 from core.sskm.cluster_release import cluster_release_metrics
+from core.sskm.connection import mic_connections
+from core.sskm.histogram_release import EMIT_THRESHOLD, project_simplex, record_cells
+from core.sskm.paper_publisher import PAPER_NOT_DP_REASON, PaperSSKMDP
 from core.sskm.scaled_table import ScaledTable
-from core.sskm.sound import SSKMDP
+from core.sskm.sound import SSKMDP, map_grid
 from core.sskm.variants import SSKM_VARIANTS
 from core.validation import DataError
 
-FAST = dict(rows=6, cols=6, iterations=4000, sfla_params={"iterations": 5, "n_frogs": 6}, mic_max_rows=600)
+FAST = {"rows": 6, "cols": 6, "iterations": 4000, "sfla_params": {"iterations": 5, "n_frogs": 6}, "mic_max_rows": 600}
 
 
 @pytest.fixture(scope="module")
@@ -153,8 +154,11 @@ def test_scaled_table_refuses_infinite_values():
 
 @pytest.mark.parametrize("mode", ["paper", "sound"])
 def test_no_noise_draw_is_reused_across_epsilons(census_frame, mode):
-    """One random_state at epsilon 1 and 2: 2 y(2) - y(1) must not cancel the noise."""
-    pub = SSKM_VARIANTS[mode](sensitive="sex", random_state=0, **FAST).fit(census_frame.head(400))
+    """One random_state at epsilon 1 and 2: 2 y(2) - y(1) must not cancel the noise. (The
+    sound publisher's centres release keeps one map size at both epsilons; the cell release
+    sizes its map per epsilon, and its noise comes from the same keyed generator.)"""
+    extra = {"release": "centres"} if mode == "sound" else {}
+    pub = SSKM_VARIANTS[mode](sensitive="sex", random_state=0, **FAST, **extra).fit(census_frame.head(400))
     pub.publish(epsilon=1.0, random_state=7)
     n1 = pub.noisy_centres_ - pub.centres_
     pub.publish(epsilon=2.0, random_state=7)
@@ -261,7 +265,9 @@ def test_sound_mode_with_a_schema_is_dp_and_costs_epsilon(sound):
     assert all("discrete Laplace" in e.noise for e in led.entries)  # the exact sampler, with its grid
     assert "one vector release" in led.entries[-1].label
     assert sound.protected_ == tuple(sound.table_.columns)  # every attribute is noised
-    assert len(sound.noise_scale_) == sound.rows * sound.cols  # every neuron, empty ones too
+    rows, cols, _, _ = map_grid(len(sound.table_.X), sound.layout_, sound.epsilon * (1 - share), rows=sound.rows,
+                                cols=sound.cols)
+    assert len(sound.noise_scale_) == rows * cols  # every neuron, empty ones too
     assert np.allclose(list(sound.noise_scale_.values()), 2 * (m + 1) / (0.8 * (1 - share)))
     assert any("shipped with the dataset" in a for a in led.assumptions)
     assert not any("held-out" in a.lower() for a in led.assumptions)
@@ -329,7 +335,8 @@ def test_every_record_is_behind_the_release_and_none_is_held_out(sound, census_f
     assert len(sound.holdout_index_) == 0
     assert np.array_equal(sound.published_index_, np.arange(len(census_frame)))
     assert sound._counts.sum() == len(census_frame)
-    assert np.allclose(sound._sums.sum(axis=0), sound.table_.X.sum(axis=0))
+    # each record in one cell of every column of its neuron
+    assert np.array_equal(sound._sums.sum(axis=1), sound._counts * len(sound.layout_.counted))
     # counts lie on the integer grid, so even a huge epsilon leaves noise of one step
     assert np.abs(sound.noisy_counts_ - sound._counts).mean() < 2
 
@@ -383,10 +390,14 @@ def test_sound_release_rows_are_shuffled_and_their_number_is_noisy(sound):
     out = sound.publish(epsilon=0.5, random_state=0)
     assert len(out) == sound.row_counts_.sum()
     assert len(out) != len(sound.table_.X)  # the row count comes from the noisy counts
-    assert np.array_equal(sound.row_counts_, np.rint(np.maximum(sound.noisy_counts_, 0)))
+    b = sound.noise_scale_[0]
+    emitted = np.where(sound.noisy_counts_ >= EMIT_THRESHOLD * b, np.rint(sound.noisy_counts_), 0)
+    assert np.array_equal(sound.row_counts_, emitted)
 
 
-def test_sound_release_is_post_processing_of_the_noisy_vector(sound):
+def test_sound_centres_release_is_post_processing_of_the_noisy_vector(census_frame, census_schema):
+    sound = SSKMDP(sensitive="sex", schema=census_schema, random_state=0, release="centres",
+                   **FAST).fit(census_frame.head(400))
     out = sound.publish(epsilon=2.0, random_state=5)
     counts, sums = sound.release_aggregates(epsilon=2.0, random_state=5)
     assert np.array_equal(counts, sound.noisy_counts_) and np.array_equal(sums, sound.noisy_sums_)
@@ -394,6 +405,29 @@ def test_sound_release_is_post_processing_of_the_noisy_vector(sound):
     assert np.allclose(sound.released_centres_, centres)
     assert np.allclose(sound.published_scaled_, centres[sound.row_neuron_])
     assert list(out.columns) == list(sound.table_.columns)
+
+
+def test_sound_cell_release_draws_its_rows_from_the_noisy_vector(sound):
+    """Every released row lies in cells that the noisy vector, projected, gives mass: the
+    rows read the records only through it."""
+    out = sound.publish(epsilon=2.0, random_state=5)
+    counts, cells = sound.release_aggregates(epsilon=2.0, random_state=5)
+    assert np.array_equal(counts, sound.noisy_counts_) and np.array_equal(cells, sound.noisy_sums_)
+    layout = sound.layout_
+    kept = project_simplex_columns(cells, counts, layout)
+    row_cells = record_cells(ScaledTable(out, schema=sound.schema), layout)
+    for j in range(row_cells.shape[1]):
+        assert (kept[sound.row_neuron_, row_cells[:, j]] > 0).all()
+    assert list(out.columns) == list(sound.table_.columns)
+
+
+def project_simplex_columns(cells, counts, layout):
+    """The noisy cells projected column by column onto the simplex of the noisy count."""
+    out = np.zeros_like(cells)
+    for j, start in zip(layout.counted, layout.offsets[list(layout.counted)]):
+        k = layout.cells[j]
+        out[:, start:start + k] = project_simplex(cells[:, start:start + k], np.maximum(counts, 1))
+    return out
 
 
 def test_sound_noise_is_laplace_of_scale_two_m_plus_one_over_the_release_epsilon(sound):
