@@ -177,14 +177,16 @@ def live_view(control, chart, c: Choice, live: Live) -> None:
 
 
 def schemes_and_guarantees(c: Choice, live: Live) -> None:
-    """The schemes' table beside the guarantees of the paper's Proposed and of the DP reading."""
-    left, right = st.columns([3, 2])
-    left.dataframe(cached.scheme_rows(live.setup, runs=live.runs, reference=live.guess, n_rows=live.data.n_rows),
-                   hide_index=True, width="stretch")
+    """The schemes' table across the page (a static table: its long cells, the sensitivity
+    and what is private, wrap instead of running past its box), then the guarantees of the
+    paper's Proposed and of the DP reading side by side."""
+    st.table(cached.scheme_rows(live.setup, runs=live.runs, reference=live.guess, n_rows=live.data.n_rows),
+             hide_index=True)
     faithful, reading = live.models["Proposed"], live.models[cached.DP_READING]
     ledger = reading.ledger_
     shown = chosen_ledger("lr_eps", c.epsilon, ledger)  # marked when epsilon was chosen on the private data
-    guarantee_line(right, "Proposed, as in the paper", faithful.ledger_)
+    left, right = st.columns(2)
+    guarantee_line(left, "Proposed, as in the paper", faithful.ledger_)
     guarantee_line(right, "DP reading", shown)
     entries = ("1 ledger entry: the PLD accountant composes the epochs" if int(c.method) == cached.PLD_METHOD
                else f"{len(ledger)} ledger entr{'y' if len(ledger) == 1 else 'ies'} (sequential composition "
@@ -193,9 +195,10 @@ def schemes_and_guarantees(c: Choice, live: Live) -> None:
                   + (f", momentum {reading.momentum_:g} (post-processing of the noisy gradients)."
                      if reading.momentum_ else ".")
                   + " Test accuracy is evaluated on your private held-out records and is not released.")
-    with right:
+    with left:
         st.markdown("**Proposed, as the paper runs it**")
         guarantee_box(faithful.ledger_)
+    with right:
         st.markdown("**DP reading**")
         guarantee_box(shown)
 

@@ -45,15 +45,19 @@ def test_compare_settings_show_each_value_whole(browser, app_url, rows):
     assert not clipped, clipped
 
 
-#: each canvas table (a grid) on the page: (its headers, scrollWidth and clientWidth of its scroller)
-_GRIDS_JS = """() => [...document.querySelectorAll('[data-testid=stDataFrame]')].map(e => {
-    const s = e.querySelector('.dvn-scroller');
-    return [[...e.querySelectorAll('th')].map(t => t.textContent.trim()), s ? s.scrollWidth : 0, s ? s.clientWidth : 0];
+#: each table on the page: (its headers, the widest scrollWidth and its clientWidth): a canvas
+#: grid (st.dataframe, st.data_editor) scrolls in its '.dvn-scroller', a static table
+#: (st.table) in itself or any element inside it
+_GRIDS_JS = """() => [...document.querySelectorAll('[data-testid=stDataFrame], [data-testid=stTable]')].map(e => {
+    const boxes = e.dataset.testid === 'stTable' ? [e, ...e.querySelectorAll('*')] : [e.querySelector('.dvn-scroller')];
+    const worst = boxes.filter(b => b).reduce((w, b) => b.scrollWidth - b.clientWidth > w[0] - w[1]
+        ? [b.scrollWidth, b.clientWidth] : w, [0, 0]);
+    return [[...e.querySelectorAll('th')].map(t => t.textContent.trim()), worst[0], worst[1]];
 })"""
 
 
 def _grid(pg, header: str):
-    """(headers, scrollWidth, clientWidth) of the first grid with the column ``header``."""
+    """(headers, scrollWidth, clientWidth) of the first table with the column ``header``."""
     found = [g for g in pg.evaluate(_GRIDS_JS) if header in g[0]]
     assert found, f"no table with a column {header!r}"
     return found[0]
@@ -75,3 +79,15 @@ def test_the_schema_panels_privacy_column_shows_whole_on_a_drafted_upload(browse
     screenshot(pg, "data_schema_privacy")
     context.close()
     assert scroll <= width, f"the schema table needs {scroll} px, shows {width} ({headers})"
+
+
+def test_cdp_lr_schemes_table_shows_its_sensitivity_column_whole(browser, app_url):
+    """The schemes' table (sensitivity: '38 (GS, read from the records; 4.1% of N = 928 training
+    records)') ran to 1,121 px in a 482 px box; it spans the page and its long cells wrap."""
+    context, pg = _open(browser, app_url, "cdp_lr")
+    pg.get_by_text("Accuracy at epsilon = 2").first.wait_for(timeout=240_000)
+    wait_idle(pg)
+    headers, scroll, width = _grid(pg, "sensitivity")
+    screenshot(pg, "cdp_lr_schemes_table")
+    context.close()
+    assert scroll <= width, f"the schemes' table needs {scroll} px, shows {width} ({headers})"

@@ -59,7 +59,7 @@ def test_the_papers_scheme_says_it_is_not_dp_beside_the_dp_reading(open_page):
     successes = " ".join(w.value for w in at.success).replace("\\", "")
     assert "differentially private" in successes
     assert any("group of up to 45" in m.value for m in at.markdown)  # the supplier's declared bound
-    rows = at.dataframe[0].value
+    rows = at.table[0].value
     assert "DP reading" in set(rows["scheme"])
 
 
@@ -361,7 +361,7 @@ def test_the_live_chart_draws_the_constant_guess_and_the_non_private_model():
 
 def test_the_scheme_table_sets_each_accuracy_beside_the_constant_guess():
     at = _on_skewed()
-    rows = next(d.value for d in at.dataframe if "vs the constant guess" in d.value.columns).set_index("scheme")
+    rows = next(d.value for d in at.table if "vs the constant guess" in d.value.columns).set_index("scheme")
     assert rows.loc["Proposed", "vs the constant guess"].startswith(("no better", "within", "above"))
     assert "of N = 240 training records" in rows.loc["Proposed", "sensitivity"]
 
