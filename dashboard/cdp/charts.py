@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from core.cdp.dc_fbfs import DCFBFSResult
 from dashboard.shared.charts import number, plotly_text
-from dashboard.shared.layout import from_dict
+from dashboard.shared.layout import from_dict, wrap
 from dashboard.shared.palette import color, colors, log_ticks
 
 __all__ = [
@@ -277,10 +277,17 @@ def accuracy_data(runs: pd.DataFrame, *, epsilon: float, references=()) -> pd.Da
     return out
 
 
+#: a reference's legend entry is wrapped to lines of at most this many characters, so the
+#: legend beside the bars stays narrow ("majority class" / "(constant guess) 0.634")
+_REFERENCE_LEGEND_CHARS = 22
+
+
 def _reference_shapes(references) -> tuple[list, list]:
-    """Layout shapes and annotations of horizontal reference lines across the plot (a band
-    for each 95% interval): layout items, not add_hline, which is slow on the slider path."""
-    shapes, notes = [], []
+    """Layout shapes of horizontal reference lines across the plot (a band for each 95%
+    interval), and one legend entry per reference naming it with its value: layout items and
+    an empty line trace, not add_hline, which is slow on the slider path. The names sit in the
+    legend beside the plot, never over a bar (a label drawn at the line crossed the bar under it)."""
+    shapes, entries = [], []
     for r in references:
         style = _reference_style(r.name)
         if _finite(r.low) and _finite(r.high):
@@ -289,14 +296,10 @@ def _reference_shapes(references) -> tuple[list, list]:
                                name=f"{r.name}: 95% interval"))
         shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=float(r.value), y1=float(r.value),
                            line=dict(dash=style["dash"], color=style["color"], width=2), name=r.name))
-        # the constant guess labelled at the right, the others at the left, so two close lines
-        # do not write over each other; under the line near the top, clear of the title
-        right = r.name == "majority class (constant guess)"
-        notes.append(dict(xref="paper", yref="y", x=1 if right else 0, y=float(r.value),
-                          xanchor="right" if right else "left", yanchor="top" if float(r.value) > 0.85 else "bottom",
-                          showarrow=False, text=f"{plotly_text(r.name)} {float(r.value):.3f}",
-                          font=dict(size=12, color=style["color"]), bgcolor="rgba(255,255,255,0.8)"))
-    return shapes, notes
+        entries.append(dict(type="scatter", x=[None], y=[None], mode="lines", hoverinfo="skip",
+                            name=wrap(f"{plotly_text(r.name)} {float(r.value):.3f}", _REFERENCE_LEGEND_CHARS),
+                            line=dict(dash=style["dash"], color=style["color"], width=2)))
+    return shapes, entries
 
 
 def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None = None,
@@ -306,7 +309,7 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None =
     ``references`` (:class:`core.cdp.sweeps.Reference`, e.g. from
     :func:`core.cdp.sweeps.accuracy_references`) are drawn across the bars: a dashed grey
     line for the majority class (constant guess), a dotted one for the non-private model,
-    each with a band for its 95% interval and its value written at the right.
+    each with a band for its 95% interval, named with its value in the legend beside the plot.
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
     Built from plain dicts without plotly's validation
     (:func:`dashboard.shared.layout.from_dict`): it is redrawn on every slider move.
@@ -318,14 +321,15 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None =
         error_y=dict(type="data", array=g[_STD_ACC].to_numpy(), color="#333333"),
         text=[f"{v:.3f}" for v in g[_MEAN_ACC]], textposition="inside", insidetextanchor="start",
         textfont=dict(color="white"), marker=dict(color=colors(g["scheme"])), name="test accuracy",
+        showlegend=False,
     )
-    shapes, notes = _reference_shapes(references)
+    shapes, entries = _reference_shapes(references)
     # the title text is what the browser tests and the load benchmark wait for
     title = dict(text=f"Accuracy at epsilon = {epsilon:g}",
                  subtitle=dict(text=f"mean of the runs{_on(data_name)}; whisker = one std"))
-    return from_dict(dict(data=[bar], layout=dict(
-        height=380, title=title, showlegend=False, xaxis=dict(title=dict(text="scheme")), shapes=shapes,
-        annotations=notes, yaxis=dict(title=dict(text="test accuracy"), range=[0, 1]), **_LAYOUT)))
+    return from_dict(dict(data=[bar, *entries], layout=dict(
+        height=380, title=title, showlegend=bool(entries), xaxis=dict(title=dict(text="scheme")), shapes=shapes,
+        yaxis=dict(title=dict(text="test accuracy"), range=[0, 1]), **_LAYOUT)))
 
 
 #: how a summarised value is named in a chart's CSV

@@ -91,3 +91,28 @@ def test_cdp_lr_schemes_table_shows_its_sensitivity_column_whole(browser, app_ur
     screenshot(pg, "cdp_lr_schemes_table")
     context.close()
     assert scroll <= width, f"the schemes' table needs {scroll} px, shows {width} ({headers})"
+
+
+#: in the chart keyed ``key``: the boxes of its bars (with their whiskers) and of every name written in it (legend
+#: entries and annotations), as [text, left, top, right, bottom]
+_BARS_AND_NAMES_JS = """(key) => {
+    const g = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+    const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+    return {bars: [...g.querySelectorAll('.trace.bars .point path, .trace.bars .errorbar path')].map(box),
+            names: [...g.querySelectorAll('.legend text.legendtext, .infolayer .annotation text')]
+                   .map(e => [e.textContent, ...box(e)])};
+}"""
+
+
+def test_cdp_lr_reference_names_cross_no_bar(browser, app_url):
+    """'majority class (constant guess) 0.634' was written at its line, over the DP reading's bar."""
+    context, pg = _open(browser, app_url, "cdp_lr")
+    pg.get_by_text("Accuracy at epsilon = 2").first.wait_for(timeout=240_000)
+    wait_idle(pg)
+    found = pg.evaluate(_BARS_AND_NAMES_JS, "lr_live")
+    screenshot(pg, "cdp_lr_bars")
+    context.close()
+    assert found["bars"] and any("constant guess" in n[0] for n in found["names"]), found
+    crossing = [f"{text!r} over a bar at {b[0]:.0f},{b[1]:.0f}" for text, *n in found["names"] for b in found["bars"]
+                if min(n[2], b[2]) - max(n[0], b[0]) > 2 and min(n[3], b[3]) - max(n[1], b[1]) > 2]
+    assert not crossing, crossing

@@ -303,7 +303,17 @@ def test_accuracy_bars_draw_the_constant_guess_dashed_and_the_model_dotted():
     assert model.y0 == pytest.approx(0.92) and model.line.dash == "dot"
     band = next(s for s in fig.layout.shapes if s.name == "majority class (constant guess): 95% interval")
     assert band.y0 < 0.9 < band.y1
-    assert any(a.text.startswith("majority class (constant guess) 0.900") for a in fig.layout.annotations)
+    legend = {t.name.replace("<br>", " "): t for t in fig.data if t.showlegend is not False and t.name}
+    assert legend["majority class (constant guess) 0.900"].line.dash == "dash"
+    assert legend["non-private model 0.920"].line.dash == "dot"
+
+
+def test_accuracy_bars_name_the_references_in_the_legend_not_over_the_bars():
+    """A reference's name drawn at its line (an annotation in the plot) crossed the bar under it."""
+    runs = pd.DataFrame({"scheme": ["G", "G", "P", "P"], "accuracy": [0.5, 0.7, 0.4, 0.45]})
+    fig = accuracy_bars(runs, epsilon=1.0, references=_references())
+    assert not fig.layout.annotations
+    assert fig.layout.showlegend and fig.data[0].showlegend is False  # the bars are named on their axis
 
 
 def test_accuracy_data_lists_each_scheme_interval_and_the_references():
