@@ -21,12 +21,20 @@ __all__ = ["training_curves", "training_data", "table2_chart", "table2_data", "f
 _HISTORY_WORDS = {"iteration": "iteration", "d1": "D1 loss", "d2": "D2 loss", "g": "G loss (V1 + lambda V2)",
                   "recon": "reconstruction loss", "kl": "KL divergence",
                   "d2_accuracy": "D2 accuracy on generated records"}
-_CHANCE = "chance accuracy"
+#: D2's reference: the probe scores D2 on a class-balanced batch of generated records (each
+#: value of s equally often: core.imposter.training's ``probe_d2``), where always guessing one
+#: value, the table's commonest included, scores exactly 1 / classes. The table's majority
+#: share (what the other sections read accuracies against) is no reference here: a D2 at it
+#: would be telling s from the generated columns.
+_CHANCE = "constant guess on the class-balanced probe batch (1 / classes)"
+#: how the chart names that line
+_CHANCE_NOTE = "constant guess<br>(balanced batch)"
 
 
 def training_data(history: pd.DataFrame, *, n_classes: int = 2) -> pd.DataFrame:
     """The curves of :func:`training_curves`, one row per iteration: each loss, D2's
-    accuracy probe (empty where it was not probed), and the chance accuracy 1 / classes."""
+    accuracy probe (empty where it was not probed), and the constant guess's accuracy on the
+    probe's class-balanced batch, 1 / classes (:data:`_CHANCE`)."""
     cols = [c for c in _HISTORY_WORDS if c in history.columns]
     out = history[cols].rename(columns=_HISTORY_WORDS).reset_index(drop=True)
     out[_CHANCE] = 1.0 / n_classes
@@ -35,7 +43,8 @@ def training_data(history: pd.DataFrame, *, n_classes: int = 2) -> pd.DataFrame:
 
 def training_curves(history: pd.DataFrame, *, n_classes: int = 2, data: str | None = None) -> go.Figure:
     """Losses per iteration (adversarial, reconstruction/KL) and D2's accuracy probe
-    (drawn from :func:`training_data`)."""
+    (drawn from :func:`training_data`), read against the constant guess on the probe's
+    class-balanced batch, 1 / ``n_classes`` (not the table's majority share: :data:`_CHANCE`)."""
     on_data = data
     data = training_data(history, n_classes=n_classes)
     w = _HISTORY_WORDS
@@ -52,7 +61,7 @@ def training_curves(history: pd.DataFrame, *, n_classes: int = 2, data: str | No
         fig.add_trace(go.Scatter(x=probe[w["iteration"]], y=probe[acc] if acc in probe else [],
                                  name="D2 probe", mode="lines+markers"), row=1, col=3)
     fig.add_hline(y=1.0 / n_classes, line_dash="dot", row=1, col=3,
-                  annotation_text="chance", annotation_position="bottom right")
+                  annotation_text=_CHANCE_NOTE, annotation_position="bottom right")
     fig.update_yaxes(range=[0, 1], row=1, col=3)
     fig.update_yaxes(title_text="loss", row=1, col=1)
     fig.update_yaxes(title_text="loss term", row=1, col=2)

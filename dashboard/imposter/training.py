@@ -94,7 +94,9 @@ def _progress_drawer(job, n_classes: int, dataset):
                    name="imposter-training", key="imposter_curves", width="stretch")
         st.caption("How to read: left, the discriminators' and the generator's adversarial losses; "
                    "middle, reconstruction error and KL of the VAE; right, D2's accuracy at telling "
-                   "s from the implicit columns of generated records (near chance = no leak left).")
+                   "s from the implicit columns of generated records: at the dotted line, no leak left. Its batch "
+                   "holds each value of s equally often, so always guessing one value scores 1 / (number of "
+                   "values) there, not the table's majority share the other sections read accuracies against.")
     return draw
 
 

@@ -73,6 +73,17 @@ def test_training_curves_mark_chance_at_one_over_the_number_of_classes():
     assert tuple(fig.layout.yaxis3.range) == (0, 1)
 
 
+def test_the_d2_probes_reference_is_named_the_constant_guess_on_its_balanced_batch():
+    """The probe scores D2 on a batch holding each value of s equally often, where a constant
+    guess scores 1 / classes (0.5), not the table's majority share (0.644 on the issue's table,
+    which the other sections use): the line says which guess it is."""
+    fig = charts_training.training_curves(_history(), n_classes=2)
+    note = next(a.text for a in fig.layout.annotations if a.yref == "y3")
+    assert "constant guess" in note and "balanced batch" in note
+    data = charts_training.training_data(_history(), n_classes=2)
+    assert set(data["constant guess on the class-balanced probe batch (1 / classes)"]) == {0.5}
+
+
 def test_training_curves_without_history_draw_no_trace():
     assert len(charts_training.training_curves(pd.DataFrame()).data) == 0
 

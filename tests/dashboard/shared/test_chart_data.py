@@ -242,9 +242,9 @@ def test_imposter_data_is_what_its_charts_draw():
     steps = imposter_training.training_data(history, n_classes=4)
     assert list(steps.columns) == ["iteration", "D1 loss", "D2 loss", "G loss (V1 + lambda V2)",
                                    "reconstruction loss", "KL divergence", "D2 accuracy on generated records",
-                                   "chance accuracy"]
-    assert set(steps["chance accuracy"]) == {0.25}
-    assert list(imposter_training.training_data(pd.DataFrame()).columns) == ["chance accuracy"]
+                                   imposter_training._CHANCE]
+    assert set(steps[imposter_training._CHANCE]) == {0.25}
+    assert list(imposter_training.training_data(pd.DataFrame()).columns) == [imposter_training._CHANCE]
 
     tv = imposter.marginal_tv_data({"one_way": 0.05, "two_way": 0.12, "per_column": {"a": 0.01, "b": 0.1}})
     assert list(tv["column"]) == ["b", "a"] and list(tv["total variation (real vs synthetic)"]) == [0.1, 0.01]
