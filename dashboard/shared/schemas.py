@@ -145,9 +145,10 @@ def _from_chosen(ds: Dataset, store: dict) -> "PublicSchema | None":
     cols = list(ds.frame.columns)
     if not set(cols) <= set(chosen.frame.columns):
         return None
-    parent = store.get(schema_key(chosen))
-    if parent is None:  # the Data page has not drawn it yet (a link): the chosen table's schema
-        parent = current_schema(chosen)
+    # the chosen table's schema with its roles, as the Data page shows it: a column the user
+    # marked as an identifier is one here too (the stored draft holds it as a feature), so a
+    # page counts the entries the Data page counts
+    parent = current_schema(chosen)
     if parent is None or not set(cols) <= set(parent.names):
         return None
     # The identifier entries stay (their columns are left out of ``ds``): which columns a

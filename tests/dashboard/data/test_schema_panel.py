@@ -55,3 +55,35 @@ def test_editing_another_cell_keeps_the_drafted_number(open_page):
     assert_clean(at)
     schema = _schema(at)
     assert schema["c"].source == "declared" and schema.read_from_data() == ["x"]
+
+
+def _count(texts, noun: str) -> tuple[int, int]:
+    """(read, of) from the first 'X of Y <noun>' among ``texts``."""
+    import re
+
+    found = [m for t in texts if (m := re.search(rf"(\d+) of (\d+) {noun}", t.replace("\\", "")))]
+    assert found, texts
+    return int(found[0].group(1)), int(found[0].group(2))
+
+
+def test_compare_counts_the_entries_the_data_page_counts_with_a_marked_identifier(open_page):
+    """Issue 39: with a column the user marked as an identifier on a drafted schema, the Data page
+    counted '4 of 5 entries' and Compare '4 of 4 columns' (its schema came from the stored draft,
+    where the column is a feature, and so left the identifier's entry out)."""
+    from dashboard.navigation import page_file
+    from dashboard.shared.schemas import identifiers_widget_key
+
+    rows = "".join(f"C{i % 40},{20 + (i * 7) % 30},{'AB'[i % 2]}town,{'yes' if i % 3 else 'no'},"
+                   f"{'FM'[i % 2 if i % 5 else 0]}\n" for i in range(60))
+    at = _upload(open_page("data"), ("code,age,city,smoker,sex\n" + rows).encode(), "people.csv")
+    name = at.session_state["pux_dataset"].name
+    at.selectbox(key=f"data_label_{name}").set_value("smoker").run()
+    at.multiselect(key=f"data_sensitive_{name}").set_value(["sex"]).run()
+    at.multiselect(key=identifiers_widget_key(at.session_state["pux_dataset"])).set_value(["code"]).run()
+    assert_clean(at)
+    assert at.session_state["pux_dataset"].identifiers == ("code",)
+    on_data = _count([w.value for w in at.warning], "entries")
+    at.switch_page(page_file("compare"))
+    at.run()
+    assert not at.exception
+    assert _count([w.value for w in at.warning], "columns") == on_data == (4, 5)
