@@ -15,7 +15,11 @@ Eq. 23) say little alone. Two references bracket them:
   sits at it leaves nothing to link.
 
 Both are computed in the publisher's scaled units (:class:`core.sskm.scaled_table.ScaledTable`),
-so they sit on the same axes as the releases. The random release is drawn ``repetitions``
+so they sit on the same axes as the releases: over the attributes the page publishes (never the
+label nor an identifier) and every record. :func:`reference_scope` says so in words, for the
+page to name beside its numbers: another page's random release covers other columns or rows
+(Compare's MSE reference covers every column of its training part, the label included) and
+is another number for the same table. The random release is drawn ``repetitions``
 times; its numbers carry a 95% t-interval over the draws (:func:`core.evaluation.metrics.mean_interval`).
 RL of a random release is exact up to ``max_rows`` records and estimated on a seeded sample
 of that many records (each against the whole random release) above it.
@@ -29,8 +33,8 @@ from core.evaluation.metrics import below_reference, mean_interval
 from core.validation import check_matrix, check_positive_int
 from core.runtime.randomness import check_random_state
 
-__all__ = ["RAW", "RANDOM", "raw_linkage", "random_rows", "linkage", "references", "reference_sentences",
-           "table_references"]
+__all__ = ["RAW", "RANDOM", "raw_linkage", "random_rows", "linkage", "references", "reference_scope",
+           "reference_sentences", "RANDOM_WORDS", "table_levels", "table_references"]
 
 #: the references' names, as the charts' legends and the tables show them
 RAW = "raw table (no protection)"
@@ -97,9 +101,11 @@ def linkage(X, R, *, rows=None) -> float:
     return total / len(idx)
 
 
-def _levels(table) -> list[int | None]:
+def table_levels(table) -> list[int | None]:
     """Per column of a :class:`core.sskm.scaled_table.ScaledTable`: None (numeric) or its number
-    of categories; 1 for a constant column."""
+    of categories (with a schema: its declared list and '(other)'); 1 for a constant column.
+    What :func:`random_rows` takes to draw a release within the table's public domain: a
+    category on one of its codes, never between two."""
     out = []
     for j, col in enumerate(table.columns):
         if not table.unit_range[j]:
@@ -165,8 +171,29 @@ def references(X, levels, *, repetitions: int = 5, max_rows: int = 2000, random_
 def table_references(table, *, repetitions: int = 5, max_rows: int = 2000, random_state=None) -> pd.DataFrame:
     """:func:`references` for a :class:`core.sskm.scaled_table.ScaledTable` (its scaled records,
     a random release within its bounds and categories)."""
-    return references(table.X, _levels(table), repetitions=repetitions, max_rows=max_rows,
+    return references(table.X, table_levels(table), repetitions=repetitions, max_rows=max_rows,
                       random_state=random_state)
+
+
+def reference_scope(table) -> str:
+    """What :func:`table_references` of ``table`` (and every release measured on it) is measured
+    over, in words: "9 attributes of 3,000 records". A page names it beside its numbers, since
+    another page measures another scope of the same table (see the module's docstring).
+
+    Parameters
+    ----------
+    table : ScaledTable
+        The publisher's scaled records (what its releases are measured against).
+    """
+    X = getattr(table, "X", None)
+    if not isinstance(X, np.ndarray) or X.ndim != 2:
+        raise TypeError(f"table must be a ScaledTable, got {type(table).__name__}.")
+    n, m = X.shape
+    return f"{m} attribute{'' if m == 1 else 's'} of {n:,} record{'' if n == 1 else 's'}"
+
+
+#: how a random release draws its rows, in words (:func:`random_rows`)
+RANDOM_WORDS = "each number drawn uniformly within its bounds, each category uniformly over its list"
 
 
 def _row(refs: pd.DataFrame, name: str) -> pd.Series:

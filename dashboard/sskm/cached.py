@@ -28,7 +28,7 @@ from core.sskm.paper_publisher import PaperSSKMDP
 from core.sskm.publisher_base import SSKMPublisherBase
 from core.sskm.sound import SSKMDP
 from core.sskm.variants import sskm_variant
-from core.sskm.references import RANDOM, RAW, reference_sentences  # noqa: F401 - for the page
+from core.sskm.references import RANDOM, RANDOM_WORDS, RAW, reference_scope, reference_sentences  # noqa: F401 - for the page
 from core.sskm.paper import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.shared.cache import TTL
 from dashboard.shared.sweeps import Sweep

@@ -106,8 +106,11 @@ def metrics(metric_area, r: Release) -> None:
         m2.metric("Record linkage", f"{100 * result['rl']:.2f} %",
                   help="Evaluated on your private data, not released. References: the raw table "
                        f"{100 * raw['rl_mean']:.2f} %; a random release {100 * rand['rl_mean']:.3g} %.")
-        st.caption(f"Raw table: MSE 0, linkage {100 * raw['rl_mean']:.3g} %. Random release: MSE "
-                   f"{charts_number(rand['mse_mean'])}, linkage {100 * rand['rl_mean']:.3g} %.")
+        label = r.dataset.label
+        st.caption(f"Raw table: MSE 0, linkage {100 * raw['rl_mean']:.3g} %. Random release ({cached.RANDOM_WORDS}): "
+                   f"MSE {charts_number(rand['mse_mean'])}, linkage {100 * rand['rl_mean']:.3g} %. Measured, like "
+                   f"this release, on the {cached.reference_scope(r.pub.table_)} it publishes"
+                   + (f"; the label '{md(label)}' is not among them." if label else "."))
         for sentence in cached.reference_sentences(result["mse"], result["rl"], refs,
                                                    what=f"At epsilon {r.epsilon:g} this release"):
             st.warning(sentence, icon=":material/info:")

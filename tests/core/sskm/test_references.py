@@ -9,8 +9,8 @@ import pytest
 from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
 from core.sskm.scaled_table import ScaledTable
 from core.sskm.sound import SSKMDP
-from core.sskm.references import (RANDOM, RAW, linkage, random_rows, raw_linkage, reference_sentences,
-                                  references, table_references)
+from core.sskm.references import (RANDOM, RAW, linkage, random_rows, raw_linkage, reference_scope,
+                                  reference_sentences, references, table_levels, table_references)
 from core.sskm.sweeps import epsilon_curve, release_references
 from core.evaluation.metrics import record_linkage
 
@@ -75,6 +75,28 @@ def test_table_references_use_the_schema_bounds_and_leave_identifiers_out(census
     refs = table_references(table, repetitions=2, random_state=0)
     assert list(refs["reference"]) == [RAW, RANDOM]
     assert np.isfinite(refs[["mse_mean", "rl_mean"]].to_numpy()).all()
+
+
+def test_the_scope_names_the_attributes_and_records_a_random_release_is_measured_on(census_frame, census_schema):
+    """Issue 39: SSKM_DP's random release (0.5965) and Compare's (0.6983) differed on one table:
+    SSKM_DP's covers the attributes it publishes (no label) of every record, so the page says so."""
+    features = [c for c in census_frame.columns if c != "income"]
+    table = ScaledTable(census_frame[features], schema=census_schema)
+    assert reference_scope(table) == f"{len(features)} attributes of {len(census_frame):,} records"
+    with pytest.raises(TypeError):
+        reference_scope(census_frame)
+
+
+def test_a_random_release_draws_each_category_on_one_of_its_codes(census_frame, census_schema):
+    """Within the public domain: a category is one of its list's codes (with '(other)'), never a
+    point between two, so its expected loss is the discrete one (a uniform number on [0, 1]
+    would understate it)."""
+    table = ScaledTable(census_frame[["age", "sex"]], schema=census_schema)
+    levels = table_levels(table)
+    assert levels == [None, len(table.categories["sex"])]
+    drawn = random_rows(levels, 3000, random_state=0)[:, 1]
+    k = levels[1]
+    assert set(np.unique(drawn)) == {j / (k - 1) for j in range(k)}
 
 
 def test_epsilon_curve_carries_intervals_over_repetitions(census_frame, census_schema):

@@ -447,3 +447,18 @@ def test_a_sensitive_column_after_the_tenth_is_chosen_by_default():
     assert "c12" in chosen and len(chosen) == 10 and chosen == sorted(chosen, key=features.index)
     assert default_attributes(features[:4], ()) == features[:4]
     assert default_attributes(features, ("label_not_a_feature",)) == features[:10]
+
+
+def test_the_references_say_which_attributes_and_records_they_are_measured_on(open_page):
+    """Issue 39: SSKM_DP's random release (MSE 0.5965) and Compare's (0.6983) measure other
+    columns and rows of one table; this page names its own: the attributes it publishes (not
+    the label) of every record."""
+    from core.data import load_sample
+
+    at = open_page("sskm", timeout=300)
+    assert_clean(at)
+    census = load_sample("census")
+    said = next(c.value for c in at.caption if c.value.startswith("Raw table: MSE 0"))
+    assert (f"on the {census.frame.shape[1] - 1} attributes of {census.n_rows:,} records it publishes; "
+            f"the label '{census.label}' is not among them") in said
+    assert "each category uniformly over its list" in said
