@@ -20,15 +20,15 @@ from dashboard.shared.job_view import setup_view
 
 
 def attributes(dataset, seed) -> tuple[str, int]:
-    """The association measure, and the heatmap of every pair of attributes; returns the
-    measure and the MIC row cap."""
-    c1, c2 = st.columns([1, 1])
-    method = c1.radio("Association", ["pearson", "nmi", "mic"], horizontal=True, key="corr_method",
+    """The association measure beside the heatmap of every pair of attributes (chart first: the
+    heatmap starts level with the measure that moves it); returns the measure and the MIC row cap."""
+    c1, chart = st.columns([1, 3])
+    method = c1.radio("Association", ["pearson", "nmi", "mic"], key="corr_method",
                       format_func={"pearson": "Pearson |r|", "nmi": "NMI", "mic": "MIC"}.get)
-    mic_rows = c2.number_input("MIC row cap", min_value=100, max_value=20000, value=1000, step=100,
+    mic_rows = c1.number_input("MIC row cap", min_value=100, max_value=20000, value=1000, step=100,
                                key="corr_mic_rows", disabled=method != "mic",
                                help="MIC is computed on at most this many random rows (its cost grows fast with n).")
-    with page_errors():
+    with chart, page_errors():
         matrix = setup_view("corr_association", cached.association(dataset, method, int(mic_rows) if method == "mic"
                                                                     else None, seed), stop=False)
         title = {"pearson": "|Pearson r|", "nmi": "Normalised mutual information",
