@@ -55,9 +55,9 @@ def without_identifiers(dataset):
     return dataset, schema
 
 
-def choose_columns(dataset, schema) -> tuple[str, str]:
-    """The sensitive attribute and the label, side by side; the page stops while either
-    cannot be chosen."""
+def choose_columns(dataset, schema, where) -> tuple[str, str]:
+    """The sensitive attribute and the label, one above the other in ``where`` (the column
+    beside the detection chart); the page stops while either cannot be chosen."""
     sens_options = cached.sensitive_options(dataset)
     if not sens_options:
         st.error("This table has no categorical column with 2 to 20 values to protect; "
@@ -65,7 +65,7 @@ def choose_columns(dataset, schema) -> tuple[str, str]:
         st.stop()
     cached.check_columns(st.session_state, "imposter_sensitive", sens_options)
 
-    c1, c2 = st.columns(2)
+    c1 = c2 = where
     sensitive = choose_sensitive(c1, "Sensitive attribute s", sens_options, dataset, key="imposter_sensitive",
                                  help="The explicit privacy attribute the published table must not give away.")
     if not sensitive:

@@ -2,7 +2,7 @@
 numbers beside ours and one computed sentence (a claim box) saying whether its claim holds
 on the data at hand.
 
-1. Detection: theta and beta beside the chart of both rules, the default (each attribute's
+1. Detection: s and the label, theta and beta beside the chart of both rules, the default (each attribute's
    held-out gain over always guessing the most common s, with its interval) and the
    paper's Algorithm 1 (NMI bars, Fig. 6, and tau >= beta), their two verdicts side by side
    and the Fig. 6 claim. The default verdict starts the protected set; when it finds
@@ -48,11 +48,13 @@ st.caption(
 page = page_data("census", needs_sensitive=True)
 seed = page.seed
 dataset, schema = detection.without_identifiers(page.dataset)
-sensitive, label = detection.choose_columns(dataset, schema)
 
 # ------------------------------------------------------------------ 1. detection
+# chart first: s, the label, theta and beta in the left column, the detection chart beside them
 st.subheader("1 · Detection: which attributes give s away")
 left, right = st.columns([1, 2.5])
+with left:  # a stop's sentence (nothing to protect yet) shows where s is chosen
+    sensitive, label = detection.choose_columns(dataset, schema, left)
 choice = detection.detection_controls(left)
 det = detection.detect(dataset, sensitive, label, choice, seed)
 detection.detection_view(right, choice, det, dataset, sensitive)
