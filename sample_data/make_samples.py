@@ -10,11 +10,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.data.samples import SAMPLE_DIR, SAMPLES  # noqa: E402
+from core.data.samples import SAMPLE_DIR, SAMPLES
 
 
 def main() -> None:
-    for name, spec in SAMPLES.items():
+    for spec in SAMPLES.values():
         frame = spec["make"]()
         path = SAMPLE_DIR / spec["file"]
         frame.to_csv(path, index=False)

@@ -9,7 +9,7 @@ from core.evaluation.classification import INTERVAL_WORDS
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.shared.bundle_view import bundle_download
 from dashboard.shared.chart_data import show_chart
-from dashboard.shared.preamble import choose_sensitive, is_builtin_sample, stop_until_chosen
+from dashboard.shared.preamble import choose_sensitive, is_builtin_sample, marked_sensitive, stop_until_chosen
 from dashboard.shared.safe import md
 
 #: what each risk on the x axis measures, in words under the selector
@@ -27,23 +27,26 @@ RISK_WORDS = {
 }
 
 
+#: the settings' expander, above the frontier (chart first: it starts in the first screen)
+SETTINGS_TITLE = "Settings: methods, sensitive attributes, epsilons, repetitions, rows, audit runs"
+
+
 def settings(dataset: Dataset) -> dict:
-    """The comparison's settings in a bordered box; stops the page until they are complete."""
-    with st.container(border=True):
+    """The comparison's settings, folded in an expander above the frontier (open while they are
+    incomplete); stops the page, with one sentence under the expander, until they are complete."""
+    options = [c for c in dataset.frame.columns if c != dataset.label]
+    state = st.session_state
+    incomplete = (not state.get("cmp_methods", True) or not state.get("cmp_eps", True)
+                  or not (state.get("cmp_sensitive") if "cmp_sensitive" in state else marked_sensitive(dataset, options)))
+    with st.expander(SETTINGS_TITLE, expanded=incomplete, icon=":material/tune:"):
         c1, c2 = st.columns([3, 2])
         methods = c1.multiselect("Methods", list(cached.ALL_METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
                                  help="Table releases (synthetic, perturbed, microaggregated, the raw table as the "
                                       "no-protection reference) and model releases (CDP-LR and ordinary logistic "
                                       "regression).")
-        options = [c for c in dataset.frame.columns if c != dataset.label]
         sensitive = choose_sensitive(c2, "Sensitive attributes (attacked)", options, dataset, key="cmp_sensitive",
                                      multiple=True, help="Each is the target of an attribute-inference attack; "
                                                          "the first is the one IMPOSTER, kRR and SSKM_DP protect.")
-        stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute above: {marked}the "
-                          "comparison attacks what you mark as sensitive.")
-        if not methods:
-            st.info("Tick at least one method to compare.", icon=":material/touch_app:")
-            st.stop()
         # the choices that run long ("Every row (48,842)", "1,000 (intervals about 1.7x wider)",
         # "500 (ceiling 4.6)") get half the row each, so a selectbox shows its whole value
         s1, s2, s4 = st.columns([3, 1, 1])
@@ -62,34 +65,41 @@ def settings(dataset: Dataset) -> dict:
         audit_runs = s5.selectbox("Audit runs", list(cached.AUDIT_CHOICES),
                                   index=cached.AUDIT_CHOICES.index(cached.DEFAULT_AUDIT_RUNS),
                                   format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help())
-        if not eps_text:
-            st.info("Choose at least one epsilon.", icon=":material/touch_app:")
-            st.stop()
         slow = cached.slow_methods_note(tuple(methods), epsilons=len(eps_text), repetitions=int(reps))
-        if slow:
+        if slow and eps_text:
             st.warning(slow, icon=":material/hourglass_top:")
+    stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute in the settings above: "
+                      "{marked}the comparison attacks what you mark as sensitive.")
+    if not methods:
+        st.info("Tick at least one method to compare in the settings above.", icon=":material/touch_app:")
+        st.stop()
+    if not eps_text:
+        st.info("Choose at least one epsilon in the settings above.", icon=":material/touch_app:")
+        st.stop()
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
                 repetitions=int(reps), max_rows=cached.max_rows_of(rows), epochs=int(epochs),
                 audit_runs=int(audit_runs))
 
 
 def frontier(result) -> tuple[str, str]:
-    """The utility and risk selectors and the frontier with its takeaway; returns the chosen
-    (utility, risk)."""
+    """The frontier, the utility and risk selectors under it (chart first: the frontier starts
+    in the first screen) and its takeaway; returns the chosen (utility, risk)."""
     summary = result.summary()
-    r0, r1, r2 = st.columns([2, 2, 3])
+    chart = st.container()  # drawn once its axes are chosen below it
+    r0, r1 = st.columns(2)
     utility = r0.selectbox("Utility on the y axis", cached.utility_choices(result), format_func=cached.UTILITIES.get,
                            key="cmp_utility", help="ROC AUC (the default for a two-class label) says how well a "
                            "model trained on the release ranks the held-out records; accuracy hides that when one "
                            "class is common; balanced accuracy weighs every class alike.")
     risk = r1.selectbox("Risk on the x axis", list(cached.RISKS), format_func=cached.RISKS.get, key="cmp_risk",
                         help="Moving it redraws the frontier from the same releases; nothing is recomputed.")
-    r2.caption(MEASURE_WORDS[risk] + ". " + RISK_WORDS[risk])
+    st.caption(MEASURE_WORDS[risk] + ". " + RISK_WORDS[risk])
     front = result.pareto_front(utility=utility, risk=risk)
-    show_chart(frontier_chart(summary, front, utility=utility, risk=risk,
-                              title=f"{cached.UTILITIES[utility]} against {cached.RISKS[risk].lower()}",
-                              references=result.references),
-               summary, name="compare-frontier", key="cmp_frontier", width="stretch")
+    with chart:
+        show_chart(frontier_chart(summary, front, utility=utility, risk=risk,
+                                  title=f"{cached.UTILITIES[utility]} against {cached.RISKS[risk].lower()}",
+                                  references=result.references),
+                   summary, name="compare-frontier", key="cmp_frontier", width="stretch")
     st.info(md(result.takeaway(utility=utility, risk=risk)), icon=":material/lightbulb:")
     no_power = cached.power_note(result, risk)
     if no_power:
