@@ -453,8 +453,10 @@ class ComparisonResult:
         first = beat.sort_values("epsilon").iloc[0]
         best = beat.loc[beat[col].idxmax()]
         more = "" if best.name == first.name else f"; its best point, {_point(best)}, reaches {best[col]:.3g}"
+        model = (" It releases a model, not a table: a table risk's frontier leaves it out."
+                 if first.get("kind") == "model" else "")
         return (f"{_point(first)} beats the constant guess on {words}: {first[col]:.3g} against {guess}, "
-                f"with the non-private model at {ref['nonprivate']:.3g}{more}.")
+                f"with the non-private model at {ref['nonprivate']:.3g}{more}.{model}")
 
     def guess_notes(self, utility: str = "utility") -> list[str]:
         """One sentence per point whose mean ``utility`` cannot be said to beat the constant

@@ -17,8 +17,8 @@ __all__ = ["MEASURE_WORDS", "frontier_chart", "utility_lines", "MAJORITY_LINE", 
 #: Axis words of the measures a user can put on the frontier (core.compare.run's column names).
 MEASURE_WORDS: dict[str, str] = {
     "utility": "utility: accuracy on real held-out records",
-    "utility_auc": "utility: ROC AUC on real held-out records (0.5 = a constant guess)",
-    "utility_balanced": "utility: balanced accuracy on real held-out records (1/K = a constant guess)",
+    "utility_auc": "utility: ROC AUC on real held-out records",
+    "utility_balanced": "utility: balanced accuracy on real held-out records",
     "tv_one_way": "one-way marginal TV (lower is more faithful)",
     "tv_two_way": "two-way marginal TV (lower is more faithful)",
     "ai_advantage": "attribute-inference advantage over the majority guess",
