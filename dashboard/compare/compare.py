@@ -24,20 +24,23 @@ page = page_data("census", needs_label="Choose a label column on the Data page: 
                                        "utility as the accuracy of predicting it.", needs_sensitive=True)
 dataset, seed = page.dataset, page.seed
 with page_errors(stop=True):
+    # chart first: the settings folded above the frontier, the frontier's axes under it, the
+    # schema's warning after its notes (the releases it concerns are crosses on the frontier)
     chosen = sections.settings(dataset)
     data = dataset.with_roles(label=dataset.label, sensitive=chosen["sensitive"])
     schema = current_schema(data)
-    if not schema.is_public():
-        st.warning("The public schema has entries read from your data: " + md(schema.describe())
-                   + " Review it on the Data page; until then the releases that use them say they are "
-                   "not differentially private.", icon=":material/lock_open:")
     result = sweep_view("cmp_run", cached.comparison(
         data, methods=chosen["methods"], epsilons=chosen["epsilons"], repetitions=chosen["repetitions"],
         max_rows=chosen["max_rows"], epochs=chosen["epochs"], seed=seed, schema=schema,
         audit_runs=chosen["audit_runs"]))
+    if result is not None:
+        utility, risk = sections.frontier(result)
+    if not schema.is_public():
+        st.warning("The public schema has entries read from your data: " + md(schema.describe())
+                   + " Review it on the Data page; until then the releases that use them say they are "
+                   "not differentially private.", icon=":material/lock_open:")
     if result is None:
         st.stop()
-    utility, risk = sections.frontier(result)
     sections.every_measure(result)
     solve_section(result, config=sections.run_config(result, dataset, risk, utility))
     fidelity_section.real_vs_release_section(result)

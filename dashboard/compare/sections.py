@@ -29,16 +29,21 @@ RISK_WORDS = {
 
 #: the settings' expander, above the frontier (chart first: it starts in the first screen)
 SETTINGS_TITLE = "Settings: methods, sensitive attributes, epsilons, repetitions, rows, audit runs"
+#: set once the settings were incomplete in this session: their expander then stays open
+SETTINGS_OPEN_KEY = "pux_cmp_settings_open"
 
 
 def settings(dataset: Dataset) -> dict:
-    """The comparison's settings, folded in an expander above the frontier (open while they are
-    incomplete); stops the page, with one sentence under the expander, until they are complete."""
+    """The comparison's settings, folded in an expander above the frontier (open once they were
+    incomplete, until the user folds it); stops the page, with one sentence under the expander,
+    until they are complete."""
     options = [c for c in dataset.frame.columns if c != dataset.label]
     state = st.session_state
     incomplete = (not state.get("cmp_methods", True) or not state.get("cmp_eps", True)
                   or not (state.get("cmp_sensitive") if "cmp_sensitive" in state else marked_sensitive(dataset, options)))
-    with st.expander(SETTINGS_TITLE, expanded=incomplete, icon=":material/tune:"):
+    if incomplete:  # open, and kept open once complete (it folds when the user folds it, not by itself)
+        state[SETTINGS_OPEN_KEY] = True
+    with st.expander(SETTINGS_TITLE, expanded=bool(state.get(SETTINGS_OPEN_KEY, False)), icon=":material/tune:"):
         c1, c2 = st.columns([3, 2])
         methods = c1.multiselect("Methods", list(cached.ALL_METHODS), default=list(cached.DEFAULT_METHODS), key="cmp_methods",
                                  help="Table releases (synthetic, perturbed, microaggregated, the raw table as the "

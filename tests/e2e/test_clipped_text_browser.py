@@ -36,7 +36,9 @@ def test_compare_settings_show_each_value_whole(browser, app_url, rows):
     the longest row choice ("1,000 (intervals about 1.7x wider)") fits too."""
     query = urlencode([("methods", "Raw table"), ("eps", "1"), ("reps", "1"), ("rows", rows)])
     context, pg = _open(browser, app_url, f"compare?{query}")
+    pg.get_by_text("Settings: methods").click()  # folded above the frontier
     pg.locator(".st-key-cmp_audit_runs input").wait_for()
+    pg.wait_for_timeout(600)  # the expander opens with an animation
     seen = pg.evaluate(_INPUTS_JS, ["cmp_rows", "cmp_audit_runs"])
     screenshot(pg, f"compare_settings_{rows}")
     context.close()
