@@ -203,12 +203,9 @@ def choose_source() -> str:
 
 def _sample() -> Dataset:
     _restore("data_sample", SAMPLE_KEY, list(SAMPLES))
-    name = st.selectbox(
-        "Sample",
-        list(SAMPLES),
-        format_func=lambda n: f"{n}: {SAMPLES[n]['description']}",
-        key="data_sample",
-    )
+    # the name only in the box (a column beside the chart is narrow), what it is under it
+    name = st.selectbox("Sample", list(SAMPLES), key="data_sample")
+    st.caption(md(SAMPLES[name]["description"]))
     st.session_state[SAMPLE_KEY] = name
     return cached.sample_dataset(name)
 
@@ -265,9 +262,10 @@ def _current_identifiers(loaded: Dataset) -> tuple[str, ...]:
 
 
 def _role_widgets(loaded: Dataset, base: Dataset) -> tuple[str | None, list[str], tuple[str, ...]]:
-    """Label, sensitive attributes and identifiers, chosen in three columns."""
+    """Label, sensitive attributes and identifiers, one above the other (in the column beside
+    the distribution chart)."""
     cols = list(loaded.frame.columns)
-    c1, c2, c3 = st.columns(3)
+    c1 = c2 = c3 = st.container()
     label_options = ["(none)"] + role_options(cols, _current_identifiers(loaded), keep=base.label)
     label = c1.selectbox(
         "Label (predicted)",
@@ -337,12 +335,12 @@ def column_types(dataset: Dataset, *, from_upload: bool) -> None:
 
 
 def distribution(dataset: Dataset) -> None:
-    """One column's distribution, and the share of empty cells when there are any."""
-    st.subheader("Distribution")
+    """One column's distribution (the page's first chart, beside the table's roles), and the
+    share of empty cells when there are any."""
     cols = list(dataset.frame.columns)
     # identifiers last: a row number's distribution says nothing (every value once)
     dist_cols = [c for c in cols if c not in dataset.identifiers] + [c for c in cols if c in dataset.identifiers]
-    col = st.selectbox("Column", dist_cols, key=f"data_dist_col_{dataset.name}")
+    col = st.selectbox("Distribution of", dist_cols, key=f"data_dist_col_{dataset.name}")
     show_chart(column_distribution(dataset, col), partial(column_distribution_data, dataset, col),
                name=f"data-distribution-{col}", key="data_dist_chart", width="stretch")
     st.caption("Bars count rows per value (coloured by the label): look for rare values and skew.")
