@@ -57,6 +57,9 @@ def association_heatmap(matrix: pd.DataFrame, *, title: str) -> go.Figure:
     fig = px.imshow(matrix, zmin=0, zmax=1, color_continuous_scale="Blues", text_auto=".2f",
                     aspect="auto", title=title,
                     labels=dict(x="attribute", y="attribute", color="association"))
+    # the attributes' names stand upright under their cells, each in its cell's width: tilted,
+    # they ran into each other once the heatmap shared its row with the measure beside it
+    fig.update_xaxes(tickangle=-90)
     fig.update_layout(height=480, **_LAYOUT)
     return fig
 
