@@ -1,7 +1,7 @@
 """Chart text in a real browser: no title, legend entry, tick label or axis title over another
 or cut by the chart's edge, on every page at 1280x720 and 1920x1080, normal and presenting,
 and in the exported HTML reports; every page opens presenting from a link and shows its
-content; the main chart of each method page starts in the first screen at 1280x720; a user's
+content; every page's first chart starts at most 400 px down at 1280x720 (issue 39); a user's
 category value draws as text, never as a link.
 
 One pass over the pages (a module fixture) measures everything; the tests below read it, so
@@ -22,7 +22,7 @@ SMALL, LARGE = {"width": 1280, "height": 720}, {"width": 1920, "height": 1080}
 #: Compare, drawn cheaply: a few methods, two epsilons, one repetition, 600 rows
 COMPARE_QUERY = urlencode([("methods", m) for m in ("Raw table", "kRR", "MDAV", "CDP-LR")]
                           + [("eps", "0.5"), ("eps", "2"), ("reps", "1"), ("rows", "600")])
-#: (title, url path, extra query, method page: its main chart must start in the first screen)
+#: (title, url path, extra query, method page: its main control stays live while presenting)
 PAGES = [
     ("Tour", "tour", "", False),
     ("Data", "", "", False),  # the start page: its address is the app's
@@ -35,8 +35,9 @@ PAGES = [
     ("Compare", "compare", COMPARE_QUERY, False),
 ]
 METHOD_PAGES = [p[0] for p in PAGES if p[3]]
-#: the first screen at 1280x720: the main chart's top must be above this (pixels)
-FIRST_SCREEN = 720
+#: every page's first chart starts at most this far down at 1280x720 (pixels; issue 39: the
+#: first screen is 720 px, so the chart shows at least 320 px of itself without scrolling)
+FIRST_CHART_TOP = 400
 
 #: every text of each drawn chart that must neither overlap another nor leave the chart:
 #: (chart name, [(kind, text, box)], chart box); plotly and vega (altair) charts
@@ -274,12 +275,13 @@ def test_exported_reports_draw_chart_text_without_overlap(sweep, report):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("title", METHOD_PAGES)
-def test_the_main_chart_starts_in_the_first_screen(sweep, title):
+@pytest.mark.parametrize("title", [p[0] for p in PAGES])
+def test_the_first_chart_starts_at_most_400_px_down(sweep, title):
+    """Chart first: the main control beside the chart, secondary settings in expanders."""
     assert title not in sweep["errors"], sweep["errors"].get(title)
     top = sweep["top"].get(title)
     assert top is not None, f"{title}: no chart drawn"
-    assert top < FIRST_SCREEN, f"{title}: the first chart starts {top:.0f} px down at 1280x720 (first screen: {FIRST_SCREEN} px)"
+    assert top <= FIRST_CHART_TOP, f"{title}: the first chart starts {top:.0f} px down at 1280x720 (at most {FIRST_CHART_TOP})"
 
 
 def test_a_category_value_with_markup_draws_as_text(browser, app_url, tmp_path):
