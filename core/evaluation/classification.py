@@ -135,6 +135,12 @@ def classification_scores(y_true: Any, proba: Any, classes: Sequence[Any], *,
         out.update(auc=math.nan, auc_interval=[math.nan, math.nan], balanced_accuracy=math.nan,
                    balanced_accuracy_interval=[math.nan, math.nan])
         return out
+    out.update(_ranking_scores(codes, pred, P, held))
+    return out
+
+
+def _ranking_scores(codes: np.ndarray, pred: np.ndarray, P: np.ndarray, held: np.ndarray) -> dict[str, Any]:
+    """ROC AUC (macro one-vs-rest over ``held``) and balanced accuracy, with their intervals."""
     aucs, auc_vars, recalls, recall_vars = [], [], [], []
     for k in held:
         pos = codes == k
@@ -151,9 +157,8 @@ def classification_scores(y_true: Any, proba: Any, classes: Sequence[Any], *,
     se_auc = math.sqrt(auc_vars[0]) if K == 2 else math.sqrt(float(np.mean(auc_vars)) / K)
     bal = float(np.mean(recalls))
     se_bal = math.sqrt(float(np.sum(recall_vars))) / K
-    out.update(auc=auc, auc_interval=_clip(auc - _Z * se_auc, auc + _Z * se_auc), balanced_accuracy=bal,
-               balanced_accuracy_interval=_clip(bal - _Z * se_bal, bal + _Z * se_bal))
-    return out
+    return {"auc": auc, "auc_interval": _clip(auc - _Z * se_auc, auc + _Z * se_auc), "balanced_accuracy": bal,
+            "balanced_accuracy_interval": _clip(bal - _Z * se_bal, bal + _Z * se_bal)}
 
 
 def binary_scores(y_true: Any, decision: Any) -> dict[str, float]:

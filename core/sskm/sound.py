@@ -62,7 +62,6 @@ own algorithm, not differentially private, is :class:`core.sskm.paper_publisher.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -75,19 +74,17 @@ from core.runtime.randomness import RandomState
 from core.sskm.cluster_release import cluster_release_metrics
 from core.sskm.connection import DEFAULT_MAX_ROWS, ConnectionResult
 from core.sskm.histogram_release import (
-    CellLayout,
     cell_layout,
-    cluster_count,
     emit_rows,
     exact_cells,
     noisy_cells,
     record_cells,
     record_strata,
-    stratum_clusters,
 )
 from core.sskm.noisy_som import noisy_batch_som, noisy_counts_sums
 from core.sskm.publisher_base import SSKMPublisherBase
 from core.sskm.scaled_table import ScaledTable
+from core.sskm.sound_ledger import MIN_NEURONS, NO_SCHEMA_REASON, map_grid, sound_ledger
 from core.sskm.som import SelfOrganizingMap
 from core.validation import (
     DataError,
@@ -110,37 +107,12 @@ __all__ = [
 
 #: where the sound publisher's map comes from
 MAP_FITS = ("noisy", "reference")
-#: the smallest map a cell release draws (2 x 2), when rows x cols allows: a map of two
-#: neurons drawn through heavy noise often puts every record in one
-MIN_NEURONS = 4
 #: what each neuron releases: noisy cell counts of every column (rows drawn from them), or
 #: noisy sums (rows at the centres, the former release)
 RELEASES = ("cells", "centres")
 #: share of epsilon the noisy map spends, and its noisy batch steps
 DEFAULT_MAP_SHARE = 0.3
 DEFAULT_MAP_ITERATIONS = 3
-NO_SCHEMA_REASON = ("No public schema was given: the bounds and category lists are read from your data.")
-
-
-def map_grid(n: int, layout: CellLayout, epsilon: float, *, rows: int, cols: int) -> tuple[int, int, np.ndarray, int]:
-    """The noisy map of a cell release: (grid rows, grid cols, each neuron's stratum, the
-    neighbourhood's start width).
-
-    :func:`core.sskm.histogram_release.cluster_count` neurons (at most ``rows`` x ``cols``,
-    at least :data:`MIN_NEURONS` when the map allows) from n, the layout and the release's
-    ``epsilon`` (all public). With a label that splits
-    the map, each declared category gets an r x c block of the grid (r x c about the count
-    divided among them) and OTHER one row of c neurons, stacked.
-    """
-    total = max(cluster_count(n, layout, epsilon, max_clusters=rows * cols), min(MIN_NEURONS, rows * cols), 2)
-    per = int(stratum_clusters(total, layout)[0])
-    r = max(1, math.isqrt(per))
-    c = max(1, per // r)
-    if layout.label is None:
-        return r, c, np.zeros(r * c, dtype=np.int64), max(r, c) / 2.0
-    bands = [np.full(r * c, s, dtype=np.int64) for s in range(layout.strata - 1)]
-    bands.append(np.full(c, layout.strata - 1, dtype=np.int64))  # OTHER: one row
-    return r * (layout.strata - 1) + 1, c, np.concatenate(bands), max(r, c, 1) / 2.0
 
 
 class SSKMDP(SSKMPublisherBase):
@@ -505,51 +477,7 @@ class SSKMDP(SSKMPublisherBase):
         self.protected_ = tuple(table.columns)
 
     def _sound_ledger(self, eps: float, K: int, m: int, b: float) -> PrivacyLedger:
-        ledger = PrivacyLedger()
-        if self.map_fit == "noisy":
-            for e, noise, label in self._map_spends:
-                ledger.spend(e, label=label + " (data-independent start; the weights are post-processing)",
-                             noise=noise)
-        else:
-            ledger.assume(f"The map was fitted on a reference table of {self.reference_rows_} rows that you "
-                          "provided and declared public; its records are not protected by this release.")
-        (e_c, g_c), *rest = self._release_spends
-        ledger.spend(e_c, label=(
-            f"release: noisy count of each of the {K} neurons: L1 sensitivity 2 under replacement "
-            f"(a record leaves one neuron, joins another), Laplace scale about {b:.4g}"), noise=g_c)
-        if self.layout_ is not None:
-            self._cells_spend(ledger, rest, K, b)
-        else:
-            (e_s, g_s), = rest
-            ledger.spend(e_s, label=(
-                f"release: noisy sums of the {m} attributes in [0, 1] of each of the {K} neurons: L1 sensitivity "
-                f"2m = {2 * m}, Laplace scale about {b:.4g}. Counts and sums are one vector release over all "
-                "neurons (not per-cluster parallel: a replaced record moves between two neurons); rows, "
-                "centres and their order are post-processing"), noise=g_s)
-        if self.schema is None:  # a DP claim needs the schema: without it, the data set the scaling
-            self.table_.charge(ledger)
-            ledger.mark_not_dp(self.table_.not_dp_reason or NO_SCHEMA_REASON)
-        else:
-            self.table_.charge(ledger)
-        return ledger
-
-    def _cells_spend(self, ledger: PrivacyLedger, rest: list, K: int, b: float) -> None:
-        """The ledger entry of a cell release's cells (none when no column is counted)."""
-        layout = self.layout_
-        counted = len(layout.counted)
-        split = ""
-        if layout.label is not None:
-            split = (f" The map is split by the label '{layout.columns[layout.label]}' (its role and "
-                     f"categories are the schema's): each neuron holds one of its {layout.strata} categories, so "
-                     "the label has no cells and its rows carry their neuron's category.")
-        for e_s, g_s in rest:
-            ledger.spend(e_s, label=(
-                f"release: noisy counts of the {layout.width} cells of the {counted} counted columns "
-                f"(categories over the schema's list plus (other), numbers in equal bins of the declared range) "
-                f"of each of the {K} neurons: L1 sensitivity 2m = {2 * counted} under replacement, Laplace scale "
-                f"about {b:.4g}. Counts and cells are one vector release over all neurons (a replaced record "
-                "moves between two neurons); rows drawn from the cells and their order are post-processing."
-                + split), noise=g_s)
+        return sound_ledger(self, K=K, m=m, b=b)
 
     # ----------------------------------------------------------------- metrics
     def release_metrics(self) -> tuple[float, float]:

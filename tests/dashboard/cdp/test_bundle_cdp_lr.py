@@ -49,5 +49,5 @@ def test_cdp_lr_bundle_reruns_to_the_pages_numbers(open_page, tmp_path):
     assert _bars(at) == {k: r["mean accuracy"] for k, r in schemes.items()}
     guess = next(m for m in at.metric if m.label.startswith("Majority class"))
     assert guess.value == f"{live['references'][0]['value']:.3f}"
-    table = at.dataframe[0].value.set_index("scheme")
+    table = next(t.value for t in at.table if "features" in t.value.columns).set_index("scheme")
     assert table.loc["DP reading", "features"] == schemes["DP reading"]["features"]
