@@ -33,7 +33,7 @@ from core.imposter.classifiers import (
     prepare_frame,
 )
 from core.imposter.detection import nmi_scores
-from core.imposter.marginal_tv import marginal_tv  # its home; kept importable here
+from core.imposter.marginal_tv import _frame, marginal_tv  # marginal_tv's home; kept importable here
 from core.imposter.synthesizer import ImposterSynthesizer
 from core.runtime.progress import Progress, Stop, report, stage, stop_requested, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
@@ -51,14 +51,6 @@ SETTING_LABELS = {
     "B": "Setting B (synthetic -> synthetic)",
     "TSTR": "Train synthetic -> test real",
 }
-
-
-def _frame(data) -> pd.DataFrame:
-    if isinstance(data, Dataset):
-        return data.frame
-    if isinstance(data, pd.DataFrame):
-        return data
-    raise TypeError(f"expected a Dataset or DataFrame, got {type(data).__name__}.")
 
 
 def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
