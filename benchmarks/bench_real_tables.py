@@ -70,9 +70,14 @@ def run(*, quick: bool = False) -> dict:
     skipped: dict[str, str] = {}
     start = time.perf_counter()
     for name in tables:
-        print(f"[{time.perf_counter() - start:7.1f}s] {name}", file=sys.stderr, flush=True)
+        def progress(page: str, name: str = name) -> None:
+            print(f"[{time.perf_counter() - start:7.1f}s] {name} · {page}", file=sys.stderr, flush=True)
+
         try:
-            records += sweep(BY_NAME[name], pages, caps=caps)
+            done = sweep(BY_NAME[name], pages, caps=caps, progress=progress)
+            records += done
+            for record in done:  # each row as it comes: a long run can be read while it goes
+                print(f"  {record.page} x {record.table}: {_cell(record)} {record.problems}", file=sys.stderr, flush=True)
         except Unavailable as exc:
             skipped[name] = str(exc)
         finally:
