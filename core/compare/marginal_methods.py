@@ -4,29 +4,37 @@ The same shape as :mod:`core.compare.methods`: :func:`marginal_fit` is the work 
 not depend on epsilon (the training part mapped into the schema's cells, once per
 repetition), :func:`marginal_table` one release at one epsilon
 (:class:`core.marginal.MarginalSynthesizer`: OpenDP measures the noisy marginals, fits the
-model, and as many rows as the training part are sampled from it). Every category and bin
-comes from the public schema. OpenDP's noise cannot be seeded: two runs with one seed give
-two releases (the rows drawn from a fitted model are seeded).
+model, and as many rows as the training part are sampled from it). Every category, bin and
+marginal comes from the public schema (:func:`core.marginal.config.marginal_config`: MST
+measures the label's 2-way marginal with every other column, AIM chooses among them round
+by round). OpenDP's noise cannot be seeded: two runs with one seed give two releases (the
+rows drawn from a fitted model are seeded). :func:`marginal_settings` lays the workload and
+the bins out for the Compare page.
 
-A release at one epsilon takes tens of seconds for MST (OpenDP's noise-scale searches and
-JAX's compilations: roughly the same at 2,000 rows as at 10,000) and many minutes for AIM;
-the release step reports no progress of its own, the fit reports before and after.
+A release at one epsilon takes tens of seconds for MST (Private-PGM's fit and JAX's
+compilations: roughly the same at 2,000 rows as at 10,000) and a few minutes for AIM; the
+release step reports no progress of its own, the fit reports before and after.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable
+
+import pandas as pd
 
 from core.compare.context import RunContext
 from core.compare.methods import Release, like_training
+from core.marginal.config import marginal_config
 from core.marginal.domain import DEFAULT_BINS, marginal_domain
 from core.marginal.synthesizer import MarginalSynthesizer
+from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress, Stop, check_stop, report
 from core.validation import DataError
 
-__all__ = ["MARGINAL_BINS", "MarginalFit", "marginal_columns", "marginal_fit", "marginal_table", "needs_columns"]
+__all__ = ["MARGINAL_BINS", "MarginalFit", "marginal_columns", "marginal_fit", "marginal_settings", "marginal_table",
+           "needs_columns"]
 
-#: Bins of each numeric column's declared range in the comparison.
+#: Bins of a numeric column's declared range in the comparison, where the schema gives no cuts.
 MARGINAL_BINS = DEFAULT_BINS
 
 
@@ -76,3 +84,25 @@ def marginal_table(ctx: RunContext, fitted: MarginalFit, epsilon: float | None, 
                               columns=list(fitted.columns)).fit(ctx.train.frame)
     table = syn.sample(len(ctx.train.frame), random_state=seed)
     return Release(syn.ledger_, table=like_training(ctx, table))
+
+
+def marginal_settings(schema: PublicSchema, columns: Sequence[str], *, algorithm: str, n: int,
+                      epsilon: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What an MST or AIM release of ``columns`` measures, as two tables for the Compare page.
+
+    Both come from the public schema, ``n`` and ``epsilon`` alone (what the release itself
+    uses: :func:`core.marginal.config.marginal_config` and
+    :func:`core.marginal.domain.marginal_domain` with :data:`MARGINAL_BINS`).
+
+    Returns
+    -------
+    workload : DataFrame
+        One row per marginal measured (or targeted, for AIM): ``marginal``, ``columns``,
+        ``share of epsilon``.
+    bins : DataFrame
+        One row per released column: ``column``, ``cells``, ``from`` (where the cells come
+        from) and ``cells`` in words (:meth:`core.marginal.domain.MarginalDomain.cell_rows`).
+    """
+    config = marginal_config(schema, algorithm=algorithm, columns=list(columns), n=n, epsilon=epsilon)
+    domain = marginal_domain(schema, columns=list(columns), bins=MARGINAL_BINS)
+    return pd.DataFrame(config.workload_rows()), pd.DataFrame(domain.cell_rows())

@@ -133,18 +133,21 @@ def _synthesizers() -> list[Method]:
     """The practitioner's DP synthesizers, through OpenDP (opt-in: each release takes a while)."""
     return [
         Method("MST", "table", True, True,
-               "MST through OpenDP (opendp[mbi]), the practitioner's DP synthesizer: noisy one-way marginals of "
-               f"every column and a spanning tree of noisy 2-way marginals over the schema's cells (categories "
-               f"and OTHER, numbers in {MARGINAL_BINS} bins of their declared range), a graphical model fitted to "
-               "them, rows sampled from it; epsilon-DP. OpenDP's noise cannot be seeded. Each release (every "
-               "epsilon and repetition) takes about 45 s on the census sample and 80 s on 10,000 Adult rows "
-               "(two cores; less for a later release in the same run), and up to 2.5 GB of memory.",
+               "MST through OpenDP (opendp[mbi]), the practitioner's DP synthesizer, configured from the public "
+               "schema alone: the noisy 2-way marginal of the label with every other column (a spanning tree fixed "
+               "by the schema, the label's star; OpenDP's Fixed workload, epsilon split equally) over the schema's "
+               f"cells (categories and OTHER, numbers in the schema's public cuts or {MARGINAL_BINS} bins of their "
+               "declared range), no one-way marginals, a graphical model fitted to them, rows sampled from it; "
+               "epsilon-DP. OpenDP's noise cannot be seeded. Each release (every epsilon and repetition) takes "
+               "about 30-60 s on 10,000 Adult rows (two cores; less for a later release in the same run) and up "
+               "to 2 GB of memory.",
                marginal_table, fit=marginal_fit("MST"), requires=needs_columns, seeded=False),
         Method("AIM", "table", True, True,
-               "AIM through OpenDP (opendp[mbi]): like MST, but marginals of up to three columns chosen round by "
-               "round where the model fits worst; epsilon-DP, its noise not seeded. Slow: each release (every "
-               "epsilon and repetition) takes about 3 minutes and 4 GB of memory on the census sample, 5-15 "
-               "minutes and about 5 GB on 10,000 Adult rows.",
+               "AIM through OpenDP (opendp[mbi]) over the same workload (the label's 2-way marginals and the "
+               "one-way marginals they imply): rounds that each choose the worst-fitted marginal with a noisy score "
+               "and measure it, at most one round per column; epsilon-DP, its noise not seeded. Slower: each "
+               "release (every epsilon and repetition) takes a few minutes and up to 4 GB of memory on 10,000 "
+               "Adult rows.",
                marginal_table, fit=marginal_fit("AIM"), requires=needs_columns, seeded=False),
     ]
 
@@ -167,7 +170,8 @@ def _models() -> list[Method]:
 #: Every method, in the order the comparison runs them.
 METHODS: Mapping[str, Method] = {m.name: m for m in (*_tables(), *_synthesizers(), *_models())}
 #: The methods a first comparison runs: every release of a table and both models, without the
-#: two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode) and the two OpenDP
-#: synthesizers, whose releases take tens of seconds (MST) to many minutes (AIM) each: a user adds them.
+#: two teaching variants (the plain VAE-GAN and SSKM_DP's paper mode) and AIM, whose releases
+#: take minutes each (a user adds it). MST is the default DP synthesizer: issue 37's
+#: benchmark (benchmarks/bench_dp_synth.py) found it the most useful DP table release of Adult.
 DEFAULT_METHODS: tuple[str, ...] = tuple(m for m in METHODS if m not in ("VAE-GAN (lambda 0)", "SSKM_DP (paper)",
-                                                                         "MST", "AIM"))
+                                                                         "AIM"))

@@ -15,7 +15,8 @@ from core.data.dataset import Dataset
 from core.data.record_reader import ColumnRead, read_records, split_records
 from core.validation import DataError
 
-__all__ = ["ADULT_COLUMNS", "ADULT_CATEGORIES", "ADULT_BOUNDS", "EXPECTED_ROWS", "resolve_data_dir", "load_adult", "load_nltcs", "available_public"]
+__all__ = ["ADULT_BOUNDS", "ADULT_CATEGORIES", "ADULT_COLUMNS", "ADULT_CUTS", "EXPECTED_ROWS", "available_public",
+           "load_adult", "load_nltcs", "resolve_data_dir"]
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
@@ -57,6 +58,28 @@ ADULT_BOUNDS = {
     "capital_gain": (0, 99_999, "the Census Bureau's top-code of 99,999"),
     "capital_loss": (0, 4_999, "capital losses, a public cap of 4,999"),
     "hours_per_week": (1, 99, "the census top-code of 99 hours"),
+}
+#: UCI Adult's public bin edges ("cuts", each starting a bin) for a release that bins its numbers
+#: (MST and AIM: :mod:`core.marginal.domain`), with where they come from. Published groupings
+#: and round amounts, never quantiles of the rows: without them capital gain and loss (zero
+#: for most records) would sit almost entirely in the first of 16 equal bins of their range.
+#: ``education_num`` needs none (16 levels, one cell each).
+ADULT_CUTS = {
+    "age": ((20, 25, 35, 45, 55, 65),
+            ("the Current Population Survey's standard age groups: 16-19, 20-24, 25-34, 35-44, 45-54, 55-64, "
+            "65 and over")),
+    "fnlwgt": ((100_000, 200_000, 300_000, 400_000, 500_000),
+               ("round hundreds of thousands: the weight is the number of people the census believes a "
+                "record stands for ({book}), in the hundreds of thousands for the CPS")),
+    "capital_gain": ((1, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 99_999),
+                     ("none (0) on its own, then round dollar amounts (1-2-5 steps), and the top-code "
+                     "99,999 on its own")),
+    "capital_loss": ((1, 1_000, 1_500, 2_000, 2_500, 3_000),
+                     ("none (0) on its own, then steps of 500 dollars up to 3,000, the yearly limit on "
+                     "deducting net capital losses (IRS)")),
+    "hours_per_week": ((35, 40, 41, 49, 60),
+                       ("the CPS's published hours-of-work groups: 1-34 (part time), 35-39, 40, 41-48, 49-59, "
+                       "60 and over")),
 }
 _HOW_TO_GET = {
     "adult": "adult.data and adult.test from the UCI Machine Learning Repository ('Adult')",

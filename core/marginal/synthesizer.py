@@ -3,17 +3,20 @@
 :class:`MarginalSynthesizer` releases a table the way a practitioner would with an
 off-the-shelf DP synthesizer: OpenDP's ``contingency_table`` (``opendp[mbi]``) measures
 noisy marginals of the table's cells (:mod:`core.marginal.domain`: from the public schema
-only), fits a graphical model to them (Private-PGM), and samples rows from the model.
+only), fits a graphical model to them (Private-PGM), and samples rows from it. What it
+measures is :func:`core.marginal.config.marginal_config`'s configuration, a function of the
+schema, the number of records and epsilon only:
 
-- **MST** (McKenna, Miklau & Sheldon 2021): the noisy one-way marginal of every column
-  (half the budget), then a maximum spanning tree of 2-way marginals chosen with the
-  exponential mechanism (a tenth of the rest) and measured (the remainder). About a minute
-  for 10 columns at a few thousand rows on two cores; most of it is OpenDP's and JAX's
-  setup, not the rows.
-- **AIM** (McKenna, Mullins, Sheldon & Miklau 2022): the same one-way marginals, then
-  rounds that each choose the worst-fitted marginal of up to three columns and measure it,
-  until the budget is spent. Better fits, many minutes and gigabytes (5-15 minutes and
-  about 5 GB on 10,000 Adult rows).
+- **MST**: the label's star (the label's 2-way marginal with every other column, OpenDP's
+  ``Fixed``), the whole budget split equally among them, no one-way marginals (every column
+  is keyed from the schema). About 30-60 s for Adult's 15 columns at 10,000 rows on two
+  cores, most of it Private-PGM's fit and JAX's compilation.
+- **AIM** (McKenna, Mullins, Sheldon & Miklau 2022): OpenDP's AIM over the same workload,
+  rounds that each choose the worst-fitted marginal and measure it, at most one round per
+  column (:func:`~core.marginal.config.aim_rounds`). A few minutes.
+- **MST (OpenDP defaults)** (McKenna, Miklau & Sheldon 2021): ``dp.mbi.MST()`` as it ships
+  (noisy one-way marginals of every column with half the budget, a spanning tree chosen
+  with a tenth of the rest and measured), the configuration before issue 37, kept as an anchor.
 
 The guarantee is OpenDP's: the measurement's privacy map at 2 contributions
 (:data:`CONTRIBUTIONS`, one record replaced, the project's relation) is checked to be at
@@ -29,26 +32,31 @@ import functools
 import numbers
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from core.marginal.config import ALGORITHMS, MarginalConfig, marginal_config
+from core.marginal.domain import (
+    DEFAULT_BINS,
+    MarginalDomain,
+    check_bins,
+    marginal_domain,
+)
 from core.marginal.opendp_fix import apply as apply_opendp_fix
-from core.marginal.domain import DEFAULT_BINS, MarginalDomain, check_bins, marginal_domain
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress, Stop, check_stop, report
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 from core.validation import check_choice, check_epsilon
 
-__all__ = ["ALGORITHMS", "CONTRIBUTIONS", "NOISE", "MarginalSynthesizer", "marginal_ledger", "measure_marginals",
-           "opendp_version"]
+__all__ = ["ALGORITHMS", "CONTRIBUTIONS", "NOISE", "MarginalSynthesizer", "fit_model", "marginal_ledger",
+           "measure_marginals", "opendp_version"]
 
-#: The synthesizers OpenDP offers here.
-ALGORITHMS = ("MST", "AIM")
 #: OpenDP's privacy unit: one record replaced by another changes the table by 2 in the
 #: symmetric distance (one record out, one in), the project's neighbouring relation.
 CONTRIBUTIONS = 2
@@ -65,37 +73,51 @@ def opendp_version() -> str:
     return version("opendp")
 
 
-def marginal_ledger(algorithm: str, epsilon: float, schema: PublicSchema, columns: Sequence[str]) -> PrivacyLedger:
-    """The ledger of one MST or AIM release of ``columns`` at ``epsilon``.
+def marginal_ledger(config: MarginalConfig, epsilon: float, schema: PublicSchema) -> PrivacyLedger:
+    """The ledger of one release of ``config`` (:func:`core.marginal.config.marginal_config`) at ``epsilon``.
 
-    One spend of ``epsilon`` (OpenDP composes the marginals, the choices and their split),
-    the schema's entries charged (:meth:`PublicSchema.charge`: an entry read from the rows
-    makes the release not DP), and what the guarantee takes from OpenDP.
+    One spend of ``epsilon`` labelled with what the configuration measures (its workload,
+    :meth:`MarginalConfig.describe`; OpenDP composes the marginals, the choices and their
+    split), the schema's entries of the released columns charged (:meth:`PublicSchema.charge`:
+    an entry read from the rows makes the release not DP), and what the guarantee takes from
+    OpenDP.
     """
-    algorithm = check_choice(algorithm, ALGORITHMS, name="algorithm", kind=str)
+    if not isinstance(config, MarginalConfig):
+        raise TypeError(f"config must be a MarginalConfig, got {type(config).__name__}.")
     eps = check_epsilon(epsilon)
     ledger = PrivacyLedger()
-    what = ("noisy one-way marginals of every column, a spanning tree of 2-way marginals chosen and measured"
-            if algorithm == "MST" else "noisy one-way marginals of every column, then marginals of up to three "
-                                       "columns chosen and measured round by round")
-    ledger.spend(eps, label=f"{algorithm} through OpenDP {opendp_version()}: {what}", noise=NOISE)
-    schema.charge(ledger, list(columns))
-    ledger.assume(f"The split of epsilon among {algorithm}'s measurements and their composition are OpenDP's "
-                  f"(its privacy map at {CONTRIBUTIONS} contributions, one record replaced, is checked to be at "
-                  "most epsilon); sampling rows from the fitted model is post-processing.")
+    ledger.spend(eps, label=f"{config.algorithm} through OpenDP {opendp_version()}: {config.describe()}", noise=NOISE)
+    schema.charge(ledger, list(config.columns))
+    ledger.assume(f"The split of epsilon among {config.algorithm}'s measurements and their composition are "
+                  f"OpenDP's (its privacy map at {CONTRIBUTIONS} contributions, one record replaced, is checked to "
+                  "be at most epsilon); the workload, the cells and the split come from the public schema alone; "
+                  "sampling rows from the fitted model is post-processing.")
     return ledger
 
 
-@functools.lru_cache(maxsize=16)
-def _measurement(names: tuple[str, ...], sizes: tuple[int, ...], epsilon: float, algorithm: str,
-                 contributions: int, estimator: Any = None) -> Any:
-    """OpenDP's MST or AIM measurement over codes 0..size-1 of each column (no record read).
+def fit_model(domain: Any, loss_fn: Any, *, potentials: Any = None) -> Any:
+    """OpenDP's default model fit (Private-PGM's mirror descent), skipped where there is
+    nothing to fit: with no measurement yet (AIM's first round here, every column keyed and no
+    one-way marginal) the uniform model is the answer, without a thousand idle iterations.
+    Post-processing of noisy marginals: same signature as ``opendp.extras.mbi.mirror_descent``."""
+    from mbi.estimation import mirror_descent
 
-    Built once per domain, budget and estimator in a process (OpenDP searches each noise
-    scale, which takes seconds): it is a function of the domain's shape, the budget and the
-    privacy unit only, and a release calls it on the records. ``estimator`` (None: OpenDP's
-    default, Private-PGM's mirror descent) fits the model from the noisy marginals: it is
-    post-processing, and changes neither the noise nor the budget split.
+    if not loss_fn:
+        return mirror_descent(domain, loss_fn, potentials=potentials, iters=0)
+    return mirror_descent(domain, loss_fn, potentials=potentials)
+
+
+@functools.lru_cache(maxsize=16)
+def _measurement(names: tuple[str, ...], sizes: tuple[int, ...], epsilon: float, config: MarginalConfig,
+                 contributions: int, estimator: Any = None) -> Any:
+    """OpenDP's measurement of ``config`` over codes 0..size-1 of each column (no record read).
+
+    Built once per domain, budget, configuration and estimator in a process (OpenDP searches
+    noise scales, which takes seconds): it is a function of the domain's shape, the budget,
+    the configuration and the privacy unit only, and a release calls it on the records.
+    ``estimator`` (None: :func:`fit_model`, OpenDP's Private-PGM mirror descent) fits the model
+    from the noisy marginals: it is post-processing, and changes neither the noise nor the
+    budget split.
     """
     import opendp.prelude as dp
     import polars as pl
@@ -108,12 +130,11 @@ def _measurement(names: tuple[str, ...], sizes: tuple[int, ...], epsilon: float,
     # the last cell of each column is OpenDP's own null cell (it adds one to every key list
     # that lacks it): no cell is added that no record can fill
     keys = {c: pl.Series(c, [*range(k - 1), None], dtype=pl.Int64) for c, k in zip(names, sizes)}
-    options = {} if estimator is None else {"estimator": estimator}
-    algo = dp.mbi.MST(**options) if algorithm == "MST" else dp.mbi.AIM(**options)
+    algo = config.opendp_algorithm(fit_model if estimator is None else estimator)
     measurement = ctx.query().select(*names).contingency_table(keys=keys, algorithm=algo).resolve()
     spent = float(measurement.map(contributions))
     if not spent <= epsilon:
-        raise RuntimeError(f"OpenDP's {algorithm} spends {spent!r}, more than epsilon = {epsilon!r}.")
+        raise RuntimeError(f"OpenDP's {config.algorithm} spends {spent!r}, more than epsilon = {epsilon!r}.")
     return measurement
 
 
@@ -123,9 +144,12 @@ def measure_marginals(domain: MarginalDomain, frame: pd.DataFrame, epsilon: floa
 
     The one function that builds and runs the measurement, for the release
     (:meth:`MarginalSynthesizer.fit`) and for its audit
-    (:mod:`core.audit.cases.marginal`): the records are mapped into the schema's cells
-    (:meth:`MarginalDomain.encode`), OpenDP's measurement is built for the domain's shape,
-    ``epsilon``, ``algorithm`` and :data:`CONTRIBUTIONS` (cached per process) and invoked.
+    (:mod:`core.audit.cases.marginal`): the configuration is
+    :func:`~core.marginal.config.marginal_config` of the domain's schema and columns,
+    ``algorithm``, the number of records and ``epsilon`` (nothing else), the records are
+    mapped into the schema's cells (:meth:`MarginalDomain.encode`), OpenDP's measurement is
+    built for the domain's shape, ``epsilon``, the configuration and :data:`CONTRIBUTIONS`
+    (cached per process) and invoked.
 
     Parameters
     ----------
@@ -135,10 +159,11 @@ def measure_marginals(domain: MarginalDomain, frame: pd.DataFrame, epsilon: floa
         The records.
     epsilon : float
         The whole release's budget (pure DP).
-    algorithm : {"MST", "AIM"}
+    algorithm : str
+        One of :data:`~core.marginal.config.ALGORITHMS`.
     estimator : callable, optional
-        The model fit OpenDP runs on the noisy marginals (post-processing). None: OpenDP's
-        default (Private-PGM's mirror descent), what a release uses. The audit passes a fit of
+        The model fit OpenDP runs on the noisy marginals (post-processing). None:
+        :func:`fit_model` (Private-PGM's mirror descent), what a release uses. The audit passes a fit of
         no iterations, which leaves the noisy marginals and the budget split as they are.
 
     Returns
@@ -146,7 +171,9 @@ def measure_marginals(domain: MarginalDomain, frame: pd.DataFrame, epsilon: floa
     opendp.extras.mbi.ContingencyTable
         OpenDP's release: ``marginals`` (the noisy measurements) and ``model``.
     """
-    measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), float(epsilon), algorithm,
+    config = marginal_config(domain.schema, algorithm=algorithm, columns=domain.names, n=len(frame),
+                             epsilon=float(epsilon))
+    measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), float(epsilon), config,
                                CONTRIBUTIONS, estimator)
     return measurement(_lazyframe(domain.encode(frame), domain.sizes))
 
@@ -173,17 +200,19 @@ def _numpy_seeded(seed: int) -> Iterator[None]:
 
 
 class MarginalSynthesizer(BaseEstimator):
-    """MST or AIM through OpenDP, with its domain from the public schema.
+    """MST or AIM through OpenDP, with its domain and configuration from the public schema.
 
     Parameters
     ----------
-    algorithm : {"MST", "AIM"}
-        MST (a spanning tree of 2-way marginals; about a minute for ten columns) or AIM
-        (adaptive marginals of up to three columns; many minutes and gigabytes).
+    algorithm : str
+        One of :data:`~core.marginal.config.ALGORITHMS`: "MST" (the label's star of 2-way
+        marginals, the whole budget; under a minute), "AIM" (AIM's rounds over the label's
+        2-way marginals; a few minutes) or "MST (OpenDP defaults)" (OpenDP's MST as it ships).
     epsilon : float
         The whole release's budget (pure DP, delta 0; default 1): smaller means noisier marginals.
     bins : int
-        Equal-width bins of each numeric column's declared range (:data:`DEFAULT_BINS`).
+        Equal-width bins of a numeric column's declared range where the schema gives no
+        public cuts for it (:data:`DEFAULT_BINS`).
     schema : PublicSchema
         Required before :meth:`fit` (None until set, so that scikit-learn's ``clone`` works).
         The only source of categories and bounds (a value outside them is clipped, or becomes
@@ -194,6 +223,8 @@ class MarginalSynthesizer(BaseEstimator):
     Attributes
     ----------
     domain_ : MarginalDomain
+    config_ : MarginalConfig
+        What was measured (:func:`~core.marginal.config.marginal_config`).
     table_ : opendp.extras.mbi.ContingencyTable
         OpenDP's release: the noisy marginals and the fitted model.
     ledger_ : PrivacyLedger
@@ -222,7 +253,7 @@ class MarginalSynthesizer(BaseEstimator):
         return algorithm, check_epsilon(self.epsilon)
 
     def fit(self, frame: pd.DataFrame, *, progress: Progress | None = None,
-            stop: Stop | None = None) -> "MarginalSynthesizer":
+            stop: Stop | None = None) -> MarginalSynthesizer:
         """Measure the noisy marginals of ``frame`` and fit the model (spends ``epsilon``).
 
         ``progress`` hears before and after OpenDP's release (which cannot be interrupted);
@@ -243,7 +274,9 @@ class MarginalSynthesizer(BaseEstimator):
         self.seconds_ = time.perf_counter() - start
         self.domain_ = domain
         self.n_rows_ = len(frame)
-        self.ledger_ = marginal_ledger(algorithm, eps, self.schema, domain.names)
+        self.config_ = marginal_config(self.schema, algorithm=algorithm, columns=domain.names, n=len(frame),
+                                       epsilon=eps)
+        self.ledger_ = marginal_ledger(self.config_, eps, self.schema)
         report(progress, 1.0, f"{algorithm}: released in {self.seconds_:.0f} s")
         return self
 
@@ -251,7 +284,9 @@ class MarginalSynthesizer(BaseEstimator):
         """``n`` rows (default the number fitted) drawn from the fitted model: post-processing.
 
         ``random_state`` seeds the rows drawn from the model and the numbers drawn within
-        each bin; the noisy marginals themselves are OpenDP's, fixed at :meth:`fit`.
+        each bin; the noisy marginals themselves are OpenDP's, fixed at :meth:`fit`. Rows are
+        drawn as the configuration says (:attr:`MarginalConfig.sampling`: independently, or
+        Private-PGM's rounding for OpenDP's defaults).
         """
         if not hasattr(self, "table_"):
             raise ValueError("fit the synthesizer before sampling from it.")
@@ -262,5 +297,5 @@ class MarginalSynthesizer(BaseEstimator):
             raise ValueError(f"n must be at least 1 row, got {rows}.")
         rng = check_random_state(random_state)
         with _numpy_seeded(draw_seed(rng)):
-            codes = self.table_.model.synthetic_data(int(rows)).df
+            codes = self.table_.model.synthetic_data(int(rows), method=self.config_.sampling).df
         return self.domain_.decode(codes, random_state=rng)

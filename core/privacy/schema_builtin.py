@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from core.data.dataset import Dataset
-from core.data.public import ADULT_BOUNDS, ADULT_CATEGORIES, ADULT_COLUMNS
+from core.data.public import ADULT_BOUNDS, ADULT_CATEGORIES, ADULT_COLUMNS, ADULT_CUTS
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import ColumnSchema
 from core.privacy.schema_draft import draft_schema
@@ -19,8 +19,10 @@ from core.privacy.schema_draft import draft_schema
 __all__ = ["ADULT_CATEGORIES", "BUILT_IN_SCHEMAS", "schema_for"]
 
 
-def _num(name: str, lo: float, hi: float, note: str, *, integer: bool = True) -> ColumnSchema:
-    return ColumnSchema(name, "numeric", lower=lo, upper=hi, integer=integer, source="built-in", note=note)
+def _num(name: str, lo: float, hi: float, note: str, *, integer: bool = True,
+         cuts: Sequence[float] | None = None) -> ColumnSchema:
+    return ColumnSchema(name, "numeric", lower=lo, upper=hi, integer=integer, source="built-in", note=note,
+                        cuts=None if cuts is None else tuple(cuts))
 
 
 def _cat(name: str, cats: Sequence[Any], note: str) -> ColumnSchema:
@@ -72,7 +74,9 @@ def _adult_schema() -> PublicSchema:
     for name in ADULT_COLUMNS:
         if name in ADULT_BOUNDS:
             lo, hi, note = ADULT_BOUNDS[name]
-            cols.append(_num(name, lo, hi, note.format(book=book)))
+            cuts, why = ADULT_CUTS.get(name, (None, ""))
+            note = note.format(book=book) + (f"; bins: {why.format(book=book)}" if cuts else "")
+            cols.append(_num(name, lo, hi, note, cuts=cuts))
         else:
             cols.append(_cat(name, ADULT_CATEGORIES[name], book))
     return PublicSchema(tuple(cols), label="income", sensitive=("sex",), name="adult")

@@ -7,6 +7,7 @@ list become :data:`OTHER`. The whole table's schema is :class:`core.privacy.sche
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from dataclasses import dataclass
@@ -43,6 +44,22 @@ def _finite(value: Any, name: str) -> float:
     return out
 
 
+def _check_cuts(cuts: Any, name: str, lo: float, hi: float) -> tuple[float, ...]:
+    """``cuts`` of numeric column ``name`` as a tuple of floats: at least one, strictly
+    increasing, each above ``lo`` and at most ``hi``."""
+    if isinstance(cuts, (str, bytes)) or not isinstance(cuts, (list, tuple, np.ndarray)):
+        raise TypeError(f"cuts of '{name}' must be a list of numbers, got {type(cuts).__name__}.")
+    out = tuple(_finite(c, f"a cut of '{name}'") for c in cuts)
+    if not out:
+        raise ValueError(f"cuts of '{name}' must hold at least one bin edge (or be left out for equal-width bins).")
+    if any(b <= a for a, b in itertools.pairwise(out)):
+        raise ValueError(f"cuts of '{name}' must be strictly increasing, got {list(out)}.")
+    if not (lo < out[0] and out[-1] <= hi):
+        raise ValueError(f"cuts of '{name}' must lie above its lower bound {lo:g} and at most its upper bound "
+                         f"{hi:g}, got {list(out)}.")
+    return out
+
+
 def _plain(value: Any) -> Any:
     """A JSON-friendly scalar (numpy numbers to Python ones)."""
     if isinstance(value, np.generic):
@@ -73,6 +90,14 @@ class ColumnSchema:
         differentially private.
     note : str
         Where a declared or built-in entry comes from, in words (a codebook, a top-code).
+    cuts : tuple of float or None
+        For a numeric column: optional public bin edges inside its range, strictly increasing,
+        each above ``lower`` and at most ``upper``. Each cut starts a bin (a value equal to a
+        cut falls in the bin above it), so ``k`` cuts make ``k + 1`` bins from ``lower`` to
+        ``upper``. They come from the same public source as the bounds (a codebook's
+        tabulation groups, a legal threshold), never from the rows, and let a release that
+        bins the column (MST and AIM, :mod:`core.marginal.domain`) put a skewed column's mass
+        in more than one bin. None: equal-width bins.
     """
 
     name: str
@@ -83,6 +108,7 @@ class ColumnSchema:
     integer: bool = False
     source: str = "declared"
     note: str = ""
+    cuts: tuple | None = None
 
     def __post_init__(self) -> None:
         _check_str(self.name, "name")
@@ -103,6 +129,8 @@ class ColumnSchema:
             object.__setattr__(self, "upper", hi)
             if self.categories is not None:
                 raise ValueError(f"numeric column '{self.name}' cannot have categories.")
+            if self.cuts is not None:
+                object.__setattr__(self, "cuts", _check_cuts(self.cuts, self.name, lo, hi))
         elif self.kind == "categorical":
             if self.categories is None:
                 raise ValueError(f"categorical column '{self.name}' needs its list of categories.")
@@ -117,9 +145,13 @@ class ColumnSchema:
             object.__setattr__(self, "categories", cats)
             if self.lower is not None or self.upper is not None:
                 raise ValueError(f"categorical column '{self.name}' cannot have bounds.")
+            if self.cuts is not None:
+                raise ValueError(f"categorical column '{self.name}' cannot have cuts (bin edges are for numbers).")
         else:
             if self.lower is not None or self.upper is not None or self.categories is not None:
                 raise ValueError(f"identifier column '{self.name}' has no bounds or categories.")
+            if self.cuts is not None:
+                raise ValueError(f"identifier column '{self.name}' has no cuts (bin edges are for numbers).")
         object.__setattr__(self, "integer", bool(self.integer))
 
     @property
@@ -146,6 +178,8 @@ class ColumnSchema:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind, "source": self.source}
         if self.kind == "numeric":
             out.update(lower=self.lower, upper=self.upper, integer=self.integer)
+            if self.cuts is not None:
+                out["cuts"] = list(self.cuts)
         if self.kind == "categorical":
             out["categories"] = list(self.categories)
         if self.note:
@@ -156,7 +190,7 @@ class ColumnSchema:
     def from_dict(cls, data: Mapping[str, Any]) -> "ColumnSchema":
         if not isinstance(data, Mapping):
             raise TypeError(f"a column entry must be a JSON object, got {type(data).__name__}.")
-        allowed = {"name", "kind", "lower", "upper", "categories", "integer", "source", "note"}
+        allowed = {"name", "kind", "lower", "upper", "categories", "integer", "source", "note", "cuts"}
         extra = sorted(set(data) - allowed)
         if extra:
             raise ValueError(f"unknown key(s) {extra} in the entry of column {data.get('name')!r}; "
@@ -166,10 +200,14 @@ class ColumnSchema:
         cats = data.get("categories")
         if cats is not None and not isinstance(cats, (list, tuple)):
             raise TypeError(f"categories of {data['name']!r} must be a list.")
+        cuts = data.get("cuts")
+        if cuts is not None and not isinstance(cuts, (list, tuple)):
+            raise TypeError(f"cuts of {data['name']!r} must be a list of numbers.")
         return cls(
             name=data["name"], kind=data["kind"], lower=data.get("lower"), upper=data.get("upper"),
             categories=None if cats is None else tuple(cats), integer=data.get("integer", False),
             source=data.get("source", "declared"), note=data.get("note", ""),
+            cuts=None if cuts is None else tuple(cuts),
         )
 
 

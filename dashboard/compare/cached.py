@@ -30,7 +30,7 @@ __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "compar
            "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",
            "EPSILON_SETTING", "PRIVATE_MEASURES_NOTE", "reference_rows", "power_note", "below_guess", "BELOW_GUESS",
            "AUDIT_CHOICES", "DEFAULT_AUDIT_RUNS", "SLOW_SECONDS", "slow_methods_note", "AUDIT_COLUMN", "audit_choice", "audit_help", "violations",
-           "audit_caption", "row_choices", "rows_words", "max_rows_of", "ROWS_HELP"]
+           "audit_caption", "row_choices", "rows_words", "max_rows_of", "ROWS_HELP", "marginal_tables"]
 
 #: The table's column that says, in words, when a release's utility is not above the constant guess.
 BELOW_GUESS = "utility against the constant guess"
@@ -55,10 +55,10 @@ AUDIT_CHOICES = (0, 200, 500, 1000)
 AUDIT_COLUMN = "audit"
 
 
-#: Seconds one release of the OpenDP synthesizers takes on this project's 2-core machine on the
-#: census sample (measured: MST 45-55 s, 1.7 GB; AIM about 3 minutes, 4 GB; on 10,000 Adult rows
-#: MST 75-80 s, AIM 5-15 minutes and about 5 GB).
-SLOW_SECONDS = {"MST": 50.0, "AIM": 180.0}
+#: Seconds one release of the OpenDP synthesizers takes on this project's 2-core machine (issue 37's
+#: configuration, benchmarks/bench_dp_synth.py: MST, the label's 2-way marginals, 30-60 s on
+#: 10,000 Adult rows; AIM over the same workload a few minutes).
+SLOW_SECONDS = {"MST": 40.0, "AIM": 180.0}
 
 
 def slow_methods_note(methods: tuple[str, ...], *, epsilons: int, repetitions: int) -> str | None:
@@ -71,8 +71,8 @@ def slow_methods_note(methods: tuple[str, ...], *, epsilons: int, repetitions: i
     parts = [f"{m}: {releases} release{plural} of about {SLOW_SECONDS[m]:.0f} s each on the census sample "
              f"(about {releases * SLOW_SECONDS[m] / 60:.0f} min)" for m in slow]
     memory = " AIM needs about 4-5 GB of memory." if "AIM" in slow else ""
-    return ("Slow methods chosen: " + "; ".join(parts) + ". Larger tables take longer (MST about 80 s a "
-            "release on 10,000 Adult rows, AIM 5-15 min)." + memory)
+    return ("Slow methods chosen: " + "; ".join(parts) + ". Larger tables take a little longer (MST 30-60 s a "
+            "release on 10,000 Adult rows, AIM a few minutes)." + memory)
 
 
 #: The caps a user can put on the rows of a comparison ("all": every row, the default).
@@ -300,6 +300,28 @@ def method_rows(result: ComparisonResult) -> pd.DataFrame:
         "guarantee": first["guarantee"],
         "not covered or taken as public": caveats.fillna(""),
     })
+
+
+def marginal_tables(result: ComparisonResult) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """What each MST or AIM release of ``result`` measured: ``{method: (workload, bins)}``
+    (:func:`core.compare.marginal_methods.marginal_settings`), from the result's public schema,
+    its released columns (the schema's, identifiers left out), its first epsilon and the rows
+    released (each release has as many rows as the training part). Empty when neither ran."""
+    from core.compare.marginal_methods import marginal_settings
+    from core.marginal.config import ALGORITHMS
+
+    ran = [m for m in result.runs["method"].drop_duplicates() if m in ALGORITHMS]
+    if not ran or not result.parameters.get("epsilons"):
+        return {}
+    schema = PublicSchema.from_dict(result.parameters["schema"])
+    columns = [c for c in schema.names if schema[c].kind != "identifier"]
+    out = {}
+    for method in ran:
+        rows = result.runs.loc[result.runs["method"] == method, "rows_released"]
+        n = max(1, int(rows.max())) if rows.notna().any() else 1
+        out[method] = marginal_settings(schema, columns, algorithm=method, n=n,
+                                        epsilon=float(result.parameters["epsilons"][0]))
+    return out
 
 
 def run_config(result: ComparisonResult, *, upload_name: str | None, risk: str,

@@ -162,6 +162,15 @@ def every_measure(result) -> None:
     if len(not_dp):
         st.caption(f"{len(not_dp)} of {len(methods_table)} methods are not differentially private: "
                    + ", ".join(md(m) for m in not_dp["method"]) + ". Open the box above for each reason.")
+    marginal = cached.marginal_tables(result)
+    if marginal:
+        with st.expander(f"What {' and '.join(marginal)} measured: the workload and the bins", expanded=False):
+            st.caption("Chosen from the public schema, the number of records and epsilon alone, never from the rows.")
+            for name, (workload, _) in marginal.items():
+                st.markdown(f"**{md(name)}**: the marginals it measures")
+                st.dataframe(workload, hide_index=True, width="stretch")
+            st.markdown("**Each column's cells**")
+            st.dataframe(next(iter(marginal.values()))[1], hide_index=True, width="stretch")
 
 
 def run_config(result, dataset: Dataset, risk: str, utility: str = "utility"):

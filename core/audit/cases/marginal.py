@@ -1,9 +1,10 @@
 """Audit case of the marginal-based synthesizers MST and AIM (OpenDP): their real noisy marginal measurement.
 
 What spends MST's and AIM's budget is OpenDP's measurement of marginals: the table mapped
-into the schema's cells (:meth:`core.marginal.MarginalDomain.encode`), its one-way marginals
-measured, then 2-way (MST) or up to 3-way (AIM) marginals chosen and measured, each count
-given discrete Laplace noise, the whole composed by OpenDP so that its privacy map at
+into the schema's cells (:meth:`core.marginal.MarginalDomain.encode`), the marginals of its
+configuration measured (:func:`core.marginal.config.marginal_config`: the label's 2-way
+marginals for MST, chosen round by round among them for AIM), each count given discrete
+Laplace noise, the whole composed by OpenDP so that its privacy map at
 :data:`core.marginal.CONTRIBUTIONS` (one record replaced) meets epsilon. Fitting the
 graphical model (Private-PGM) and sampling rows are post-processing.
 
@@ -216,8 +217,8 @@ def mst_case(frame: pd.DataFrame, schema: PublicSchema, *, epsilon: float, bins:
         columns = [c for c in schema.names if c in frame.columns and schema[c].kind != "identifier"]
     domain = marginal_domain(schema, columns=list(columns), bins=bins)
     pair = _moving_pair(frame.reset_index(drop=True), schema, domain)
-    note = (f"{name}: the release's own OpenDP measurement (core.marginal.synthesizer.measure_marginals: one-way "
-            f"marginals, then the marginals it chooses, over {sum(domain.sizes.values())} cells of "
+    note = (f"{name}: the release's own OpenDP measurement (core.marginal.synthesizer.measure_marginals: the "
+            f"marginals of its configuration, core.marginal.config, over {sum(domain.sizes.values())} cells of "
             f"{len(domain.names)} columns from the schema, the release's budget split) on {len(frame)} records, "
             "without the Private-PGM fit (post-processing). Statistic: the log-likelihood ratio of the measured "
             "noisy marginals. OpenDP's noise is not seeded.")

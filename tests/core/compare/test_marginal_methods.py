@@ -45,6 +45,21 @@ def test_aim_is_opt_in_and_says_its_cost_before_it_starts():
     assert "minutes" in words and "GB" in words
 
 
+def test_mst_is_the_default_dp_synthesizer_and_says_its_workload():
+    assert "MST" in DEFAULT_METHODS
+    words = METHODS["MST"].description
+    assert "2-way marginal of the label with every other column" in words and "no one-way marginals" in words
+
+
+def test_the_page_gets_the_workload_and_the_bins_from_the_schema(small):
+    from core.compare.marginal_methods import marginal_settings
+
+    _, schema = small
+    workload, bins = marginal_settings(schema, COLUMNS, algorithm="MST", n=400, epsilon=2.0)
+    assert list(workload["marginal"]) == ["income x age", "income x workclass", "income x sex"]
+    assert list(bins["column"]) == COLUMNS and bins.set_index("column").loc["sex", "cells"] == 3
+
+
 def test_mst_says_its_time_and_memory():
     words = METHODS["MST"].description
     assert " s " in words and "GB" in words and "not be seeded" in words

@@ -89,3 +89,45 @@ def test_bad_arguments_are_refused(schema, kwargs, error):
 def test_a_schema_is_required():
     with pytest.raises(TypeError):
         marginal_domain({"job": ["a"]})
+
+
+@pytest.fixture
+def skewed() -> PublicSchema:
+    """A capital-gain-like column: zero for most records, a long tail up to a top-code."""
+    return PublicSchema((ColumnSchema("gain", "numeric", lower=0, upper=99_999, integer=True,
+                                      cuts=(1, 1_000, 10_000, 99_999)),
+                         ColumnSchema("share", "numeric", lower=0.0, upper=1.0, cuts=(0.25, 0.5))))
+
+
+def test_a_skewed_columns_bins_come_from_the_schemas_cuts(skewed):
+    domain = marginal_domain(skewed, bins=4)
+    gain = domain.columns[0]
+    assert gain.edges == (0.0, 1.0, 1_000.0, 10_000.0, 99_999.0, 99_999.0) and domain.sizes["gain"] == 5
+    assert "cuts" in gain.source
+    # equal-width bins would put every value below 25,000 in the first bin
+    assert marginal_domain(PublicSchema((ColumnSchema("gain", "numeric", lower=0, upper=99_999, integer=True),)),
+                           bins=4).encode(pd.DataFrame({"gain": [0, 500, 5_000]}))["gain"].tolist() == [0, 0, 0]
+
+
+def test_a_value_equal_to_a_cut_starts_the_bin_above(skewed):
+    frame = pd.DataFrame({"gain": [0, 1, 999, 1_000, 99_998, 99_999, 10**9], "share": [0.0, 0.25, 0.3, 0.5, 1.0, 0.7, -3]})
+    codes = marginal_domain(skewed).encode(frame)
+    assert codes["gain"].tolist() == [0, 1, 1, 2, 3, 4, 4]  # the top-code is a cell of its own; clipped above
+    assert codes["share"].tolist() == [0, 1, 1, 2, 2, 2, 0]
+
+
+def test_cut_bins_decode_inside_their_bin(skewed):
+    domain = marginal_domain(skewed)
+    codes = pd.DataFrame({"gain": [0, 1, 2, 3, 4] * 40, "share": [0, 1, 2, 0, 1] * 40})
+    out = domain.decode(codes, random_state=0)
+    back = domain.encode(out)
+    assert back["gain"].tolist() == codes["gain"].tolist() and back["share"].tolist() == codes["share"].tolist()
+    assert (out["gain"] == np.rint(out["gain"])).all() and set(out["gain"][codes["gain"] == 0]) == {0}
+    assert set(out["gain"][codes["gain"] == 4]) == {99_999}
+
+
+def test_the_cells_are_described_for_the_page(skewed):
+    rows = marginal_domain(skewed).cell_rows()
+    assert rows[0] == {"column": "gain", "cells": 5, "from": "the schema's public cuts",
+                       "bins": "0, 1-999, 1,000-9,999, 10,000-99,998, 99,999"}
+    assert rows[1]["bins"] == "[0, 0.25), [0.25, 0.5), [0.5, 1]"

@@ -41,6 +41,41 @@ def test_zero_and_negative_parts_stay_at_most_themselves(x):
     assert opendp_fix.conservative_prior(x) == math.nextafter(x, -math.inf)
 
 
+def _noisy_counts(scale: float):
+    """Discrete Laplace on a vector of counts (the noise of one OpenDP marginal)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T="i32")), dp.l1_distance(T="i32"), scale=scale)
+
+
+@pytest.mark.parametrize("d_out", [0.05, 1 / 14, 1.0, 3.7])
+def test_the_fast_search_finds_opendps_scale_and_passes_its_check(d_out):
+    import opendp.prelude as dp
+
+    scales = []
+    fast = opendp_fix.fast_search_chain(lambda s: scales.append(s) or _noisy_counts(s), 2, d_out, T=float)
+    exact = dp.binary_search_param(_noisy_counts, 2, d_out, T=float)
+    chosen = scales[-2]  # the last build is the check that a hair less noise would overspend
+    assert fast.check(2, d_out) and fast.map(2) <= d_out and len(scales) <= 5  # OpenDP's search: hundreds
+    assert chosen == pytest.approx(exact, rel=1e-9) and chosen >= exact
+    assert not _noisy_counts(exact * (1 - 1e-6)).check(2, d_out)  # a smaller scale would overspend
+
+
+def test_the_fast_search_leaves_other_searches_to_opendp(monkeypatch):
+    import opendp.mod
+
+    calls = []
+    real = opendp.mod.binary_search_chain
+    monkeypatch.setattr(opendp.mod, "binary_search_chain", lambda *a, **k: calls.append(k) or real(*a, **k))
+    # (fast_search_chain imports binary_search_chain from opendp.mod when it is called)
+    opendp_fix.fast_search_chain(_noisy_counts, 2, 1.0, bounds=(0.5, 100.0), T=float)  # a bounded search
+    scales = []
+    chain = opendp_fix.fast_search_chain(lambda s: scales.append(s) or _noisy_counts(s * s), 2, 1.0, T=float)
+    assert len(calls) == 2  # a loss proportional to 1/scale^2: the shortcut's scale is not the tightest
+    assert chain.check(2, 1.0) and len(scales) > 5
+
+
 def test_apply_is_idempotent():
     opendp_fix.apply()
     opendp_fix.apply()
@@ -49,11 +84,10 @@ def test_apply_is_idempotent():
 
 @pytest.mark.slow  # about 15 s; the pin opendp[mbi]==0.16.0 keeps upstream from changing under CI
 def test_opendp_still_needs_the_fix(monkeypatch):
-    from opendp.extras.mbi._utilities import prior
-    from opendp.mod import OpenDPException
-
     import opendp.extras.mbi._aim as aim
     import opendp.extras.mbi._mst as mst
+    from opendp.extras.mbi._utilities import prior
+    from opendp.mod import OpenDPException
 
     for module in (mst, aim):
         monkeypatch.setattr(module, "prior", prior)

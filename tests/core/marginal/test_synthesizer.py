@@ -1,7 +1,7 @@
 """core.marginal.synthesizer: MST and AIM through OpenDP release a table inside the public schema,
 with the ledger's epsilon as OpenDP's guarantee.
 
-One small MST release (4 columns, 200 records: about 15 s, most of it JAX's compilation) is
+One small MST release (4 columns, 200 records: about 10 s, most of it JAX's compilation) is
 shared by the contract tests; the refusals need no release.
 """
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 from core.data import load_sample
-from core.marginal import MarginalSynthesizer, marginal_ledger
+from core.marginal import MarginalSynthesizer, marginal_ledger, synthesizer
+from core.marginal.config import marginal_config
 from core.marginal.domain import marginal_domain
 from core.privacy.schema_builtin import schema_for
 from core.privacy.schema_columns import OTHER
@@ -46,7 +47,8 @@ def test_opendp_spent_no_more_than_epsilon(fitted):
     from core.marginal.synthesizer import CONTRIBUTIONS, _measurement
 
     domain = fitted.domain_
-    measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), EPSILON, "MST", CONTRIBUTIONS)
+    measurement = _measurement(tuple(domain.names), tuple(domain.sizes.values()), EPSILON, fitted.config_,
+                               CONTRIBUTIONS)
     assert measurement.map(CONTRIBUTIONS) <= EPSILON
 
 
@@ -66,6 +68,28 @@ def test_sampling_is_seeded_post_processing(fitted):
     assert len(fitted.sample(random_state=0)) == fitted.n_rows_ == 200
 
 
+def test_rows_are_drawn_independently_not_in_lockstep(fitted):
+    """Two columns that share the label as their only parent are independent given it in the
+    model: drawn rows show no rank correlation within a label group. Private-PGM's default
+    rounding gives them the same within-group rank (the wrong sampler), which the check catches."""
+    from scipy.stats import spearmanr
+
+    def lockstep(codes) -> float:
+        """The largest within-group rank correlation of two children of the label."""
+        rhos = [abs(spearmanr(g[a], g[b])[0]) for _, g in codes.groupby("income") if len(g) > 2000
+                for a, b in (("age", "workclass"), ("age", "sex"), ("workclass", "sex"))
+                if g[a].nunique() > 1 and g[b].nunique() > 1]
+        assert rhos, "no label group with two varying columns"
+        return max(rhos)
+
+    with synthesizer._numpy_seeded(0):
+        rounded = fitted.table_.model.synthetic_data(20_000, method="round").df
+    drawn = fitted.domain_.encode(fitted.sample(20_000, random_state=0))
+    assert fitted.config_.sampling == "sample"
+    assert lockstep(pd.DataFrame(drawn)) < 0.1
+    assert lockstep(rounded) > 0.3
+
+
 def test_sampling_leaves_numpys_global_generator_as_it_was(fitted):
     np.random.seed(123)
     expected = np.random.random()
@@ -74,25 +98,28 @@ def test_sampling_leaves_numpys_global_generator_as_it_was(fitted):
     assert np.random.random() == expected
 
 
-def test_the_audits_noise_scale_is_msts_own(fitted):
-    """OpenDP's MST measures every one-way marginal with half of epsilon and its k - 1 2-way
-    marginals with 0.9 of the rest; core.audit.cases.marginal.marginal_scale finds the same scales."""
-    from opendp.extras.mbi._utilities import prior
-
+def test_mst_measures_the_labels_star_with_the_whole_budget(fitted):
+    """The label's 2-way marginal with each of the k - 1 other columns, each with epsilon / (k - 1)
+    and nothing else (no one-way marginal, no selection): core.audit.cases.marginal.marginal_scale
+    finds the same scale, not the one of a split over k measurements."""
     from core.audit.cases.marginal import marginal_scale
 
     k = len(COLUMNS)
-    scales = {len(m.clique): m.stddev / math.sqrt(2) for m in fitted.table_.marginals.flatten()}
-    d_measure = 0.9 * prior(prior(EPSILON - EPSILON * 0.5))
-    assert scales[1] == pytest.approx(marginal_scale(EPSILON * 0.5 / k), rel=1e-6)
-    assert scales[2] == pytest.approx(marginal_scale(d_measure / (k - 1)), rel=1e-6)
+    measured = fitted.table_.marginals.flatten()
+    assert sorted(m.clique for m in measured) == sorted(("income", c) for c in COLUMNS if c != "income")
+    scales = {m.stddev / math.sqrt(2) for m in measured}
+    assert len(scales) == 1
+    scale = scales.pop()
+    assert scale == pytest.approx(marginal_scale(EPSILON / (k - 1)), rel=1e-6)
+    assert scale != pytest.approx(marginal_scale(EPSILON / k), rel=1e-3)
 
 
 def test_a_schema_read_from_the_rows_makes_it_not_dp(census):
     frame, schema = census
     drafted = schema.replace_column(schema["age"].__class__("age", "numeric", lower=17, upper=90,
                                                            source="read from data"))
-    ledger = marginal_ledger("MST", 1.0, drafted, COLUMNS)
+    config = marginal_config(drafted, columns=COLUMNS, n=len(frame), epsilon=1.0)
+    ledger = marginal_ledger(config, 1.0, drafted)
     assert not ledger.is_dp and math.isinf(ledger.total()[0])
 
 
