@@ -1,8 +1,10 @@
-"""Every input limit in one place: configs, JSON files and zips (bundles).
+"""Every input limit in one place: uploads, configs, JSON files and zips (bundles).
 
 Each limit is a named number derived from the project's own maxima, so that nothing a page
 or a command writes is ever refused, and nothing larger starts unbounded work:
 
+- **uploads**: the one upload limit (MB and bytes) and the most columns a table keeps, which
+  :mod:`core.data.csv_loader` enforces (this module imports nothing of the project's);
 - **config values** (``pux compare``, ``solve``, ``bundle`` and the pages' downloaded configs):
   the most repetitions, epochs and audit runs any page's widget offers, the longest epsilon
   grid any page or command needs, and the most rows a file within the upload limit can hold;
@@ -23,14 +25,26 @@ import re
 import zipfile
 from typing import Any, Mapping
 
-from core.data.csv_loader import MAX_BYTES, MAX_COLUMNS, MAX_UPLOAD_MB
-
 __all__ = [
+    "MAX_UPLOAD_MB", "MAX_BYTES", "MAX_COLUMNS",
     "MAX_REPETITIONS", "MAX_EPOCHS", "MAX_AUDIT_RUNS", "MAX_EPSILONS", "MAX_ROWS", "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH", "MAX_SCHEMA_BYTES", "MAX_ZIP_MEMBER_BYTES", "MAX_ZIP_TOTAL_BYTES", "MAX_ZIP_ENTRIES",
     "MAX_ZIP_RATIO", "RATIO_FROM_BYTES", "MAX_SCRIPT_SECONDS", "CONFIG_LIMITS", "check_limit",
     "check_config_limits", "load_json", "json_depth_exceeds", "check_zip", "read_member",
 ]
+
+# ----------------------------------------------------------------------------- uploads
+#: The one upload limit, in MB as Streamlit counts them (2**20 bytes): the dashboard's
+#: ``server.maxUploadSize`` in ``.streamlit/config.toml`` holds the same number (a test
+#: checks it). Chosen from ``benchmarks/bench_upload_memory.py``: reading and encoding a
+#: CSV peaks at about 5.6 MB of server memory per MB of file (12.2 before the typed
+#: parse; reading alone about 2), so a 50 MB upload costs about 0.28 GB; the whole
+#: server's rise on the Data page is at most 5.1x the file (``bench_upload_cycle``).
+MAX_UPLOAD_MB = 50
+#: Largest input read, in bytes (paths, bytes and file objects alike).
+MAX_BYTES = MAX_UPLOAD_MB * 2**20
+#: Wider files keep their first ``MAX_COLUMNS`` columns (with a note, :mod:`core.data.csv_loader`).
+MAX_COLUMNS = 200
 
 # ----------------------------------------------------------------------------- config values
 #: Repetitions per point: the most a page offers (CDP-LR's and Publishing's sliders, the SSKM
@@ -65,7 +79,7 @@ GRID_FIELDS = ("epsilons", "a_values", "thetas", "lambdas", "grids", "sweep_grid
 MAX_JSON_BYTES = MAX_BYTES
 #: Nesting depth of one JSON file (the project's deepest, a bundle's result, nests about 8 levels).
 MAX_JSON_DEPTH = 64
-#: Bytes of one schema file: 10 kB for each of the :data:`~core.data.csv_loader.MAX_COLUMNS` columns.
+#: Bytes of one schema file: 10 kB for each of the :data:`MAX_COLUMNS` columns.
 MAX_SCHEMA_BYTES = MAX_COLUMNS * 10_000
 
 # ----------------------------------------------------------------------------- zips

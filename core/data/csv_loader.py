@@ -19,6 +19,7 @@ import pandas as pd
 from core.data.dataset import Dataset, infer_column_types
 from core.data.identifiers import propose_identifiers
 from core.data.record_reader import MIN_ROWS, split_records, text_records
+from core.limits import MAX_BYTES, MAX_COLUMNS, MAX_UPLOAD_MB  # the upload limits' home
 from core.validation import DataError
 
 __all__ = [
@@ -28,17 +29,6 @@ __all__ = [
 
 #: Larger magnitudes overflow the squares and products the methods compute.
 MAX_ABS_VALUE = 1e15
-#: The one upload limit, in MB as Streamlit counts them (2**20 bytes): the dashboard's
-#: ``server.maxUploadSize`` in ``.streamlit/config.toml`` holds the same number (a test
-#: checks it). Chosen from ``benchmarks/bench_upload_memory.py``: reading and encoding a
-#: CSV peaks at about 5.6 MB of server memory per MB of file (12.2 before the typed
-#: parse; reading alone about 2), so a 50 MB upload costs about 0.28 GB; the whole
-#: server's rise on the Data page is at most 5.1x the file (``bench_upload_cycle``).
-MAX_UPLOAD_MB = 50
-#: Largest input read, in bytes (paths, bytes and file objects alike).
-MAX_BYTES = MAX_UPLOAD_MB * 2**20
-#: Wider files keep their first ``MAX_COLUMNS`` columns (with a note).
-MAX_COLUMNS = 200
 #: A text column becomes numeric when at least this share of its filled cells parse as
 #: numbers; the other cells become missing, with a note.
 NUMERIC_SHARE = 0.90
