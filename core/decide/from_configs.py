@@ -16,14 +16,31 @@ Typical use::
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from core.compare.config import CompareConfig
 from core.decide.config import SolveConfig
 from core.decide.pages import PAGE_MEASURE
 from core.decide.target import Target
 
-__all__ = ["solve_config_from_compare", "solve_config_from_page"]
+__all__ = ["PageSettings", "solve_config_from_compare", "solve_config_from_page"]
+
+
+@runtime_checkable
+class PageSettings(Protocol):
+    """What a solve reads of a page config: the fields of :class:`core.bundle.page_config.PageConfig`
+    (``pux-page/1``). The bundle imports :mod:`core.decide` (its pages' solve panels), so the
+    solver names the fields it reads rather than the bundle's class: the package graph stays
+    one-way (bundle -> decide)."""
+
+    page: str
+    dataset: str
+    seed: int | None
+    label: str | None
+    sensitive: tuple[str, ...]
+    settings: dict
+    schema: dict | None
+    fingerprint: str | None
 
 #: The settings of a solve on each paper page, taken from the page's settings of the same name.
 _PAGE_SETTINGS = {
@@ -68,7 +85,7 @@ def _page_target(page: str, target: Any) -> Any:
     return target
 
 
-def solve_config_from_page(config: Any, target: Any, *, confidence: float = 0.95) -> SolveConfig:
+def solve_config_from_page(config: PageSettings, target: Any, *, confidence: float = 0.95) -> SolveConfig:
     """The ``pux solve`` config that solves ``target`` on the curve a CDP-LR or Publishing page
     shows: the page's dataset, roles, seed, curve grid (``settings["epsilons"]``), repetitions,
     the settings the curve depends on, schema and fingerprint.
@@ -90,9 +107,7 @@ def solve_config_from_page(config: Any, target: Any, *, confidence: float = 0.95
     ValueError
         A page without a solve panel, or a config without a seed.
     """
-    from core.bundle.page_config import PageConfig  # the bundle imports core.decide: imported when used
-
-    if not isinstance(config, PageConfig):
+    if not isinstance(config, PageSettings):  # a PageConfig has every field
         raise TypeError(f"config must be a PageConfig, got {type(config).__name__}.")
     if config.page not in _PAGE_SETTINGS:
         raise ValueError(f"only the {' and '.join(_PAGE_SETTINGS)} pages solve their own curve, got {config.page!r}.")
