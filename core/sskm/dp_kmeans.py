@@ -16,7 +16,8 @@ label's relation instead (:mod:`core.sskm.histogram_release`): the Lloyd iterati
 ``lloyd_share`` of epsilon, within the schema label's categories (each cluster holds records
 of one category), on a number of clusters sized from n, m and epsilon (at most
 ``n_clusters``); the rest buys noisy counts of every column's cells in every cluster, and
-the rows are drawn from them. Rows at the centres lose the label's relation: on Adult a
+exactly n rows (n is public) are drawn from them
+(:func:`core.sskm.histogram_release.apportion_rows`). Rows at the centres lose the label's relation: on Adult a
 classifier trained on them stays near the constant guess
 (``benchmarks/bench_cluster_utility.py``).
 """
@@ -252,7 +253,7 @@ def idp_kmeans(
     -------
     BaselineResult
         ``published`` = the emitted rows (round(max(noisy count, 0)) per final centre,
-        shuffled), ``centers`` = the final noisy centres clipped to the bounds,
+        shuffled; with ``release="cells"`` exactly n rows drawn from the cells), ``centers`` = the final noisy centres clipped to the bounds,
         ``row_counts``, ``labels`` = each record's cluster in the last iteration (not
         released; for :meth:`BaselineResult.metrics`).
     """
@@ -338,6 +339,6 @@ def _idp_cells(X, *, n_clusters, epsilon, k, iterations, init, bounds, lloyd_sha
             f"sensitivity 2m = {2 * counted}, Laplace scale about {scale:.4g}; rows drawn from the cells are "
             "post-processing." + split), noise=g_s)
     table.charge(ledger)
-    rows = emit_rows(layout, counts, cells, cluster_strata, scale=scale, random_state=noise)
+    rows = emit_rows(layout, counts, cells, cluster_strata, n=n, scale=scale, random_state=noise)
     return BaselineResult(rows.rows, labels, rows.centres, ledger, row_counts=rows.row_counts,
                           noisy_counts=counts, noisy_sums=cells)

@@ -26,8 +26,11 @@ label category, the label needs no cells of its own (m is one less) and every ro
 emits carries its category. A record's stratum is a function of that record alone, so the
 split costs nothing and one replaced record still touches two clusters.
 
-Rows are post-processing (:func:`emit_rows`): a cluster whose noisy count clears
-:data:`EMIT_THRESHOLD` noise scales emits round(noisy count) rows; each row draws every
+Rows are post-processing (:func:`emit_rows`). The release holds exactly n rows, as many as
+the table has records: under the project's neighbouring relation (one record replaced by
+another) n is public, so :func:`apportion_rows` shares n among the clusters whose noisy count
+clears :data:`EMIT_THRESHOLD` noise scales, in proportion to their noisy counts (largest
+remainders), a function of the noisy counts and n alone. Each row draws every
 column from the cluster's noisy cells, projected onto the counts that sum to the noisy
 count (the Euclidean projection onto the simplex, which removes the mass the noise adds to
 empty cells); a number is drawn uniformly within its bin. :func:`cluster_count` sizes the
@@ -51,6 +54,7 @@ __all__ = [
     "NUMERIC_BINS",
     "RECORDS_PER_NOISE",
     "CellLayout",
+    "apportion_rows",
     "EmittedRows",
     "cell_layout",
     "cluster_count",
@@ -69,7 +73,7 @@ NUMERIC_BINS = 8
 #: clusters are sized so that an average one holds this many noise scales of records
 RECORDS_PER_NOISE = 10.0
 #: a cluster emits rows only when its noisy count reaches this many noise scales: an empty
-#: cluster then emits with probability about exp(-2) / 2 (7 %)
+#: cluster then emits with probability about exp(-2) / 2 (7 %) (:func:`apportion_rows`)
 EMIT_THRESHOLD = 2.0
 
 
@@ -279,6 +283,58 @@ def project_simplex(H: np.ndarray, totals: np.ndarray) -> np.ndarray:
     return np.maximum(H - theta[:, None], 0.0)
 
 
+def apportion_rows(noisy_counts: np.ndarray, n: int, *, threshold: float) -> np.ndarray:
+    """Rows per cluster, exactly ``n`` in all: n shared in proportion to the noisy counts.
+
+    Post-processing: a function of the noisy counts and of n, which is public under the
+    project's neighbouring relation (one record replaced by another keeps n), so it costs no
+    epsilon and reads no record. The rule:
+
+    1. The clusters whose noisy count reaches ``threshold`` share the rows, each in
+       proportion to its noisy count; every other cluster gets none.
+    2. When no cluster reaches it, every cluster shares them in proportion to its noisy count
+       clipped at 0, and equally when all of those are 0 (n rows must come from somewhere).
+    3. Each cluster gets the whole part of its share n w_k / sum(w); the rows left over go one
+       each to the largest fractional parts, ties to the lower cluster index (Hamilton's
+       largest-remainder method: deterministic, no draw).
+
+    Parameters
+    ----------
+    noisy_counts : array_like of shape (K,)
+        The clusters' noisy counts (K >= 1).
+    n : int
+        Rows to release: the table's number of records (public), at least 1.
+    threshold : float
+        The noisy count from which a cluster emits rows (:data:`EMIT_THRESHOLD` noise scales).
+
+    Returns
+    -------
+    ndarray of int64, shape (K,)
+        Rows per cluster, non-negative, summing to ``n``.
+
+    Raises
+    ------
+    ValueError
+        When ``noisy_counts`` is empty or not finite, or ``threshold`` is not finite.
+    """
+    n = check_positive_int(n, name="n")
+    counts = np.asarray(noisy_counts, dtype=np.float64).ravel()
+    if counts.size == 0 or not np.all(np.isfinite(counts)):
+        raise ValueError("noisy_counts must hold one finite noisy count per cluster, at least one cluster.")
+    if not np.isfinite(float(threshold)):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}.")
+    keep = counts >= float(threshold)
+    weights = np.where(keep, counts, 0.0) if keep.any() else np.maximum(counts, 0.0)
+    if weights.sum() <= 0:
+        weights = np.ones_like(counts)
+    quota = n * weights / weights.sum()
+    rows = np.floor(quota).astype(np.int64)
+    left = n - int(rows.sum())
+    order = np.argsort(-(quota - rows), kind="stable")  # largest remainder first, ties by index
+    rows[order[:left]] += 1
+    return rows
+
+
 @dataclass
 class EmittedRows:
     """Rows drawn from a cluster release (post-processing).
@@ -340,11 +396,13 @@ def _in_bin(cell: np.ndarray, k: int, integer: tuple | None, rng: np.random.Gene
 
 
 def emit_rows(layout: CellLayout, noisy_counts: np.ndarray, noisy_table: np.ndarray, cluster_strata: np.ndarray, *,
-              scale: float, random_state: RandomState = None) -> EmittedRows:
+              n: int, scale: float, random_state: RandomState = None) -> EmittedRows:
     """Rows drawn from a cluster release; post-processing of the noisy vector (no cost).
 
-    A cluster emits round(noisy count) rows when its noisy count reaches
-    :data:`EMIT_THRESHOLD` x ``scale``, none otherwise. Each row draws each column on its
+    Exactly ``n`` rows, the table's number of records (public under the project's
+    neighbouring relation): :func:`apportion_rows` shares them among the clusters whose noisy
+    count reaches :data:`EMIT_THRESHOLD` x ``scale``, in proportion to their noisy counts
+    (every cluster when none reaches it). Each row draws each column on its
     own from the cluster's noisy cells projected onto the simplex of the noisy count
     (:func:`project_simplex`); a bin's number is drawn uniformly within the bin. The label
     that splits the clusters is the cluster's stratum.
@@ -356,16 +414,22 @@ def emit_rows(layout: CellLayout, noisy_counts: np.ndarray, noisy_table: np.ndar
         :func:`noisy_cells`.
     cluster_strata : ndarray of int, shape (K,)
         Each cluster's label category (zeros without a label).
+    n : int
+        Rows to emit: the table's number of records (public), at least 1.
     scale : float
         The noise scale of the counts (public).
     random_state : int, Generator or None
         The draws (post-processing: they read only the noisy vector).
+
+    Returns
+    -------
+    EmittedRows
+        ``n`` rows; ``row_counts`` sums to ``n``.
     """
     rng = check_random_state(random_state)
     noisy_counts = np.asarray(noisy_counts, dtype=np.float64)
     K, m = len(noisy_counts), len(layout.columns)
-    row_counts = np.rint(np.maximum(noisy_counts, 0.0)).astype(np.int64)
-    row_counts[noisy_counts < EMIT_THRESHOLD * scale] = 0
+    row_counts = apportion_rows(noisy_counts, n, threshold=EMIT_THRESHOLD * float(scale))
     row_cluster = np.repeat(np.arange(K), row_counts)
     rows = np.zeros((len(row_cluster), m))
     centres = np.zeros((K, m))

@@ -42,12 +42,14 @@ by any other, n public). It reads the private rows only through noise its ledger
    (:func:`core.privacy.sampler.laplace_on_grid`; counts on the integers), and the ledger
    entries carry the grid. It is not a per-cluster parallel release: a replaced record
    touches two neurons at once.
-4. Post-processing (no further cost). Cells: a neuron whose noisy count clears two noise
-   scales emits round(noisy count) rows, each column drawn from its noisy cells projected
-   onto the simplex (:func:`core.sskm.histogram_release.emit_rows`). Centres: each neuron
-   emits round(max(noisy count, 0)) rows at its centre noisy sums / max(noisy count, 1)
-   clipped to [0, 1]. Either way the rows are shuffled: no row keeps an original position
-   and the number of rows is not n. Rows at the centres lose the label's relation (a
+4. Post-processing (no further cost). Cells: exactly n rows (n is public under the
+   project's relation), shared among the neurons whose noisy count clears two noise scales
+   in proportion to their noisy counts (:func:`core.sskm.histogram_release.apportion_rows`),
+   each column drawn from its noisy cells projected onto the simplex
+   (:func:`core.sskm.histogram_release.emit_rows`). Centres: each neuron emits
+   round(max(noisy count, 0)) rows at its centre noisy sums / max(noisy count, 1) clipped
+   to [0, 1], so their number is not n. Either way the rows are shuffled: no row keeps an
+   original position. Rows at the centres lose the label's relation (a
    category decoded from the mean of its codes, the label rounded to the neuron's
    majority, a hundred distinct rows): on Adult a classifier trained on them stays at the
    constant guess, one trained on the drawn rows does not (``benchmarks/bench_cluster_utility.py``).
@@ -455,7 +457,8 @@ class SSKMDP(SSKMPublisherBase):
         self.noisy_counts_ = noisy_counts
         self.noisy_sums_ = noisy_sums
         if self.layout_ is not None:  # post-processing: rows drawn from each neuron's noisy cells
-            rows = emit_rows(self.layout_, noisy_counts, noisy_sums, self._neuron_strata, scale=b, random_state=rng)
+            rows = emit_rows(self.layout_, noisy_counts, noisy_sums, self._neuron_strata, n=len(table.X), scale=b,
+                             random_state=rng)
             self.noisy_centres_ = rows.centres
             self.released_centres_ = rows.centres
             self.row_counts_ = rows.row_counts

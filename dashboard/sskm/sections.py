@@ -125,7 +125,8 @@ def _grid_values(view: str, view_extra, r: Release, som):
     elif view == "Released rows":
         values, cbar = cached.released_rows(result, c.rows, c.cols)
         caption = ("Rows the release emits from each neuron: what is published" + (
-            " (rounded noisy counts); grey neurons emit none." if c.mode == "sound"
+            " (the table's n records, public, shared among the neurons by their noisy counts); grey neurons emit "
+            "none." if c.mode == "sound"
             else " (the exact cluster sizes: the paper's mode publishes them as they are)."))
     elif view == "Hit map":
         values, cbar = cached.hit_map(pub, som)
@@ -242,7 +243,8 @@ def release_tab(r: Release) -> None:
     _epsilon_curve(r)
     st.subheader("Published table")
     st.dataframe(result["frame"].head(200), height=260)
-    st.caption("The table above is drawn with the sidebar seed for display; a download draws new noise.")
+    st.caption(published_words(r) + " The table above is drawn with the sidebar seed for display; a download "
+               "draws new noise.")
     release_download(
         "sskm", method=f"SSKM_DP ({mode} mode, paper 003) at epsilon {epsilon:g}",
         label=f"SSKM_DP {mode} at epsilon {epsilon:g}", file_name="sskm_dp_release.csv", seed=r.seed,
@@ -253,6 +255,30 @@ def release_tab(r: Release) -> None:
         st.dataframe(result["noise"], height=200)
         st.dataframe(result["ledger"], height=200)
     fidelity(r)
+
+
+def published_words(r: Release) -> str:
+    """What the published table holds, in words: its rows (exactly n in the sound mode, since
+    n is public under the project's relation) and its columns (never the label).
+
+    Parameters
+    ----------
+    r : Release
+        The page's release.
+    """
+    frame, label = r.result["frame"], r.dataset.label
+    n, records = len(frame), len(r.pub.table_.X)
+    if n != records:
+        rows = f"It holds {n:,} rows for {records:,} records: the rounded noisy counts."
+    elif r.settings.mode == "sound":
+        rows = (f"It holds exactly {n:,} rows, as many as the table has records: n is public under the project's "
+                "neighbouring relation (one record replaced by another), so the noisy counts are shared out to n "
+                "rows at no privacy cost.")
+    else:
+        rows = f"It holds {n:,} rows, one per record."
+    cols = f"Its columns are the {len(frame.columns)} attributes chosen in the sidebar"
+    missing = label is not None and label not in frame.columns
+    return f"{rows} {cols}" + (f"; the label '{md(label)}' is not in it." if missing else ".")
 
 
 def fidelity(r: Release) -> None:

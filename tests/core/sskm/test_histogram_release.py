@@ -15,6 +15,7 @@ from core.sskm.histogram_release import (
     EMIT_THRESHOLD,
     NUMERIC_BINS,
     RECORDS_PER_NOISE,
+    apportion_rows,
     cell_layout,
     cluster_count,
     emit_rows,
@@ -127,7 +128,7 @@ def test_rows_come_from_clusters_above_the_threshold_and_carry_their_category(ta
     cells = np.zeros((3, layout.width))
     cells[:, layout.offsets[3] + 2] = 40  # every cluster: c = "c"
     counts = np.array([40.0, 15.0, 40.0])
-    out = emit_rows(layout, counts, cells, np.array([0, 1, 1]), scale=10.0, random_state=0)
+    out = emit_rows(layout, counts, cells, np.array([0, 1, 1]), n=80, scale=10.0, random_state=0)
     assert out.row_counts.tolist() == [40, 0, 40]  # 15 < 2 noise scales
     assert 15 < EMIT_THRESHOLD * 10.0
     back = table.decode(out.rows)
@@ -139,6 +140,51 @@ def test_rows_come_from_clusters_above_the_threshold_and_carry_their_category(ta
     age_cells = np.minimum((out.rows[:, j] * NUMERIC_BINS).astype(int), NUMERIC_BINS - 1)
     redone = ScaledTable(back, schema=SCHEMA).X[:, j]
     assert np.array_equal(np.minimum((redone * NUMERIC_BINS).astype(int), NUMERIC_BINS - 1), age_cells)
+
+
+def test_rows_share_n_among_the_clusters_above_the_threshold_by_largest_remainders():
+    # n is public: exactly n rows, in proportion to the noisy counts that reach the threshold
+    rows = apportion_rows(np.array([52.4, 15.0, 31.3, -3.0]), 100, threshold=20.0)
+    assert rows.sum() == 100 and rows.tolist() == [63, 0, 37, 0]  # quotas 62.6, 37.4
+    # a tie in the remainders goes to the lower cluster index (no draw)
+    assert apportion_rows(np.array([30.0, 30.0, 30.0]), 100, threshold=0.0).tolist() == [34, 33, 33]
+    # no cluster reaches it: all share by their clipped counts, equally when those are all 0
+    assert apportion_rows(np.array([3.0, -1.0, 1.0]), 10, threshold=20.0).tolist() == [8, 0, 2]
+    assert apportion_rows(np.array([-3.0, -1.0]), 5, threshold=20.0).tolist() == [3, 2]
+    assert apportion_rows(np.array([7.0]), 1, threshold=2.0).tolist() == [1]
+    with pytest.raises(ValueError, match="finite noisy count"):
+        apportion_rows(np.array([np.nan, 3.0]), 10, threshold=2.0)
+    with pytest.raises(ValueError, match="finite noisy count"):
+        apportion_rows(np.array([]), 10, threshold=2.0)
+    with pytest.raises(ValueError, match="threshold"):
+        apportion_rows(np.array([1.0]), 10, threshold=np.inf)
+    with pytest.raises((TypeError, ValueError)):
+        apportion_rows(np.array([1.0]), 0, threshold=2.0)
+
+
+def test_emitted_rows_number_n_whatever_the_noise_adds(table):
+    layout = cell_layout(table)
+    cells = np.zeros((3, layout.width))
+    cells[:, layout.offsets[3]] = 40
+    for counts in (np.array([60.0, 15.0, 70.0]), np.array([5.0, 1.0, -2.0])):
+        out = emit_rows(layout, counts, cells, np.array([0, 1, 1]), n=len(table.X), scale=10.0, random_state=0)
+        assert len(out.rows) == len(table.X) == out.row_counts.sum()
+        assert np.array_equal(np.bincount(out.row_cluster, minlength=3), out.row_counts)
+
+
+def test_sskm_and_idp_kmeans_cell_releases_hold_exactly_n_rows_deterministically():
+    frame = _frame(700, seed=3)
+    pub = SSKMDP(sensitive="c", schema=SCHEMA, random_state=0).fit(frame)
+    for eps in (0.3, 2.0):
+        out = pub.publish(epsilon=eps, random_state=1)
+        assert len(out) == len(frame) and pub.row_counts_.sum() == len(frame)
+        assert abs(pub.noisy_counts_.sum() - len(frame)) > 0  # the noisy counts alone would not give n
+        pd.testing.assert_frame_equal(out, pub.publish(epsilon=eps, random_state=1))
+    table = ScaledTable(frame, schema=SCHEMA)
+    res = idp_kmeans(table, 20, 0.5, release="cells", random_state=0)
+    assert len(res.published) == len(frame) == res.row_counts.sum()
+    again = idp_kmeans(table, 20, 0.5, release="cells", random_state=0)
+    assert np.array_equal(res.published, again.published)
 
 
 def test_a_split_map_puts_each_record_in_a_neuron_of_its_stratum(table):

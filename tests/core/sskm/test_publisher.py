@@ -9,7 +9,7 @@ from scipy import stats
 from core.evaluation.metrics import mse, record_linkage
 from core.sskm.cluster_release import cluster_release_metrics
 from core.sskm.connection import mic_connections
-from core.sskm.histogram_release import EMIT_THRESHOLD, project_simplex, record_cells
+from core.sskm.histogram_release import EMIT_THRESHOLD, apportion_rows, project_simplex, record_cells
 from core.sskm.paper_publisher import PAPER_NOT_DP_REASON, PaperSSKMDP
 from core.sskm.scaled_table import ScaledTable
 from core.sskm.sound import SSKMDP, map_grid
@@ -381,18 +381,18 @@ def test_a_public_reference_map_reads_only_the_reference(census_frame, census_sc
         SSKMDP(sensitive="sex", map_fit="sfla", **FAST).fit(private)
 
 
-def test_sound_release_rows_are_shuffled_and_their_number_is_noisy(sound):
+def test_sound_release_rows_are_shuffled_and_number_exactly_n(sound):
+    n = len(sound.table_.X)
     out = sound.publish(epsilon=1e6, random_state=0)
-    assert abs(len(out) - len(sound.table_.X)) < 40  # noise of about one count per neuron
+    assert len(out) == n  # n is public: the noisy counts are apportioned to n rows
     assert np.array_equal(np.bincount(sound.row_neuron_, minlength=len(sound.clusters_)), sound.row_counts_)
     assert np.abs(sound.row_counts_ - sound._counts).max() <= 10  # rows follow the (noisy) neuron sizes
     assert not np.all(np.diff(sound.row_neuron_) >= 0)  # nor are rows grouped by neuron
     out = sound.publish(epsilon=0.5, random_state=0)
-    assert len(out) == sound.row_counts_.sum()
-    assert len(out) != len(sound.table_.X)  # the row count comes from the noisy counts
+    assert len(out) == sound.row_counts_.sum() == n
     b = sound.noise_scale_[0]
-    emitted = np.where(sound.noisy_counts_ >= EMIT_THRESHOLD * b, np.rint(sound.noisy_counts_), 0)
-    assert np.array_equal(sound.row_counts_, emitted)
+    assert np.array_equal(sound.row_counts_, apportion_rows(sound.noisy_counts_, n, threshold=EMIT_THRESHOLD * b))
+    assert (sound.row_counts_[sound.noisy_counts_ < EMIT_THRESHOLD * b] == 0).all()
 
 
 def test_sound_centres_release_is_post_processing_of_the_noisy_vector(census_frame, census_schema):

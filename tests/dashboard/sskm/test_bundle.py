@@ -1,6 +1,6 @@
 """The SSKM_DP page's "Download bundle": a colleague's zip whose script and notebook rerun the
-page's numbers exactly (the paper mode, whose release has a fixed shape: the sound mode's row
-count is drawn with its noise, see tests/core/bundle/test_pages_sskm.py)."""
+page's numbers exactly (the paper mode, whose release has a fixed shape: the sound mode's rows
+are drawn with its noise, see tests/core/bundle/test_pages_sskm.py)."""
 from __future__ import annotations
 
 import json

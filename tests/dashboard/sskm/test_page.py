@@ -462,3 +462,27 @@ def test_the_references_say_which_attributes_and_records_they_are_measured_on(op
     assert (f"on the {census.frame.shape[1] - 1} attributes of {census.n_rows:,} records it publishes; "
             f"the label '{census.label}' is not among them") in said
     assert "each category uniformly over its list" in said
+
+
+def test_the_published_table_holds_n_rows_and_says_the_label_is_not_in_it():
+    """Issue 39: the sound release's row count was the rounded noisy counts (not n), and the
+    label's absence from the released table went unsaid. n is public: exactly n rows."""
+    import numpy as np
+    from streamlit.testing.v1 import AppTest
+
+    from core.data.csv_loader import frame_to_dataset
+    from tests.dashboard.conftest import APP
+
+    rng = np.random.default_rng(4)
+    n = 613
+    frame = pd.DataFrame({"age": rng.integers(18, 80, n), "hours": rng.integers(10, 60, n),
+                          "sex": rng.choice(["f", "m"], n), "job": rng.choice(["a", "b", "c"], n),
+                          "paid": rng.choice(["low", "high"], n)})
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["pux_dataset"] = frame_to_dataset(frame, label="paid", sensitive=["sex"], name="built")
+    at.switch_page("sskm/sskm.py")
+    at.run()
+    assert_clean(at)
+    said = next(c.value for c in at.caption if "The table above is drawn with the sidebar seed" in c.value)
+    assert f"It holds exactly {n} rows, as many as the table has records: n is public" in said
+    assert "the label 'paid' is not in it" in said
