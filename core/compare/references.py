@@ -29,8 +29,9 @@ from core.compare.measures import (
 from core.compare.methods import nonprivate_logistic
 from core.evaluation import attacks
 from core.evaluation.classification import GUESS_WORDS, INTERVAL_WORDS, SCORE_WORDS, guess_scores, undefined_note
-from core.evaluation.metrics import mse, proportion_interval
+from core.evaluation.metrics import proportion_interval
 from core.runtime.randomness import display_rng
+from core.sskm.references import RANDOM_WORDS, random_release, table_levels
 from core.validation import DataError
 
 __all__ = ["references"]
@@ -174,12 +175,17 @@ def _mia_reference(ctx: RunContext) -> dict[str, Any] | None:
 
 
 def _mse_reference(ctx: RunContext) -> dict[str, Any] | None:
-    """The raw table's MSE (0) and a random release's (None: the table cannot be scaled)."""
+    """The raw table's MSE (0) and a random release's (None: the table cannot be scaled).
+
+    The random release is SSKM_DP's (:func:`core.sskm.references.random_release` over
+    :func:`~core.sskm.references.table_levels` of the scaled training part): each attribute
+    uniform over its public domain, a category on one of its codes, never between two; one
+    draw from the run's display generator."""
     try:
         scaled = ctx.scaled_train()
         rng = display_rng(ctx.base_seed, "random release")
-        return {"raw": 0.0, "random": float(mse(scaled.X, rng.uniform(size=scaled.X.shape))),
-                "random_words": "a random release: every attribute drawn uniformly over its public domain"}
+        _, loss = random_release(scaled.X, table_levels(scaled), random_state=rng)
+        return {"raw": 0.0, "random": float(loss), "random_words": f"a random release ({RANDOM_WORDS})"}
     except (DataError, ValueError):
         return None
 
@@ -197,8 +203,9 @@ def references(ctx: RunContext, seed: int, *, models: bool) -> dict[str, Any]:
         holdout. ``risks``: per risk measure the raw table (no protection), the control, and
         whether the attack has power (with the sentence that says so); ``mia_auc`` only when
         ``models``. ``mse``: the raw table (0) and a random release (uniform rows in the
-        schema's domain). A reference that cannot be measured on this table is left out
-        (None), as the releases' own measures fail alike and say why.
+        schema's domain, categories on their codes: :func:`core.sskm.references.random_release`).
+        A reference that cannot be measured on this table is left out (None), as the releases'
+        own measures fail alike and say why.
     """
     out: dict[str, Any] = {"n_holdout": int(len(ctx.holdout)), "n_members": 0,
                            "utility": _utility_reference(ctx, seed), "risks": {}, "mse": None}

@@ -17,9 +17,11 @@ Eq. 23) say little alone. Two references bracket them:
 Both are computed in the publisher's scaled units (:class:`core.sskm.scaled_table.ScaledTable`),
 so they sit on the same axes as the releases: over the attributes the page publishes (never the
 label nor an identifier) and every record. :func:`reference_scope` says so in words, for the
-page to name beside its numbers: another page's random release covers other columns or rows
-(Compare's MSE reference covers every column of its training part, the label included) and
-is another number for the same table. The random release is drawn ``repetitions``
+page to name beside its numbers. Every page draws its random release with
+:func:`random_release` (Compare's MSE reference too), so one scope and one seed give one
+number; another page's scope covers other columns or rows (Compare's MSE reference covers
+every column of its training part, the label included) and is another number for the same
+table. The random release is drawn ``repetitions``
 times; its numbers carry a 95% t-interval over the draws (:func:`core.evaluation.metrics.mean_interval`).
 RL of a random release is exact up to ``max_rows`` records and estimated on a seeded sample
 of that many records (each against the whole random release) above it.
@@ -29,12 +31,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.evaluation.metrics import below_reference, mean_interval
+from core.evaluation.metrics import below_reference, mean_interval, mse
 from core.validation import check_matrix, check_positive_int
 from core.runtime.randomness import check_random_state
 
-__all__ = ["RAW", "RANDOM", "raw_linkage", "random_rows", "linkage", "references", "reference_scope",
-           "reference_sentences", "RANDOM_WORDS", "table_levels", "table_references"]
+__all__ = ["RAW", "RANDOM", "raw_linkage", "random_rows", "random_release", "linkage", "references",
+           "reference_scope", "reference_sentences", "RANDOM_WORDS", "table_levels", "table_references"]
 
 #: the references' names, as the charts' legends and the tables show them
 RAW = "raw table (no protection)"
@@ -76,6 +78,44 @@ def random_rows(levels, n: int, *, random_state=None) -> np.ndarray:
         else:
             cols.append(rng.integers(0, int(k), size=n) / (int(k) - 1))
     return np.column_stack(cols) if cols else np.zeros((n, 0))
+
+
+def random_release(X, levels, *, random_state=None) -> tuple[np.ndarray, float]:
+    """One random release of the records ``X`` and its MSE: the one draw every page reads.
+
+    SSKM_DP's references (:func:`references`) and Compare's MSE reference
+    (:func:`core.compare.references.references`) both call it, so that one table, one
+    scope and one generator give one number. The rows are :func:`random_rows` of ``levels``:
+    each attribute uniform over its public domain, a category on one of its codes (the
+    discrete grid), never between two.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, m)
+        The records in scaled units (row i is paired with random row i).
+    levels : sequence of int or None
+        Per column of ``X``, as :func:`random_rows` (:func:`table_levels` of a ScaledTable).
+    random_state : int, Generator or None
+        The draws (a reference, not DP noise: a numpy Generator is fine).
+
+    Returns
+    -------
+    rows : ndarray of shape (n, m)
+        The random release.
+    mse : float
+        Its MSE against ``X`` (:func:`core.evaluation.metrics.mse`, Eq. 22 of paper 003).
+
+    Raises
+    ------
+    ValueError
+        When ``levels`` has not one entry per column of ``X``.
+    """
+    X = check_matrix(X, name="X", column_vector=True, min_columns=0)
+    levels = list(levels)
+    if len(levels) != X.shape[1]:
+        raise ValueError(f"levels needs one entry per column ({X.shape[1]}), got {len(levels)}.")
+    R = random_rows(levels, len(X), random_state=random_state)
+    return R, mse(X, R)
 
 
 def linkage(X, R, *, rows=None) -> float:
@@ -150,9 +190,8 @@ def references(X, levels, *, repetitions: int = 5, max_rows: int = 2000, random_
     n = len(X)
     mses, rls = [], []
     for _ in range(repetitions):
-        R = random_rows(levels, n, random_state=rng)
-        diff = X - R
-        mses.append(float(np.einsum("ij,ij->i", diff, diff).mean()))
+        R, loss = random_release(X, levels, random_state=rng)
+        mses.append(loss)
         rows = None if n <= max_rows else np.sort(rng.choice(n, size=max_rows, replace=False))
         rls.append(linkage(X, R, rows=rows))
     raw = raw_linkage(X)
