@@ -8,7 +8,7 @@ directory: ``--data-dir`` or ``$PUX_DATA_DIR``, ``../shared/data`` beside the re
   one seeded permutation (seed 0), the setting of Compare with 20,000 rows and half held out;
 - ``standard``: Adult's own split, adult.data (32,561 rows) to train, adult.test (16,281) to test.
 
-a gradient-boosted classifier (:func:`core.imposter.evaluation.score_task`, the "hgb" Compare
+a gradient-boosted classifier (:func:`core.evaluation.tasks.score_task`, the "hgb" Compare
 scores utility with) is trained on the release (its rows whose label is a real class) to predict
 ``income`` from every other column and tested on the real test rows: accuracy, ROC AUC (from
 ``predict_proba``) and balanced accuracy, with the seconds of each release (wall, and CPU of
@@ -73,7 +73,7 @@ def _cpu() -> float:
 
 def _scores(table: pd.DataFrame, test: pd.DataFrame, seed: int) -> dict[str, float]:
     """Accuracy, ROC AUC and balanced accuracy of the classifier trained on ``table``, tested on ``test``."""
-    from core.imposter.evaluation import score_task
+    from core.evaluation.tasks import score_task
 
     features = [c for c in test.columns if c != LABEL]
     table = table[table[LABEL].notna() & table[LABEL].astype(str).isin(set(test[LABEL].astype(str)))]
@@ -86,7 +86,7 @@ def _scores(table: pd.DataFrame, test: pd.DataFrame, seed: int) -> dict[str, flo
 def _auc_and_balanced(table: pd.DataFrame, test: pd.DataFrame, features: list[str], seed: int) -> dict[str, float]:
     from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
-    from core.imposter.classifiers import make_classifier, prepare_frame
+    from core.evaluation.classifiers import make_classifier, prepare_frame
 
     model = make_classifier("hgb", table, features, random_state=seed)
     model.fit(prepare_frame(table, features), table[LABEL].astype(str))

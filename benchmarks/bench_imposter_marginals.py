@@ -31,7 +31,8 @@ from sklearn.model_selection import train_test_split
 
 from benchmarks.timing import adult_or_census
 from core.imposter import ImposterSynthesizer, detect_implicit
-from core.imposter.evaluation import marginal_tv, score_task
+from core.evaluation.tasks import score_task
+from core.imposter.evaluation import marginal_tv
 
 DEFAULTS = dict(d2_weight=1.0, latent_dim=32, epochs=15, batch_size=500, ema=0.995, hidden=(128, 128),
                 disc_hidden=(128,))

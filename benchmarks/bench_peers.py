@@ -252,7 +252,8 @@ def _table2(quick: bool) -> dict:
 
     from benchmarks.bench_imposter_marginals import DEFAULTS, LABEL, POSITIVE, SENSITIVE, _one_seed, _share
     from benchmarks.timing import adult_or_census
-    from core.imposter.evaluation import marginal_tv, score_task
+    from core.evaluation.tasks import score_task
+    from core.imposter.evaluation import marginal_tv
 
     torch.set_num_threads(1)
     ds, name = adult_or_census()

@@ -16,7 +16,7 @@ import numpy as np
 import core.cdp.logistic as logistic
 from core.audit.auditor import audit
 from core.audit.pairs import NeighbouringPair
-from core.audit.cases import cdp_lr_case, count_query_case, run_case, sskm_paper_case, sskm_sound_case
+from core.audit_cases import cdp_lr_case, count_query_case, run_case, sskm_paper_case, sskm_sound_case
 from core.sskm import microaggregation
 
 

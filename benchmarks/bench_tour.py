@@ -24,7 +24,7 @@ _CHILD = """
 import json, sys, time
 t0 = time.perf_counter()
 from core.papers.stories import STORIES
-import core.audit.cases, core.cdp.baselines, core.compare.run, core.imposter.synthesizer, core.sskm.sweeps  # noqa
+import core.audit_cases, core.cdp.baselines, core.compare.run, core.imposter.synthesizer, core.sskm.sweeps  # noqa
 fn, _ = STORIES[sys.argv[1]]
 t1 = time.perf_counter()
 fn(random_state=0)

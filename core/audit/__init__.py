@@ -7,7 +7,8 @@ bound on epsilon (:mod:`core.audit.bounds`), returned as an :class:`AuditResult`
 replaced), :mod:`core.audit.pipeline_pairs` (a step before the noise: a new category, a
 value out of range, a held-out record) and :mod:`core.audit.hub_pair` (paper 000's
 correlated sensitivity); :mod:`core.audit.grid` checks outputs against a declared grid. The
-per-mechanism scenarios the tests and the dashboard run are in :mod:`core.audit.cases`.
+per-mechanism scenarios the tests and the dashboard run are in :mod:`core.audit_cases`, above
+the mechanisms; this package imports no mechanism package (cdp, sskm, marginal, ...).
 """
 from core.audit.auditor import audit
 from core.audit.bounds import audit_ceiling

@@ -1,13 +1,13 @@
 """Paper 000's claims checked on our numbers: one pure function per figure or table.
 
 Each takes what the page (or ``pux reproduce``) computed and returns a
-:class:`core.papers.claim.Claim`: the paper's words (from :mod:`core.cdp.paper`, the one
+:class:`core.claims.claim.Claim`: the paper's words (from :mod:`core.cdp.paper`, the one
 source), whether our numbers bear them out under a stated rule, and one sentence with the
 numbers that decide it. No randomness, no streamlit.
 
 The rules:
 
-Degenerate statistics (:mod:`core.papers.degenerate`) never make a claim hold: a tie
+Degenerate statistics (:mod:`core.claims.degenerate`) never make a claim hold: a tie
 (equal within a relative 1e-6), a constant series, a Pearson record correlation from fewer
 than 3 features, a count at its N(N-1)/2 ceiling. The claim then cannot be judged and says
 which one and why.
@@ -71,8 +71,8 @@ from core.cdp.paper import (
     PAPER_TABLE2_TEXT,
 )
 from core.cdp.sweeps import Reference
-from core.papers import degenerate as dg
-from core.papers.claim import Claim, check_table
+from core.claims import degenerate as dg
+from core.claims.claim import Claim, check_table
 
 __all__ = [
     "fig1_claim", "fig2_claim", "fig3_claim", "table1_claim", "table2_claim",
@@ -134,7 +134,7 @@ def fig1_claim(table: pd.DataFrame, *, measure: str | None = None, n_records: in
 
     ``measure`` (the record correlation) and ``n_records`` (N) default to the table's
     ``attrs``; with them, points from a degenerate record correlation or at C(x)'s
-    N(N-1)/2 ceiling are left out of the rule (:mod:`core.papers.degenerate`)."""
+    N(N-1)/2 ceiling are left out of the rule (:mod:`core.claims.degenerate`)."""
     t = _frame(table, "table", ("features", "C(x)"))
     measure = measure if measure is not None else t.attrs.get("measure")
     n_records = n_records if n_records is not None else t.attrs.get("n_records")

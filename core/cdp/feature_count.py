@@ -145,6 +145,6 @@ def correlation_by_feature_count(
         ).data_correlation
     report(progress, 1.0, "C(x) of every prefix done")
     out = pd.DataFrame({"features": np.arange(1, p + 1), "added feature": order, "C(x)": values})
-    # what Fig. 1's claim needs to tell a degenerate point (core.papers.degenerate)
+    # what Fig. 1's claim needs to tell a degenerate point (core.claims.degenerate)
     out.attrs.update(measure=measure, n_records=int(X.shape[0]), threshold=threshold)
     return out

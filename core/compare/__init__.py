@@ -8,7 +8,7 @@ training part, and every release is measured the same way:
 
 - **Utility.** Tables: train-on-release / test-on-holdout accuracy of the label with one
   fixed classifier (:data:`~core.compare.measures.UTILITY_CLASSIFIER`, the "hgb" of
-  :func:`core.imposter.evaluation.score_task`: gradient-boosted trees with native
+  :func:`core.evaluation.tasks.score_task`: gradient-boosted trees with native
   categorical splits); models: their accuracy on the holdout.
   Fidelity of tables: total variation of the one- and two-way marginals against the
   training part (:func:`core.imposter.evaluation.marginal_tv`), and the MSE of each record

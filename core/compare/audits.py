@@ -2,28 +2,28 @@
 
 Every method of the comparison that claims differential privacy (``dp=True`` in
 :data:`core.compare.registry.METHODS`) has an entry in :data:`AUDITS`: a builder that turns
-the comparison's context and one epsilon into the :class:`~core.audit.cases.AuditCase` list
-of that method, built from the cases of :mod:`core.audit.cases`. :func:`run_audits` runs them
+the comparison's context and one epsilon into the :class:`~core.audit_cases.AuditCase` list
+of that method, built from the cases of :mod:`core.audit_cases`. :func:`run_audits` runs them
 once per (method, epsilon) (not per repetition), keeps the worst case
-(:func:`core.audit.cases.worst_result`) and gives one row per point: the claim, the audited
+(:func:`core.audit_cases.worst_result`) and gives one row per point: the claim, the audited
 lower bound, the ceiling the run count allows (:func:`core.audit.bounds.audit_ceiling`), the
 runs, the seconds, the worst pair in words and a verdict (:func:`audit_verdict`).
 
 Each audit tests **the step that spends the budget**, on a seeded sample of
 :data:`AUDIT_ROWS` training records, so a point costs seconds:
 
-- CDP-LR: the page's DP reading trained on the sample (:func:`core.audit.cases.cdp_lr_case`:
+- CDP-LR: the page's DP reading trained on the sample (:func:`core.audit_cases.cdp_lr_case`:
   a record at an extreme point changes label; statistic: one trained weight) and the hub-record
-  pair of :func:`core.cdp.audit_pairs.hub_case` (a sensitivity read from the records would move).
-- SSKM_DP (sound): the noisy counts and sums of every neuron (:func:`core.audit.cases.sskm_sound_case`)
+  pair of :func:`core.audit_cases.cdp_pairs.hub_case` (a sensitivity read from the records would move).
+- SSKM_DP (sound): the noisy counts and sums of every neuron (:func:`core.audit_cases.sskm_sound_case`)
   and the whole release with one record changed on every column
-  (:func:`core.audit.cases.sskm_sound_pipeline_cases`).
+  (:func:`core.audit_cases.sskm_sound_pipeline_cases`).
 - IDP-KMeans: one noisy Lloyd step with the whole budget from two public centres (the
   (counts, sums) vector the ledger pays for; statistic: its log-likelihood ratio), and Compare's
   own release (fit and release of the registry) with one record changed on every column.
 - MST and AIM: the release's own OpenDP measurement of the noisy marginals, through the function
   the release calls (:func:`core.marginal.synthesizer.measure_marginals`; the case is
-  :func:`core.audit.cases.marginal.mst_case`), without the model fit (post-processing). It
+  :func:`core.audit_cases.marginal.mst_case`), without the model fit (post-processing). It
   takes seconds a run (OpenDP searches a noise scale for each marginal it chooses), so the
   point is timed first: where the runs would take more than :data:`AUDIT_POINT_SECONDS`, or
   the release step fails, the point says "not audited" and why, never a bound from a
@@ -45,12 +45,12 @@ import numpy as np
 import pandas as pd
 
 from core.audit.bounds import MIN_RUNS, audit_ceiling
-from core.audit.cases import (
+from core.audit_cases import (
     AuditCase, cdp_lr_case, run_cases, sskm_sound_case, sskm_sound_pipeline_cases, worst_result,
 )
 from core.audit.pairs import NeighbouringPair
 from core.audit.pipeline_pairs import held_out_pair
-from core.cdp.audit_pairs import hub_case
+from core.audit_cases.cdp_pairs import hub_case
 from core.cdp.dp_reading import group_bound
 from core.cdp.schedule import PRESETS
 from core.compare.context import RunContext
@@ -264,7 +264,7 @@ def _marginal_cases(ctx: RunContext, epsilon: float, *, algorithm: str = "MST") 
     """The release's own noisy marginal measurement of MST (or AIM), on the sample: the columns
     and bins of Compare's release, OpenDP's measurement through the release's function, without
     the model fit (post-processing)."""
-    from core.audit.cases.marginal import mst_case
+    from core.audit_cases.marginal import mst_case
     from core.compare.marginal_methods import MARGINAL_BINS, marginal_columns
 
     return [mst_case(audit_frame(ctx), ctx.schema, epsilon=float(epsilon), algorithm=algorithm,

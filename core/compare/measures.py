@@ -3,7 +3,7 @@
 Every release is measured the same way. **Utility**: tables by train-on-release /
 test-on-holdout accuracy, ROC AUC and balanced accuracy of the label with one fixed
 classifier (:data:`UTILITY_CLASSIFIER`, the "hgb" of
-:func:`core.imposter.evaluation.score_task`), models by the same three on the holdout
+:func:`core.evaluation.tasks.score_task`), models by the same three on the holdout
 (``utility``, ``utility_auc``, ``utility_balanced``). **Fidelity** of tables: total variation of the one- and two-way marginals against
 the training part, and the MSE of each record against its released row where rows align
 (on attributes scaled by the schema), and SDMetrics' mean column-shape and pair-trend scores
@@ -32,7 +32,8 @@ from core.evaluation import attacks
 from core.evaluation.classification import classification_scores
 from core.evaluation.fidelity import capped, fidelity_summary
 from core.evaluation.metrics import mse
-from core.imposter.evaluation import marginal_tv, score_task
+from core.evaluation.tasks import score_task
+from core.imposter.evaluation import marginal_tv
 from core.privacy.ledger import PrivacyLedger
 from core.runtime.randomness import RandomState
 from core.validation import check_positive_int
@@ -144,7 +145,7 @@ def _aligned_mse(ctx: RunContext, table: pd.DataFrame) -> float:
 
 def utility_of(ctx: RunContext, table: pd.DataFrame, seed: int) -> dict[str, Any]:
     """Train-on-``table`` / test-on-holdout scores of the label (:data:`UTILITY_CLASSIFIER`,
-    measurement seed ``seed``): :func:`core.imposter.evaluation.score_task`'s accuracy, ROC
+    measurement seed ``seed``): :func:`core.evaluation.tasks.score_task`'s accuracy, ROC
     AUC and balanced accuracy with their intervals; once per seed for the training part itself."""
     label = ctx.train.label
     features = [c for c in table.columns if c != label]

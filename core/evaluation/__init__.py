@@ -1,1 +1,1 @@
-"""What a release still gives and still leaks: utility metrics and the same empirical attacks for every release."""
+"""What a release still gives and still leaks: utility metrics, the classifiers and one scored classification task (:mod:`core.evaluation.classifiers`, :mod:`core.evaluation.tasks`), and the same empirical attacks for every release. Imports no method package (imposter, cdp, sskm, ... import it)."""

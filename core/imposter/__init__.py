@@ -10,7 +10,7 @@
   test-on-real, for XGBoost, GBDT, RF, MLP and LR; :func:`marginal_tv`: one- and
   two-way total variation of a synthetic table to the real one.
 """
-from core.imposter.classifiers import CLASSIFIERS, make_classifier
+from core.evaluation.classifiers import CLASSIFIERS, make_classifier
 from core.imposter.detection import DetectionResult, detect_implicit, nmi_scores
 from core.imposter.evaluation import evaluate_settings, lambda_sweep, marginal_tv, table_long, theta_sweep
 from core.imposter.krr_baseline import FIG7_EPSILONS, krr_baseline, krr_ledger, krr_perturb, krr_sweep

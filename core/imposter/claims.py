@@ -1,4 +1,4 @@
-"""Paper 002's claims, checked on our numbers: one :class:`core.papers.claim.Claim` per figure and table.
+"""Paper 002's claims, checked on our numbers: one :class:`core.claims.claim.Claim` per figure and table.
 
 Each function takes what the page (or a reproduction) computed and states its rule with
 the numbers that decide it. The paper's words come from
@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from core.papers.claim import Claim, check_table
+from core.claims.claim import Claim, check_table
 from core.imposter.paper import PAPER_CLAIMS
 
 __all__ = ["fig6_claim", "table1_claim", "fig7_claim", "table2_claim", "fig8_claim"]

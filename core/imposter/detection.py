@@ -41,7 +41,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from core.data import Dataset
-from core.imposter.classifiers import (
+from core.evaluation.classifiers import (
     CLASSIFIERS,
     encode_target,
     few_threads,

@@ -18,20 +18,11 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import train_test_split
 
 from core.data import Dataset
-from core.evaluation.classification import classification_scores
-from core.imposter.classifiers import (
-    CLASSIFIER_LABELS,
-    CLASSIFIERS,
-    as_text,
-    encode_target,
-    few_threads,
-    make_classifier,
-    prepare_frame,
-)
+from core.evaluation.classifiers import CLASSIFIER_LABELS, CLASSIFIERS, as_text
+from core.evaluation.tasks import score_task  # score_task's home: below IMPOSTER, beside the attacks
 from core.imposter.detection import nmi_scores
 from core.imposter.marginal_tv import _frame, marginal_tv  # marginal_tv's home; kept importable here
 from core.imposter.synthesizer import ImposterSynthesizer
@@ -39,8 +30,7 @@ from core.runtime.progress import Progress, Stop, report, stage, stop_requested,
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 from core.validation import DataError, check_probability
 
-__all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep",
-           "score_task", "marginal_tv"]
+__all__ = ["SETTINGS", "evaluate_settings", "table_long", "theta_sweep", "lambda_sweep", "marginal_tv"]
 
 SETTINGS = ("A", "B", "TSTR")
 #: The scores of every fit in :func:`evaluate_settings`' table (ROC AUC macro one-vs-rest;
@@ -51,51 +41,6 @@ SETTING_LABELS = {
     "B": "Setting B (synthetic -> synthetic)",
     "TSTR": "Train synthetic -> test real",
 }
-
-
-def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
-    return {
-        "accuracy": float(accuracy_score(y_true, y_pred)),
-        "f1": float(f1_score(y_true, y_pred, average="macro", zero_division=0)),
-    }
-
-
-def score_task(
-    train: pd.DataFrame, test: pd.DataFrame, target: str, features: Sequence[str], *,
-    classifier: str, random_state: RandomState = None,
-) -> dict[str, Any]:
-    """Fit ``classifier`` on ``train[features] -> train[target]`` and score it on ``test``.
-
-    Returns
-    -------
-    dict
-        :func:`core.evaluation.classification.classification_scores` of the model's
-        probabilities: ``accuracy``, ``auc`` (macro one-vs-rest over the test's classes),
-        ``balanced_accuracy`` and macro ``f1``, each of the first three with its 95%
-        ``<score>_interval``; ``classes_held_out`` (AUC and balanced accuracy are NaN when the
-        test rows hold one class only). A one-class training set scores every record alike.
-    """
-    train = train[train[target].notna()]
-    test = test[test[target].notna()]
-    y_tr_raw, y_te_raw = train[target].astype(str), test[target].astype(str)
-    classes = np.array(sorted(set(y_tr_raw) | set(y_te_raw)))
-    y_tr, _ = encode_target(y_tr_raw, classes)
-    y_te, _ = encode_target(y_te_raw, classes)
-    X_tr = prepare_frame(train, features)
-    X_te = prepare_frame(test, features)
-    present = np.unique(y_tr)
-    proba = np.zeros((len(y_te), len(classes)))
-    if len(present) < 2:  # a one-class training set: the model can only say that class
-        proba[:, present[0]] = 1.0
-        return classification_scores(y_te, proba, np.arange(len(classes)))
-    # xgboost needs consecutive class codes
-    remap = {c: i for i, c in enumerate(present)}
-    model = make_classifier(classifier, X_tr, list(features), random_state=random_state)
-    with few_threads():
-        model.fit(X_tr, np.array([remap[c] for c in y_tr]))
-        if len(y_te):
-            proba[:, present] = model.predict_proba(X_te)
-    return classification_scores(y_te, proba, np.arange(len(classes)))
 
 
 def _split(frame: pd.DataFrame, target: str, test_size: float, seed: int):

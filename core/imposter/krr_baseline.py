@@ -34,7 +34,8 @@ import pandas as pd
 from core.data import Dataset, infer_column_types
 from core.privacy.schema import PublicSchema
 from core.privacy.schema_columns import OTHER
-from core.imposter.evaluation import _split, score_task
+from core.evaluation.tasks import score_task
+from core.imposter.evaluation import _split
 from core.privacy.mechanisms import krr
 from core.privacy.ledger import PrivacyLedger
 from core.validation import DataError, check_epsilon, check_positive_int

@@ -144,7 +144,7 @@ def measure_marginals(domain: MarginalDomain, frame: pd.DataFrame, epsilon: floa
 
     The one function that builds and runs the measurement, for the release
     (:meth:`MarginalSynthesizer.fit`) and for its audit
-    (:mod:`core.audit.cases.marginal`): the configuration is
+    (:mod:`core.audit_cases.marginal`): the configuration is
     :func:`~core.marginal.config.marginal_config` of the domain's schema and columns,
     ``algorithm``, the number of records and ``epsilon`` (nothing else), the records are
     mapped into the schema's cells (:meth:`MarginalDomain.encode`), OpenDP's measurement is

@@ -1,1 +1,1 @@
-"""The three papers as a whole: the Claim type, every figure and table with its page, the reproductions' registry, and the Tour's stories."""
+"""The three papers as a whole: every figure and table with its page, the reproductions' registry, and the Tour's stories. The top of the paper packages: nothing below imports it (the Claim type lives in :mod:`core.claims`)."""

@@ -2,7 +2,7 @@
 
 One entry per figure or table (:class:`PaperFigure`): the paper, its label as printed,
 what it shows, whether it is a result (computed live on the page, with the paper's numbers
-or words beside ours and a :class:`core.papers.claim.Claim`) or a description (a diagram, the
+or words beside ours and a :class:`core.claims.claim.Claim`) or a description (a diagram, the
 notation, the test machine: nothing to compute), the page and the heading it lives under,
 and the ``pux reproduce`` name that computes it on the papers' own data.
 

@@ -2,7 +2,7 @@
 
 Each story runs on a built-in sample (:mod:`core.data.samples`: no data directory, no
 network) in a few seconds on 2 cores, and returns everything its steps show: the numbers
-its chart draws, the paper's claim checked on those numbers (:class:`core.papers.claim.Claim`),
+its chart draws, the paper's claim checked on those numbers (:class:`core.claims.claim.Claim`),
 the guarantee its ledger gives, and a privacy audit's verdict (:mod:`core.audit.auditor`). The
 dashboard's Tour page (``dashboard/tour/tour.py``) and its offline HTML export draw them;
 no streamlit here.
@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from core.audit.result import AuditResult
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.runtime.progress import Progress, Stop, stage, watch
 from core.runtime.randomness import RandomState, check_random_state, draw_seed
 
@@ -99,7 +99,7 @@ def cdp_story(*, epsilons: tuple[float, ...] = (0.5, 1.0, 2.0, 5.0, 10.0), repet
     progress = watch(progress, stop)
     import numpy as np
 
-    from core.audit.cases import cdp_lr_case, run_case
+    from core.audit_cases import cdp_lr_case, run_case
     from core.cdp.baselines import fit_scheme, prepare_schemes, scheme_curve
     from core.cdp.claims import fig4_claim
     from core.cdp.schedule import PRESETS
@@ -207,7 +207,7 @@ def imposter_story(*, epochs: int = 30, classifier: str = "lr", audit_runs: int 
         :class:`core.runtime.progress.Stopped`.
     """
     progress = watch(progress, stop)
-    from core.audit.cases import krr_case, run_case
+    from core.audit_cases import krr_case, run_case
     from core.data import load_sample
     from core.imposter.claims import table1_claim
     from core.imposter.detection import detect_implicit
@@ -310,7 +310,7 @@ def sskm_story(*, epsilons: tuple[float, ...] = (0.05, 0.1, 1.0, 5.0),
         :class:`core.runtime.progress.Stopped`.
     """
     progress = watch(progress, stop)
-    from core.audit.cases import run_case, sskm_paper_case, sskm_sound_case
+    from core.audit_cases import run_case, sskm_paper_case, sskm_sound_case
     from core.data import load_sample
     from core.sskm.claims import fig5_claim
     from core.sskm.sweeps import clusters_sweep, grid_summary

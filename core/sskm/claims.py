@@ -1,4 +1,4 @@
-"""Paper 003's claims of Fig. 5, 6 and 7, judged on our numbers (:class:`core.papers.claim.Claim`).
+"""Paper 003's claims of Fig. 5, 6 and 7, judged on our numbers (:class:`core.claims.claim.Claim`).
 
 Each function states its rule in the finding, with the numbers that decide it, and says in
 which mode it was judged: the sound mode is epsilon-DP, the paper's mode is not. A claim of
@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.papers.claim import Claim, check_table
+from core.claims.claim import Claim, check_table
 from core.sskm.paper import PAPER
 
 __all__ = ["fig5_claim", "fig6_claim", "fig7_claim", "BASELINES", "MODE_WORDS"]

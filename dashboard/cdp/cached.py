@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.audit.cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
+from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
 from core.bundle.pages import correlations as correlations_page
 from core.bundle.pages import dc_fbfs as dc_fbfs_page
 from core.cdp import claims as _claims
-from core.cdp.audit_pairs import hub_case, new_value_case
+from core.audit_cases.cdp_pairs import hub_case, new_value_case
 from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup
 from core.cdp.dc_fbfs import DCFBFSResult
 from core.cdp.noise_placement import PLD_METHOD
@@ -465,7 +465,7 @@ def lr_audit_case(mats: tuple, sensitivity: float, *, epsilon: float, noise_meth
     """The CDP-LR audit scenarios of the DP reading: the noise step on its training matrix and
     settings (its sensitivity the declared group bound, kept by both datasets of the pair),
     and, with ``schema``, the pipeline pair where a hub record would move a sensitivity read
-    from the records (:func:`core.cdp.audit_pairs.hub_case`)."""
+    from the records (:func:`core.audit_cases.cdp_pairs.hub_case`)."""
     Xtr, _, ytr, _ = mats
     noise = cdp_lr_case(Xtr, ytr, sensitivity=float(sensitivity), epsilon=float(epsilon),
                         noise_method=int(noise_method), **PRESETS[preset])
@@ -485,7 +485,7 @@ def count_audit_case(dataset: Dataset, setup: PublishingSetup, scheme: str, *,
                      epsilon_per_query: float) -> AuditCase | list[AuditCase]:
     """The count-query audit scenario on the first query of the setup (its true matches);
     for the DP reading also the pipeline pair where one record brings a value no other has
-    (:func:`core.cdp.audit_pairs.new_value_case`: query ranges from the schema cannot end there)."""
+    (:func:`core.audit_cases.cdp_pairs.new_value_case`: query ranges from the schema cannot end there)."""
     matches = query_matches(dataset, setup.queries[0], setup.columns[scheme],
                             schema=setup.schema if setup.query_source == "schema" else None)
     noise = count_query_case(matches, sensitivity=setup.sensitivity[scheme], epsilon=epsilon_per_query)

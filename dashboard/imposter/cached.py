@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from core.audit.cases import AuditCase, krr_case
+from core.audit_cases import AuditCase, krr_case
 from core.data import Dataset
 from core.imposter import FIG7_EPSILONS, detect_implicit, evaluate_settings, krr_sweep
 from core.imposter import claims as _claims
@@ -26,7 +26,7 @@ from core.imposter.evaluation import marginal_tv
 from core.imposter.krr_baseline import krr_perturb
 from core.imposter.evaluation import theta_sweep as _theta_sweep
 from core.imposter.paper import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress
 from dashboard.shared.cache import HASH_FUNCS, TTL

@@ -11,7 +11,7 @@ from typing import Any
 import streamlit as st
 
 from core.imposter import CLASSIFIERS, FIG7_EPSILONS, synthesizer_ledger
-from core.imposter.classifiers import CLASSIFIER_LABELS
+from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts

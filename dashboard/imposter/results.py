@@ -13,7 +13,7 @@ from functools import partial
 import streamlit as st
 
 from core.imposter import CLASSIFIERS
-from core.imposter.classifiers import CLASSIFIER_LABELS
+from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts

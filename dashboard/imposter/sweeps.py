@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.imposter import CLASSIFIERS
-from core.imposter.classifiers import CLASSIFIER_LABELS
+from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts_training

@@ -1,10 +1,10 @@
 """Privacy audits as session-owned background jobs (a thread per audit, never shared).
 
 An audit runs the mechanism thousands of times; :class:`AuditJob` runs
-:func:`core.audit.cases.run_cases` in a thread so the page can show a progress bar and a
+:func:`core.audit_cases.run_cases` in a thread so the page can show a progress bar and a
 Stop button. A page may give one case or several (the pipeline pairs of one release: a new
 category, a value far out of range, a hub record, a held-out record); the job runs each
-and keeps the worst (:func:`core.audit.cases.worst_result`). The job lives in the session
+and keeps the worst (:func:`core.audit_cases.worst_result`). The job lives in the session
 that started it (``st.session_state``), not in a shared cache: another viewer never joins
 or stops it.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from core.audit.result import AuditResult
-from core.audit.cases import AuditCase, as_cases, run_cases, worst_result
+from core.audit_cases import AuditCase, as_cases, run_cases, worst_result
 from dashboard.shared.jobs import BackgroundJob, QueueFull
 
 

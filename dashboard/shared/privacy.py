@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from core.audit.cases import AuditCase
+from core.audit_cases import AuditCase
 from core.privacy.ledger import NEIGHBOURING_RELATION, PrivacyLedger
 from core.audit.result import UNBOUNDED_TEXT
 from core.privacy.release import release_file_name, release_zip
@@ -143,7 +143,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
     """Run the page's mechanism on neighbouring datasets and bound its epsilon from below.
 
     A page may give several cases for one release (its pipeline pairs, e.g. from
-    :func:`core.audit.cases.pipeline_cases`: a new category, a value far out of range, a
+    :func:`core.audit_cases.pipeline_cases`: a new category, a value far out of range, a
     hub record, a held-out record, beside the noise step's own pair); the panel runs each
     and shows the worst, with the ceiling of its runs, and lists the others.
 
@@ -152,7 +152,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
     key : str
         Prefix of the widget and session-state keys (one panel per page).
     make_case : callable
-        Builds the page's :class:`~core.audit.cases.AuditCase`, or a list of them, for the
+        Builds the page's :class:`~core.audit_cases.AuditCase`, or a list of them, for the
         current settings.
     case_key : hashable
         The settings the case depends on (a changed key marks a shown result as stale).

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.audit.result import AuditResult
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.evaluation.metrics import below_reference
 from dashboard.shared import audit_chart as audit_charts
 from dashboard.cdp import charts as cdp_charts

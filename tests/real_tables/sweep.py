@@ -11,7 +11,7 @@ by :func:`problems`:
 - a claim rated "Holds here" whose own numbers are degenerate (two numbers compared that
   are tied, three or more that are all equal, a count at the N(N-1)/2 ceiling of the rows
   used, or a Pearson record correlation from fewer than three features) under the
-  definitions of :mod:`core.papers.degenerate`;
+  definitions of :mod:`core.claims.degenerate`;
 - a headline number without its reference: an ``st.metric`` with neither a delta nor a help.
 
 The test (:mod:`tests.real_tables.test_sweep`) asserts no problem; the benchmark
@@ -28,7 +28,7 @@ from streamlit.config import set_option
 from streamlit.testing.v1 import AppTest
 
 from core.data import Dataset
-from core.papers.degenerate import MIN_PEARSON_FEATURES, pair_ceiling, tied
+from core.claims.degenerate import MIN_PEARSON_FEATURES, pair_ceiling, tied
 from dashboard.navigation import page_file
 from tests.real_tables.corpus import Table, upload
 
@@ -107,7 +107,7 @@ def degenerate_holds(text: str, *, n_rows: int | None = None) -> str | None:
     Reads the box's own finding (what it says it left out as degenerate does not count): a
     pair written "a vs b" that is tied, three or more numbers (not counts like "4 of 4") all
     tied, or a number at the N(N-1)/2 pair ceiling of ``n_rows`` records or of an "N = ..."
-    the finding names (:mod:`core.papers.degenerate`).
+    the finding names (:mod:`core.claims.degenerate`).
     """
     if f"{_HOLDS}.**" not in text:
         return None

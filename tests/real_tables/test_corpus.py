@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.papers.degenerate import pair_ceiling
+from core.claims.degenerate import pair_ceiling
 from tests.real_tables.corpus import (
     BY_NAME,
     CORPUS,

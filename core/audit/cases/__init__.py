@@ -1,40 +1,13 @@
-"""Audit scenarios: each method's mechanism, a near-worst-case neighbouring pair and a statistic.
+"""Deprecated alias of :mod:`core.audit_cases`, where the audit scenarios live since issue 38.
 
-One scenario per mechanism that claims epsilon, used both by the tests (an audit at a
-modest run count finds no violation, and a mutant with too little noise is flagged) and by
-the dashboard's "Privacy audit" panels, so the app audits exactly what CI audits.
-
-An :class:`AuditCase` and the functions that run cases are in :mod:`core.audit.cases.case`;
-the builders, one module per paper: :mod:`core.audit.cases.cdp` (paper 000: CDP-LR, its
-DP-SGD baseline, the count query), :mod:`core.audit.cases.imposter` (paper 002: kRR) and
-:mod:`core.audit.cases.sskm` (paper 003: SSKM_DP), and :mod:`core.audit.cases.marginal` for
-Compare's OpenDP peers (MST and AIM: their noisy marginal measurement). This package exports them
-all; a new builder is added to ``__all__`` here.
-
-A release is more than its noise step: :func:`pipeline_cases` builds one case per step
-before the noise that a careless pipeline reads from the rows (a category list, a range, a
-held-out part; the pairs of :mod:`core.audit.pipeline_pairs`), :func:`run_cases` runs
-several cases and :func:`worst_result` picks the worst, which the audit panel shows.
+Kept only for importers not yet moved (``dashboard/sskm/cached.py``); import
+:mod:`core.audit_cases` in new code, and delete this package once nothing imports it. A name is
+looked up in :mod:`core.audit_cases` when first asked for (PEP 562): a static re-export here
+would make :mod:`core.audit` import a package that imports it, a package cycle.
 """
-from core.audit.cases.case import AuditCase, as_cases, pipeline_cases, run_case, run_cases, worst_result
-from core.audit.cases.cdp import cdp_lr_case, count_query_case, dpsgd_case
-from core.audit.cases.imposter import krr_case
-from core.audit.cases.marginal import mst_case
-from core.audit.cases.sskm import sskm_paper_case, sskm_sound_case, sskm_sound_pipeline_cases
+import importlib
+from typing import Any
 
-__all__ = [
-    "AuditCase",
-    "as_cases",
-    "cdp_lr_case",
-    "count_query_case",
-    "dpsgd_case",
-    "krr_case",
-    "mst_case",
-    "pipeline_cases",
-    "run_case",
-    "run_cases",
-    "worst_result",
-    "sskm_paper_case",
-    "sskm_sound_case",
-    "sskm_sound_pipeline_cases",
-]
+
+def __getattr__(name: str) -> Any:
+    return getattr(importlib.import_module("core.audit_cases"), name)

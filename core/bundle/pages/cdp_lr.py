@@ -33,7 +33,7 @@ from core.data import Dataset
 from core.decide.pages import limit_rows
 from core.decide.selection import apply_epsilon_choice, check_epsilon_choice
 from core.evaluation.metrics import mean_interval
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.privacy.ledger import PrivacyLedger
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema

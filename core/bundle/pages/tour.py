@@ -261,7 +261,7 @@ def numbers(dataset: Dataset, schema: PublicSchema, *, seed: int, settings: Mapp
     _check_dataset(dataset)
     s = check_settings(settings)
     if "imposter" in s["stories"]:
-        from core.imposter.classifiers import CLASSIFIERS
+        from core.evaluation.classifiers import CLASSIFIERS
 
         check_choice(s["imposter"]["classifier"], CLASSIFIERS, name="imposter.classifier", kind=str)
     results, n = {}, len(s["stories"])

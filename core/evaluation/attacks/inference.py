@@ -14,14 +14,14 @@ import pandas as pd
 
 from core.evaluation.attacks.common import _as_frame, _check_columns
 from core.evaluation.metrics import majority_share
-from core.imposter.classifiers import (
+from core.evaluation.classifiers import (
     ALL_CLASSIFIERS,
     encode_target,
     few_threads,
     make_classifier,
     prepare_frame,
 )
-from core.imposter.evaluation import _scores, score_task
+from core.evaluation.tasks import _scores, score_task
 from core.runtime.randomness import RandomState, check_random_state
 from core.validation import DataError, check_choice
 
@@ -36,7 +36,7 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
     The attacker knows every other attribute of a person (``features``) and wants the
     sensitive one (``target``). It trains ``classifier`` on the release only and is
     tested on real records it has not seen: this is the train-on-synthetic / test-on-real
-    task of :func:`core.imposter.evaluation.score_task` (paper 002's "sensitive" task;
+    task of :func:`core.evaluation.tasks.score_task` (paper 002's "sensitive" task;
     same encoding and classifiers). The floor is always guessing the most common value.
 
     Reading it: ``advantage`` is what the release teaches an attacker about the target
@@ -138,7 +138,7 @@ def attribute_inference(release: pd.DataFrame, holdout: pd.DataFrame, *, target:
 def _score_two(release: pd.DataFrame, holdout: pd.DataFrame, members: pd.DataFrame, target: str,
                features: list[str], *, classifier: str, random_state: np.random.Generator
                ) -> tuple[dict[str, float], dict[str, float]]:
-    """:func:`core.imposter.evaluation.score_task` on ``holdout`` and on ``members`` from one
+    """:func:`core.evaluation.tasks.score_task` on ``holdout`` and on ``members`` from one
     fitted attacker: the holdout's scores equal ``score_task``'s (same classes, same seed)."""
     train = release[release[target].notna()]
     tests = [f[f[target].notna()] for f in (holdout, members)]

@@ -9,8 +9,8 @@ from core.cdp import claims as c
 from core.cdp.dc_fbfs import DCFBFSResult, dc_fbfs
 from core.cdp.feature_count import correlation_by_feature_count
 from core.cdp.paper import PAPER_FIG1, PAPER_FIG4, PAPER_TABLE2_TEXT
-from core.papers import degenerate as dg
-from core.papers.claim import Claim
+from core.claims import degenerate as dg
+from core.claims.claim import Claim
 
 
 def _fig1(values):

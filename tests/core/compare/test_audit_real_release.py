@@ -17,7 +17,7 @@ import pytest
 import core.compare.audits as compare_audits
 import core.compare.methods as compare_methods
 import core.marginal.synthesizer as marginal_synthesizer
-from core.audit.cases.marginal import MarginalRelease, mst_case, no_fit
+from core.audit_cases.marginal import MarginalRelease, mst_case, no_fit
 from core.compare.audits import AUDITS, audit_verdict, run_audits
 from core.compare.context import RunContext
 from core.data import load_sample

@@ -80,7 +80,7 @@ def _boosted_test_scores(frame, target, features):
     from sklearn.metrics import accuracy_score, roc_auc_score
     from sklearn.model_selection import train_test_split
 
-    from core.imposter.classifiers import make_classifier, prepare_frame
+    from core.evaluation.classifiers import make_classifier, prepare_frame
     from core.runtime.threads import few_threads
 
     train, test = train_test_split(frame, test_size=0.3, random_state=0, stratify=frame[target])

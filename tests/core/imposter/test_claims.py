@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.imposter import detect_implicit
 from core.imposter.claims import fig6_claim, fig7_claim, fig8_claim, table1_claim, table2_claim
 from core.imposter.paper import PAPER_CLAIMS

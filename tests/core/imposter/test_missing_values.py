@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.imposter.classifiers import MISSING_TEXT, as_text
+from core.evaluation.classifiers import MISSING_TEXT, as_text
 from core.imposter.evaluation import evaluate_settings
 from core.imposter.krr_baseline import krr_sweep
 

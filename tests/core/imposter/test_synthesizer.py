@@ -236,7 +236,7 @@ def test_d2_removes_the_leak_that_the_vae_cgan_keeps(census):
     0.68); lambda = 1 removes it, after 600 iterations. (With numeric columns as drawn
     modes, the VAE-CGAN needs longer than the 240 iterations that the earlier sigmoid
     encoding needed to pick the link up: at 240 it had not yet.)"""
-    from core.imposter.evaluation import score_task
+    from core.evaluation.tasks import score_task
 
     params = dict(epochs=100, batch_size=500, hidden=(64, 64), disc_hidden=(64,), latent_dim=16)
     leak = {}

@@ -100,9 +100,9 @@ def test_sampling_leaves_numpys_global_generator_as_it_was(fitted):
 
 def test_mst_measures_the_labels_star_with_the_whole_budget(fitted):
     """The label's 2-way marginal with each of the k - 1 other columns, each with epsilon / (k - 1)
-    and nothing else (no one-way marginal, no selection): core.audit.cases.marginal.marginal_scale
+    and nothing else (no one-way marginal, no selection): core.audit_cases.marginal.marginal_scale
     finds the same scale, not the one of a split over k measurements."""
-    from core.audit.cases.marginal import marginal_scale
+    from core.audit_cases.marginal import marginal_scale
 
     k = len(COLUMNS)
     measured = fitted.table_.marginals.flatten()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.papers.stories import STORIES, cdp_story
 
 

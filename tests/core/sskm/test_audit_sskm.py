@@ -329,7 +329,7 @@ def _fitted_pipe():
 
 
 def test_pipeline_cases_cover_each_column_and_the_whole_record():
-    from core.audit.cases import sskm_sound_pipeline_cases
+    from core.audit_cases import sskm_sound_pipeline_cases
 
     cases = sskm_sound_pipeline_cases(_fitted_pipe(), PIPE, epsilon=EPS)
     descriptions = [c.pair.description for c in cases]
@@ -341,7 +341,7 @@ def test_pipeline_cases_cover_each_column_and_the_whole_record():
 
 
 def test_pipeline_cases_pass_with_the_schema_and_catch_the_rows_mutant(monkeypatch):
-    from core.audit.cases import run_case, sskm_sound_pipeline_cases
+    from core.audit_cases import run_case, sskm_sound_pipeline_cases
 
     whole = sskm_sound_pipeline_cases(_fitted_pipe(), PIPE, epsilon=EPS, columns=())[0]
     res = run_case(whole, runs=PIPE_RUNS, random_state=0)
@@ -354,7 +354,7 @@ def test_pipeline_cases_pass_with_the_schema_and_catch_the_rows_mutant(monkeypat
 
 
 def test_the_noise_step_case_runs_the_whole_release_and_passes():
-    from core.audit.cases import run_case, sskm_sound_case
+    from core.audit_cases import run_case, sskm_sound_case
 
     pub = SSKMDP(sensitive="c", schema=SCHEMA, map_fit="reference", random_state=0,
                  **{**SOM, "mic_max_rows": None}).fit(PIPE, connections=_CONN, reference=PIPE.iloc[::-1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from core.sskm.claims import fig5_claim, fig6_claim, fig7_claim
 from core.sskm.paper import PAPER
 

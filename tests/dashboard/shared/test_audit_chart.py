@@ -68,7 +68,7 @@ def test_audit_data_carries_the_ceiling_and_saturation():
 
 def _toy_cases():
     from core.audit.pairs import NeighbouringPair
-    from core.audit.cases import AuditCase
+    from core.audit_cases import AuditCase
     from core.privacy.mechanisms import laplace
 
     def noisy(data, random_state):
@@ -101,7 +101,7 @@ def test_audit_job_still_takes_one_case():
 
 def _panel_script():
     from core.audit.pairs import NeighbouringPair
-    from core.audit.cases import AuditCase
+    from core.audit_cases import AuditCase
     from core.privacy.mechanisms import laplace
     from dashboard.shared.privacy import audit_panel
 

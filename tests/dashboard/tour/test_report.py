@@ -5,7 +5,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from core.papers.claim import Claim
+from core.claims.claim import Claim
 from dashboard.tour.steps import STEPS, StepView
 from dashboard.tour.report import build_tour_report
 from tests.dashboard.test_report import assert_offline_html

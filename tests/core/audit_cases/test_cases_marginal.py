@@ -1,4 +1,4 @@
-"""core.audit.cases.marginal: the MST and AIM case runs the release's own OpenDP measurement.
+"""core.audit_cases.marginal: the MST and AIM case runs the release's own OpenDP measurement.
 
 The case used to audit a stand-in (one discrete Laplace marginal built like OpenDP's); it now
 calls :func:`core.marginal.synthesizer.measure_marginals`, the function the release calls. A
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 import core.marginal.synthesizer as marginal_synthesizer
-from core.audit.cases import AuditCase, mst_case
-from core.audit.cases.marginal import MarginalRelease, marginal_scale, no_fit
+from core.audit_cases import AuditCase, mst_case
+from core.audit_cases.marginal import MarginalRelease, marginal_scale, no_fit
 from core.data import load_sample
 from core.privacy.schema_builtin import schema_for
 

@@ -1,10 +1,10 @@
-"""The definitions of a degenerate statistic (core.papers.degenerate): each at its edge."""
+"""The definitions of a degenerate statistic (core.claims.degenerate): each at its edge."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.papers import degenerate as dg
+from core.claims import degenerate as dg
 
 
 def test_a_tie_is_a_relative_difference_within_the_tolerance():

@@ -14,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.audit.cases.case import AuditCase
+from core.audit_cases.case import AuditCase
 from core.audit.pairs import NeighbouringPair
 from core.validation import check_epsilon
 

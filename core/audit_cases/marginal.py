@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from core.audit.cases.case import AuditCase
+from core.audit_cases.case import AuditCase
 from core.audit.pairs import NeighbouringPair
 from core.audit.pipeline_pairs import new_category_pair, out_of_range_pair
 from core.marginal import synthesizer as marginal_synthesizer

@@ -1,12 +1,20 @@
-"""Tests of core.imposter.classifiers: the factory and the native-categorical GBDT ("hgb")."""
+"""Tests of core.evaluation.classifiers (the factory and the native-categorical GBDT, "hgb") and of
+core.evaluation.tasks.score_task, which fits them."""
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from core.imposter.classifiers import ALL_CLASSIFIERS, CLASSIFIERS, CategoryCodes, make_classifier
-from core.imposter.evaluation import score_task
+from core.evaluation.classifiers import ALL_CLASSIFIERS, CLASSIFIERS, CategoryCodes, make_classifier
+from core.data import load_sample
+from core.evaluation.tasks import score_task
+
+
+@pytest.fixture(scope="module")
+def census():
+    """The census sample (3,000 rows, 'sex' sensitive, 'income' label)."""
+    return load_sample("census")
 
 
 def test_hgb_is_offered_beside_table_1s_classifiers():

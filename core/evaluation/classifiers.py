@@ -9,6 +9,9 @@ Beyond Table 1, "hgb" is the same boosted trees reading categorical columns nati
 (ordinal codes split by category sets, unknown categories as missing) instead of one-hot:
 about 4x faster on Adult at the same accuracy (0.867 against 0.870 for income). The
 comparison (:mod:`core.compare.run`) uses it for every utility measure and attack.
+
+They live in :mod:`core.evaluation`, below IMPOSTER: the attacks (:mod:`core.evaluation.attacks`)
+and :func:`core.evaluation.tasks.score_task` read them as much as paper 002's Table 1 does.
 """
 from __future__ import annotations
 

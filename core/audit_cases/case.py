@@ -5,7 +5,7 @@
 :func:`worst_result` picks the worst of their results, the one the audit panel shows.
 :func:`pipeline_cases` turns the pipeline pairs of :mod:`core.audit.pipeline_pairs` into
 cases of one release. The per-mechanism builders are in the sibling modules of
-:mod:`core.audit.cases`.
+:mod:`core.audit_cases`.
 """
 from __future__ import annotations
 

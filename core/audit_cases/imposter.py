@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from core.audit.cases.case import AuditCase
+from core.audit_cases.case import AuditCase
 from core.audit.pairs import NeighbouringPair
 from core.privacy.mechanisms import krr
 from core.validation import check_epsilon, check_positive_int

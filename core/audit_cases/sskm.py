@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from core.audit.cases.case import AuditCase, pipeline_cases
+from core.audit_cases.case import AuditCase, pipeline_cases
 from core.audit.pairs import NeighbouringPair, extreme_record
 from core.audit.pipeline_pairs import held_out_pair
 from core.runtime.randomness import RandomState, check_random_state

@@ -1,6 +1,6 @@
 """Neighbouring pairs that move paper 000's data-dependent steps, and the pipelines they attack.
 
-The audit scenarios of :mod:`core.audit.cases` keep the sensitivity, the scaling and the
+The other audit scenarios of :mod:`core.audit_cases` keep the sensitivity, the scaling and the
 queries fixed, so they test the noise step only. The pairs here move what the faithful
 schemes read from the records before any noise (docs/design.md section 2.1; issue 23):
 
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from core.audit.pairs import NeighbouringPair
+from core.audit_cases.case import AuditCase
 from core.cdp.dp_reading import group_bound, schema_labels, schema_matrix
 from core.cdp.logistic import CDPLogisticRegression
 from core.correlation.records import correlated_sensitivity
@@ -193,11 +194,9 @@ def query_top(data: Dataset, random_state: int, *, schema: PublicSchema, query_s
 
 def hub_case(schema: PublicSchema, *, epsilon: float = 1.0):
     """The DP reading's pipeline audit on :func:`hub_pair`, as an
-    :class:`~core.audit.cases.AuditCase` for the audit panel: the hub record would move a
+    :class:`~core.audit_cases.AuditCase` for the audit panel: the hub record would move a
     sensitivity read from the records; the DP reading's comes from ``schema`` (kept by both
     datasets), so its claim must hold. One epoch of noise method 1 (the tight case)."""
-    from core.audit.cases import AuditCase
-
     pair = hub_pair()
     bound = group_bound(schema)
     X, y = pair.d1
@@ -212,11 +211,9 @@ def hub_case(schema: PublicSchema, *, epsilon: float = 1.0):
 
 def new_value_case(*, epsilon: float = 1.0, n_queries: int = 1):
     """The DP reading's count-release audit on :func:`new_value_pair`, as an
-    :class:`~core.audit.cases.AuditCase` for the audit panel: one record brings an age no other
+    :class:`~core.audit_cases.AuditCase` for the audit panel: one record brings an age no other
     record has; the queries come from the schema, so no published range can end there.
     Statistic: the highest end of an age range among the published queries."""
-    from core.audit.cases import AuditCase
-
     pair, schema = new_value_pair()
     claimed = n_queries * float(epsilon)  # the whole release: its queries at epsilon each
     note = ("Count publishing's DP reading on a pair where one record's age is a value no other record has; "

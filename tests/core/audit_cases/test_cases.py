@@ -21,7 +21,7 @@ import core.cdp.publishing as publishing
 import core.privacy.mechanisms as mechanisms
 from core.audit.hub_pair import hub_record_pair
 from core.audit.pipeline_pairs import held_out_pair, new_category_pair, out_of_range_pair
-from core.audit.cases import (
+from core.audit_cases import (
     AuditCase,
     cdp_lr_case,
     count_query_case,

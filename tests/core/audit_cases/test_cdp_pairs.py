@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from core.audit.auditor import audit
-from core.cdp.audit_pairs import (
+from core.audit_cases.cdp_pairs import (
     HUB_GROUP,
     declared_bound_weight,
     faithful_group_weight,
@@ -119,8 +119,8 @@ def test_mutant_query_ranges_from_the_values_is_caught(new_value):
 
 def test_the_pages_pipeline_cases_hold_their_claims():
     """The cases the CDP-LR and Publishing audit panels add beside the noise step's."""
-    from core.audit.cases import run_case
-    from core.cdp.audit_pairs import hub_case, new_value_case
+    from core.audit_cases import run_case
+    from core.audit_cases.cdp_pairs import hub_case, new_value_case
 
     for case in (hub_case(schema_for(load_sample("supplier"))), new_value_case(epsilon=1.0)):
         assert case.claimed_epsilon == pytest.approx(1.0)

@@ -1,9 +1,9 @@
-"""core.papers.claim: a paper's claim checked on our numbers."""
+"""core.claims.claim: a paper's claim checked on our numbers."""
 from __future__ import annotations
 
 import pytest
 
-from core.papers.claim import VERDICTS, Claim
+from core.claims.claim import VERDICTS, Claim
 
 
 def _claim(holds):
@@ -43,7 +43,7 @@ def test_texts_must_be_strings():
 def test_check_table_names_the_missing_columns():
     import pandas as pd
 
-    from core.papers.claim import check_table
+    from core.claims.claim import check_table
 
     frame = pd.DataFrame({"epsilon": [1.0]})
     assert check_table(frame, ["epsilon"]) is frame
