@@ -3,7 +3,9 @@
 - ``core/`` is grouped by purpose; at most three loose modules stay at its top level.
 - No source file passes 500 lines; no function passes 50 lines of code (its docstring,
   blank lines and comments not counted).
-- No import circle between the project's modules, counting imports inside functions.
+- No import circle between the project's modules, counting imports inside functions; and
+  none between ``core``'s packages (``core.<package>``, issue 38): shared pieces live below
+  the packages that share them.
 - A page is layout only: at most 120 lines.
 - Randomness has one door (:mod:`core.runtime.randomness`) and "must be one of" one wording
   (:func:`core.validation.check_choice`).
@@ -164,6 +166,37 @@ def test_no_import_circle():
 
 def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _package(module: str) -> str:
+    """A module's package of ``core``: its first two dotted parts (``core.cdp.claims`` -> ``core.cdp``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """{package of core: the other packages of core its modules import} from a module graph."""
+    packages = defaultdict(set)
+    for module, imported in graph.items():
+        if module.split(".")[0] != "core":
+            continue
+        packages[_package(module)].update(_package(name) for name in imported if name.split(".")[0] == "core")
+        packages[_package(module)].discard(_package(module))
+    return packages
+
+
+def test_no_package_circle_in_core():
+    """No strongly connected component of core's package graph holds more than one package."""
+    assert _circles(_package_graph(_import_graph())) == []
+
+
+def test_the_package_check_finds_a_package_circle():
+    """A cycle put back between two packages (through any of their modules) is found."""
+    graph = {"core.claims.claim": set(), "core.cdp.claims": {"core.claims.claim"},
+             "core.papers.stories": {"core.cdp.claims"}, "dashboard.app": {"core.papers.stories"}}
+    assert _circles(_package_graph(graph)) == []
+    graph["core.claims.claim"] = {"core.papers.figures"}  # the claim type reaching up to the papers
+    graph["core.papers.figures"] = set()
+    assert _circles(_package_graph(graph)) == [["core.cdp", "core.claims", "core.papers"]]
 
 
 def test_pages_are_layout_only():
