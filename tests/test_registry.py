@@ -190,9 +190,7 @@ def test_paper_has_audit_cases_that_its_pages_use(paper):
     cached = set().union(*(_imported_names(f) for f in (ROOT / "dashboard" / paper).glob("*.py")))
     for name in method.audit_cases:
         assert name in cases.__all__ and callable(getattr(cases, name)), name
-        # core.audit.cases: the deprecated alias of core.audit_cases, until dashboard/sskm/ imports the new home
-        built = {f"core.audit_cases.{name}", f"core.audit.cases.{name}"} & cached
-        assert built, f"dashboard/{paper}/ does not build {name}"
+        assert f"core.audit_cases.{name}" in cached, f"dashboard/{paper}/ does not build {name}"
     pages = [f.read_text(encoding="utf-8") for f in (ROOT / "dashboard" / paper).glob("*.py")]
     assert any("audit_panel(" in text for text in pages), f"no page of {paper} draws an audit panel"
 

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.audit.cases import AuditCase, sskm_paper_case, sskm_sound_case, sskm_sound_pipeline_cases
-from core.papers.claim import Claim
+from core.audit_cases import AuditCase, sskm_paper_case, sskm_sound_case, sskm_sound_pipeline_cases
+from core.claims.claim import Claim
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from core.privacy.ledger import PrivacyLedger
