@@ -9,7 +9,7 @@ are measured here, each against the real time in the same run:
   the job's start (before issue 24) is computed beside it from the same readings.
 * **wait in line**: a second training queued behind a first on a one-slot pool; the
   estimate when it was queued (:meth:`JobPool.expected_wait`) against the real wait.
-* **reading an upload** (:func:`dashboard.shared.datasets.expected_read_seconds`, first read
+* **reading an upload** (:func:`dashboard.shared.serving.datasets.expected_read_seconds`, first read
   of the server: the built-in speed) against the measured read.
 
 The training is measured twice: a server's first (the time after the last iteration, spent
@@ -30,7 +30,7 @@ def _training_readings(dataset, params, *, poll: float = 0.5):
     """Start a training job, read its progress like the page does; returns readings and the
     end time. Each reading: (time, fraction, estimate now, estimate from the start)."""
     from dashboard.imposter.training_jobs import TrainingJob
-    from dashboard.shared.jobs import JobPool
+    from dashboard.shared.serving.jobs import JobPool
 
     job = TrainingJob(dataset, "sex", (), dict(params), 0, 200)
     job.pool = JobPool(1)
@@ -75,7 +75,7 @@ def _summary(ratios):
 def _queue(dataset, params):
     """The wait estimate of a second training queued behind a first (one slot)."""
     from dashboard.imposter.training_jobs import TrainingJob
-    from dashboard.shared.jobs import JobPool
+    from dashboard.shared.serving.jobs import JobPool
 
     pool = JobPool(1)
     warm = TrainingJob(dataset, "sex", (), dict(params), 1, 200)
@@ -103,7 +103,7 @@ def _queue(dataset, params):
 
 
 def _upload(sizes_mb):
-    import dashboard.shared.datasets as cd
+    import dashboard.shared.serving.datasets as cd
 
     rng = np.random.default_rng(0)
     out = {}

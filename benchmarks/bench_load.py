@@ -2,7 +2,7 @@
 
 One real server (``streamlit run`` on a free loopback port) with ``PUX_JOB_LOG`` set, so
 the job pool writes when each job was queued, when its page first showed its wait, when it
-started and ended (:mod:`dashboard.shared.job_pool`). Sessions speak Streamlit's websocket
+started and ended (:mod:`dashboard.shared.serving.job_pool`). Sessions speak Streamlit's websocket
 protocol without a browser (:mod:`benchmarks.load_client`): what is timed is the server,
 as the issue measured it, and 8 sessions do not need 8 browsers on the same 2 cores.
 
@@ -61,14 +61,14 @@ def _free_port() -> int:
 
 
 def _trainings(pid: int) -> int:
-    """How many job processes (trainings, curves: dashboard.shared.child) run under the server."""
+    """How many job processes (trainings, curves: dashboard.shared.serving.child) run under the server."""
     n = 0
     for child in _tree(pid)[1:]:
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        n += b"dashboard.shared.child" in cmd
+        n += b"dashboard.shared.serving.child" in cmd
     return n
 
 

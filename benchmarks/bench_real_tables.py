@@ -30,7 +30,7 @@ _TOUR_TABLE = "spector"
 
 def _stop_jobs() -> None:
     """AppTest has no runtime to end a session: stop the pages' jobs between tables."""
-    from dashboard.shared.jobs import POOL, SETUP_POOL
+    from dashboard.shared.serving.jobs import POOL, SETUP_POOL
 
     POOL.stop_all()
     SETUP_POOL.stop_all()

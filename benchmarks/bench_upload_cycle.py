@@ -8,7 +8,7 @@ file through the page's uploader, waits until the page says it uses the table an
 finished drawing it, then closes the tab (a first cycle with a 0.2 MB file warms the
 server up: its modules imported, "before" read after it). After each close the benchmark waits
 ``release_wait_s`` (the server's grace for a closed tab, see
-:mod:`dashboard.shared.memory`, plus a margin) and reads the memory again.
+:mod:`dashboard.shared.serving.memory`, plus a margin) and reads the memory again.
 
 Memory is the resident set size (RSS) of the server and every process below it, read
 from ``/proc``: before the first cycle, its peak during each cycle (polled every 50 ms, and
@@ -43,7 +43,7 @@ array temporaries 7 times slower. Quick mode (8 MB, 3 cycles) is a smoke test: a
 
 Everything stays on 127.0.0.1; every wait has a time limit. Without Chromium the benchmark
 reports that it was skipped. The server gets the environment ``make run`` gives it
-(:func:`dashboard.shared.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless the environment
+(:func:`dashboard.shared.serving.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless the environment
 sets it; reported), so ``MALLOC_ARENA_MAX=16 python -m benchmarks --only upload_cycle``
 measures glibc's default on this machine (8 arenas per core).
 """
@@ -159,7 +159,7 @@ def _release_wait_s() -> float:
     """How long the server keeps a closed tab's session, plus a margin to free it."""
     try:
         sys.path.insert(0, str(ROOT))
-        from dashboard.shared.memory import release_delay_s
+        from dashboard.shared.serving.memory import release_delay_s
 
         return release_delay_s() + 6.0
     except ImportError:  # a checkout before the change: Streamlit's own 2 minutes never free it
@@ -187,10 +187,10 @@ def _upload_once(browser, url: str, path: Path, *, name: str = _NAME) -> float:
 
 def _server_env() -> dict[str, str]:
     """The environment ``make run`` and ``pux dashboard`` start the server with
-    (:func:`dashboard.shared.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless set)."""
+    (:func:`dashboard.shared.serving.memory.server_env`: ``MALLOC_ARENA_MAX=2`` unless set)."""
     try:
         sys.path.insert(0, str(ROOT))
-        from dashboard.shared.memory import server_env
+        from dashboard.shared.serving.memory import server_env
 
         return server_env()
     except ImportError:  # a checkout before the change

@@ -11,9 +11,9 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 import streamlit as st  # noqa: E402
 
 from dashboard.navigation import DEFAULT_PAGE, SECTIONS  # noqa: E402
-from dashboard.shared import settings  # noqa: E402
-from dashboard.shared.present import apply_style, exit_button  # noqa: E402
-from dashboard.shared.sidebar import render_sidebar  # noqa: E402
+from dashboard.shared.widgets import settings  # noqa: E402
+from dashboard.shared.widgets.present import apply_style, exit_button  # noqa: E402
+from dashboard.shared.widgets.sidebar import render_sidebar  # noqa: E402
 
 def _page_icon():
     """A shield drawn here, so the browser fetches no icon from a font server."""

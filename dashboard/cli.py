@@ -279,7 +279,7 @@ def _cmd_dashboard(args: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parents[1]
     app = root / "dashboard" / "app.py"
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port)]
-    from dashboard.shared.memory import server_env
+    from dashboard.shared.serving.memory import server_env
 
     env = server_env()  # MALLOC_ARENA_MAX=2 unless set: freed memory goes back (make run does the same)
     if args.data_dir:

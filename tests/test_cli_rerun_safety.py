@@ -334,7 +334,7 @@ def test_a_deep_config_is_one_sentence(tmp_path, capsys, command):
 
 
 def test_a_deep_schema_upload_is_one_sentence():
-    from dashboard.shared.datasets import parse_schema
+    from dashboard.shared.serving.datasets import parse_schema
 
     with pytest.raises(ValueError) as info:
         parse_schema(DEEP.encode())

@@ -234,8 +234,8 @@ def test_every_page_has_a_load_test():
 
 
 def test_every_page_with_settings_is_in_the_navigation_and_the_settings_test():
-    from dashboard.shared.settings import PAGE_SETTINGS
-    from tests.dashboard.shared.test_settings import MOVES
+    from dashboard.shared.widgets.settings import PAGE_SETTINGS
+    from tests.dashboard.shared.widgets.test_settings import MOVES
 
     assert set(PAGE_SETTINGS) <= set(_nav_views())
-    assert set(MOVES) == set(PAGE_SETTINGS), "tests/dashboard/shared/test_settings.py MOVES needs a row per page"
+    assert set(MOVES) == set(PAGE_SETTINGS), "tests/dashboard/shared/widgets/test_settings.py MOVES needs a row per page"

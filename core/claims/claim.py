@@ -6,7 +6,7 @@ the command line, the tests and the pages read), whether it holds on the data at
 one sentence with the numbers that decide it. ``holds`` is ``None`` where the data cannot
 decide (too few points, a measure that is undefined): the sentence then says why.
 
-No streamlit here: :func:`dashboard.shared.claims.claim_box` draws a claim, and the
+No streamlit here: :func:`dashboard.shared.widgets.claims.claim_box` draws a claim, and the
 command line and the tests read the same object.
 """
 from __future__ import annotations

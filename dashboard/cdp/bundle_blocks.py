@@ -1,5 +1,5 @@
 """"Download bundle" on the CDP-LR and Publishing pages: what the page shows, as a zip a
-colleague reruns (:func:`dashboard.shared.bundle_view.bundle_download`). Neither page offers a
+colleague reruns (:func:`dashboard.shared.widgets.bundle_view.bundle_download`). Neither page offers a
 release to download (CDP-LR measures models on the private held-out records; Publishing
 measures its noisy answers against the true counts), so only a colleague's bundle is offered;
 the numbers are computed by :mod:`core.bundle.pages.cdp_lr` and
@@ -13,7 +13,7 @@ import streamlit as st
 from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from dashboard.cdp import lr_panels, publishing_panels
-from dashboard.shared.bundle_view import bundle_download, page_config
+from dashboard.shared.widgets.bundle_view import bundle_download, page_config
 
 __all__ = ["cdp_lr_bundle", "publishing_bundle"]
 

@@ -1,5 +1,5 @@
 """"Download bundle" on the Correlations and DC-FBFS pages: what the page shows, as a zip a
-colleague reruns (:func:`dashboard.shared.bundle_view.bundle_download`). Both pages measure
+colleague reruns (:func:`dashboard.shared.widgets.bundle_view.bundle_download`). Both pages measure
 the private records and release no table, so only a colleague's bundle is offered; the
 numbers are computed by the page modules of :mod:`core.bundle.pages` from the page's data,
 seed and settings.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import Dataset
-from dashboard.shared.bundle_view import bundle_download, page_config
+from dashboard.shared.widgets.bundle_view import bundle_download, page_config
 
 __all__ = ["correlations_bundle", "dc_fbfs_bundle"]
 

@@ -2,8 +2,8 @@
 
 Keyed on the dataset's content fingerprint and the parameters; bounded by max_entries and
 ttl. The setup steps (DC-FBFS, sensitivities over all records, the schemes and the
-publishing setups) are :class:`~dashboard.shared.sweeps.Sweep` descriptions (their work is
-:mod:`dashboard.cdp.jobs`) that the page runs with :func:`dashboard.shared.job_view.setup_view`: a session's job with progress and
+publishing setups) are :class:`~dashboard.shared.serving.sweeps.Sweep` descriptions (their work is
+:mod:`dashboard.cdp.jobs`) that the page runs with :func:`dashboard.shared.widgets.job_view.setup_view`: a session's job with progress and
 time left, whose finished result is shared read-only (a slider move does not copy it).
 """
 from __future__ import annotations
@@ -38,12 +38,12 @@ from core.privacy.schema import PublicSchema
 from dashboard.cdp.jobs import (MEASURE_FREE, run_association, run_curves, run_dpsgd_curves, run_feature_count,
                                 run_mae, run_method_curves, run_publishing, run_schemes, run_selection,
                                 run_sensitivity, run_stage_sensitivities)
-from dashboard.shared.cache import HASH_FUNCS, TTL, BoundedCache
-from dashboard.shared.charts import number
-from dashboard.shared.sweeps import Sweep
+from dashboard.shared.serving.cache import HASH_FUNCS, TTL, BoundedCache
+from dashboard.shared.widgets.charts import number
+from dashboard.shared.serving.sweeps import Sweep
 
 #: the claim checks of paper 000 (pure functions of core.cdp.claims; the pages draw them with
-#: dashboard.shared.claims.claim_box)
+#: dashboard.shared.widgets.claims.claim_box)
 fig1_claim, fig2_claim, fig3_claim = _claims.fig1_claim, _claims.fig2_claim, _claims.fig3_claim
 table1_claim, table2_claim = _claims.table1_claim, _claims.table2_claim
 fig4_claim, fig5_claim, fig6_claim = _claims.fig4_claim, _claims.fig5_claim, _claims.fig6_claim
@@ -300,7 +300,7 @@ def stage_sensitivities(dataset: Dataset, sets: tuple[tuple[str, tuple[str, ...]
 def schemes(dataset: Dataset, threshold: float, measure: str, tc: float, seed: int,
             schema: PublicSchema | None = None) -> Sweep:
     """Split, DC-FBFS and the sensitivity of each scheme, the DP reading from ``schema`` (the
-    session's public schema, :func:`dashboard.shared.schemas.current_schema`), plus each scheme's
+    session's public schema, :func:`dashboard.shared.serving.schemas.current_schema`), plus each scheme's
     matrices (a setup job whose result is ``(SchemeSetup, {scheme: matrices})``)."""
     key = ("schemes", dataset.fingerprint(), float(threshold), measure, float(tc), int(seed),
            None if schema is None else schema.to_json())

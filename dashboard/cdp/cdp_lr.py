@@ -8,9 +8,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cdp import bundle_blocks, lr_panels
-from dashboard.shared.errors import page_errors
-from dashboard.shared.preamble import page_data
-from dashboard.shared.present import control_hint
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.preamble import page_data
+from dashboard.shared.widgets.present import control_hint
 
 st.title("CDP-LR")
 control_hint("Move epsilon: the four schemes of the paper and their DP reading retrain at once, each read "

@@ -10,9 +10,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from core.cdp.dc_fbfs import DCFBFSResult
-from dashboard.shared.charts import number, plotly_text
-from dashboard.shared.layout import from_dict, wrap
-from dashboard.shared.palette import color, colors, log_ticks
+from dashboard.shared.widgets.charts import number, plotly_text
+from dashboard.shared.widgets.layout import from_dict, wrap
+from dashboard.shared.widgets.palette import color, colors, log_ticks
 
 __all__ = [
     "association_heatmap",
@@ -315,7 +315,7 @@ def accuracy_bars(runs: pd.DataFrame, *, epsilon: float, data_name: str | None =
     each with a band for its 95% interval, named with its value in the legend beside the plot.
     The value labels sit inside the base of each bar, clear of the whiskers at the top.
     Built from plain dicts without plotly's validation
-    (:func:`dashboard.shared.layout.from_dict`): it is redrawn on every slider move.
+    (:func:`dashboard.shared.widgets.layout.from_dict`): it is redrawn on every slider move.
     Draws the means and spreads :func:`accuracy_data` lists.
     """
     g = _bar_stats(runs)
@@ -405,12 +405,12 @@ def curve_with_spread(
     legend under their names (a dashed grey majority class, a dotted non-private model),
     with a band for a finite 95% interval.
 
-    Colours come from :mod:`dashboard.shared.palette` (one per scheme or noise method on every
+    Colours come from :mod:`dashboard.shared.widgets.palette` (one per scheme or noise method on every
     chart); a group named '... (mahalanobis)' is dashed beside its Pearson twin. ``log_x``
     draws epsilon on a log axis with 1-2-5 ticks (0.1, 0.2, 0.5, 1, ...); ``marker_x`` (the
     slider's epsilon) is a dotted vertical line (:func:`with_marker`). :func:`curve_data`
     lists the points drawn. Built from plain dicts without plotly's validation
-    (:func:`curve_dict`, :func:`dashboard.shared.layout.from_dict`).
+    (:func:`curve_dict`, :func:`dashboard.shared.widgets.layout.from_dict`).
     """
     figure = curve_dict(summary, group=group, value=value, title=title, y_title=y_title, log_y=log_y,
                         log_x=log_x, x_title=x_title, labels=labels, references=references)

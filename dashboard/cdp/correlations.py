@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.cdp import correlations_panels as panels
 from dashboard.cdp.bundle_blocks_features import correlations_bundle
-from dashboard.shared.preamble import page_data
+from dashboard.shared.widgets.preamble import page_data
 
 st.title("Correlations")
 st.caption(

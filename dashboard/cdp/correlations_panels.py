@@ -13,10 +13,10 @@ from dashboard.cdp import cached
 from dashboard.cdp.charts import (
     association_data, association_heatmap, record_heatmap, record_heatmap_data, sensitivity_bars, sensitivity_data,
 )
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.charts import number
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import setup_view
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.charts import number
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import setup_view
 
 
 def attributes(dataset, seed) -> tuple[str, int]:

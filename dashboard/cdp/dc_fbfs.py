@@ -5,7 +5,7 @@ share of its range), side by side at the top; then Fig. 3 (the traversals), Fig.
 of the first k features, added by descending random-forest importance, the selection's own
 order), Table 1 (the deleted sets, the paper's counts beside ours) and Table 2 (GS and CS
 after each stage, CS also as a share of N, beside the paper's table on its supplier data). Under
-each, a claim box (:func:`dashboard.shared.claims.claim_box`): the paper's words, and
+each, a claim box (:func:`dashboard.shared.widgets.claims.claim_box`): the paper's words, and
 whether they hold on the data at hand by the rule of :mod:`core.cdp.claims`.
 
 This script is the layout; each section's widgets and charts are functions of
@@ -17,9 +17,9 @@ import streamlit as st
 
 from dashboard.cdp import dc_fbfs_panels as panels
 from dashboard.cdp.bundle_blocks_features import dc_fbfs_bundle
-from dashboard.shared.errors import page_errors
-from dashboard.shared.preamble import page_data
-from dashboard.shared.present import control_hint
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.preamble import page_data
+from dashboard.shared.widgets.present import control_hint
 
 st.title("DC-FBFS")
 control_hint("Move T_c: the deletion candidates (DC below the dashed line) and the sets below follow.")

@@ -17,10 +17,10 @@ from dashboard.cdp.charts import (
     traversal_curves,
     traversal_data,
 )
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.charts import number
-from dashboard.shared.claims import claim_box
-from dashboard.shared.job_view import setup_view
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.charts import number
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.job_view import setup_view
 
 
 def selection(dataset, seed):

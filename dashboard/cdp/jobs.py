@@ -1,6 +1,6 @@
 """The work of the paper-000 pages' setup steps and sweeps, one function per job.
 
-Each function is the ``fn(progress, **kwargs)`` of a :class:`~dashboard.shared.sweeps.Sweep`
+Each function is the ``fn(progress, **kwargs)`` of a :class:`~dashboard.shared.serving.sweeps.Sweep`
 that :mod:`dashboard.cdp.cached` describes (with its key and title): it calls core with the
 job's progress callback and returns what the page shows. The setup steps run in a thread of
 the server, the curves in a child process, which imports this module alone (core, no

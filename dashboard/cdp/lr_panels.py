@@ -15,17 +15,17 @@ from core.cdp.schedule import NOISE_METHOD_MEANING, NOISE_METHODS, PRESETS
 from core.decide.from_configs import solve_config_from_page
 from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import accuracy_bars, accuracy_data, curve_data, curve_dict, curve_with_spread, with_marker
-from dashboard.shared.bundle_view import page_config
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.charts import plotly_text
-from dashboard.shared.claims import claim_box
-from dashboard.shared.job_view import setup_view, sweep_view
-from dashboard.shared.palette import noise_method_label
-from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_line
+from dashboard.shared.widgets.bundle_view import page_config
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.charts import plotly_text
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.job_view import setup_view, sweep_view
+from dashboard.shared.widgets.palette import noise_method_label
+from dashboard.shared.widgets.privacy import audit_panel, guarantee_box, guarantee_line
 from dashboard.shared.safe import md
-from dashboard.shared.schemas import current_schema
-from dashboard.shared.solve_offers import epsilon_choice
-from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
+from dashboard.shared.serving.schemas import current_schema
+from dashboard.shared.solve.solve_offers import epsilon_choice
+from dashboard.shared.solve.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 PRESET_TEXT = {
     "sensible": "Automatic: epochs and step size from N, epsilon, CS and the clip (the model learns)",

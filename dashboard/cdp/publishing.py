@@ -10,9 +10,9 @@ import streamlit as st
 
 from dashboard.cdp import bundle_blocks
 from dashboard.cdp import publishing_panels as panels
-from dashboard.shared.errors import page_errors
-from dashboard.shared.preamble import page_data
-from dashboard.shared.present import control_hint
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.preamble import page_data
+from dashboard.shared.widgets.present import control_hint
 
 st.title("Publishing")
 control_hint("Move epsilon: the dotted line on the chart and the reading beside it follow. Each MAE is read "

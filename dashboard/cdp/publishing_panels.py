@@ -14,17 +14,17 @@ import streamlit as st
 from core.decide.from_configs import solve_config_from_page
 from dashboard.cdp import cached, solving
 from dashboard.cdp.charts import curve_data, curve_with_spread
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.charts import number, plotly_text
-from dashboard.shared.claims import claim_box
-from dashboard.shared.job_view import setup_view, sweep_view
-from dashboard.shared.present import is_presenting
-from dashboard.shared.privacy import audit_panel, guarantee_box, guarantee_text
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.charts import number, plotly_text
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.job_view import setup_view, sweep_view
+from dashboard.shared.widgets.present import is_presenting
+from dashboard.shared.widgets.privacy import audit_panel, guarantee_box, guarantee_text
 from dashboard.shared.safe import md
-from dashboard.shared.schemas import current_schema
-from dashboard.shared.bundle_view import page_config
-from dashboard.shared.solve_offers import epsilon_choice
-from dashboard.shared.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
+from dashboard.shared.serving.schemas import current_schema
+from dashboard.shared.widgets.bundle_view import page_config
+from dashboard.shared.solve.solve_offers import epsilon_choice
+from dashboard.shared.solve.solve_panel import ApplyEpsilon, Solved, chosen_ledger, solve_panel
 
 BUDGET_TEXT = {
     "per_query": "per query (the paper: a release of Q queries costs Q x epsilon)",

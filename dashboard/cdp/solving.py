@@ -1,5 +1,5 @@
 """Solve for epsilon on the CDP pages: what the shared solve panel
-(:mod:`dashboard.shared.solve_panel`) needs from CDP-LR (Fig. 4's accuracy) and Publishing
+(:mod:`dashboard.shared.solve.solve_panel`) needs from CDP-LR (Fig. 4's accuracy) and Publishing
 (Fig. 6's MAE): the measure, the runs to solve on, how a solved epsilon becomes a value of the
 page's epsilon widget, the page's sweep on a public reference table, and one fresh DP run of
 the DP reading for private selection.
@@ -29,9 +29,9 @@ from core.decide.pages import scheme_runs
 from core.privacy.mechanisms import laplace
 from core.runtime.randomness import check_random_state, draw_seeds
 from dashboard.cdp import cached
-from dashboard.shared.job_view import setup_view, sweep_view
-from dashboard.shared.solve_charts import mark_solutions
-from dashboard.shared.solve_panel import ReferenceOffer, SelectionOffer, Solved, SolveMeasure, snap_up
+from dashboard.shared.widgets.job_view import setup_view, sweep_view
+from dashboard.shared.solve.solve_charts import mark_solutions
+from dashboard.shared.solve.solve_panel import ReferenceOffer, SelectionOffer, Solved, SolveMeasure, snap_up
 
 __all__ = ["SCORE_SHARE", "LR_MEASURE", "PUB_MEASURE", "solvable", "lr_snap", "marked", "lr_measure",
            "lr_selection", "lr_reference", "pub_measure", "pub_selection", "pub_reference", "pub_snap"]

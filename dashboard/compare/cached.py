@@ -1,6 +1,6 @@
 """Cached calls into core.compare.run for the Compare page (issue 12).
 
-A comparison is one sweep job (:mod:`dashboard.shared.sweeps`): it runs
+A comparison is one sweep job (:mod:`dashboard.shared.serving.sweeps`): it runs
 :func:`core.compare.run.compare` in a child process of this session, with progress and time
 left, and its finished :class:`core.compare.result.ComparisonResult` is shared read-only by its
 inputs, so changing the chart's axes or the table's sort never recomputes it.
@@ -24,7 +24,7 @@ from core.data import Dataset
 from core.privacy.schema import PublicSchema
 from core.evaluation.metrics import no_better_than
 from core.runtime.progress import Progress
-from dashboard.shared.sweeps import Sweep
+from dashboard.shared.serving.sweeps import Sweep
 
 __all__ = ["ALL_METHODS", "DEFAULT_METHODS", "EPSILON_CHOICES", "RISKS", "comparison", "method_rows", "table_rows",
            "table_view", "run_config", "report_html", "summary_csv", "runs_csv", "privacy_label", "NOT_DP_BADGE",

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.shared.charts import number
-from dashboard.shared.palette import color
+from dashboard.shared.widgets.charts import number
+from dashboard.shared.widgets.palette import color
 
 __all__ = ["MEASURE_WORDS", "frontier_chart", "utility_lines", "MAJORITY_LINE", "NONPRIVATE_LINE", "RAW_LINE", "CONTROL_LINE",
            "VIOLATION_MARKER", "audit_hover"]

@@ -7,11 +7,11 @@ import streamlit as st
 
 from dashboard.compare import cached, fidelity_section, sections
 from dashboard.compare.solve_section import solve_section
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import sweep_view
-from dashboard.shared.preamble import page_data
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import sweep_view
+from dashboard.shared.widgets.preamble import page_data
 from dashboard.shared.safe import md
-from dashboard.shared.schemas import current_schema
+from dashboard.shared.serving.schemas import current_schema
 
 st.title("Compare")
 st.caption(

@@ -1,5 +1,5 @@
 """Compare page: the training rows against a released table of the comparison, column by
-column and pair by pair (the shared :func:`dashboard.shared.fidelity_view.real_vs_release`).
+column and pair by pair (the shared :func:`dashboard.shared.widgets.fidelity_view.real_vs_release`).
 
 The tables are the ones the comparison kept (:func:`dashboard.compare.report_fidelity.released_tables`:
 the first repetition's release per method and epsilon, a seeded sample of at most
@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.compare.report_fidelity import released_tables
-from dashboard.shared.fidelity_view import real_vs_release
+from dashboard.shared.widgets.fidelity_view import real_vs_release
 
 __all__ = ["NOTHING_KEPT", "real_vs_release_section", "section_caption"]
 

@@ -55,7 +55,7 @@ from core.runtime.versions import PACKAGES, package_versions
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.compare.html_parts import escape, html_table
 from dashboard.compare.report_fidelity import fidelity_html
-from dashboard.shared.layout import for_export
+from dashboard.shared.widgets.layout import for_export
 
 __all__ = ["build_report", "html_document", "summary_csv", "runs_csv", "package_versions", "PACKAGES"]
 

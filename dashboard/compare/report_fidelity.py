@@ -20,7 +20,7 @@ and :func:`fidelity_html` writes the report's section from them:
   by the report's first figure, before this section).
 
 Every string that came from the user (dataset, column names, categories) is HTML-escaped
-here or, in the charts, by :func:`dashboard.shared.layout.for_export`. No streamlit import:
+here or, in the charts, by :func:`dashboard.shared.widgets.layout.for_export`. No streamlit import:
 the command line builds the same report.
 """
 from __future__ import annotations
@@ -35,8 +35,8 @@ from core.compare.measures import FIDELITY_ROWS
 from core.compare.result import ComparisonResult
 from core.evaluation.fidelity import capped, column_notes, column_shapes, halves_reference, pair_trends
 from dashboard.compare.html_parts import escape, html_table
-from dashboard.shared.fidelity_charts import association_difference, column_overlay
-from dashboard.shared.layout import for_export
+from dashboard.shared.widgets.fidelity_charts import association_difference, column_overlay
+from dashboard.shared.widgets.layout import for_export
 
 __all__ = ["REFERENCE_ROW", "Scored", "fidelity_html", "release_label", "released_tables", "score_tables"]
 

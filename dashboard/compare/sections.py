@@ -7,9 +7,9 @@ from core.data import Dataset
 from dashboard.compare import cached
 from core.evaluation.classification import INTERVAL_WORDS
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
-from dashboard.shared.bundle_view import bundle_download
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.preamble import choose_sensitive, is_builtin_sample, marked_sensitive, stop_until_chosen
+from dashboard.shared.widgets.bundle_view import bundle_download
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.preamble import choose_sensitive, is_builtin_sample, marked_sensitive, stop_until_chosen
 from dashboard.shared.safe import md
 
 #: what each risk on the x axis measures, in words under the selector

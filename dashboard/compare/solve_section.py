@@ -23,11 +23,11 @@ from core.compare.audits import UNSEEDED
 from core.compare.measures import MEASURES
 from core.decide import UP_TO
 from core.decide.from_configs import solve_config_from_compare
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.charts import plotly_text
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.charts import plotly_text
 from dashboard.shared.safe import md
-from dashboard.shared.solve_charts import mark_solutions, solution_curve, solution_curve_data
-from dashboard.shared.solve_panel import SolveMeasure, Solved, solve_panel
+from dashboard.shared.solve.solve_charts import mark_solutions, solution_curve, solution_curve_data
+from dashboard.shared.solve.solve_panel import SolveMeasure, Solved, solve_panel
 
 __all__ = ["REFERENCE_WAY", "SELECTION_WAY", "UNSEEDED_NOTE", "ONE_RUN_NOTE", "UP_TO_NOTE", "solve_measures",
            "spread_rows", "solve_section"]

@@ -6,7 +6,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from core.data import Dataset
-from dashboard.shared.charts import plotly_text
+from dashboard.shared.widgets.charts import plotly_text
 
 __all__ = ["column_distribution", "column_distribution_data", "missing_by_column", "missing_data"]
 

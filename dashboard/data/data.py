@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.data import sections
 from dashboard.data.schema_panel import schema_panel
-from dashboard.shared.state import SOURCES
+from dashboard.shared.serving.state import SOURCES
 
 st.title("Data")
 st.caption(

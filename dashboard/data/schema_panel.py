@@ -2,8 +2,8 @@
 
 The public schema (:class:`core.privacy.schema.PublicSchema`) is what every release may know
 about the table without reading its rows. This panel shows it as a table and changes it
-only through :func:`dashboard.shared.schemas.set_schema`; the other pages read it with
-:func:`dashboard.shared.schemas.current_schema`.
+only through :func:`dashboard.shared.serving.schemas.set_schema`; the other pages read it with
+:func:`dashboard.shared.serving.schemas.current_schema`.
 
 * a built-in dataset shows its shipped schema (source "built-in", the notes say where each
   entry comes from);
@@ -39,9 +39,9 @@ from core.privacy.schema_columns import KINDS
 from core.privacy.schema_draft import RARE_CATEGORY_RECORDS, confirm_draft, rare_categories
 from core.privacy.schema_estimate import DEFAULT_DELTA
 from dashboard.data.sections import reread_upload
-from dashboard.shared.datasets import estimate_public_schema, parse_schema, schema_json
+from dashboard.shared.serving.datasets import estimate_public_schema, parse_schema, schema_json
 from dashboard.shared.safe import md
-from dashboard.shared.schemas import (
+from dashboard.shared.serving.schemas import (
     current_schema, schema_key, schema_version, set_identifiers, set_schema,
 )
 

@@ -15,15 +15,15 @@ import streamlit as st
 
 from core.data import MAX_UPLOAD_MB, SAMPLES, Dataset
 from core.validation import DataError
-from dashboard.shared import datasets as cached
+from dashboard.shared.serving import datasets as cached
 from dashboard.data.charts import column_distribution, column_distribution_data, missing_by_column, missing_data
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.job_view import with_estimate
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.job_view import with_estimate
 from dashboard.shared.safe import md
-from dashboard.shared.state import (
+from dashboard.shared.serving.state import (
     DATASET_KEY, PUBLIC, SAMPLE_KEY, SOURCE_KEY, SOURCES, roles_text, set_dataset,
 )
-from dashboard.shared.schemas import (
+from dashboard.shared.serving.schemas import (
     IDENTIFIERS_KEY, identifiers_widget_key, marked_identifiers, schema_key, set_schema,
 )
 

@@ -1,8 +1,8 @@
 """Cached calls into core.imposter for the IMPOSTER page (paper 002), and the page's choices.
 
 Detection is a setup job (keyed on the dataset's fingerprint, the parameters and the
-seed; :func:`dashboard.shared.job_view.setup_view`); the evaluation (Table 1), the kRR curve
-and the sweeps of Table 2 and Fig. 8 are sweep jobs (:mod:`dashboard.shared.sweeps`), whose
+seed; :func:`dashboard.shared.widgets.job_view.setup_view`); the evaluation (Table 1), the kRR curve
+and the sweeps of Table 2 and Fig. 8 are sweep jobs (:mod:`dashboard.shared.serving.sweeps`), whose
 finished results every session shares; the marginal fidelity of a synthetic table is kept
 by ``st.cache_data``. The training itself is a session-owned job
 (:mod:`dashboard.imposter.training_jobs`); what the page says in words is in
@@ -29,8 +29,8 @@ from core.imposter.paper import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABL
 from core.claims.claim import Claim
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress
-from dashboard.shared.cache import HASH_FUNCS, TTL
-from dashboard.shared.sweeps import Sweep
+from dashboard.shared.serving.cache import HASH_FUNCS, TTL
+from dashboard.shared.serving.sweeps import Sweep
 
 #: the paper's numbers (:mod:`core.imposter.paper`, the one source), for the charts
 PAPER = {"Table 1": PAPER_TABLE1, "Table 2": PAPER_TABLE2, "Fig. 7": PAPER_FIG7, "Fig. 8": PAPER_FIG8}

@@ -12,8 +12,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.shared.charts import plotly_text
-from dashboard.shared.palette import color, log_ticks
+from dashboard.shared.widgets.charts import plotly_text
+from dashboard.shared.widgets.palette import color, log_ticks
 
 __all__ = ["nmi_bars", "nmi_data", "detection_chart", "detection_data", "REFERENCE_NAME", "MODEL_NAME",
            "table1_bars", "table1_data", "tradeoff", "krr_vs_epsilon", "krr_data", "table1_display",

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.imposter.charts import _LABEL_COLOR, _SENS_COLOR, _SETTING_NAMES, PAPER_NAME, _on
-from dashboard.shared.charts import plotly_text
-from dashboard.shared.palette import log_ticks
+from dashboard.shared.widgets.charts import plotly_text
+from dashboard.shared.widgets.palette import log_ticks
 
 __all__ = ["training_curves", "training_data", "table2_chart", "table2_data", "fig8_chart", "fig8_data"]
 

@@ -15,15 +15,15 @@ from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import setup_view
-from dashboard.shared.preamble import choose_sensitive
-from dashboard.shared.present import control_hint, is_presenting
-from dashboard.shared.privacy import audit_panel, guarantee_box
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import setup_view
+from dashboard.shared.widgets.preamble import choose_sensitive
+from dashboard.shared.widgets.present import control_hint, is_presenting
+from dashboard.shared.widgets.privacy import audit_panel, guarantee_box
 from dashboard.shared.safe import md
-from dashboard.shared.schemas import current_schema
+from dashboard.shared.serving.schemas import current_schema
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.imposter import detection, results, sweeps, training
-from dashboard.shared.preamble import page_data
-from dashboard.shared.present import control_hint
+from dashboard.shared.widgets.preamble import page_data
+from dashboard.shared.widgets.present import control_hint
 
 st.title("IMPOSTER: implicit privacy")
 st.caption(

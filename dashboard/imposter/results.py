@@ -17,15 +17,15 @@ from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts
-from dashboard.shared.bundle_view import bundle_download, page_config
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
-from dashboard.shared.errors import page_errors
-from dashboard.shared.fidelity_view import real_vs_release
-from dashboard.shared.job_view import sweep_view
-from dashboard.shared.privacy import guarantee_box, release_download
-from dashboard.shared.schemas import current_schema
-from dashboard.shared.sweeps import FINISHED
+from dashboard.shared.widgets.bundle_view import bundle_download, page_config
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.fidelity_view import real_vs_release
+from dashboard.shared.widgets.job_view import sweep_view
+from dashboard.shared.widgets.privacy import guarantee_box, release_download
+from dashboard.shared.serving.schemas import current_schema
+from dashboard.shared.serving.sweeps import FINISHED
 
 
 def table1_section(dataset, job, label: str, seed) -> None:

@@ -13,11 +13,11 @@ from core.evaluation.classifiers import CLASSIFIER_LABELS
 from dashboard.imposter import cached
 from dashboard.imposter import wording
 from dashboard.imposter import charts_training
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import sweep_on_request
-from dashboard.shared.present import is_presenting
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import sweep_on_request
+from dashboard.shared.widgets.present import is_presenting
 
 
 def sweep_controls(dataset, params):

@@ -11,12 +11,12 @@ from dashboard.imposter import cached
 from dashboard.imposter import training_jobs
 from dashboard.imposter import wording
 from dashboard.imposter import charts_training
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import live_job
-from dashboard.shared.jobs import QueueFull
-from dashboard.shared.present import control_hint, is_presenting
-from dashboard.shared.state import show_error
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import live_job
+from dashboard.shared.serving.jobs import QueueFull
+from dashboard.shared.widgets.present import control_hint, is_presenting
+from dashboard.shared.serving.state import show_error
 
 
 def batch_warning(dataset) -> int:

@@ -1,11 +1,11 @@
 """IMPOSTER's training on the page as a session-owned background job (paper 002).
 
-Training runs as a job in the bounded pool of :mod:`dashboard.shared.jobs`, in a spawned
+Training runs as a job in the bounded pool of :mod:`dashboard.shared.serving.jobs`, in a spawned
 child process, so the page can draw its curves live and stop it: :class:`TrainingJob` holds
 the per-iteration events the child sends (each an entry of the synthesizer's ``events_``,
 sent from its ``progress`` callback); Stop sets the ``stop`` event the training checks each
 iteration. Running jobs are never shared between sessions; finished ones are kept by their
-inputs in a bounded cache (:func:`finished_training`, :class:`dashboard.shared.cache.BoundedCache`)
+inputs in a bounded cache (:func:`finished_training`, :class:`dashboard.shared.serving.cache.BoundedCache`)
 so the next session with the same inputs gets the model at once. A session keeps its
 trainings, one per dataset, in its state (:func:`session_jobs`, :func:`keep_job`).
 """
@@ -17,8 +17,8 @@ import pandas as pd
 
 from core.data import Dataset
 from core.imposter import ImposterSynthesizer
-from dashboard.shared.cache import BoundedCache
-from dashboard.shared.jobs import BackgroundJob, run_in_child
+from dashboard.shared.serving.cache import BoundedCache
+from dashboard.shared.serving.jobs import BackgroundJob, run_in_child
 
 __all__ = ["TrainingJob", "training_job", "finished_training", "remember_training", "session_jobs",
            "keep_job", "JOBS_KEY"]
@@ -28,7 +28,7 @@ JOBS_KEY, _MAX_JOBS = "imposter_jobs", 3
 
 
 def _train(*, send, stop, dataset, sensitive, implicit, params, seed, n_rows):
-    """The training, run in a spawned child (:func:`dashboard.shared.jobs.run_in_child`):
+    """The training, run in a spawned child (:func:`dashboard.shared.serving.jobs.run_in_child`):
     each iteration's entry of the model's ``events_`` is sent to the job as it is appended."""
     model = ImposterSynthesizer(**params, random_state=seed)
     sent = [0]
@@ -127,7 +127,7 @@ def training_job(dataset: Dataset, sensitive: str, implicit: tuple[str, ...],
 
     Raises
     ------
-    dashboard.shared.jobs.QueueFull
+    dashboard.shared.serving.jobs.QueueFull
         When the session already has as many jobs waiting as the pool allows.
     """
     return TrainingJob(dataset, sensitive, implicit, dict(params), seed, dataset.n_rows).start()

@@ -30,8 +30,8 @@ from core.sskm.sound import SSKMDP
 from core.sskm.variants import sskm_variant
 from core.sskm.references import RANDOM, RANDOM_WORDS, RAW, reference_scope, reference_sentences  # noqa: F401 - for the page
 from core.sskm.paper import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
-from dashboard.shared.cache import TTL
-from dashboard.shared.sweeps import Sweep
+from dashboard.shared.serving.cache import TTL
+from dashboard.shared.serving.sweeps import Sweep
 
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
@@ -78,7 +78,7 @@ def fitted(key: tuple, dataset: Dataset, columns: tuple[str, ...], sensitive: tu
     """An SSKM_DP publisher with its map and MIC ready (no release noise drawn yet), as a
     setup job (``key`` names every input: the page's fit key; put the schema's JSON in it).
 
-    ``schema`` (the session's public schema, :func:`dashboard.shared.schemas.current_schema`) gives the
+    ``schema`` (the session's public schema, :func:`dashboard.shared.serving.schemas.current_schema`) gives the
     sound mode its bounds and category lists; entries read from the data make the release
     say it is not differentially private. ``bounds`` holds (column, lo, hi) bounds the user
     gave for the paper mode (which otherwise scales on the data). ``map_fit="reference"``

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
-from dashboard.shared.charts import plotly_text
-from dashboard.shared.palette import color, log_ticks
+from dashboard.shared.widgets.charts import plotly_text
+from dashboard.shared.widgets.palette import color, log_ticks
 
 __all__ = [
     "som_grid",

@@ -19,14 +19,14 @@ import streamlit as st
 from dashboard.sskm import cached
 from dashboard.sskm import charts
 from dashboard.sskm.settings import EPSILONS, Settings, code
-from dashboard.shared.bundle_view import bundle_download, page_config
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.fidelity_view import real_vs_release
-from dashboard.shared.job_view import setup_view, sweep_view
-from dashboard.shared.present import control_hint
-from dashboard.shared.privacy import audit_panel, guarantee_box, release_download
+from dashboard.shared.widgets.bundle_view import bundle_download, page_config
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.fidelity_view import real_vs_release
+from dashboard.shared.widgets.job_view import setup_view, sweep_view
+from dashboard.shared.widgets.present import control_hint
+from dashboard.shared.widgets.privacy import audit_panel, guarantee_box, release_download
 from dashboard.shared.safe import md
-from dashboard.shared.sweeps import FINISHED
+from dashboard.shared.serving.sweeps import FINISHED
 
 #: noise draws per epsilon of the release tab's curve (its 95% intervals are over them)
 EPSILON_REPETITIONS = 5

@@ -14,8 +14,8 @@ import streamlit as st
 
 from core.validation import DataError
 from dashboard.sskm import cached
-from dashboard.shared.preamble import choose_sensitive, stop_until_chosen
-from dashboard.shared.present import control_hint
+from dashboard.shared.widgets.preamble import choose_sensitive, stop_until_chosen
+from dashboard.shared.widgets.present import control_hint
 from dashboard.shared.safe import md
 
 #: the budgets of the slider and of the release tab's curve

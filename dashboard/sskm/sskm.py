@@ -22,9 +22,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.sskm import sections, settings, studies
-from dashboard.shared.errors import page_errors
-from dashboard.shared.preamble import page_data
-from dashboard.shared.schemas import current_schema
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.preamble import page_data
+from dashboard.shared.serving.schemas import current_schema
 
 st.title("SSKM_DP")
 

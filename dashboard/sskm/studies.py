@@ -12,12 +12,12 @@ from core.validation import DataError
 from dashboard.sskm import cached
 from dashboard.sskm import charts
 from dashboard.sskm.sections import Release, reference_row
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
-from dashboard.shared.errors import page_errors
-from dashboard.shared.job_view import sweep_on_request, sweep_view
-from dashboard.shared.present import control_hint, is_presenting
-from dashboard.shared.state import show_error
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.errors import page_errors
+from dashboard.shared.widgets.job_view import sweep_on_request, sweep_view
+from dashboard.shared.widgets.present import control_hint, is_presenting
+from dashboard.shared.serving.state import show_error
 
 
 def _sweep_controls(r: Release):

@@ -14,7 +14,7 @@ import streamlit as st
 
 from core.bundle.pages import tour as tour_bundle
 from core.runtime.progress import stage
-from dashboard.shared.bundle_view import bundle_download
+from dashboard.shared.widgets.bundle_view import bundle_download
 from dashboard.tour import cached
 
 __all__ = ["STORIES_KEY", "uses_tour_report", "tour_extra", "bundle_block"]
@@ -47,7 +47,7 @@ def tour_extra(stories: Sequence[str]) -> dict[str, Any]:
 
 
 def bundle_block() -> None:
-    """The expander with the stories to bundle and :func:`dashboard.shared.bundle_view.bundle_download`."""
+    """The expander with the stories to bundle and :func:`dashboard.shared.widgets.bundle_view.bundle_download`."""
     with st.expander("Download bundle: the Tour's numbers with a script and notebook that rerun them",
                      icon=":material/folder_zip:"):
         chosen = st.multiselect("Stories in the bundle", tour_bundle.STORY_KEYS, default=list(tour_bundle.STORY_KEYS),

@@ -15,8 +15,8 @@ from typing import Any
 
 from core.runtime.progress import Progress
 from core.papers.stories import STORIES
-from dashboard.shared.cache import TTL
-from dashboard.shared.sweeps import FinishedResults
+from dashboard.shared.serving.cache import TTL
+from dashboard.shared.serving.sweeps import FinishedResults
 from dashboard.tour.steps import STEPS, StepView, TourStep
 
 __all__ = ["TOUR_SEED", "story", "story_ready", "step_view", "all_views", "export_html", "prefetch"]

@@ -44,7 +44,7 @@ def _step_html(i: int, n: int, step: TourStep, view: StepView, figure_html: str 
         cls = "audit violation" if audit.violation else "audit"
         out.append(f'<p class="{cls}"><b>Audit, {_e(what)}:</b> {_e(audit.verdict)}</p>')
     if view.data is not None:
-        from dashboard.shared.chart_data import chart_csv
+        from dashboard.shared.widgets.chart_data import chart_csv
 
         out.append('<p class="note">' + _download(chart_csv(view.data).decode("utf-8"), filename=f"{view.name}.csv",
                                                   mime="text/csv", words="This chart's numbers as CSV") + "</p>")

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from core.audit.result import AuditResult
 from core.claims.claim import Claim
 from core.evaluation.metrics import below_reference
-from dashboard.shared import audit_chart as audit_charts
+from dashboard.shared.widgets import audit_chart as audit_charts
 from dashboard.cdp import charts as cdp_charts
 from dashboard.compare import charts as compare_charts
 from dashboard.imposter import charts as imposter_charts

@@ -12,9 +12,9 @@ import streamlit as st
 
 from dashboard.tour import cached
 from dashboard.tour.bundle_block import bundle_block
-from dashboard.shared.chart_data import show_chart
-from dashboard.shared.claims import claim_box
-from dashboard.shared.present import apply_style, is_presenting
+from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.claims import claim_box
+from dashboard.shared.widgets.present import apply_style, is_presenting
 from dashboard.shared.safe import md
 from dashboard.tour.steps import STEPS
 

@@ -151,7 +151,7 @@ def test_each_limit_is_the_most_a_page_offers(words, limit):
 
 def test_rows_and_runs_and_grids_agree_with_the_pages():
     from dashboard.compare.cached import AUDIT_CHOICES, EPSILON_CHOICES, ROW_CAPS
-    from dashboard.shared.privacy import AUDIT_RUNS
+    from dashboard.shared.widgets.privacy import AUDIT_RUNS
 
     assert max(AUDIT_RUNS) == limits.MAX_AUDIT_RUNS and max(AUDIT_CHOICES) <= limits.MAX_AUDIT_RUNS
     assert max(ROW_CAPS) <= limits.MAX_ROWS and max(_widget_maxima("row")) <= limits.MAX_ROWS

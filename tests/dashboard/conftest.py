@@ -37,7 +37,7 @@ def assert_clean(at: AppTest) -> None:
 def _no_job_outlives_its_test():
     """AppTest has no runtime to tell the pool that a session ended: stop its jobs here."""
     yield
-    from dashboard.shared.jobs import POOL, SETUP_POOL
+    from dashboard.shared.serving.jobs import POOL, SETUP_POOL
 
     POOL.stop_all()
     SETUP_POOL.stop_all()

@@ -48,7 +48,7 @@ def test_an_unexpected_error_shows_a_fixed_sentence_and_the_escaped_detail():
     from streamlit.testing.v1 import AppTest
 
     script = (
-        "from dashboard.shared.state import show_error\n"
+        "from dashboard.shared.serving.state import show_error\n"
         "show_error(RuntimeError('![x](http://127.0.0.1:9/p)'))\n"
     )
     at = AppTest.from_string(script).run()

@@ -1,5 +1,5 @@
 """Setup steps (feature selection, a fitted map, detection) as session jobs with progress:
-dashboard.shared.job_view.setup_view."""
+dashboard.shared.widgets.job_view.setup_view."""
 from __future__ import annotations
 
 import threading
@@ -15,8 +15,8 @@ def _slow_setup_page():
 
     import streamlit as st
 
-    from dashboard.shared.sweeps import Sweep
-    from dashboard.shared.job_view import setup_view
+    from dashboard.shared.serving.sweeps import Sweep
+    from dashboard.shared.widgets.job_view import setup_view
     from tests.dashboard.test_setup_view import GATE
 
     key = st.session_state.setdefault("setup_key", str(uuid.uuid4()))  # fresh per test session
@@ -38,8 +38,8 @@ def _quick_setup_page():
 
     import streamlit as st
 
-    from dashboard.shared.sweeps import Sweep
-    from dashboard.shared.job_view import setup_view
+    from dashboard.shared.serving.sweeps import Sweep
+    from dashboard.shared.widgets.job_view import setup_view
 
     key = st.session_state.setdefault("setup_key", str(uuid.uuid4()))
     value = setup_view("t_quick", Sweep(("t-quick", key), lambda progress: 42, {}, "Quick", in_process=True))
@@ -87,7 +87,7 @@ def _estimated_page():
 
     import streamlit as st
 
-    from dashboard.shared.job_view import with_estimate
+    from dashboard.shared.widgets.job_view import with_estimate
 
     value = with_estimate(lambda: time.sleep(1.2) or "read", expected_s=2.0, text="Reading 24 MB")
     st.write(f"result: {value}")
@@ -106,7 +106,7 @@ def test_a_step_without_progress_of_its_own_returns_its_value_and_error():
 
 def test_the_read_estimate_follows_the_last_big_read():
     from core.data import load_sample
-    from dashboard.shared import datasets as cached
+    from dashboard.shared.serving import datasets as cached
 
     content = cached.csv_bytes(load_sample("census"))
     content = content + b"".join(content.split(b"\n", 1)[1] for _ in range(int(2e6 // len(content)) + 1))

@@ -130,7 +130,7 @@ def hostile_app(*, timeout: float = 300) -> AppTest:
     """AppTest on the Data page with the hostile table uploaded (its file name a bare
     address) and its label and sensitive attribute named by the attack, as a user sets them."""
     from dashboard.data.sections import UPLOAD_KEY
-    from dashboard.shared.datasets import parse_upload
+    from dashboard.shared.serving.datasets import parse_upload
 
     content = hostile_csv().encode()
     dataset = parse_upload(content, f"www.{EVIL_HOST}.csv")
@@ -200,8 +200,8 @@ def test_the_compare_pages_csvs_start_no_formula(compared):
 
 def test_the_data_pages_csv_and_a_charts_csv_start_no_formula():
     from dashboard.data.charts import column_distribution_data
-    from dashboard.shared.chart_data import chart_csv
-    from dashboard.shared.datasets import csv_bytes, parse_upload
+    from dashboard.shared.widgets.chart_data import chart_csv
+    from dashboard.shared.serving.datasets import csv_bytes, parse_upload
 
     dataset = parse_upload(hostile_csv().encode(), f"www.{EVIL_HOST}.csv").with_roles(label=HOSTILE["hyperlink"])
     texts = [csv_bytes(dataset).decode("utf-8"), csv_bytes(dataset, block_rows=7).decode("utf-8")]
@@ -214,7 +214,7 @@ def _guarantee_of_a_scheme_reading_hostile_columns():
     """The 'not differentially private' box of a scheme that read columns named by the attack
     (the warning Publishing shows for the paper's schemes)."""
     from core.privacy.ledger import PrivacyLedger
-    from dashboard.shared.privacy import guarantee_box
+    from dashboard.shared.widgets.privacy import guarantee_box
     from tests.core.test_user_text_safety import HOSTILE
 
     ledger = PrivacyLedger()
@@ -233,7 +233,7 @@ def test_charts_drawn_after_a_sweep_show_column_names_as_text():
     panel titles, SSKM_DP's grid an attribute in its colour bar, where plotly reads a link
     (the page views above end before the sweeps)."""
     from dashboard.imposter import charts, charts_training
-    from dashboard.shared.layout import for_export
+    from dashboard.shared.widgets.layout import for_export
     from dashboard.sskm.charts import som_grid
     from tests.dashboard.imposter.test_charts import _curve, _lambda_runs, _theta_runs
 

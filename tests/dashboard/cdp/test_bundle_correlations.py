@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from dashboard.shared.charts import number
+from dashboard.shared.widgets.charts import number
 from tests.core.bundle.support import assert_reruns
 from tests.dashboard.conftest import assert_clean
 

@@ -21,7 +21,7 @@ def test_the_page_grid_is_the_bundles_default():
 
 
 def test_publishing_bundle_reruns_to_the_pages_numbers(open_page, tmp_path):
-    from dashboard.shared.charts import number
+    from dashboard.shared.widgets.charts import number
 
     at = open_page("publishing", timeout=300)
     at.slider(key="pub_queries").set_value(20).run()

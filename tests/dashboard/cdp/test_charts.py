@@ -16,7 +16,7 @@ from dashboard.cdp.charts import (
     sensitivity_bars,
     traversal_curves,
 )
-from dashboard.shared.palette import color, noise_method_label
+from dashboard.shared.widgets.palette import color, noise_method_label
 
 
 def _result():
@@ -230,7 +230,7 @@ def _axis_titles(fig, kind: str) -> list[str]:
 
 
 def test_numbers_have_thousands_separators_and_no_trailing_zeros():
-    from dashboard.shared.charts import number
+    from dashboard.shared.widgets.charts import number
 
     assert list(sensitivity_bars(3.5, 1639.0).data[0].text) == ["3.5", "1,639"]
     assert number(1639.0) == "1,639" and number(12345.678) == "12,345.68"
@@ -240,7 +240,7 @@ def test_curve_with_baseline_draws_dpsgd_dash_dot_in_its_palette_colour():
     import pandas as pd
 
     from dashboard.cdp.charts import curve_with_baseline
-    from dashboard.shared.palette import COLORS
+    from dashboard.shared.widgets.palette import COLORS
 
     def summary(name):
         return pd.DataFrame({"scheme": name, "epsilon": [0.5, 1.0], "accuracy_mean": [0.7, 0.8],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean, finish_sweeps, dataset_state
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 def _live_spec(at) -> str:
@@ -87,7 +87,7 @@ def test_audit_panel_runs_and_shows_the_verdict(open_page):
 
 
 def test_the_curve_is_a_job_of_this_session_with_a_stop_button(open_page):
-    from dashboard.shared.sweeps import FINISHED
+    from dashboard.shared.serving.sweeps import FINISHED
 
     FINISHED.clear()
     at = open_page("cdp_lr", timeout=300)
@@ -104,7 +104,7 @@ def test_the_curve_is_a_job_of_this_session_with_a_stop_button(open_page):
 def test_a_slow_setup_shows_progress_then_the_page(open_page, monkeypatch):
     """Feature selection and sensitivities run as this session's job: with no time to wait
     the page shows the step's progress and Stop, then draws once it ends."""
-    from dashboard.shared.sweeps import SETUPS
+    from dashboard.shared.serving.sweeps import SETUPS
 
     SETUPS.clear()
     monkeypatch.setenv("PUX_SETUP_WAIT", "0.2")  # long enough to start, too short to end (0.6 s)
@@ -250,8 +250,8 @@ def test_scheme_rows_name_each_schemes_features_sensitivity_and_privacy():
 
 def test_every_noise_method_has_a_label_a_colour_and_a_url_bound():
     from core.cdp.schedule import NOISE_METHODS
-    from dashboard.shared.palette import COLORS, noise_method_label
-    from dashboard.shared.settings import PAGE_SETTINGS
+    from dashboard.shared.widgets.palette import COLORS, noise_method_label
+    from dashboard.shared.widgets.settings import PAGE_SETTINGS
 
     bound = next(s for s in PAGE_SETTINGS["cdp_lr"] if s.key == "lr_method")
     for m in NOISE_METHODS:

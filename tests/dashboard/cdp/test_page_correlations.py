@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 def _metric(at, label: str) -> float:

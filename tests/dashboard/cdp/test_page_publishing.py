@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import assert_clean, finish_sweeps, dataset_state
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 def test_page_draws_the_mae_curves(open_page):
@@ -253,7 +253,7 @@ def test_the_solve_panel_marks_fig6_and_use_this_epsilon_marks_the_release(open_
     from core.decide.selection import PRIVATE_CHOICE_NOTE
     from dashboard.cdp.publishing_panels import EPS_GRID
     from dashboard.shared.safe import md
-    from dashboard.shared.solve_panel import snap_up
+    from dashboard.shared.solve.solve_panel import snap_up
 
     at = _solved(open_page)
     rows = _solve_rows(at)

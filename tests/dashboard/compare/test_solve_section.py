@@ -11,7 +11,7 @@ from core.decide import Target, solve_summary
 from dashboard.compare.solve_section import UNSEEDED_NOTE, solve_measures, spread_rows
 from dashboard.shared.safe import md
 from tests.dashboard.conftest import assert_clean
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 def _runs() -> pd.DataFrame:

@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.data.schema_panel import DRAFT_WARNING, PRIVACY_WORDS
 from tests.dashboard.conftest import assert_clean
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 GOOD_CSV = ("a,b,c\n" + "".join(f"{i},{i % 3},{'xy'[i % 2]}\n" for i in range(30))).encode()
 
@@ -168,14 +168,14 @@ def test_integer_column_downloads_as_integers(open_page):
     content = ("n,m,y\n" + "".join(f"{i},{'' if i == 3 else i * 2},{i % 2}\n" for i in range(20))).encode()
     at = _upload(open_page("data"), content)
     assert_clean(at)
-    from dashboard.shared.datasets import csv_bytes
+    from dashboard.shared.serving.datasets import csv_bytes
 
     out = csv_bytes(at.session_state["pux_dataset"]).decode()
     assert "\n4,8,0\n" in out and ".0" not in out
 
 
 def test_upload_is_parsed_once_and_kept_in_the_session(open_page, monkeypatch):
-    import dashboard.shared.datasets as cached
+    import dashboard.shared.serving.datasets as cached
 
     calls = []
     real = cached.parse_upload
@@ -256,14 +256,14 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 def _schema(at):
     """The schema the other pages read for the dataset in use (what the panel stored)."""
-    from dashboard.shared.schemas import schema_key
+    from dashboard.shared.serving.schemas import schema_key
 
     dataset = at.session_state["pux_dataset"]
     return at.session_state["pux_schemas"][schema_key(dataset)]
 
 
 def _schema_key(at) -> str:
-    from dashboard.shared.schemas import schema_key
+    from dashboard.shared.serving.schemas import schema_key
 
     return schema_key(at.session_state["pux_dataset"])
 
@@ -401,7 +401,7 @@ def test_a_drafted_identifier_given_a_role_is_drafted_again_as_a_feature(open_pa
     assert _schema(at)["a"].kind == "identifier"
     at.multiselect(key="data_sensitive_mine").set_value(["a"]).run()
     assert_clean(at)
-    from dashboard.shared.schemas import _fit_roles
+    from dashboard.shared.serving.schemas import _fit_roles
 
     fitted = _fit_roles(_schema(at), at.session_state["pux_dataset"])
     assert fitted["a"].kind == "numeric" and fitted["a"].source == "read from data"
@@ -463,8 +463,8 @@ def test_a_page_working_on_part_of_the_table_reads_the_reviewed_schema():
 
         from core.data import load_sample
         from core.privacy.schema_draft import draft_schema
-        from dashboard.shared.state import set_dataset
-        from dashboard.shared.schemas import current_schema, set_schema
+        from dashboard.shared.serving.state import set_dataset
+        from dashboard.shared.serving.schemas import current_schema, set_schema
 
         census = load_sample("census")
         upload = census.subset(census.frame.columns)  # same table, as an upload would be
@@ -493,8 +493,8 @@ def test_an_identifier_role_read_from_the_rows_reaches_the_ledger_of_a_page():
         from core.privacy.ledger import PrivacyLedger
         from core.privacy.schema_builtin import schema_for
         from core.privacy.schema_columns import ColumnSchema
-        from dashboard.shared.schemas import current_schema, set_schema
-        from dashboard.shared.state import current_dataset, set_dataset
+        from dashboard.shared.serving.schemas import current_schema, set_schema
+        from dashboard.shared.serving.state import current_dataset, set_dataset
 
         census = load_sample("census").head(60)
         frame = census.frame.assign(code=[f"k{i}" for i in range(60)])
@@ -534,7 +534,7 @@ def _id_table() -> bytes:
 
 def _fitted(at):
     """The schema every page reads: the stored one with the Data page's roles and marks."""
-    from dashboard.shared.schemas import _fit_roles
+    from dashboard.shared.serving.schemas import _fit_roles
 
     return _fit_roles(_schema(at), at.session_state["pux_dataset"])
 

@@ -71,7 +71,7 @@ def test_compare_counts_the_entries_the_data_page_counts_with_a_marked_identifie
     counted '4 of 5 entries' and Compare '4 of 4 columns' (its schema came from the stored draft,
     where the column is a feature, and so left the identifier's entry out)."""
     from dashboard.navigation import page_file
-    from dashboard.shared.schemas import identifiers_widget_key
+    from dashboard.shared.serving.schemas import identifiers_widget_key
 
     rows = "".join(f"C{i % 40},{20 + (i * 7) % 30},{'AB'[i % 2]}town,{'yes' if i % 3 else 'no'},"
                    f"{'FM'[i % 2 if i % 5 else 0]}\n" for i in range(60))

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dashboard.imposter import charts, charts_training
-from dashboard.shared.palette import color
+from dashboard.shared.widgets.palette import color
 
 
 def _scores():

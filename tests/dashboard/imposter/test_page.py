@@ -6,7 +6,7 @@ import time
 
 from core.data import load_sample
 from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps, dataset_state
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 #: a small upload with no sensitive attribute: ``b`` has 3 values and ``c`` 2
@@ -250,7 +250,7 @@ def test_a_second_train_with_the_same_inputs_reuses_the_finished_model(open_page
 
 
 def test_a_training_the_pool_refuses_is_explained_beside_the_button(open_page, monkeypatch):
-    import dashboard.shared.jobs as jobs
+    import dashboard.shared.serving.jobs as jobs
 
     monkeypatch.setattr(jobs, "POOL", jobs.JobPool(1, watch_every=60, max_waiting=0))  # no room for anyone
     at = _open(open_page, _small_census())

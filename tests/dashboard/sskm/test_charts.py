@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dashboard.sskm import charts
-from dashboard.shared.palette import color
+from dashboard.shared.widgets.palette import color
 
 
 def _grid():

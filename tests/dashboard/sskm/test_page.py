@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tests.dashboard.conftest import assert_clean, assert_switched_to_census, finish_sweeps, dataset_state
-from tests.dashboard.shared.test_chart_data import assert_every_chart_has_its_csv
+from tests.dashboard.shared.widgets.test_chart_data import assert_every_chart_has_its_csv
 
 
 @pytest.fixture

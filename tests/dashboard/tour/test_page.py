@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.tour.steps import STEPS
 from tests.dashboard.conftest import assert_clean
-from tests.dashboard.shared.test_chart_data import assert_charts_stand_alone
+from tests.dashboard.shared.widgets.test_chart_data import assert_charts_stand_alone
 from tests.dashboard.test_report import assert_offline_html
 
 

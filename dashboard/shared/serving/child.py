@@ -1,0 +1,60 @@
+"""The entry point of the child processes :func:`dashboard.shared.serving.jobs.run_in_child` starts.
+
+``python -m dashboard.shared.serving.child IN OUT``: reads the pickled ``(fn, kwargs)`` from the pipe
+``IN``, runs ``fn(send=..., stop=..., **kwargs)`` at lower priority (on a small server, pages
+and sliders come first) and writes its messages, then ``("done", result)`` or
+``("error", exception)``, to the pipe ``OUT``. Anything arriving on ``IN`` afterwards, or its
+end (the server went away), sets ``stop``.
+
+A fresh interpreter, not :mod:`multiprocessing`'s spawn: spawn re-runs the parent's
+``__main__`` in the child, and inside a Streamlit script run that is the page script (or,
+under AppTest, a temporary file that cannot run on its own).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from multiprocessing.connection import Connection
+
+
+def _watch(inbox: Connection, stop: threading.Event) -> None:
+    try:
+        inbox.recv_bytes()
+    except (EOFError, OSError):
+        pass
+    stop.set()
+
+
+def main(argv: list[str]) -> int:
+    inbox, outbox = Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False)
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # pragma: no cover - not on this platform
+        pass
+    import pickle
+
+    fn, kwargs = pickle.loads(inbox.recv_bytes())  # from our own server
+    stop = threading.Event()
+    threading.Thread(target=_watch, args=(inbox, stop), daemon=True, name="pux-child-stop").start()
+    lock = threading.Lock()
+
+    def put(kind: str, payload) -> None:
+        # plain pickle, not multiprocessing's: its reducers hand tensors over by shared file
+        # descriptors that only a multiprocessing child can open
+        data = pickle.dumps((kind, payload))  # before anything is written: a failure is reported
+        with lock:
+            outbox.send_bytes(data)
+
+    try:
+        put("done", fn(send=lambda message: put("message", message), stop=stop, **kwargs))
+    except BaseException as exc:  # reported in the parent
+        try:
+            put("error", exc)
+        except Exception:  # pragma: no cover - an exception that does not pickle
+            put("error", RuntimeError(f"{type(exc).__name__}: {exc}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
