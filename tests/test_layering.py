@@ -1,5 +1,6 @@
 """Layering: core never imports streamlit or the dashboard; pages are layout only and never
-import each other; a feature folder imports only itself and the shared widgets.
+import each other; a feature folder imports only itself and the shared widgets; inside
+``dashboard/shared``, serving imports no widget or solve module and widgets import no solve module.
 
 Pages reach algorithms through their feature's ``cached`` module (the one layer that calls core).
 """
@@ -90,3 +91,58 @@ def test_a_feature_imports_only_itself_and_the_shared_widgets():
         if other:
             offenders[str(path.relative_to(ROOT))] = sorted(other)
     assert offenders == {}
+
+
+#: the layers of ``dashboard/shared`` and the layers each must not import: serving runs work and
+#: keeps it, widgets draw, solve draws the solve panel; ``safe`` (at the top) sits below all three.
+SHARED_LAYERS = {"serving": {"widgets", "solve"}, "widgets": {"solve"}, "solve": set(),
+                 None: {"serving", "widgets", "solve"}}
+
+
+def _shared_layer(name: str) -> str | None:
+    """``widgets`` for ``dashboard.shared.widgets.layout.tidy`` (and ``dashboard.shared.widgets``);
+    None for a top-level shared module such as ``dashboard.shared.safe``."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in SHARED_LAYERS else None
+
+
+def _layer_violations(imports: dict[str, set[str]]) -> dict[str, list[str]]:
+    """{module of dashboard.shared: the names it imports from a layer it must not import}."""
+    found = {}
+    for module, names in imports.items():
+        if not module.startswith("dashboard.shared."):
+            continue
+        banned = SHARED_LAYERS[_shared_layer(module)]
+        bad = sorted(n for n in names if n.startswith("dashboard.shared.") and _shared_layer(n) in banned)
+        if bad:
+            found[module] = bad
+    return found
+
+
+def _shared_imports() -> dict[str, set[str]]:
+    shared = ROOT / "dashboard" / "shared"
+    return {"dashboard." + ".".join(p.relative_to(ROOT / "dashboard").with_suffix("").parts): _imported(p)
+            for p in sorted(shared.rglob("*.py"))}
+
+
+def test_shared_layers_import_downwards_only():
+    """Serving imports no widget or solve module; widgets import no solve module (counting
+    imports inside functions): what runs work never draws, and the solve panel sits on top."""
+    assert set(_shared_imports()) >= {"dashboard.shared.serving.jobs", "dashboard.shared.widgets.layout",
+                                      "dashboard.shared.solve.solve_panel"}
+    assert _layer_violations(_shared_imports()) == {}
+
+
+def test_the_layer_check_finds_an_upward_import():
+    imports = {"dashboard.shared.serving.jobs": {"dashboard.shared.serving.job_pool.JobPool"},
+               "dashboard.shared.widgets.job_view": {"dashboard.shared.serving.jobs.POOL"},
+               "dashboard.shared.solve.solve_panel": {"dashboard.shared.widgets.charts",
+                                                      "dashboard.shared.serving.cache.TTL"}}
+    assert _layer_violations(imports) == {}
+    imports["dashboard.shared.serving.jobs"].add("dashboard.shared.widgets.present.is_presenting")
+    imports["dashboard.shared.widgets.job_view"].add("dashboard.shared.solve.solve_charts")
+    imports["dashboard.shared.safe"] = {"dashboard.shared.serving"}
+    assert _layer_violations(imports) == {
+        "dashboard.shared.serving.jobs": ["dashboard.shared.widgets.present.is_presenting"],
+        "dashboard.shared.widgets.job_view": ["dashboard.shared.solve.solve_charts"],
+        "dashboard.shared.safe": ["dashboard.shared.serving"]}
