@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.data.categories import OTHER
 from dashboard.sskm import cached
 from dashboard.sskm import charts
 from dashboard.sskm.settings import EPSILONS, Settings, code
@@ -187,6 +188,24 @@ def privacy_status(r: Release) -> None:
     guarantee_box(result["ledger_obj"])
 
 
+#: What each map-quality number is read against (shown as the metric's help).
+QUALITY_HELP = {
+    "qe": "Mean distance from each record to its neuron's weights, attributes scaled to [0, 1]: 0 is a map "
+          "with a neuron on every record. Read it against the training curve below, which starts at the "
+          "untrained map's value.",
+    "te": "Share of records whose two nearest neurons are not neighbours on the grid: 0 is a map that keeps "
+          "every neighbourhood, 1 one that keeps none.",
+    "clusters": "Neurons that hold at least one record, out of the grid's neurons (the most there can be).",
+}
+#: What the release's numbers are read against.
+RELEASE_HELP = {
+    "clusters": "Clusters that released rows, out of the map's neurons; Fig. 7's baselines are run with this "
+                "many clusters at the same epsilon.",
+    "epsilon": "The budget the privacy ledger adds up for this release, every step included (the map's share "
+               "and the counts'), against the sidebar's epsilon; 'none' where there is no guarantee.",
+}
+
+
 def training_tab(r: Release) -> None:
     """The map's quality, the SFLA search's convergence and the SOM's training curves."""
     pub, c, dataset = r.pub, r.settings, r.dataset
@@ -195,9 +214,10 @@ def training_tab(r: Release) -> None:
     st.caption("Map quality below is evaluated on your private data, not released."
                + (" The sound mode's map is fitted in a few noisy batch steps (one point each)." if c.mode == "sound"
                   else ""))
-    m1.metric("Quantisation error", f"{quality['quantization_error']:.4f}")
-    m2.metric("Topographic error", f"{quality['topographic_error']:.3f}")
-    m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {c.rows * c.cols}")
+    m1.metric("Quantisation error", f"{quality['quantization_error']:.4f}", help=QUALITY_HELP["qe"])
+    m2.metric("Topographic error", f"{quality['topographic_error']:.3f}", help=QUALITY_HELP["te"])
+    m3.metric("Clusters (non-empty neurons)", f"{quality['clusters']} of {c.rows * c.cols}",
+              help=QUALITY_HELP["clusters"])
     fitted_som = pub.som_
     if fitted_som.sfla_ is not None:
         show_chart(charts.sfla_convergence(fitted_som.sfla_.best_fitness, fitted_som.sfla_.mean_fitness,
@@ -235,14 +255,14 @@ def release_tab(r: Release) -> None:
     result, epsilon, mode = r.result, r.epsilon, r.settings.mode
     cs_threshold = float(r.settings.cs_threshold)
     r3, r4 = st.columns(2)
-    r3.metric("Clusters", result["clusters"])
+    r3.metric("Clusters", result["clusters"], help=RELEASE_HELP["clusters"])
     r4.metric("Total epsilon (ledger)", f"{result['total_epsilon']:g}" if result["is_dp"]
-              else f"none (nominal {result['nominal_epsilon']:g})")
+              else f"none (nominal {result['nominal_epsilon']:g})", help=RELEASE_HELP["epsilon"])
     st.caption("MSE and record linkage are evaluated on your private data, not released.")
     st.dataframe(_reference_table(r.refs, result), hide_index=True)
     _epsilon_curve(r)
     st.subheader("Published table")
-    st.dataframe(result["frame"].head(200), height=260)
+    st.dataframe(shown_rows(result["frame"].head(200)), height=260)
     st.caption(published_words(r) + " The table above is drawn with the sidebar seed for display; a download "
                "draws new noise.")
     release_download(
@@ -278,7 +298,24 @@ def published_words(r: Release) -> str:
         rows = f"It holds {n:,} rows, one per record."
     cols = f"Its columns are the {len(frame.columns)} attributes chosen in the sidebar"
     missing = label is not None and label not in frame.columns
-    return f"{rows} {cols}" + (f"; the label '{md(label)}' is not in it." if missing else ".")
+    words = f"{rows} {cols}" + (f"; the label '{md(label)}' is not in it." if missing else ".")
+    others = [str(c) for c in frame.columns if frame[c].dtype == object and (frame[c] == OTHER).any()]
+    if others and r.settings.mode == "sound":
+        words += (f" '{OTHER}' in {md(', '.join(others[:5]))}{' and more' if len(others) > 5 else ''}: each "
+                  "category column keeps a cell for values outside its declared list (any record may hold one, "
+                  "missing values included), and that cell is noised like every other, so noise alone can put "
+                  "rows there.")
+    return words
+
+
+def shown_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for display: a column that mixes numbers and text (a category column's codes
+    and '(other)') is shown as text, so the table's cells read as released."""
+    out = frame.copy()
+    for c in out.columns:
+        if out[c].dtype == object and out[c].map(type).nunique() > 1:
+            out[c] = out[c].astype(str)
+    return out
 
 
 def fidelity(r: Release) -> None:

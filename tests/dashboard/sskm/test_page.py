@@ -466,7 +466,8 @@ def test_the_references_say_which_attributes_and_records_they_are_measured_on(op
 
 def test_the_published_table_holds_n_rows_and_says_the_label_is_not_in_it():
     """Issue 39: the sound release's row count was the rounded noisy counts (not n), and the
-    label's absence from the released table went unsaid. n is public: exactly n rows."""
+    label's absence from the released table went unsaid. n is public: exactly n rows. (The
+    real-table sweep: every metric on the page has its reference, a delta or a help.)"""
     import numpy as np
     from streamlit.testing.v1 import AppTest
 
@@ -486,3 +487,24 @@ def test_the_published_table_holds_n_rows_and_says_the_label_is_not_in_it():
     said = next(c.value for c in at.caption if "The table above is drawn with the sidebar seed" in c.value)
     assert f"It holds exactly {n} rows, as many as the table has records: n is public" in said
     assert "the label 'paid' is not in it" in said
+    assert all(m.delta or m.help for m in at.metric), [m.label for m in at.metric if not (m.delta or m.help)]
+
+
+def test_other_rows_are_explained_and_mixed_columns_shown_as_text():
+    """Issue 39 (the real-table sweep, NLTCS): '(other)' rows appeared in 0/1 columns with no
+    word why, and a column of 0, 1 and '(other)' could not be drawn as a table (Arrow)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from dashboard.sskm.sections import published_words, shown_rows
+
+    frame = pd.DataFrame({"x1": pd.Series([0, 1, "(other)", 0], dtype=object), "x2": [1.0, 2.0, 3.0, 4.0]})
+    r = SimpleNamespace(result={"frame": frame}, dataset=SimpleNamespace(label=None),
+                        pub=SimpleNamespace(table_=SimpleNamespace(X=np.zeros((4, 2)))),
+                        settings=SimpleNamespace(mode="sound"))
+    words = published_words(r)
+    assert "'(other)' in x1: each category column keeps a cell for values outside its declared list" in words
+    shown = shown_rows(frame)
+    assert shown["x1"].tolist() == ["0", "1", "(other)", "0"] and shown["x2"].dtype == float
+    assert "(other)" not in published_words(SimpleNamespace(**{**vars(r), "result": {"frame": frame[frame.x1 != "(other)"].head(3)}}))
