@@ -39,6 +39,7 @@ from core.sskm.variants import SSKM_VARIANTS
 __all__ = [
     "Release", "like_training", "MICRO_K", "MAX_CLUSTERS", "CDP_LR_NOISE_METHOD", "CDP_LR_PRESET",
     "needs_sensitive", "needs_implicit", "needs_numeric", "needs_label", "needs_binary_label",
+    "needs_binary_model_label",
     "raw_table", "nonprivate_logistic", "generator_fit", "generator_sample", "krr_table", "sskm_fit", "sskm_table",
     "MDAV_MAX_ROWS", "mdav_groups", "mdav_table", "mdav_dp_table", "idp_fit", "idp_kmeans_table",
     "cdp_lr_reading", "cdp_lr_model", "logistic_model",
@@ -147,17 +148,27 @@ def needs_label(ctx: RunContext) -> str | None:
     return None
 
 
-def needs_binary_label(ctx: RunContext) -> str | None:
-    """Why CDP-LR cannot run (no label, or not two declared categories), or None."""
+def _binary_reason(ctx: RunContext, who: str) -> str | None:
     reason = needs_label(ctx)
     if reason is None:
         spec = ctx.schema[ctx.train.label]
         if spec.kind != "categorical":
-            reason = f"CDP-LR is a binary classifier, and the schema declares the label '{spec.name}' numeric."
+            reason = f"{who} a binary classifier, and the schema declares the label '{spec.name}' numeric."
         elif len(spec.categories) != 2:
-            reason = (f"CDP-LR is a binary classifier, and the schema lists {len(spec.categories)} categories "
+            reason = (f"{who} a binary classifier, and the schema lists {len(spec.categories)} categories "
                       f"for the label '{spec.name}'.")
     return reason
+
+
+def needs_binary_label(ctx: RunContext) -> str | None:
+    """Why CDP-LR cannot run (no label, or not two declared categories), or None."""
+    return _binary_reason(ctx, "CDP-LR is")
+
+
+def needs_binary_model_label(ctx: RunContext) -> str | None:
+    """Why the non-private logistic regression (CDP-LR's model without noise, on its encoding)
+    cannot run: as :func:`needs_binary_label`."""
+    return _binary_reason(ctx, "The model reference is CDP-LR's logistic regression without noise,")
 
 
 # ------------------------------------------------------------------------ table releases

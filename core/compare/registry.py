@@ -31,8 +31,8 @@ from core.compare.methods import (
     mdav_groups,
     mdav_table,
     needs_binary_label,
+    needs_binary_model_label,
     needs_implicit,
-    needs_label,
     needs_numeric,
     needs_sensitive,
     raw_table,
@@ -163,7 +163,7 @@ def _models() -> list[Method]:
                cdp_lr_model, requires=needs_binary_label),
         Method("Logistic regression (non-private)", "model", False, False,
                "Ordinary logistic regression on the same features: the model reference, not DP.",
-               logistic_model, requires=needs_label),
+               logistic_model, requires=needs_binary_model_label),
     ]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.cdp import bundle_blocks, lr_panels
+from dashboard.shared.safe import md
 from dashboard.shared.widgets.errors import page_errors
 from dashboard.shared.widgets.preamble import page_data
 from dashboard.shared.widgets.present import control_hint
@@ -18,6 +19,9 @@ control_hint("Move epsilon: the four schemes of the paper and their DP reading r
 
 page = page_data("supplier", needs_label="Choose a label column on the Data page: CDP-LR trains a classifier.")
 dataset, seed = page.dataset, page.seed
+if (problem := lr_panels.two_class_problem(dataset)) is not None:
+    st.warning(md(problem), icon=":material/label:")
+    st.stop()
 with page_errors():
     # chart first: the slider and what it moves side by side at the top, the rest folded below
     control, chart = st.columns([1, 2])

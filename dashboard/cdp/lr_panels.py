@@ -75,6 +75,16 @@ class Live:
         return self.refs[0]
 
 
+def two_class_problem(dataset) -> str | None:
+    """The sentence that stops the page when the label does not hold two classes (CDP-LR
+    trains a binary classifier), or None."""
+    classes = dataset.frame[dataset.label].dropna().astype(str).nunique()
+    if classes == 2:
+        return None
+    return (f"CDP-LR trains a binary classifier, and the label '{dataset.label}' holds {classes} classes: choose "
+            "a label with two classes on the Data page (Compare and IMPOSTER take any label).")
+
+
 def controls(control) -> Choice:
     """The epsilon slider in ``control``, the noise method and preset, and the correlation
     and data settings, folded below."""

@@ -17,7 +17,8 @@ on every page:
   the page until the user has chosen.
 
 ``needs_label`` (the page's own sentence, "Choose a label column on the Data page: ...")
-shows that sentence as the page's error and stops it when the dataset has no label.
+shows that sentence as the page's warning (a step for the user, not a failure) and stops it
+when the dataset has no label.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import streamlit as st
 from core.data import SAMPLES, Dataset
 from dashboard.shared.safe import md
 from dashboard.shared.serving.state import (
-    SOURCE_KEY, SOURCES, current_dataset, current_seed, roles_text, show_error, user_chose_dataset,
+    SOURCE_KEY, SOURCES, current_dataset, current_seed, roles_text, user_chose_dataset,
 )
 
 #: the placeholder of a sensitive widget that has no default
@@ -80,7 +81,7 @@ def page_data(default_sample: str, *, needs_label: bool | str = False, needs_sen
         ("supplier" for the paper-000 pages, "census" for IMPOSTER and SSKM_DP).
     needs_label : bool or str
         The page trains or selects with the label: without one the page shows this
-        sentence (True: a generic one) as an error and stops.
+        sentence (True: a generic one) as a warning and stops.
     needs_sensitive : bool
         The page protects a sensitive attribute: a built-in sample that marks none is
         swapped for ``default_sample`` (with a caption saying so); a user's own table is
@@ -100,7 +101,7 @@ def page_data(default_sample: str, *, needs_label: bool | str = False, needs_sen
     st.caption(dataset_caption(dataset))
     if needs_label and dataset.label is None:
         sentence = needs_label if isinstance(needs_label, str) else "Choose a label column on the Data page."
-        show_error(ValueError(sentence))
+        st.warning(md(sentence), icon=":material/label:")  # a step for the user, not a failure
         st.stop()
     return PageData(dataset, current_seed(), swapped_from)
 

@@ -109,6 +109,22 @@ def test_a_method_that_cannot_run_is_skipped_with_a_reason(census):
     assert list(result.runs["method"]) == ["Raw table"]
 
 
+def test_a_three_class_label_skips_both_models_and_runs_the_rest():
+    """The real-table sweep (penguins, label species): the whole comparison stopped with 'CDP-LR
+    is a binary classifier' because the non-private model needed CDP-LR's binary encoding too."""
+    from core.data.csv_loader import frame_to_dataset
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"bill": rng.normal(40, 5, 90).round(1), "island": rng.choice(["a", "b"], 90),
+                          "species": np.repeat(["x", "y", "z"], 30)})
+    data = frame_to_dataset(frame, label="species", sensitive=["island"], name="three")
+    result = compare(data, methods=["Raw table", "CDP-LR", "Logistic regression (non-private)"], epsilons=(1.0,),
+                     repetitions=1, random_state=0)
+    assert set(result.skipped) == {"CDP-LR", "Logistic regression (non-private)"}
+    assert all("a binary classifier" in r and "3 categories" in r for r in result.skipped.values())
+    assert list(result.runs["method"]) == ["Raw table"]
+
+
 def test_microaggregation_without_numeric_columns_is_skipped(census):
     categorical = census.subset(census.categorical)
     result = _cheap(categorical, methods=["Raw table", "MDAV", "MDAV_DP"])

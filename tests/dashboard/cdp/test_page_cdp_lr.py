@@ -477,3 +477,25 @@ def test_a_public_reference_table_is_solved_on_with_the_pages_own_sweep(open_pag
     if "lr_solve_use" in [b.key for b in at.button]:
         at.button(key="lr_solve_use").click().run()
         assert _guarantee(at, "DP reading").startswith("epsilon = ")  # no mark: the choice read no private row
+
+
+def test_a_three_class_label_is_a_step_for_the_user_not_an_error():
+    """The real-table sweep (penguins, label species): CDP-LR showed 'CDP-LR needs a label with
+    two classes' as an error box; it is a choice to make on the Data page, said as a warning."""
+    import numpy as np
+    import pandas as pd
+    from streamlit.testing.v1 import AppTest
+
+    from core.data.csv_loader import frame_to_dataset
+    from tests.dashboard.conftest import APP
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"bill": rng.normal(40, 5, 90).round(1), "island": rng.choice(["a", "b"], 90),
+                          "species": np.repeat(["x", "y", "z"], 30)})
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.session_state["pux_dataset"] = frame_to_dataset(frame, label="species", sensitive=["island"], name="three")
+    at.switch_page("cdp/cdp_lr.py")
+    at.run()
+    assert_clean(at)
+    said = [w.value.replace("\\", "") for w in at.warning]  # md() escapes the markup characters
+    assert any("CDP-LR trains a binary classifier, and the label 'species' holds 3 classes" in w for w in said), said
