@@ -60,7 +60,7 @@ def choose_columns(dataset, schema, where) -> tuple[str, str]:
     beside the detection chart); the page stops while either cannot be chosen."""
     sens_options = cached.sensitive_options(dataset)
     if not sens_options:
-        st.error("This table has no categorical column with 2 to 20 values to protect; "
+        st.warning("This table has no categorical column with 2 to 20 values to protect; "
                  "mark such a column as sensitive on the Data page, or bin a numeric one.")
         st.stop()
     cached.check_columns(st.session_state, "imposter_sensitive", sens_options)
@@ -77,7 +77,7 @@ def choose_columns(dataset, schema, where) -> tuple[str, str]:
         st.stop()
     label_choices = cached.label_options(dataset, sensitive)
     if not label_choices:
-        st.error("There is no other categorical column to use as the label (2 to 20 values).")
+        st.warning("There is no other categorical column to use as the label (2 to 20 values).")
         st.stop()
     cached.check_columns(st.session_state, "imposter_label", label_choices)
     label = c2.selectbox("Label (utility target)", label_choices,

@@ -228,10 +228,14 @@ def current_seed() -> int:
 def show_error(exc: BaseException) -> None:
     """Show one sentence for a problem with the user's data or settings, never a traceback.
 
-    Our own messages (DataError, ValueError, TypeError) are shown escaped (they may quote a
-    column name); anything else gets a fixed sentence, with the escaped detail below it.
+    Our own messages are shown escaped (they may quote a column name): a DataError (what this
+    table cannot give here, and the user's step: a rare class, a one-class label, no column to
+    protect) as a warning, a ValueError or TypeError as an error; anything else gets a fixed
+    sentence, with the escaped detail below it.
     """
-    if isinstance(exc, (DataError, ValueError, TypeError)):
+    if isinstance(exc, DataError):
+        st.warning(md(str(exc)), icon=":material/info:")
+    elif isinstance(exc, (ValueError, TypeError)):
         st.error(md(str(exc)), icon=":material/error:")
     else:  # an unexpected failure: say so plainly, keep the page alive
         st.error("Something went wrong on our side. The data you loaded is kept; try other settings.",

@@ -15,8 +15,9 @@ PAGE_ERRORS = (DataError, ValueError, TypeError)
 
 @contextmanager
 def page_errors(*, stop: bool = False) -> Iterator[None]:
-    """Show a DataError, ValueError or TypeError raised in the block through
-    :func:`dashboard.shared.serving.state.show_error` (escaped, one sentence) and go on after the block;
+    """Show a DataError (as a warning: the user's step), ValueError or TypeError raised in the
+    block through :func:`dashboard.shared.serving.state.show_error` (escaped, one sentence) and
+    go on after the block;
     with ``stop=True`` the page ends there (``st.stop()``), for blocks whose results the
     rest of the page needs.
 

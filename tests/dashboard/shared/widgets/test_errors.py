@@ -75,3 +75,23 @@ def test_stop_true_ends_the_page_after_the_error():
 def test_streamlit_control_flow_is_not_caught():
     assert not issubclass(StopException, PAGE_ERRORS)
     assert not issubclass(RerunException, PAGE_ERRORS)
+
+
+def _data_error_page():
+    import streamlit as st
+
+    from core.validation import DataError
+    from dashboard.shared.widgets.errors import page_errors
+
+    with page_errors():
+        raise DataError("Every class needs at least 3 records for 3-fold accuracy.")
+    st.markdown("after the block")
+
+
+def test_a_data_error_is_a_warning_for_the_user_and_the_page_goes_on():
+    """The real-table sweep: what a table cannot give (a rare class, a one-class label) is the
+    user's step to take, shown as a warning, not as an error box."""
+    at = AppTest.from_function(_data_error_page).run()
+    assert not at.exception and not at.error
+    assert [w.value for w in at.warning] == [r"Every class needs at least 3 records for 3\-fold accuracy\."]
+    assert [m.value for m in at.markdown] == ["after the block"]
