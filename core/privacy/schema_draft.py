@@ -58,7 +58,8 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     identifier proposed from its name alone (the header is public: such an entry is public).
 
     Numbers get their observed min and max, categories their observed values (sorted by
-    text, one per canonical form: :func:`core.data.categories.canonical`). The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
+    text, one per canonical form: :func:`core.data.categories.canonical`); a numeric label
+    with exactly two whole values (a 0/1 outcome) is drafted as a category with those two. The dataset's identifier columns (:attr:`Dataset.identifiers`) are drafted as
     identifiers and, with ``detect``, so is every column the rule of
     :func:`core.data.identifiers.detect_identifiers` finds (row numbers, also unsorted or
     with gaps, IDs, text keys; never a number with decimals), unless it is the label or
@@ -82,7 +83,12 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
         if name in ids and name not in roles:
             cols.append(_identifier(name, ids[name], name in by_name))
             continue
-        if name in dataset.numeric:
+        if name in dataset.numeric and name == dataset.label and _two_whole_values(s):
+            # a 0/1 outcome: the classifier's two classes (drafted, like every list here)
+            cats = _drafted_categories(s)
+            cols.append(ColumnSchema(name, "categorical", categories=tuple(cats), source="read from data",
+                                     note="a numeric label with two whole values: drafted as two classes"))
+        elif name in dataset.numeric:
             v = pd.to_numeric(s, errors="coerce").dropna()
             integer = bool(len(v)) and bool(np.all(v.to_numpy() == np.round(v.to_numpy())))
             lo = float(v.min()) if len(v) else 0.0
@@ -97,6 +103,12 @@ def draft_schema(dataset: Dataset, *, detect: bool = True) -> PublicSchema:
     return PublicSchema(tuple(cols), label=dataset.label, sensitive=dataset.sensitive,
                         name=dataset.name)
 
+
+
+def _two_whole_values(values: pd.Series) -> bool:
+    """True for a numeric column that holds exactly two distinct whole numbers (a 0/1 outcome)."""
+    v = pd.to_numeric(values, errors="coerce").dropna().to_numpy()
+    return len(np.unique(v)) == 2 and bool(np.all(v == np.round(v)))
 
 
 def _identifier(name: str, why: str, by_name: bool) -> ColumnSchema:

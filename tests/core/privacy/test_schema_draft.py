@@ -168,3 +168,17 @@ def test_a_draft_keeps_one_category_per_canonical_form_and_counts_rows_by_it():
     draft = draft_schema(ds)
     assert (draft["c"].categories, draft["d"].categories) == (("a", "b", "q"), ("1", "x", "y"))
     assert rare_categories(draft, ds) == {"c": ("q",), "d": ("y",)}
+
+
+def test_a_numeric_label_with_two_whole_values_is_drafted_as_two_classes():
+    """The real-table sweep (statsmodels' spector, label GRADE 0/1): the label was drafted
+    numeric, so CDP-LR's DP reading and Compare's models refused a binary outcome."""
+    from core.data.csv_loader import frame_to_dataset
+
+    frame = pd.DataFrame({"gpa": [2.5, 3.1, 3.9, 2.2, 3.3, 2.8] * 2, "grade": [0, 1, 1, 0, 1, 0] * 2,
+                          "score": [1, 2, 3, 1, 2, 3] * 2})
+    schema = draft_schema(frame_to_dataset(frame, label="grade", name="t"))
+    assert schema["grade"].kind == "categorical" and [int(c) for c in schema["grade"].categories] == [0, 1]
+    assert schema["score"].kind == "numeric"  # only the label: a feature keeps its numbers
+    unlabelled = draft_schema(frame_to_dataset(frame, name="t"))
+    assert unlabelled["grade"].kind == "numeric"
