@@ -73,9 +73,13 @@ def frame_codes(frame: pd.DataFrame, *, allow_infinite: bool = False) -> np.ndar
 
 
 def _filled(series: pd.Series, dataset: Dataset) -> pd.Series:
-    """``series`` with missing cells filled (median / most common value); no copy if full."""
+    """``series`` with missing cells filled (median / most common value); no copy if full. A
+    column with no value at all is filled with 0 (numeric) or "(missing)" (categorical): it
+    carries no information either way."""
     if not series.isna().any():
         return series
+    if series.isna().all():
+        return series.fillna(0.0 if series.name in dataset.numeric else "(missing)")
     if series.name in dataset.numeric:
         return series.fillna(series.median())
     return series.fillna(series.mode().iloc[0])

@@ -94,3 +94,16 @@ def test_frame_codes_keep_infinite_numbers_when_allowed():
 
 def test_frame_codes_of_a_frame_without_columns_is_empty():
     assert frame_codes(pd.DataFrame(index=range(3))).shape == (3, 0)
+
+
+def test_a_column_with_no_value_at_all_is_encoded_not_an_index_error():
+    """The real-table sweep (statsmodels' fertility): a column whose every cell is missing
+    raised IndexError on the Correlations page (no most common value to fill with)."""
+    from core.data import Dataset
+    from core.data.encoding import encode
+
+    frame = pd.DataFrame({"x": np.arange(12.0), "empty_number": [np.nan] * 12,
+                          "empty_text": pd.Series([None] * 12, dtype=object), "y": ["a", "b"] * 6})
+    ds = Dataset(frame, "y", (), ("x", "empty_number"), ("empty_text", "y"), name="t")
+    enc = encode(ds)
+    assert np.isfinite(enc.X).all() and enc.X.shape[0] == 12
