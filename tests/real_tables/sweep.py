@@ -59,6 +59,9 @@ class Caps:
     epsilons : tuple of str
         Compare's epsilon grid (its default holds four: MST's releases alone take about
         50 s each).
+    audit_runs : int
+        Compare's audit runs per side (the smallest of its choices that audits: the sweep
+        checks that the page works, not the audits' power).
     timeout : float
         Seconds one page's work may take (one script run, or its jobs together): a page
         that takes longer is a problem of the sweep (a new user would give up too).
@@ -68,6 +71,7 @@ class Caps:
     epochs: int = 2
     repetitions: int = 1
     epsilons: tuple[str, ...] = ("1",)
+    audit_runs: int = 200
     timeout: float = 300.0
 
 
@@ -273,6 +277,7 @@ def _preset(at: AppTest, page: str, caps: Caps, n_rows: int) -> None:
         at.session_state["cmp_eps"] = list(caps.epsilons)
         at.session_state["cmp_reps"] = caps.repetitions
         at.session_state["cmp_epochs"] = caps.epochs
+        at.session_state["cmp_audit_runs"] = caps.audit_runs
     elif page == "imposter":
         at.session_state["imposter_epochs"] = caps.epochs
 
