@@ -145,6 +145,13 @@ def _grid_values(view: str, view_extra, r: Release, som):
     return values, cbar, caption
 
 
+def grid_words(som, c: Settings) -> str:
+    """The drawn map's size, and the size asked for when the sound mode sized it down from n, m
+    and epsilon (so the title names the map on the chart, not the sidebar's)."""
+    drawn = f"{som.rows} x {som.cols}"
+    return drawn if (som.rows, som.cols) == (c.rows, c.cols) else f"{drawn}, sized from n, m and epsilon; {c.rows} x {c.cols} asked"
+
+
 def som_view(chart_area, view_extra, view: str, r: Release) -> None:
     """The SOM grid of this release in ``chart_area``, showing ``view``."""
     result, c, epsilon = r.result, r.settings, r.epsilon
@@ -155,7 +162,7 @@ def som_view(chart_area, view_extra, view: str, r: Release) -> None:
     values, cbar, caption = _grid_values(view, view_extra, r, som)
     with chart_area:
         show_chart(charts.som_grid(values, topology=c.topology, colorbar=cbar,
-                                   title=f"SOM grid ({c.rows} x {c.cols}): {view}, epsilon {epsilon:g}",
+                                   title=f"SOM grid ({grid_words(som, c)}): {view}, epsilon {epsilon:g}",
                                    dataset=r.dataset.name),
                    charts.som_grid_data(values, value_name=cbar or view), name=f"sskm-grid-{view.lower()}",
                    key="sskm_grid_chart")

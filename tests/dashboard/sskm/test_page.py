@@ -508,3 +508,15 @@ def test_other_rows_are_explained_and_mixed_columns_shown_as_text():
     shown = shown_rows(frame)
     assert shown["x1"].tolist() == ["0", "1", "(other)", "0"] and shown["x2"].dtype == float
     assert "(other)" not in published_words(SimpleNamespace(**{**vars(r), "result": {"frame": frame[frame.x1 != "(other)"].head(3)}}))
+
+
+def test_the_grid_title_names_the_drawn_map_not_the_sidebars():
+    """In the browser on 344 penguins the title read 'SOM grid (8 x 8)' over a 2 x 2 map: the
+    sound mode sizes its map from n, m and epsilon."""
+    from types import SimpleNamespace
+
+    from dashboard.sskm.sections import grid_words
+
+    asked = SimpleNamespace(rows=8, cols=8)
+    assert grid_words(SimpleNamespace(rows=2, cols=2), asked) == "2 x 2, sized from n, m and epsilon; 8 x 8 asked"
+    assert grid_words(SimpleNamespace(rows=8, cols=8), asked) == "8 x 8"
