@@ -22,7 +22,7 @@ from core.data import Dataset
 from core.imposter import FIG7_EPSILONS, detect_implicit, evaluate_settings, krr_sweep
 from core.imposter import claims as _claims
 from core.imposter.evaluation import lambda_sweep as _lambda_sweep
-from core.imposter.evaluation import marginal_tv
+from core.imposter.evaluation import EVALUATION_ROWS, marginal_tv
 from core.imposter.krr_baseline import krr_perturb
 from core.imposter.evaluation import theta_sweep as _theta_sweep
 from core.imposter.paper import PAPER_FIG7, PAPER_FIG8, PAPER_TABLE1, PAPER_TABLE2
@@ -54,12 +54,6 @@ def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, class
     return Sweep(("detection", dataset.fingerprint()) + tuple(kwargs.values()), _detection,
                  dict(dataset=dataset, **kwargs), "Measuring what each attribute says about the sensitive one",
                  in_process=True)
-
-
-#: Rows of each table Table 1 and the kRR curve train and test their classifiers on (a seeded
-#: sample above it): 10,000 keeps an accuracy's 95 % interval within about +-0.01 and a page
-#: on Adult (48,842 rows) within a few minutes on two cores (the real-table sweep).
-EVALUATION_ROWS = 10_000
 
 
 def _table_key(frame: pd.DataFrame) -> int:

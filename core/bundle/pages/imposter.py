@@ -27,6 +27,7 @@ from core.data import Dataset
 from core.imposter import (CLASSIFIERS, FIG7_EPSILONS, DetectionResult, ImposterSynthesizer, detect_implicit,
                            evaluate_settings, krr_ledger, krr_sweep, lambda_sweep, marginal_tv, theta_sweep)
 from core.imposter import claims
+from core.imposter.evaluation import EVALUATION_ROWS
 from core.imposter.paper import PAPER_FIG7, PAPER_TABLE1, PAPER_TABLE2
 from core.privacy.noise_source import NoiseSource
 from core.privacy.schema import PublicSchema
@@ -50,7 +51,7 @@ DEFAULTS: dict[str, Any] = {
     "classifiers": list(CLASSIFIERS), "krr_classifier": "gbdt",
     "thetas": None, "lambdas": None, "sweep_classifier": "xgboost", "sweep_epochs": None}
 #: Rows both Table 1 and the kRR curve use at most (a seeded subsample above), as the page.
-MAX_ROWS = 20_000
+MAX_ROWS = EVALUATION_ROWS
 #: A column the page offers as s or the label has this many values.
 CATEGORIES = (2, 20)
 _LATENT, _V2, _METRICS, _RULES = (8, 16, 32, 64), ("minimax", "capped", "confusion"), ("accuracy", "f1"), \

@@ -168,3 +168,16 @@ def test_a_bundle_to_publish_holds_no_seed_and_no_statistic(census, small_number
 def test_describe_is_one_sentence():
     text = imposter.describe({"thetas": [0.01]})
     assert "Table 2" in text and text.count(". ") == 0 and text.endswith(".")
+
+
+def test_the_bundle_samples_the_rows_the_page_samples():
+    """The page's Table 1 and kRR curve moved to 10,000 rows (the real-table sweep); the
+    bundle's rerun must sample the same rows to give the page's numbers on a table as large as Adult."""
+    import inspect
+
+    import dashboard.imposter.cached as page
+    from core.bundle.pages import imposter as bundle
+    from core.imposter.evaluation import EVALUATION_ROWS
+
+    assert bundle.MAX_ROWS == EVALUATION_ROWS
+    assert inspect.getsource(page).count("max_rows=EVALUATION_ROWS") == 2
