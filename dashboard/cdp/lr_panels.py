@@ -82,7 +82,7 @@ def two_class_problem(dataset) -> str | None:
     if classes == 2:
         return None
     return (f"CDP-LR trains a binary classifier, and the label '{dataset.label}' holds {classes} classes: choose "
-            "a label with two classes on the Data page (Compare and IMPOSTER take any label).")
+            "a label with two classes on the Data page (IMPOSTER and Compare's table releases take any label).")
 
 
 def controls(control) -> Choice:
