@@ -185,8 +185,9 @@ class SSKMPublisherBase(BaseEstimator):
         Returns
         -------
         DataFrame
-            Same columns as the scaled table. Sound: the emitted rows, shuffled (their
-            number comes from the noisy counts). Paper: one row per record, in order.
+            Same columns as the scaled table. Sound: the emitted rows, shuffled; exactly n
+            of them with the default cell release (n is public; the "centres" release emits
+            its rounded noisy counts). Paper: one row per record, in order.
         """
         self._check_fitted()
         eps = check_epsilon(self.epsilon if epsilon is None else epsilon)
