@@ -33,29 +33,35 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def stop_every_job() -> None:
+    """Stop every job of the pools and keep nothing of them (child processes are killed)."""
+    from dashboard.shared.serving.jobs import POOL, SETUP_POOL
+
+    POOL.stop_all(abandon=True)
+    SETUP_POOL.stop_all(abandon=True)
+
+
 @pytest.fixture(autouse=True)
 def _no_job_outlives_its_test():
     """AppTest has no runtime to tell the pool that a session ended: stop its jobs here."""
     yield
-    from dashboard.shared.serving.jobs import POOL, SETUP_POOL
+    stop_every_job()
 
-    POOL.stop_all()
-    SETUP_POOL.stop_all()
+
+def open_app_page(name: str = "data", *, timeout: float = 120) -> AppTest:
+    """An AppTest of the app, switched to page ``name`` (for fixtures wider than a test)."""
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    at.run()
+    if name != "data":
+        at.switch_page(page_file(name))
+        at.run()
+    return at
 
 
 @pytest.fixture
 def open_page():
     """Factory: ``open_page(name, timeout=120)`` -> AppTest on the page's file."""
-
-    def _open(name: str = "data", *, timeout: float = 120) -> AppTest:
-        at = AppTest.from_file(str(APP), default_timeout=timeout)
-        at.run()
-        if name != "data":
-            at.switch_page(page_file(name))
-            at.run()
-        return at
-
-    return _open
+    return open_app_page
 
 
 @pytest.fixture

@@ -64,7 +64,7 @@ class PoolJob(Protocol):
     def seconds_left(self, fraction: float, *, record: bool = True,
                      since: tuple[float, float] | None = None) -> float | None: ...
 
-    def stop(self) -> None: ...
+    def stop(self, *, abandon: bool = False) -> None: ...
 
 
 class QueueFull(ValueError):
@@ -467,13 +467,14 @@ class JobPool:
             return True
         return self.session_counts(session_id)[1] < self.max_waiting
 
-    def stop_all(self, timeout: float = 30.0) -> None:
+    def stop_all(self, timeout: float = 30.0, *, abandon: bool = False) -> None:
         """Stop every job started on this pool that has not ended, and wait for them (server
-        shutdown, tests); a job whose thread has not reached the queue yet is included."""
+        shutdown, tests); a job whose thread has not reached the queue yet is included.
+        ``abandon`` True keeps nothing of their work (child processes are killed at once)."""
         with self._cond:
             jobs = [job for job in self._started if job.running]
         for job in jobs:
-            job.stop()
+            job.stop(abandon=True) if abandon else job.stop()
         for job in jobs:
             job.wait(timeout)
 

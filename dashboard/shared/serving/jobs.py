@@ -37,7 +37,7 @@ from typing import Any, Callable
 from dashboard.shared.serving.job_pool import JobPool, QueueFull, log_event
 
 __all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "MAX_WAITING", "JOB_THREADS",
-           "QueueFull", "current_session_id", "run_in_child"]
+           "QueueFull", "StopSignal", "current_session_id", "run_in_child"]
 
 
 def _env_count(name: str, default: int) -> int:
@@ -70,6 +70,21 @@ def current_session_id() -> str | None:
     except Exception:  # pragma: no cover - streamlit internals moved
         return None
     return None if ctx is None else ctx.session_id
+
+
+class StopSignal(threading.Event):
+    """A job's stop event, with a second, harder request: ``abandon()`` also says that what the
+    work did so far is not wanted, so a child process is killed at once instead of being
+    asked to stop and send back what it learned (a closed tab, server shutdown, tests)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.abandoned = False
+
+    def abandon(self) -> None:
+        """Stop, and keep nothing: :func:`run_in_child` kills the child at its next poll."""
+        self.abandoned = True
+        self.set()
 
 
 #: seconds from the last progress a page saw to the end, per kind of job (see seconds_left)
@@ -116,7 +131,7 @@ class BackgroundJob:
         self._readings: deque[tuple[float, float]] = deque(maxlen=120)  # (time, fraction), the pool's
         self._shown = False
         self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._stop = StopSignal()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
 
@@ -168,10 +183,14 @@ class BackgroundJob:
         finally:
             self._done.set()
 
-    def stop(self) -> None:
+    def stop(self, *, abandon: bool = False) -> None:
         """Ask the work to stop at its next check (what it did so far is kept); a waiting
-        job leaves the line."""
-        self._stop.set()
+        job leaves the line. ``abandon`` True keeps nothing: a child process is killed at
+        once (nobody will read the result)."""
+        if abandon:
+            self._stop.abandon()
+        else:
+            self._stop.set()
         self.pool.wake()
 
     @property
@@ -264,6 +283,13 @@ class BackgroundJob:
         return self._done.wait(timeout)
 
 
+def _kill_if_abandoned(stop: threading.Event, proc: subprocess.Popen) -> None:
+    """Kill the child at once when its job was abandoned (:class:`StopSignal`): no result."""
+    if getattr(stop, "abandoned", False):
+        proc.kill()
+        raise RuntimeError("the work was abandoned: its process was stopped")
+
+
 def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
                  stop: threading.Event, name: str = "pux-child") -> Any:
     """``fn(send, stop, **kwargs)`` in a child process; returns what it returns.
@@ -272,7 +298,8 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     interpreter lock with the server's event loop, and a busy thread delays every page
     of every viewer. ``fn`` must be a module-level function and ``kwargs`` picklable.
     ``on_message`` receives what the child sends (progress); setting ``stop`` sets the
-    event the child checks, and the child is killed if it does not end soon after.
+    event the child checks, and the child is killed if it does not end soon after; a
+    :class:`StopSignal` that is abandoned kills it at once (``RuntimeError``: no result).
     The child is a fresh interpreter (:mod:`dashboard.shared.serving.child`) at lower priority, its
     numeric libraries limited to :data:`JOB_THREADS` threads.
     """
@@ -294,6 +321,7 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
             raise RuntimeError("the worker process ended without a result") from None
         told = False
         while True:
+            _kill_if_abandoned(stop, proc)
             if stop.is_set() and not told:
                 told = True
                 try:

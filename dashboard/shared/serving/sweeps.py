@@ -172,13 +172,14 @@ def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
         pool as it allows (:func:`dashboard.shared.widgets.job_view.refused_view` says so on the page).
     """
     results = FINISHED if results is None else results
+    job = jobs.get(slot)
+    if job is not None and job.key != sweep.key:  # the inputs changed: its work is not wanted
+        job.stop(abandon=True)
+        jobs.pop(slot)
+        job = None
     hit = results.get(sweep.key)
     if hit is not None:
         return hit, None
-    job = jobs.get(slot)
-    if job is not None and job.key != sweep.key:
-        job.stop()
-        job = None
     if job is not None and job.result is not None:
         return _copy(job.result), None  # finished but evicted from the shared cache
     if job is None or (restart and not job.running):

@@ -20,6 +20,7 @@ import core.cdp.noise_placement as placement  # the CDP-LR mutants patch its noi
 import core.cdp.publishing as publishing
 import core.privacy.mechanisms as mechanisms
 from core.audit.hub_pair import hub_record_pair
+from core.audit.power import best_runs, gaussian_shift_rates
 from core.audit.pipeline_pairs import held_out_pair, new_category_pair, out_of_range_pair
 from core.audit_cases import (
     AuditCase,
@@ -40,6 +41,26 @@ from core.privacy.schema_columns import OTHER, ColumnSchema
 from core.privacy.mechanisms import laplace
 
 RUNS = 2000
+
+
+def _gaussian_runs(shift: float) -> int:
+    """Runs per side that flag a Gaussian mechanism shifted by ``shift`` standard deviations
+    against a claim of epsilon 1 at delta 1e-2, with power 0.999 (core.audit.power)."""
+    return best_runs(lambda fp: gaussian_shift_rates(shift, false_positive=fp), claimed_epsilon=1.0, delta=1e-2)
+
+
+#: Method 7 at epsilon 1, delta 1e-2 adds N(0, (z B)^2) to a sum a replaced group moves by
+#: 2 B: one release is a Gaussian shifted by mu = 2 / z = 0.53 standard deviations, and ten
+#: epochs at their own z are again mu = 0.53 in all.
+PLD_MU = 2.0 / placement.pld_gaussian_calibration(1.0, 1e-2, 1)[0]
+#: The weakest method-7 mutant doubles the shift (half the noise multiplier, or the add/remove
+#: sensitivity): mu = 1.06 needs about 2,460 runs; the pass cases run as many.
+PLD_RUNS = _gaussian_runs(2.0 * PLD_MU)
+#: One epoch's z on each of ten: the ten releases add up to a shift of sqrt(10) mu = 1.68, but
+#: the statistic (the weight after ten steps of gradient descent) sees a shift of 0.86 standard
+#: deviations (measured on 600 runs per side), which 5,000 runs flag with power 0.98
+#: (EPOCH_POWER; tests/core/audit/test_power.py recomputes it). The pass case runs as many.
+EPOCH_SHIFT, EPOCH_RUNS, EPOCH_POWER = 0.86, 5000, 0.98
 
 
 @pytest.fixture(scope="module")
@@ -107,21 +128,21 @@ def test_cdp_lr_pld_method_passes_with_its_delta(xy):
     """Method 7 (beyond the paper): its sigma is the PLD accountant's, its claim the ledger's."""
     case = cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2)
     assert case.claimed_epsilon == pytest.approx(1.0, rel=1e-4) and case.claimed_epsilon <= 1.0
-    res = run_case(case, runs=5000, random_state=0)
+    res = run_case(case, runs=PLD_RUNS, random_state=0)
     assert res.claimed_delta == pytest.approx(1e-2)
     assert not res.violation
 
 
 def test_cdp_lr_pld_method_passes_for_a_correlated_group(xy):
     res = run_case(cdp_lr_case(*xy, sensitivity=3.0, epsilon=1.0, noise_method=7, delta=1e-2),
-                   runs=5000, random_state=0)
+                   runs=PLD_RUNS, random_state=0)
     assert not res.violation
 
 
 def test_cdp_lr_pld_method_passes_over_ten_epochs(xy):
     """Ten epochs, plain gradient descent: the trained weight sums the ten noisy releases."""
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2, epochs=10),
-                   runs=5000, random_state=0)
+                   runs=EPOCH_RUNS, random_state=0)
     assert not res.violation
 
 
@@ -130,7 +151,7 @@ def test_cdp_lr_pld_accounting_one_epoch_for_ten_is_flagged(xy, monkeypatch):
     real = placement.pld_gaussian_calibration
     monkeypatch.setattr(placement, "pld_gaussian_calibration", lambda eps, delta, epochs: real(eps, delta, 1))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2, epochs=10),
-                   runs=5000, random_state=0)
+                   runs=EPOCH_RUNS, random_state=0)
     assert res.violation
 
 
@@ -140,7 +161,7 @@ def test_cdp_lr_pld_half_noise_multiplier_is_flagged(xy, monkeypatch):
     monkeypatch.setattr(placement, "pld_gaussian_calibration",
                         lambda *a: (real(*a)[0] / 2, real(*a)[1]))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2),
-                   runs=5000, random_state=0)
+                   runs=PLD_RUNS, random_state=0)
     assert res.violation
 
 
@@ -148,7 +169,7 @@ def test_cdp_lr_pld_add_remove_sensitivity_is_flagged(xy, monkeypatch):
     """Modelling the replaced group as added or removed (CS clip, not 2 CS clip): half the noise."""
     monkeypatch.setattr(placement.Calibration, "sum_sensitivity", property(lambda c: c.cs * c.clip))
     res = run_case(cdp_lr_case(*xy, sensitivity=1.0, epsilon=1.0, noise_method=7, delta=1e-2),
-                   runs=5000, random_state=0)
+                   runs=PLD_RUNS, random_state=0)
     assert res.violation
 
 
@@ -157,7 +178,7 @@ def test_cdp_lr_pld_noise_for_one_record_instead_of_cs_is_flagged(xy, monkeypatc
     monkeypatch.setitem(placement.NOISE_PLACEMENTS, 7, replace(
         placement.NOISE_PLACEMENTS[7], scales=lambda c: real(replace(c, cs=c.cs / 3.0))))
     res = run_case(cdp_lr_case(*xy, sensitivity=3.0, epsilon=1.0, noise_method=7, delta=1e-2),
-                   runs=5000, random_state=0)
+                   runs=PLD_RUNS, random_state=0)
     assert res.violation
 
 

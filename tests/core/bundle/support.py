@@ -12,7 +12,8 @@ from pathlib import Path
 
 from core.bundle.check import compare_trees
 
-__all__ = ["unpack_bytes", "run_script", "run_notebook", "assert_reruns", "seeded_numbers"]
+__all__ = ["unpack_bytes", "run_script", "run_notebook", "assert_notebook_is_the_script", "assert_reruns",
+           "seeded_numbers"]
 
 
 def unpack_bytes(data: bytes, folder: Path) -> Path:
@@ -56,10 +57,24 @@ def seeded_numbers(folder: Path) -> dict:
     return json.loads((folder / "result.json").read_text(encoding="utf-8"))
 
 
-def assert_reruns(data: bytes, folder: Path, *, notebook: bool = True, data_path: str | None = None) -> dict:
-    """The bundle's script (and notebook) give its numbers exactly (same seed, same machine);
-    returns result.json."""
+def assert_notebook_is_the_script(folder: Path) -> None:
+    """rerun.ipynb holds rerun.py's cells, in order and nothing else (so a test that runs the
+    script has run the notebook's code; tests/core/bundle/test_build.py runs one notebook with a
+    kernel)."""
+    import jupytext
+    import nbformat
+
+    notebook = nbformat.read(folder / "rerun.ipynb", as_version=4)
+    script = jupytext.reads((folder / "rerun.py").read_text(encoding="utf-8"), fmt="py:percent")
+    assert [(c.cell_type, c.source) for c in notebook.cells] == [(c.cell_type, c.source) for c in script.cells]
+
+
+def assert_reruns(data: bytes, folder: Path, *, notebook: bool = False, data_path: str | None = None) -> dict:
+    """The bundle's script gives its numbers exactly (same seed, same machine), and its
+    notebook holds the script's cells; ``notebook`` True also executes the notebook with a
+    kernel. Returns result.json."""
     unpack_bytes(data, folder)
+    assert_notebook_is_the_script(folder)
     expected = seeded_numbers(folder)
     runs = [run_script(folder, data=data_path)] + ([run_notebook(folder, data=data_path)] if notebook else [])
     for rerun in runs:

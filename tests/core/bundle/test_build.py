@@ -143,7 +143,7 @@ def test_bundle_with_the_data_reruns_on_its_own(tmp_path):
     data = _upload()
     bundle = build_bundle(_upload_config(data), data, include_data=True)
     assert "data/mine.csv" in bundle.files
-    assert_reruns(bundle.data, tmp_path, notebook=False)
+    assert_reruns(bundle.data, tmp_path)
 
 
 def test_bundle_without_the_data_says_so_and_reruns_when_given_it(tmp_path):
@@ -159,7 +159,7 @@ def test_bundle_without_the_data_says_so_and_reruns_when_given_it(tmp_path):
     proc = subprocess.run([sys.executable, "rerun.py"], cwd=folder, capture_output=True, text=True)
     assert proc.returncode != 0 and "rerun with --data PATH" in proc.stderr
     data.frame.to_csv(tmp_path / "mine.csv", index=False)
-    assert_reruns(bundle.data, tmp_path / "c", notebook=False, data_path=str(tmp_path / "mine.csv"))
+    assert_reruns(bundle.data, tmp_path / "c", data_path=str(tmp_path / "mine.csv"))
 
 
 def test_compare_bundle_script_and_notebook_give_its_numbers(tmp_path):
@@ -167,7 +167,7 @@ def test_compare_bundle_script_and_notebook_give_its_numbers(tmp_path):
     config = CompareConfig(dataset="supplier", methods=("Raw table", "kRR", "CDP-LR"), epsilons=(1.0,), seed=3,
                            max_rows=300, repetitions=1, audit_runs=20, label=data.label,
                            sensitive=tuple(data.sensitive))
-    result = assert_reruns(build_bundle(config, data).data, tmp_path)
+    result = assert_reruns(build_bundle(config, data).data, tmp_path, notebook=True)
     assert {"parameters", "runs", "summary", "audits", "references"} <= set(result["numbers"])
 
 
@@ -182,7 +182,7 @@ def test_a_bundled_table_with_formulas_is_guarded_and_still_reruns(tmp_path):
     text = _files(bundle)["data/mine.csv"].decode()
     assert "'=HYPERLINK" in text and "''quoted" in text
     assert not any(cell.startswith("=") for line in text.splitlines() for cell in line.split(","))
-    assert_reruns(bundle.data, tmp_path, notebook=False)
+    assert_reruns(bundle.data, tmp_path)
     from core.bundle.rerun import rerun_bundle
 
     (tmp_path / "mine.zip").write_bytes(bundle.data)
