@@ -4,6 +4,8 @@
 set and that folder exists; tests that need Adult or NLTCS skip with the reason otherwise.
 ``PUX_SCHEDULER`` is cleared, so every test runs in this process unless it asks for the
 ``dask_cluster`` fixture (a real ``distributed.LocalCluster`` of 2 worker processes).
+``PUX_JOBS_IN_THREAD`` is 1: a page's background jobs compute in a thread of the test process
+(:func:`dashboard.shared.serving.jobs.run_in_child`), except in the tests of the child path.
 """
 from __future__ import annotations
 
@@ -17,6 +19,10 @@ _SHARED = ROOT.parent / "shared" / "data"
 if not os.environ.get("PUX_DATA_DIR") and _SHARED.is_dir():
     os.environ["PUX_DATA_DIR"] = str(_SHARED)
 os.environ.pop("PUX_SCHEDULER", None)
+# page tests check a page's wiring: their jobs compute in a thread, not a fresh interpreter
+# that imports the project for seconds (tests/dashboard/shared/serving/test_sweeps.py tests
+# the child path itself; the browser tests' server runs it for every job)
+os.environ.setdefault("PUX_JOBS_IN_THREAD", "1")
 
 NO_DATA = (
     "needs the public datasets: set PUX_DATA_DIR to a folder holding adult.data, "

@@ -68,6 +68,7 @@ def app_url(chromium_path):
             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
         ],
         cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "PUX_JOBS_IN_THREAD"},  # real child processes
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -116,18 +117,38 @@ def page(browser, app_url):
     context.close()
 
 
+#: true when the app runs no script: Streamlit's own state on the app element ("rerunRequested"
+#: is set the moment a widget changes, so a wait right after a click cannot pass before the
+#: rerun), and no "Running" / "Stop" in the header's status widget (a live job view's fragment)
+IDLE_JS = (
+    "() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+    " const s = a && a.getAttribute('data-test-script-state');"
+    " const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+    " const busy = w && (w.textContent.includes('Running') || w.textContent.includes('Stop'));"
+    " return !!a && s !== 'running' && s !== 'rerunRequested' && s !== 'initial' && !busy; }"
+)
+
+#: true when every chart has the width of its element (plotly has laid it out after a resize)
+#: and no element is moving (Streamlit's fade-in of a rerun's elements has ended)
+LAID_OUT_JS = (
+    "() => [...document.querySelectorAll('.js-plotly-plot')].every(p => {"
+    " const s = p.querySelector('.main-svg'); if (!s) return false;"
+    " return Math.abs(s.getBoundingClientRect().width - p.getBoundingClientRect().width) < 2; })"
+    " && document.getAnimations().every(a => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity)"
+)
+
+
+def wait_laid_out(pg, timeout: float = 30_000) -> None:
+    """Wait until the charts are laid out for the window's size and nothing is animating."""
+    pg.wait_for_function(LAID_OUT_JS, timeout=timeout)
+
+
 def wait_idle(pg, timeout: float = 120_000) -> None:
-    """Wait until the app has rendered and is not running a script."""
+    """Wait until the app has rendered, runs no script, and has laid out its charts."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
-    pg.wait_for_timeout(300)
-    # while a script runs, the status widget in the header shows a "Stop" button
-    pg.wait_for_function(
-        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-        " return !w || !(w.innerText.includes('Running') || w.innerText.includes('Stop')); }",
-        timeout=timeout,
-    )
-    pg.wait_for_timeout(300)
+    pg.wait_for_function(IDLE_JS, timeout=timeout)
+    wait_laid_out(pg)
 
 
 def goto(pg, title: str) -> None:

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import IDLE_JS, screenshot, wait_laid_out
 
 pytestmark = pytest.mark.e2e
 
@@ -128,31 +128,26 @@ def _settle(pg, timeout: float = 180_000) -> None:
     the header, so nothing here waits for them to be visible)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_selector('[data-testid="stMainBlockContainer"], .stMainBlockContainer', timeout=timeout)
-    pg.wait_for_timeout(400)
-    pg.wait_for_function(
-        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-        " return !w || !(w.textContent.includes('Running') || w.textContent.includes('Stop')); }",
-        timeout=timeout,
-    )
-    pg.wait_for_timeout(600)
+    pg.wait_for_function(IDLE_JS, timeout=timeout)
+    wait_laid_out(pg)
 
 
 def _wait_charts(pg, timeout: float = 240_000) -> None:
     """Wait for a drawn chart and for the page to finish (a page computes on its first run)."""
     pg.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=timeout)
     _settle(pg)
-    pg.wait_for_timeout(800)  # plotly lays out after the element is there
 
 
 def _resize(pg, size) -> None:
     pg.set_viewport_size(size)
-    pg.wait_for_timeout(1500)  # charts are redrawn for the new width
+    pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    wait_laid_out(pg)  # charts are redrawn for the new width
 
 
 def _to_top(pg) -> None:
     pg.evaluate("() => { for (const e of document.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0;"
                 " window.scrollTo(0, 0); }")
-    pg.wait_for_timeout(300)
+    pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def _chart_top(pg):

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.e2e.conftest import screenshot, wait_idle
+from tests.e2e.conftest import screenshot, wait_idle, wait_laid_out
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ def test_compare_settings_show_each_value_whole(browser, app_url, rows):
     context, pg = _open(browser, app_url, f"compare?{query}")
     pg.get_by_text("Settings: methods").click()  # folded above the frontier
     pg.locator(".st-key-cmp_audit_runs input").wait_for()
-    pg.wait_for_timeout(600)  # the expander opens with an animation
+    wait_laid_out(pg)  # the expander opens with an animation
     seen = pg.evaluate(_INPUTS_JS, ["cmp_rows", "cmp_audit_runs"])
     screenshot(pg, f"compare_settings_{rows}")
     context.close()

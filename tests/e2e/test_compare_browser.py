@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.e2e.conftest import ROOT, goto, screenshot, wait_idle
+from tests.e2e.conftest import ROOT, goto, screenshot, wait_idle, wait_laid_out
 
 pytestmark = pytest.mark.e2e
 
@@ -138,7 +138,7 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
         (h.text_content() or "").strip() for h in headers.all()}
     # the app scrolls inside its own container: bring the frontier, takeaway and table into view
     pg.locator('[data-testid="stPlotlyChart"]').first.evaluate("e => e.scrollIntoView({block: 'start'})")
-    pg.wait_for_timeout(300)
+    wait_laid_out(pg)
     screenshot(pg, "compare_upload")
 
     report = _download(pg, "Report (HTML)", tmp_path / "comparison.html").read_text(encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import goto, screenshot, wait_idle
+from tests.e2e.conftest import goto, screenshot, wait_idle, wait_laid_out
 
 pytestmark = pytest.mark.e2e
 
@@ -78,7 +78,7 @@ def test_on_a_phone_the_sidebar_closes_after_choosing_a_page(browser, app_url):
     pg.locator('[data-testid="stExpandSidebarButton"]').click()
     pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="CDP-LR", exact=True).click()
     pg.get_by_role("heading", name="CDP-LR").first.wait_for()
-    pg.wait_for_timeout(1500)
+    wait_laid_out(pg)  # the sidebar closes with an animation
     box = sidebar.bounding_box()
     assert box is None or box["x"] + box["width"] <= 1, box
     screenshot(pg, "phone_cdp_lr")

@@ -3,8 +3,8 @@
 ``python -m dashboard.shared.serving.child IN OUT``: reads the pickled ``(fn, kwargs)`` from the pipe
 ``IN``, runs ``fn(send=..., stop=..., **kwargs)`` at lower priority (on a small server, pages
 and sliders come first) and writes its messages, then ``("done", result)`` or
-``("error", exception)``, to the pipe ``OUT``. Anything arriving on ``IN`` afterwards, or its
-end (the server went away), sets ``stop``.
+``("error", exception)``, to the pipe ``OUT``. Anything arriving on ``IN`` afterwards sets
+``stop``; its end (the server went away, even by ``kill -9``) ends the process at once.
 
 A fresh interpreter, not :mod:`multiprocessing`'s spawn: spawn re-runs the parent's
 ``__main__`` in the child, and inside a Streamlit script run that is the page script (or,
@@ -19,10 +19,13 @@ from multiprocessing.connection import Connection
 
 
 def _watch(inbox: Connection, stop: threading.Event) -> None:
+    """A message from the server sets ``stop`` (the work ends at its next check and sends
+    what it has); the pipe's end means the server is gone (closed, crashed or killed with
+    ``kill -9``): nobody will read a result, so the process ends at once."""
     try:
         inbox.recv_bytes()
     except (EOFError, OSError):
-        pass
+        os._exit(0)
     stop.set()
 
 

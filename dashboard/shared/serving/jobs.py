@@ -283,6 +283,18 @@ class BackgroundJob:
         return self._done.wait(timeout)
 
 
+def _run_in_thread(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
+                   stop: threading.Event) -> Any:
+    """The child's protocol in the caller's thread (``PUX_JOBS_IN_THREAD=1``, the test suite's
+    page tests, which check a page's wiring, not the process it computes in): ``fn`` and its
+    arguments, every message and the result still go through pickle, so what a child could
+    not receive or send fails here too. The child path has its own tests and the browser
+    tests run it."""
+    fn, kwargs = pickle.loads(pickle.dumps((fn, kwargs)))
+    result = fn(send=lambda message: on_message(pickle.loads(pickle.dumps(message))), stop=stop, **kwargs)
+    return pickle.loads(pickle.dumps(result))
+
+
 def _kill_if_abandoned(stop: threading.Event, proc: subprocess.Popen) -> None:
     """Kill the child at once when its job was abandoned (:class:`StopSignal`): no result."""
     if getattr(stop, "abandoned", False):
@@ -303,6 +315,8 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     The child is a fresh interpreter (:mod:`dashboard.shared.serving.child`) at lower priority, its
     numeric libraries limited to :data:`JOB_THREADS` threads.
     """
+    if os.environ.get("PUX_JOBS_IN_THREAD") == "1":
+        return _run_in_thread(fn, kwargs, on_message=on_message, stop=stop)
     child_in, to_child = os.pipe()  # (read end, write end)
     from_child, child_out = os.pipe()
     path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]

@@ -446,6 +446,7 @@ def test_a_child_process_uses_the_cores_beside_the_server_shared_by_the_slots(mo
     """Two jobs and the server on 2 cores: each job's child gets one thread for its numeric
     libraries (torch reads OMP_NUM_THREADS), not one per core, so nobody oversubscribes."""
     monkeypatch.setenv("OMP_NUM_THREADS", "64")  # the server's own setting does not leak into jobs
+    monkeypatch.setenv("PUX_JOBS_IN_THREAD", "0")  # a real child (the suite runs jobs in threads)
     monkeypatch.setattr(jobs, "JOB_THREADS", 1)
     got = jobs.run_in_child(_thread_settings, {}, on_message=lambda m: None, stop=threading.Event())
     assert got == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

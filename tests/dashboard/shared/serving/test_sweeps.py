@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import threading
 import types
@@ -130,6 +131,21 @@ def _never_ends(progress, *, seconds: float) -> pd.DataFrame:
     return pd.DataFrame()
 
 
+@pytest.fixture(autouse=True)
+def _in_a_child(monkeypatch):
+    """These tests are about the child process: the suite's thread mode is off here."""
+    monkeypatch.setenv("PUX_JOBS_IN_THREAD", "0")
+
+
+def test_the_thread_mode_still_pickles_what_crosses(monkeypatch):
+    monkeypatch.setenv("PUX_JOBS_IN_THREAD", "1")
+    got = []
+    assert run_in_child(_echo, {"value": 21}, on_message=got.append, stop=threading.Event()) == 42
+    assert got == [("half", 21)]
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        run_in_child(_echo, {"value": lambda: 1}, on_message=got.append, stop=threading.Event())
+
+
 def test_a_sweep_runs_in_a_child_process_and_reports_progress():
     results = FinishedResults()
     _, job = sweep_or_job({}, "curve", Sweep("sq", _squares, {"n": 4}, "Squaring"), results=results)
@@ -174,3 +190,50 @@ def _dies(*, send, stop):
 def test_a_child_that_dies_is_reported_not_waited_for():
     with pytest.raises(RuntimeError, match="ended without a result"):
         run_in_child(_dies, {}, on_message=lambda m: None, stop=threading.Event())
+
+
+def _stubborn(*, send, stop, pid_file):
+    """A long step that never checks ``stop`` (a training step, a large fit)."""
+    import time
+
+    with open(pid_file, "w") as out:
+        out.write(str(os.getpid()))
+    time.sleep(120)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")  # a zombie has ended
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_child_ends_within_two_seconds_after_its_server_is_killed_with_kill_9(tmp_path):
+    import signal
+    import subprocess
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[4]
+    pid_file = tmp_path / "child.pid"
+    server = subprocess.Popen(
+        [sys.executable, "-c",
+         "import threading\nfrom dashboard.shared.serving.jobs import run_in_child\n"
+         "from tests.dashboard.shared.serving.test_sweeps import _stubborn\n"
+         f"run_in_child(_stubborn, {{'pid_file': {str(pid_file)!r}}}, on_message=print, stop=threading.Event())\n"],
+        cwd=root, env=dict(os.environ, PUX_JOBS_IN_THREAD="0", PYTHONPATH=str(root)))
+    try:
+        deadline = time.monotonic() + 120
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        server.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        while not _gone(child) and time.monotonic() - killed < 10:
+            time.sleep(0.05)
+        assert _gone(child) and time.monotonic() - killed <= 2.0
+    finally:
+        server.kill()
+        server.wait()
