@@ -44,10 +44,11 @@ def data_dir() -> Path:
     return d
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_cluster():
     """The address of a real LocalCluster of 2 worker processes (1 thread each), shared by
-    the session's cluster tests and closed at the end."""
+    a module's cluster tests and closed after them (an idle cluster's heartbeats cost a few
+    percent of a core per process for the rest of the suite)."""
     from distributed import LocalCluster
 
     from core.runtime import compute

@@ -317,6 +317,12 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     """
     if os.environ.get("PUX_JOBS_IN_THREAD") == "1":
         return _run_in_thread(fn, kwargs, on_message=on_message, stop=stop)
+    return _run_in_process(fn, kwargs, on_message=on_message, stop=stop)
+
+
+def _run_in_process(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
+                    stop: threading.Event) -> Any:
+    """:func:`run_in_child`'s child process: the pipes, the messages, Stop and the end."""
     child_in, to_child = os.pipe()  # (read end, write end)
     from_child, child_out = os.pipe()
     path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
