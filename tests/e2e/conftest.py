@@ -117,7 +117,7 @@ def page(browser, app_url):
     context.close()
 
 
-#: true when the app runs no script: Streamlit's own state on the app element ("rerunRequested"
+#: true when the app has run no script for 250 ms: Streamlit's own state on the app element ("rerunRequested"
 #: is set the moment a widget changes, so a wait right after a click cannot pass before the
 #: rerun), and no "Running" / "Stop" in the header's status widget (a live job view's fragment)
 IDLE_JS = (
@@ -125,8 +125,20 @@ IDLE_JS = (
     " const s = a && a.getAttribute('data-test-script-state');"
     " const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
     " const busy = w && (w.textContent.includes('Running') || w.textContent.includes('Stop'));"
-    " return !!a && s !== 'running' && s !== 'rerunRequested' && s !== 'initial' && !busy; }"
+    " const idle = !!a && s !== 'running' && s !== 'rerunRequested' && s !== 'initial' && !busy;"
+    # a page may rerun itself at once (a query parameter read, a finished setup step): idle
+    # counts once it has held for a quarter of a second (checked on every animation frame)
+    " const now = performance.now();"
+    " if (!idle) { window.__puxIdleSince = null; return false; }"
+    " if (window.__puxIdleSince == null) window.__puxIdleSince = now;"
+    " return now - window.__puxIdleSince >= 250; }"
 )
+
+
+def wait_app_idle(pg, timeout: float = 120_000) -> None:
+    """Wait until the app has run no script for 250 ms (:data:`IDLE_JS`)."""
+    pg.evaluate("() => { window.__puxIdleSince = null; }")
+    pg.wait_for_function(IDLE_JS, timeout=timeout)
 
 #: true when every chart has the width of its element (plotly has laid it out after a resize)
 #: and no element is moving (Streamlit's fade-in of a rerun's elements has ended)
@@ -147,7 +159,7 @@ def wait_idle(pg, timeout: float = 120_000) -> None:
     """Wait until the app has rendered, runs no script, and has laid out its charts."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
-    pg.wait_for_function(IDLE_JS, timeout=timeout)
+    wait_app_idle(pg, timeout)
     wait_laid_out(pg)
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.e2e.conftest import IDLE_JS, screenshot, wait_laid_out
+from tests.e2e.conftest import screenshot, wait_app_idle, wait_laid_out
 
 pytestmark = pytest.mark.e2e
 
@@ -128,7 +128,7 @@ def _settle(pg, timeout: float = 180_000) -> None:
     the header, so nothing here waits for them to be visible)."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     pg.wait_for_selector('[data-testid="stMainBlockContainer"], .stMainBlockContainer', timeout=timeout)
-    pg.wait_for_function(IDLE_JS, timeout=timeout)
+    wait_app_idle(pg, timeout)
     wait_laid_out(pg)
 
 

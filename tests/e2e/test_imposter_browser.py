@@ -55,6 +55,7 @@ def test_detection_chart_starts_in_the_first_screen_beside_theta(page, app_url, 
     page.get_by_text("Default rule:").first.wait_for(timeout=120_000)
     chart = page.locator(".st-key-imposter_nmi_chart").first
     chart.wait_for(timeout=60_000)
+    page.locator(".st-key-imposter_theta").first.wait_for(timeout=60_000)
     box = chart.bounding_box()
     theta = page.locator(".st-key-imposter_theta").first.bounding_box()
     assert box is not None and theta is not None
