@@ -290,7 +290,7 @@ def _run_in_thread(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable
     arguments, every message and the result still go through pickle, so what a child could
     not receive or send fails here too. The child path has its own tests and the browser
     tests run it."""
-    # round trips of objects this process has just made: bytes from nowhere else are loaded
+    # round trips of objects this process has just made: no bytes from outside are loaded
     fn, kwargs = pickle.loads(pickle.dumps((fn, kwargs)))  # our own objects, not outside bytes
     result = fn(send=lambda message: on_message(pickle.loads(pickle.dumps(message))),  # our own message
                 stop=stop, **kwargs)
