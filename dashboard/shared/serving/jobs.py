@@ -25,6 +25,7 @@ refused, shown, started, ended, left) with the job's kind and session: the load 
 """
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 import subprocess
@@ -287,14 +288,19 @@ def _run_in_thread(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable
                    stop: threading.Event) -> Any:
     """The child's protocol in the caller's thread (``PUX_JOBS_IN_THREAD=1``, the test suite's
     page tests, which check a page's wiring, not the process it computes in): ``fn`` and its
-    arguments, every message and the result still go through pickle, so what a child could
-    not receive or send fails here too. The child path has its own tests and the browser
+    arguments, every message and the result are still pickled (what a child could not
+    receive or send fails here too) and handed over as copies, as a child's would be. The child path has its own tests and the browser
     tests run it."""
-    # round trips of objects this process has just made: no bytes from outside are loaded
-    fn, kwargs = pickle.loads(pickle.dumps((fn, kwargs)))  # our own objects, not outside bytes
-    result = fn(send=lambda message: on_message(pickle.loads(pickle.dumps(message))),  # our own message
-                stop=stop, **kwargs)
-    return pickle.loads(pickle.dumps(result))  # our own result
+    pickle.dumps((fn, kwargs))  # what a child could not receive fails here too
+    fn_kwargs = copy.deepcopy(kwargs)  # a child works on copies: so does the thread
+
+    def send(message: Any) -> None:
+        pickle.dumps(message)
+        on_message(copy.deepcopy(message))
+
+    result = fn(send=send, stop=stop, **fn_kwargs)
+    pickle.dumps(result)
+    return copy.deepcopy(result)
 
 
 def _kill_if_abandoned(stop: threading.Event, proc: subprocess.Popen) -> None:
