@@ -51,7 +51,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from core.cdp.linear_outputs import BinaryLinearOutputs
 from core.privacy.accounting import PLD_DISCRETIZATION, pld_calibrate, pld_epsilon  # noqa: F401 (the grid, read here too)
 from core.privacy.ledger import PrivacyLedger
-from core.privacy.sampler import gaussian_on_grid
+from core.privacy.sampler import RoundDraws, gaussian_on_grid
 from core.runtime.randomness import RandomState, check_random_state
 from core.validation import DataError, check_delta, check_epsilon, check_positive_int
 
@@ -181,6 +181,7 @@ def _train(X: np.ndarray, yb: np.ndarray, *, q: float, steps: int, sigma: float,
     # add/remove accounting of q < 1, by clip
     l2_shift = 2.0 * clip if q == 1.0 else clip
     noise_text = None
+    draws = RoundDraws(rng, rounds=steps)  # every step's noise (same sigma and size) in one batch
     for _ in range(steps):
         batch = (np.arange(n) if cut >= _SAMPLING_DENOMINATOR else
                  np.flatnonzero(rng.integers(0, _SAMPLING_DENOMINATOR, size=n, dtype=np.int64) < cut))
@@ -195,7 +196,7 @@ def _train(X: np.ndarray, yb: np.ndarray, *, q: float, steps: int, sigma: float,
             g = np.zeros(d)
         # exact discrete Gaussian on a grid (core.privacy.sampler), sigma * clip at least
         noisy, noise_text = gaussian_on_grid(g, sigma=sigma * clip, l2_sensitivity=l2_shift, coordinates=d,
-                                             random_state=rng)
+                                             random_state=draws)
         w -= lr * noisy / expected
     return w, noise_text
 

@@ -46,6 +46,7 @@ from core.cdp.noise_placement import (
 from core.cdp.schedule import DEFAULT_NOISE_METHOD, auto_noise_method, auto_schedule
 from core.correlation import correlated_sensitivity
 from core.privacy.ledger import PrivacyLedger
+from core.privacy.sampler import RoundDraws
 from core.runtime.randomness import RandomState, check_random_state
 from core.runtime.threads import blas_limit
 from core.validation import (
@@ -396,11 +397,12 @@ class CDPLogisticRegression(BinaryLinearOutputs, ClassifierMixin, BaseEstimator)
         w = np.zeros(d)
         velocity = np.zeros(d)
         mom = self.momentum_
+        draws = RoundDraws(rng, rounds=calibration.epochs)  # every epoch's noise in one batch
         with blas_limit(1):  # thin products: threads only cost
             for t in range(calibration.epochs):
                 s = np.clip(expit(Xd @ w) - yb, -cap, cap)
                 g = XT @ s  # clipped summed gradient dw
-                mean, noise = placement.step(g, n, rng, scales)
+                mean, noise = placement.step(g, n, draws, scales)
                 self._spend(placement, eps_e, scales, f"epoch {t + 1}: ", noise)
                 if mom:  # heavy ball: a combination of released noisy gradients only
                     velocity = mom * velocity + mean

@@ -68,12 +68,13 @@ from core.privacy.discrete_noise import (
     discrete_gaussian,
     discrete_laplace,
 )
-from core.runtime.randomness import RandomState
+from core.runtime.randomness import RandomState, check_random_state
 
 __all__ = [
     "GRID_STEPS",
     "ROUNDED_LIMIT",
     "GridNoise",
+    "RoundDraws",
     "check_grid",
     "gaussian_grid_steps",
     "gaussian_on_grid",
@@ -238,6 +239,61 @@ class GridNoise:
                 f"of {self.steps} steps")
 
 
+class RoundDraws:
+    """Every round's noise of an iterative mechanism, drawn in a few sampler calls.
+
+    A mechanism that adds noise of one distribution and size in each of ``rounds`` rounds
+    (CDP-LR's epochs, DP-SGD's steps) may draw all of it at once: the noise never depends
+    on the data, and the values of one batch are independent draws from the same exact
+    distribution, so round r taking the r-th row of a batch is the same mechanism. A call
+    of the exact sampler costs about as much for 3 values as for 300, so this makes such
+    a training several times faster. Pass it as the ``random_state`` of
+    :func:`laplace_on_grid` or :func:`gaussian_on_grid`; every distinct (kind, scale, size)
+    gets its own batches. Same generator state, same noise.
+
+    Parameters
+    ----------
+    random_state : int, Generator or None
+        The one source of the words (seeded for what a page shows, fresh for a release).
+    rounds : int
+        How many rounds the mechanism will draw (a batch is at most this many rows; a round
+        beyond them is drawn on its own, still exactly).
+    max_values : int
+        The most values one batch holds (memory bound; the remaining rounds draw later).
+    """
+
+    def __init__(self, random_state: RandomState, *, rounds: int, max_values: int = 1 << 20) -> None:
+        if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)):
+            raise TypeError(f"rounds must be an int, got {type(rounds).__name__}.")
+        if rounds < 1:
+            raise ValueError(f"rounds must be at least 1, got {rounds}.")
+        self.rng = check_random_state(random_state)
+        self.rounds = int(rounds)
+        self.max_values = int(max_values)
+        self._batches: dict[tuple, list] = {}  # key -> [rows, next row, rounds served]
+
+    def draw(self, kind: str, param: Fraction, size: int) -> np.ndarray:
+        """One round's ``size`` values of the discrete ``kind`` ("laplace": scale ``param``;
+        "gaussian": sigma^2 ``param``), from the current batch or a new one."""
+        key = (kind, param, size)
+        batch = self._batches.setdefault(key, [np.empty((0, size), dtype=np.int64), 0, 0])
+        rows, at, served = batch
+        if at == rows.shape[0]:
+            take = max(1, min(self.rounds - served, self.max_values // max(size, 1)))
+            rows = _draw(kind, param, take * size, self.rng).reshape(take, size)
+            at = 0
+        batch[:] = [rows, at + 1, served + 1]
+        return rows[at].copy()
+
+
+def _draw(kind: str, param: Fraction, size: int, random_state: Any) -> np.ndarray:
+    """``size`` exact integer noise values of ``kind``; from the batches of a :class:`RoundDraws`."""
+    if isinstance(random_state, RoundDraws):
+        return random_state.draw(kind, param, size)
+    sampler = discrete_laplace if kind == "laplace" else discrete_gaussian
+    return sampler(param, size, random_state=random_state)
+
+
 def _round_to_grid(values: np.ndarray, grid: float, on_grid: bool) -> np.ndarray:
     """``floor(values / grid + 1/2)`` as int64, exactly (no rounded ``+ 0.5``).
 
@@ -264,7 +320,7 @@ def _round_to_grid(values: np.ndarray, grid: float, on_grid: bool) -> np.ndarray
 
 def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: float | None = None,
                     on_grid: bool = False, coordinates: int | None = None,
-                    random_state: RandomState = None) -> tuple[np.ndarray, GridNoise]:
+                    random_state: RandomState | RoundDraws = None) -> tuple[np.ndarray, GridNoise]:
     """``values`` rounded to the grid plus exact discrete Laplace noise: epsilon-DP.
 
     The noise's scale is the exact rational ``t = steps / epsilon`` grid steps (epsilon
@@ -292,8 +348,9 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
     coordinates : int or None
         How many coordinates one replaced record can move; None means all of them. Each
         rounded one costs up to two steps.
-    random_state : int, Generator or None
-        Source of the noise: a seed for what a page shows, fresh entropy for a release.
+    random_state : int, Generator, RoundDraws or None
+        Source of the noise: a seed for what a page shows, fresh entropy for a release; a
+        :class:`RoundDraws` when every round of an iterative mechanism draws alike.
 
     Returns
     -------
@@ -307,14 +364,14 @@ def laplace_on_grid(values: Any, *, sensitivity: float, epsilon: float, grid: fl
     steps = grid_sensitivity(sensitivity, g, coordinates=coords, on_grid=on_grid)
     t = Fraction(steps) / _as_fraction(epsilon, "epsilon")  # exact: no rounding, no float
     units = _round_to_grid(arr.ravel(), g, on_grid)
-    noise = discrete_laplace(t, units.size, random_state=random_state)
+    noise = _draw("laplace", t, units.size, random_state)
     noisy = ((units + noise).astype(float) * g).reshape(arr.shape)
     return noisy, GridNoise("discrete Laplace", g, float(t), steps, float(steps / t), t)
 
 
 def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: float | None = None,
                      coordinates: int | None = None,
-                     random_state: RandomState = None) -> tuple[np.ndarray, GridNoise]:
+                     random_state: RandomState | RoundDraws = None) -> tuple[np.ndarray, GridNoise]:
     """``values`` rounded to the grid plus exact discrete Gaussian noise of at least ``sigma``.
 
     Two neighbouring answers at L2 distance ``l2_sensitivity`` end, once rounded, at most
@@ -341,8 +398,8 @@ def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: 
         Output spacing, a power of two; None picks one with :func:`grid_for`.
     coordinates : int or None
         How many coordinates one replaced record can move; None means all of them.
-    random_state : int, Generator or None
-        Source of the noise.
+    random_state : int, Generator, RoundDraws or None
+        Source of the noise; a :class:`RoundDraws` when every round draws alike.
 
     Returns
     -------
@@ -361,6 +418,6 @@ def gaussian_on_grid(values: Any, *, sigma: float, l2_sensitivity: float, grid: 
     ratio = Fraction(float(sigma)) / Fraction(float(l2_sensitivity))
     sigma2 = Fraction(math.ceil((ratio * steps) ** 2))  # sigma^2 in steps, rounded up
     units = _round_to_grid(arr.ravel(), g, False)
-    noise = discrete_gaussian(sigma2, units.size, random_state=random_state)
+    noise = _draw("gaussian", sigma2, units.size, random_state)
     noisy = ((units + noise).astype(float) * g).reshape(arr.shape)
     return noisy, GridNoise("discrete Gaussian", g, math.sqrt(sigma2), steps, float("nan"))
