@@ -9,6 +9,7 @@ import math
 
 import pytest
 
+from core.audit.bounds import MIN_RUNS  # the audit is wired, not sized: the fewest runs it takes
 from core.compare.context import RunContext
 from core.compare.marginal_methods import marginal_columns, needs_columns
 from core.compare.registry import DEFAULT_METHODS, METHODS
@@ -29,7 +30,7 @@ def small():
 def mst(small):
     data, schema = small
     return compare(data, methods=["Raw table", "MST"], epsilons=[2.0], repetitions=1, max_rows=400,
-                   random_state=0, schema=schema, audit_runs=100)
+                   random_state=0, schema=schema, audit_runs=MIN_RUNS)
 
 
 def test_mst_and_aim_are_dp_table_releases_that_take_epsilon():
