@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from threadpoolctl import threadpool_limits
 
 from core.runtime.progress import Progress, Stop, report, watch
 from core.sskm.grid import TOPOLOGIES, adjacency, grid_coordinates, grid_sq_distances, neighbourhood
 from core.sskm.sfla import SFLAResult, sfla_initial_weights
 from core.validation import check_choice, check_matrix, check_positive_int
 from core.runtime.randomness import RandomState, check_random_state
+from core.runtime.threads import blas_limit
 
 __all__ = ["SelfOrganizingMap", "bmu_distances", "empty_history"]
 
@@ -193,7 +193,7 @@ class SelfOrganizingMap(BaseEstimator):
         :class:`core.runtime.progress.Stopped`."""
         progress = watch(progress, stop)
         # the products in a training step are small: one BLAS thread is faster than many
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_limit(1):  # the process's one controller: no library scan per fit
             return self._fit(X, progress)
 
     def _setup_grid(self) -> None:

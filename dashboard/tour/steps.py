@@ -303,7 +303,8 @@ def _compare(s) -> StepView:
         "Differentially private: " + ", ".join(dp) + ". Not differentially private: " + ", ".join(not_dp) + ".",
         f"A seeded sample of {s.extra.get('rows', 0):,} rows (a quarter held out), epsilons "
         f"{', '.join(f'{e:g}' for e in s.epsilons)}, one release each: the full Compare page repeats each "
-        "release and adds the distance to the closest record and membership inference.",
+        "release, audits every differentially private point and adds the distance to the closest record and "
+        "membership inference.",
     ])
 
 
