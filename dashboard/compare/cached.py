@@ -118,10 +118,11 @@ def audit_help() -> str:
 
 def _compare(progress: Progress, *, dataset: Dataset, methods: tuple[str, ...], epsilons: tuple[float, ...],
              repetitions: int, max_rows: int | None, epochs: int | None, seed: int,
-             schema: str | None = None, audit_runs: int = DEFAULT_AUDIT_RUNS) -> ComparisonResult:
+             schema: str | None = None, audit_runs: int = DEFAULT_AUDIT_RUNS, partial=None) -> ComparisonResult:
     return compare(dataset, methods=methods, epsilons=epsilons, repetitions=repetitions, max_rows=max_rows,
                    imposter_epochs=epochs, random_state=seed, progress=progress,
-                   schema=None if schema is None else PublicSchema.from_json(schema), audit_runs=audit_runs)
+                   schema=None if schema is None else PublicSchema.from_json(schema), audit_runs=audit_runs,
+                   on_partial=partial)
 
 
 def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[float, ...], repetitions: int,
@@ -143,7 +144,7 @@ def comparison(dataset: Dataset, *, methods: tuple[str, ...], epsilons: tuple[fl
     return Sweep(key, _compare, dict(dataset=dataset, methods=methods, epsilons=epsilons,
                                      repetitions=int(repetitions), max_rows=max_rows, epochs=epochs, seed=int(seed),
                                      schema=text, audit_runs=int(audit_runs)),
-                 f"Comparing {len(methods)} methods")
+                 f"Comparing {len(methods)} methods", partials=True)
 
 
 def table_rows(result: ComparisonResult) -> pd.DataFrame:

@@ -32,7 +32,7 @@ with page_errors(stop=True):
     result = sweep_view("cmp_run", cached.comparison(
         data, methods=chosen["methods"], epsilons=chosen["epsilons"], repetitions=chosen["repetitions"],
         max_rows=chosen["max_rows"], epochs=chosen["epochs"], seed=seed, schema=schema,
-        audit_runs=chosen["audit_runs"]))
+        audit_runs=chosen["audit_runs"]), draw_partial=sections.partial_frontier)
     if result is not None:
         utility, risk = sections.frontier(result)
     if not schema.is_public():

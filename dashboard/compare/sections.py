@@ -9,6 +9,7 @@ from core.evaluation.classification import INTERVAL_WORDS
 from dashboard.compare.charts import MEASURE_WORDS, frontier_chart
 from dashboard.shared.widgets.bundle_view import bundle_download
 from dashboard.shared.widgets.chart_data import show_chart
+from dashboard.shared.widgets.present import is_presenting
 from dashboard.shared.widgets.preamble import choose_sensitive, is_builtin_sample, marked_sensitive, stop_until_chosen
 from dashboard.shared.safe import md
 
@@ -31,6 +32,8 @@ RISK_WORDS = {
 SETTINGS_TITLE = "Settings: methods, sensitive attributes, epsilons, repetitions, rows, audit runs"
 #: set once the settings were incomplete in this session: their expander then stays open
 SETTINGS_OPEN_KEY = "pux_cmp_settings_open"
+#: set once the user chose the audit's runs: presenting then runs them (else no audit)
+AUDITS_ASKED_KEY = "pux_cmp_audits_asked"
 
 
 def settings(dataset: Dataset) -> dict:
@@ -69,7 +72,8 @@ def settings(dataset: Dataset) -> dict:
                                  help="Training epochs of IMPOSTER and the plain VAE-GAN.")
         audit_runs = s5.selectbox("Audit runs", list(cached.AUDIT_CHOICES),
                                   index=cached.AUDIT_CHOICES.index(cached.DEFAULT_AUDIT_RUNS),
-                                  format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help())
+                                  format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help(),
+                                  on_change=lambda: state.__setitem__(AUDITS_ASKED_KEY, True))
         slow = cached.slow_methods_note(tuple(methods), epsilons=len(eps_text), repetitions=int(reps))
         if slow and eps_text:
             st.warning(slow, icon=":material/hourglass_top:")
@@ -81,6 +85,10 @@ def settings(dataset: Dataset) -> dict:
     if not eps_text:
         st.info("Choose at least one epsilon in the settings above.", icon=":material/touch_app:")
         st.stop()
+    if is_presenting() and not state.get(AUDITS_ASKED_KEY):  # the frontier first: audits only when asked for
+        audit_runs = 0
+        st.caption("The privacy audits are off while presenting, so that the frontier comes first: choose "
+                   "their runs in the settings before presenting to run them.")
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
                 repetitions=int(reps), max_rows=cached.max_rows_of(rows), epochs=int(epochs),
                 audit_runs=int(audit_runs))
@@ -128,6 +136,25 @@ def frontier(result) -> tuple[str, str]:
     for name, reason in result.skipped.items():
         st.caption(f"{md(name)} did not run: {md(reason)}")
     return utility, risk
+
+
+def partial_frontier(partial) -> None:
+    """The frontier of the methods measured so far (a
+    :class:`core.compare.progressive.PartialComparison`), on the axes chosen last, while the
+    rest runs; the takeaway waits until every method is in."""
+    result = partial.result
+    if result.runs.empty:
+        return
+    state = st.session_state
+    utilities = cached.utility_choices(result)
+    utility = state.get("cmp_utility") if state.get("cmp_utility") in utilities else utilities[0]
+    risk = state.get("cmp_risk") if state.get("cmp_risk") in cached.RISKS else next(iter(cached.RISKS))
+    summary = result.summary()
+    show_chart(frontier_chart(summary, result.pareto_front(utility=utility, risk=risk), utility=utility, risk=risk,
+                              title=f"{cached.UTILITIES[utility]} against {cached.RISKS[risk].lower()} (so far)",
+                              references=result.references),
+               summary, name="compare-frontier-so-far", key="cmp_frontier_partial", width="stretch")
+    st.caption(md(partial.words()))
 
 
 def every_measure(result) -> None:

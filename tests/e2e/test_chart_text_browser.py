@@ -132,9 +132,15 @@ def _settle(pg, timeout: float = 180_000) -> None:
     wait_laid_out(pg)
 
 
-def _wait_charts(pg, timeout: float = 240_000) -> None:
-    """Wait for a drawn chart and for the page to finish (a page computes on its first run)."""
-    pg.locator(".js-plotly-plot .main-svg").first.wait_for(timeout=timeout)
+#: the chart that says a page is done where charts come before it finishes (Compare draws the
+#: methods measured so far while the rest runs)
+FINAL_CHART = {"Compare": ".st-key-cmp_frontier .js-plotly-plot .main-svg"}
+
+
+def _wait_charts(pg, timeout: float = 240_000, *, title: str = "") -> None:
+    """Wait for a drawn chart (the page's final one) and for the page to finish (a page
+    computes on its first run)."""
+    pg.locator(FINAL_CHART.get(title, ".js-plotly-plot .main-svg")).first.wait_for(timeout=timeout)
     _settle(pg)
 
 
@@ -191,7 +197,7 @@ def sweep(browser, app_url, tmp_path_factory):
             _settle(pg)
             if title == "Tour":  # the first step is words only: the next one draws
                 pg.locator(".st-key-tour_next button").click()
-            _wait_charts(pg)
+            _wait_charts(pg, title=title)
             found["present"][title] = pg.evaluate(
                 "() => ({sidebar: !!document.querySelector('section[data-testid=\"stSidebar\"]')?.offsetWidth,"
                 " exit: !!document.querySelector('.st-key-present_exit button'),"
@@ -209,7 +215,7 @@ def sweep(browser, app_url, tmp_path_factory):
             _check(pg, f"{title}, presenting, 1920x1080", found)
             pg.locator(".st-key-present_exit button").click()
             _settle(pg)
-            _wait_charts(pg)
+            _wait_charts(pg, title=title)
             _check(pg, f"{title}, 1920x1080", found)
             _resize(pg, SMALL)
             _to_top(pg)

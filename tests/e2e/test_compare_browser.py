@@ -28,7 +28,7 @@ def test_a_small_comparison_draws_its_frontier_and_hands_over_a_report(browser, 
     pg.goto(f"{app_url}/compare?{query}")
     wait_idle(pg)
     pg.get_by_role("heading", name="Compare").first.wait_for()
-    pg.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
+    pg.locator('.st-key-cmp_frontier [data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
     wait_idle(pg)
     assert sum(pg.get_by_text(t).count() for t in ("keeps the most utility", "No method", "No recommendation")) >= 1
     assert pg.get_by_text("Traceback").count() == 0
@@ -125,7 +125,7 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
     reps.press("Enter")
     wait_idle(pg)
 
-    pg.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
+    pg.locator('.st-key-cmp_frontier [data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
     wait_idle(pg)
     assert pg.get_by_text("Traceback").count() == 0
     assert sum(pg.get_by_text(t).count() for t in ("keeps the most utility", "No method", "No recommendation")) >= 1

@@ -32,7 +32,7 @@ def _watch(inbox: Connection, stop: threading.Event) -> None:
 def main(argv: list[str]) -> int:
     inbox, outbox = Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False)
     try:
-        os.nice(10)
+        os.nice(19)  # the lowest priority: the server's slider work always comes first
     except (AttributeError, OSError):  # pragma: no cover - not on this platform
         pass
     import pickle

@@ -14,8 +14,8 @@
   were asked for.
 - **A bounded line per session.** A pool may refuse a session's job when that session
   already has ``max_waiting`` jobs waiting (:class:`QueueFull`); the page says why.
-- Jobs without a session (the command line, tests) are each their own session: nobody's
-  turn is theirs to share, and no limit applies to them.
+- Jobs without a session (the command line, tests) are each their own session, unlimited.
+- **Gone tabs let go.** A job whose session is gone for the grace period is abandoned.
 
 :func:`pick` chooses (pure, on plain records); :func:`forecast` replays the same rule
 forward with each job's expected duration, so the wait a page shows follows the order the
@@ -35,6 +35,8 @@ from collections import Counter, deque
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
+
+from dashboard.shared.serving.job_watch import GRACE_S, GoneSessions
 
 __all__ = ["JobPool", "PoolJob", "Waiting", "Running", "QueueFull", "pick", "forecast", "log_event"]
 
@@ -250,11 +252,14 @@ class JobPool:
         Monotonic seconds (tests pass a fake one).
     name : str
         What the job log calls the pool.
+    grace_s : float
+        Seconds a job's session may be gone (a blip) before the job is abandoned (killed).
     """
 
     def __init__(self, slots: int, *, watch_every: float = 2.0, max_waiting: int | None = None,
-                 clock: Callable[[], float] = time.monotonic, name: str = "jobs") -> None:
+                 clock: Callable[[], float] = time.monotonic, name: str = "jobs", grace_s: float = GRACE_S) -> None:
         self.slots = int(slots)
+        self._gone = GoneSessions(grace_s, clock=clock, alive=lambda sid: _session_alive(sid))
         self.name = str(name)
         self.max_waiting = None if max_waiting is None else int(max_waiting)
         self.clock = clock
@@ -474,11 +479,10 @@ class JobPool:
         with self._cond:
             jobs = [job for job in self._started if job.running]
         for job in jobs:
-            job.stop(abandon=True) if abandon else job.stop()
+            job.stop(abandon=abandon)
         for job in jobs:
             job.wait(timeout)
 
-    # ------------------------------------------------------------ watchdog
     def _ensure_watcher(self) -> None:
         with self._cond:
             if self._watcher is None or not self._watcher.is_alive():
@@ -490,8 +494,7 @@ class JobPool:
             time.sleep(self._watch_every)
             with self._cond:
                 jobs = list(self._running) + list(self._waiting)
-            for job in jobs:
-                if not _session_alive(job.session_id):
-                    job.stop()
+            for job in self._gone.due(jobs):  # gone past the grace period: abandoned
+                job.stop(abandon=True)
             if jobs:
                 self.wake()

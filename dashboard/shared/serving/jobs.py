@@ -3,18 +3,21 @@
 - **Owned by a session.** A job is created by one browser session and kept in that
   session's state; another viewer never joins or stops it. Finished results may be shared
   (read-only) through a cache keyed by their inputs, never running jobs.
-- **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default one fewer than the
-  machine's cores, at least one, or ``PUX_MAX_JOBS``), so that sliders stay responsive;
-  each job's child process uses at most :data:`JOB_THREADS` threads (the cores beside the
-  server's one, shared by the slots: 1 on 2 cores), so they do not oversubscribe the cores.
+- **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default as many as the
+  machine's cores, or ``PUX_MAX_JOBS``); their child processes run at the lowest priority
+  (nice 19), so the server's slider work always comes first; each uses at most
+  :data:`JOB_THREADS` threads (the cores beside the server's one, shared by the slots: 1
+  on 2 cores), so they do not oversubscribe the cores.
 - **Fair.** One running job per session; when a slot frees, sessions take turns (the next
   job is the oldest waiting job of the session that started one least recently); a session
   may have at most :data:`MAX_WAITING` jobs waiting in :data:`POOL` (``PUX_MAX_WAITING``),
   a further one is refused with :class:`QueueFull`, which pages show as one sentence. The
   rules, and why, are in :mod:`dashboard.shared.serving.job_pool`; each waiting job knows its
   place and its wait, forecast by replaying those rules with the running jobs' time left.
-- **Stopped with their session.** A watchdog stops a job whose session has ended (tab
-  closed, page reloaded: Streamlit's runtime no longer lists the session as active).
+- **Stopped with their session.** A watchdog abandons a job whose session has been gone
+  (tab closed, page reloaded: Streamlit's runtime no longer lists the session as active)
+  for :data:`dashboard.shared.serving.job_watch.GRACE_S` seconds: its child is killed at
+  once and its slot is free (a blip of the same tab keeps the job).
 
 A subclass implements :meth:`BackgroundJob._work`, which must check ``self._stop`` (a
 ``threading.Event``) now and then and never touch streamlit.
@@ -46,7 +49,7 @@ def _env_count(name: str, default: int) -> int:
     return int(env) if env and env.isdigit() and int(env) > 0 else default
 
 
-MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, (os.cpu_count() or 2) - 1))
+MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, os.cpu_count() or 2))
 #: the most jobs one session may have waiting in :data:`POOL` (its running job not counted)
 MAX_WAITING = _env_count("PUX_MAX_WAITING", 3)
 #: CPU threads a job's child process may use (BLAS, OpenMP, torch; ``PUX_JOB_THREADS``): the
@@ -320,7 +323,7 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     ``on_message`` receives what the child sends (progress); setting ``stop`` sets the
     event the child checks, and the child is killed if it does not end soon after; a
     :class:`StopSignal` that is abandoned kills it at once (``RuntimeError``: no result).
-    The child is a fresh interpreter (:mod:`dashboard.shared.serving.child`) at lower priority, its
+    The child is a fresh interpreter (:mod:`dashboard.shared.serving.child`) at the lowest priority, its
     numeric libraries limited to :data:`JOB_THREADS` threads.
     """
     if os.environ.get("PUX_JOBS_IN_THREAD") == "1":

@@ -33,15 +33,20 @@ class Sweep:
     (a summary table for the curves), which is shared read-only once finished.
 
     ``in_process`` runs it in a thread of the server instead of a child process (setup
-    steps, tests, and work too short to pay for starting a process: about 2.5 s)."""
+    steps, tests, and work too short to pay for starting a process: about 2.5 s).
+    ``partials`` passes ``partial=`` to ``fn``: a callable it hands what it has so far
+    (results as they come, :attr:`SweepJob.partial`)."""
 
     key: Hashable
     fn: Callable[..., Any]
     kwargs: dict = field(default_factory=dict)
     title: str = "Sweeping"
     in_process: bool = False
+    partials: bool = False
 
-    def compute(self, progress: Progress) -> Any:
+    def compute(self, progress: Progress, partial: Callable[[Any], None] | None = None) -> Any:
+        if self.partials:
+            return self.fn(progress, partial=partial or (lambda value: None), **self.kwargs)
         return self.fn(progress, **self.kwargs)
 
 
@@ -78,14 +83,21 @@ class _Stopped(Exception):
     """Raised from the progress callback when the job was asked to stop."""
 
 
-def _in_child(*, send, stop, fn, kwargs):
-    """The sweep in the child process: progress goes back as messages, Stop ends it."""
+#: the first item of a message that carries a partial result (progress messages are (fraction, text))
+PARTIAL = "partial"
+
+
+def _in_child(*, send, stop, fn, kwargs, partials: bool = False):
+    """The sweep in the child process: progress (and partial results) go back as messages,
+    Stop ends it."""
 
     def progress(fraction: float, message: str) -> None:
         if stop.is_set():
             raise _Stopped
         send((float(fraction), str(message)))
 
+    if partials:
+        return fn(progress, partial=lambda value: send((PARTIAL, value)), **kwargs)
     return fn(progress, **kwargs)
 
 
@@ -102,6 +114,8 @@ class SweepJob(BackgroundJob):
         self.result: Any = None
         self._results = FINISHED if results is None else results
         self._fraction, self._message = 0.0, "starting"
+        #: what the sweep has handed over so far (``Sweep.partials``), None before
+        self.partial: Any = None
 
     @property
     def kind(self) -> str:
@@ -115,6 +129,14 @@ class SweepJob(BackgroundJob):
         with self._lock:
             self._fraction, self._message = float(fraction), str(message)
 
+    def _message_in(self, message: tuple) -> None:
+        """A message from the work: a partial result, or (fraction, text) of progress."""
+        if message and message[0] == PARTIAL:
+            with self._lock:
+                self.partial = message[1]
+        else:
+            self._report(*message)
+
     def _work(self) -> None:
         done = self._results.get(self.key)  # another session finished it while this one waited
         if done is not None:
@@ -122,11 +144,11 @@ class SweepJob(BackgroundJob):
             return
         try:
             if self.sweep.in_process:
-                result = self.sweep.compute(self._report)
+                result = self.sweep.compute(self._report, partial=lambda v: self._message_in((PARTIAL, v)))
             else:
-                result = run_in_child(_in_child, dict(fn=self.sweep.fn, kwargs=self.sweep.kwargs),
-                                      on_message=lambda m: self._report(*m), stop=self._stop,
-                                      name=self.name)
+                result = run_in_child(_in_child, dict(fn=self.sweep.fn, kwargs=self.sweep.kwargs,
+                                                      partials=self.sweep.partials),
+                                      on_message=self._message_in, stop=self._stop, name=self.name)
         except _Stopped:
             self.cancelled = True
             return

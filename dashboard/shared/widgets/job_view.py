@@ -36,14 +36,15 @@ def live_job(job: Any, *, stop_key: str, draw_progress: Callable[[], None], ever
     _live()
 
 
-def sweep_view(slot: str, sweep: Any):
+def sweep_view(slot: str, sweep: Any, *, draw_partial: Callable[[Any], None] | None = None):
     """The finished table of ``sweep`` (a :class:`dashboard.shared.serving.sweeps.Sweep`), or None
     while this session's job computes it (its queue place or progress bar with time left,
-    and Stop, are drawn here; the page reruns when it ends).
+    and Stop, are drawn here; the page reruns when it ends). ``draw_partial`` draws what a
+    sweep with ``partials`` has handed over so far, under the bar and above Stop.
 
     Raises what the sweep raised, for the page's error box.
     """
-    return _job_view(slot, sweep, results=None, pool=None, wait=0.0)
+    return _job_view(slot, sweep, results=None, pool=None, wait=0.0, draw_partial=draw_partial)
 
 
 def sweep_on_request(slot: str, sweep: Any, *, button: str, key: str, waiting: str, icon: str | None = None):
@@ -103,7 +104,8 @@ def _setup_wait(default: float) -> float:
         return default
 
 
-def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):
+def _job_view(slot: str, sweep: Any, *, results, pool, wait: float,
+              draw_partial: Callable[[Any], None] | None = None):
     from dashboard.shared.serving.sweeps import sweep_or_job
 
     from dashboard.shared.serving.jobs import QueueFull
@@ -126,8 +128,7 @@ def _job_view(slot: str, sweep: Any, *, results, pool, wait: float):
                 icon=":material/stop_circle:")
         st.button("Run it again", key=f"{slot}_again")
         return None
-    live_job(job, stop_key=f"{slot}_stop",
-             draw_progress=lambda: _bar(job))
+    live_job(job, stop_key=f"{slot}_stop", draw_progress=lambda: _bar(job, draw_partial))
     return None
 
 
@@ -180,6 +181,9 @@ def with_estimate(fn: Callable[[], Any], *, expected_s: float, text: str) -> Any
     return out["value"]
 
 
-def _bar(job: Any) -> None:
+def _bar(job: Any, draw_partial: Callable[[Any], None] | None = None) -> None:
     fraction, text = job.progress()
     st.progress(min(max(fraction, 0.0), 1.0), text=text)
+    partial = getattr(job, "partial", None)
+    if draw_partial is not None and partial is not None:
+        draw_partial(partial)

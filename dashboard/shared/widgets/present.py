@@ -42,6 +42,8 @@ LIVE_KEYS = (
     "imposter_theta", "imposter_beta", "imposter_lambda",  # IMPOSTER: theta/beta, lambda
     "imp_theta", "imp_beta", "imp_lambda",
     "tour_",                                               # the Tour's Back, step and Next
+    "cmp_run_stop", "cmp_run_again",                       # Compare: Stop, and Run it again
+    "imposter_stop",                                       # IMPOSTER: Stop the training
     "present_exit",                                        # the way out
 )
 

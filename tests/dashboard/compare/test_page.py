@@ -135,3 +135,59 @@ def test_the_pages_solved_epsilons_are_pux_solves_on_the_config_it_downloads(ope
         page = answers.loc[method, "epsilon"]
         assert (entry["epsilon"] is None and math.isnan(page)) or entry["epsilon"] == page, method
     assert any(entry["epsilon"] is not None for entry in cli.values())  # a case where an epsilon is found
+
+
+def test_the_frontier_fills_in_as_each_method_finishes(open_page, monkeypatch):
+    """While the comparison runs, the methods measured so far are drawn with what is still to
+    come; the takeaway waits for every method."""
+    import threading
+
+    from dashboard.compare import cached
+    from dashboard.shared.serving.sweeps import FINISHED
+
+    FINISHED.clear()
+    first, go_on = threading.Event(), threading.Event()
+    real = cached.compare
+
+    def paused(*args, on_partial, **kwargs):
+        def hand(partial):
+            on_partial(partial)
+            first.set()
+            assert go_on.wait(120)
+        return real(*args, on_partial=hand, **kwargs)
+
+    monkeypatch.setattr(cached, "compare", paused)
+    at = open_page("compare", timeout=300)
+    at.multiselect(key="cmp_methods").set_value(FAST)
+    at.multiselect(key="cmp_eps").set_value(["1"])
+    at.number_input(key="cmp_reps").set_value(1)
+    at.selectbox(key="cmp_rows").set_value("500")
+    at.run()
+    try:
+        assert first.wait(120)
+        at.run()
+        assert not at.exception
+        partial = [c for c in at.get("plotly_chart") if c.key == "cmp_frontier_partial"]
+        assert partial and "(so far)" in partial[0].proto.spec
+        words = [c.value.replace("\\", "") for c in at.caption]  # markdown escapes dropped
+        assert any("1 of 5 methods measured" in w and "still running: kRR" in w for w in words), words
+        assert not any("keeps the most utility" in i.value for i in at.info)  # the takeaway waits
+        assert any(b.key == "cmp_run_stop" for b in at.button)
+    finally:
+        go_on.set()
+    finish_sweeps(at)
+    assert_clean(at)
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert "cmp_frontier" in keys and "cmp_frontier_partial" not in keys
+
+
+def test_presenting_runs_no_audit_unless_asked_for(open_page):
+    at = open_page("compare", timeout=300)
+    at.multiselect(key="cmp_methods").set_value(["Raw table", "kRR"])
+    at.multiselect(key="cmp_eps").set_value(["1"])
+    at.session_state["present"] = True
+    at.run()
+    assert _jobs(at)["cmp_run"].sweep.kwargs["audit_runs"] == 0
+    assert any("audits are off while presenting" in c.value for c in at.caption)
+    at.selectbox(key="cmp_audit_runs").set_value(200).run()  # chosen: presenting runs them
+    assert _jobs(at)["cmp_run"].sweep.kwargs["audit_runs"] == 200

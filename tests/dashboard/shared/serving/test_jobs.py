@@ -50,14 +50,21 @@ def test_a_job_stopped_in_the_queue_never_runs():
     assert a.wait(5)
 
 
-def test_the_watchdog_stops_a_job_whose_session_ended(monkeypatch):
-    monkeypatch.setattr(job_pool, "_session_alive", lambda session_id: session_id != "gone")
-    pool = JobPool(1, watch_every=0.05)
+def test_the_watchdog_abandons_a_job_whose_session_ended_after_the_grace(monkeypatch):
+    alive = {"tab": True}
+    monkeypatch.setattr(job_pool, "_session_alive", lambda session_id: alive.get(session_id, True))
+    pool = JobPool(1, watch_every=0.05, grace_s=0.3)
     job = _Sleeper(pool)
-    job.session_id = "gone"
+    job.session_id = "tab"
     job.start()
-    assert job.wait(5)  # stopped without anyone pressing Stop
-    assert job._stop.is_set()
+    for _ in range(250):
+        if job.ran:
+            break
+        threading.Event().wait(0.02)
+    alive["tab"] = False  # the tab closes while its job runs
+    assert not job.wait(0.15)  # within the grace: a blip of the same tab keeps its job
+    assert job.wait(5)  # then abandoned without anyone pressing Stop
+    assert job._stop.is_set() and job._stop.abandoned
 
 
 def test_expected_wait_comes_from_finished_jobs():

@@ -121,6 +121,13 @@ def _squares(progress, *, n: int) -> pd.DataFrame:
     return pd.DataFrame({"x": [i * i for i in range(n)]})
 
 
+def _squares_in_parts(progress, *, n: int, partial) -> pd.DataFrame:
+    for i in range(n):
+        partial(pd.DataFrame({"x": [j * j for j in range(i + 1)]}))  # what is known so far
+        progress((i + 1) / n, f"square {i + 1}")
+    return pd.DataFrame({"x": [i * i for i in range(n)]})
+
+
 def _never_ends(progress, *, seconds: float) -> pd.DataFrame:
     import time
 
@@ -153,6 +160,16 @@ def test_a_sweep_runs_in_a_child_process_and_reports_progress():
     assert job.error is None and job.result["x"].tolist() == [0, 1, 4, 9]
     assert job.progress()[1].startswith("Squaring: square 4")
     assert results.get("sq") is not None
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_a_sweep_hands_over_what_it_has_so_far(in_process):
+    """Results as they come: the partials cross from the child (or the thread) beside the progress."""
+    sweep = Sweep("sq-parts", _squares_in_parts, {"n": 3}, "Squaring", in_process=in_process, partials=True)
+    _, job = sweep_or_job({}, "curve", sweep, results=FinishedResults())
+    _wait(job)
+    assert job.error is None and job.result["x"].tolist() == [0, 1, 4]
+    assert job.partial["x"].tolist() == [0, 1, 4] and job.progress()[1].startswith("Squaring: square 3")
 
 
 def test_stop_ends_the_child_process():
