@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-__all__ = ["LONG_METHODS", "MethodCollector", "PartialComparison", "gather", "run_order"]
+__all__ = ["FIT_WEIGHT", "LONG_METHODS", "MethodCollector", "PartialComparison", "gather", "run_order",
+           "task_weight"]
 
 #: Methods whose fit takes tens of seconds (neural trainings, Private-PGM): they run last.
 LONG_METHODS = ("IMPOSTER", "VAE-GAN (lambda 0)", "MST", "AIM")
@@ -49,6 +50,27 @@ class PartialComparison:
         if self.audits_pending:
             parts.append("the privacy audits come last")
         return "; ".join(parts) + ". The takeaway waits until every method is in."
+
+
+#: What one fit of a long method costs on the progress bar, in releases of a cheap method
+#: (about half a second to a second each on 2 cores): IMPOSTER and the VAE-GAN per 15 epochs,
+#: MST and AIM per epsilon (measured in the Tour's comparison and benchmarks/bench_dp_synth.py).
+#: Without it the cheap methods, run first, filled 80 % of the bar in seconds and the time
+#: left read "about 2 s" for a minute of training.
+FIT_WEIGHT = {"IMPOSTER": 6.0, "VAE-GAN (lambda 0)": 6.0, "MST": 10.0, "AIM": 40.0}
+_PER_EPOCH = ("IMPOSTER", "VAE-GAN (lambda 0)")
+
+
+def task_weight(name: str, *, releases: int, epochs: int | None) -> float:
+    """A (method, repetition) task's share of the progress bar: its ``releases`` (one per
+    epsilon, or one) plus its fit's :data:`FIT_WEIGHT` (per 15 epochs for the neural ones, per
+    release for MST and AIM)."""
+    fit = FIT_WEIGHT.get(name, 0.0)
+    if name in _PER_EPOCH:
+        fit *= max(1, epochs or 15) / 15.0
+    else:
+        fit *= releases
+    return float(releases) + fit
 
 
 def run_order(names: Sequence[str]) -> list[int]:

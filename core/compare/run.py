@@ -48,7 +48,7 @@ from core.compare.measures import (
     measure_table,
 )
 from core.compare.methods import MAX_CLUSTERS, MICRO_K, mdav_groups
-from core.compare.progressive import MethodCollector, PartialComparison, gather, run_order
+from core.compare.progressive import MethodCollector, PartialComparison, gather, run_order, task_weight
 from core.compare.references import references
 from core.compare.registry import METHODS, Method
 from core.compare.result import TABLE_ROWS, ComparisonResult
@@ -324,7 +324,8 @@ def _run_tasks(ctx: RunContext, todo: Sequence[Method], plan: _Plan, skipped: di
     ordered = [(m.name, rep) for m in todo for rep in range(plan.repetitions)]
     order = run_order([name for name, _ in ordered])
     units = [ordered[i] for i in order]
-    weights = [len(plan.grid) if METHODS[name].takes_epsilon else 1 for name, _ in units]
+    weights = [task_weight(name, releases=len(plan.grid) if METHODS[name].takes_epsilon else 1,
+                           epochs=plan.imposter_epochs) for name, _ in units]
     done = compute.map_tasks(partial(_run_repetition, epsilons=plan.grid, repetitions=plan.repetitions), units,
                              shared=(ctx,), scheduler=scheduler, progress=progress, task_progress=True,
                              weights=weights, label="method repetition",

@@ -34,6 +34,10 @@ SETTINGS_TITLE = "Settings: methods, sensitive attributes, epsilons, repetitions
 SETTINGS_OPEN_KEY = "pux_cmp_settings_open"
 #: set once the user chose the audit's runs: presenting then runs them (else no audit)
 AUDITS_ASKED_KEY = "pux_cmp_audits_asked"
+#: set while presenting runs the comparison without audits (the frontier says so)
+AUDITS_OFF_KEY = "pux_cmp_audits_off"
+AUDITS_OFF = ("The privacy audits are off while presenting, so that the frontier comes first: choose their "
+              "runs in the settings before presenting to run them.")
 
 
 def settings(dataset: Dataset) -> dict:
@@ -85,10 +89,9 @@ def settings(dataset: Dataset) -> dict:
     if not eps_text:
         st.info("Choose at least one epsilon in the settings above.", icon=":material/touch_app:")
         st.stop()
-    if is_presenting() and not state.get(AUDITS_ASKED_KEY):  # the frontier first: audits only when asked for
+    state[AUDITS_OFF_KEY] = is_presenting() and not state.get(AUDITS_ASKED_KEY)
+    if state[AUDITS_OFF_KEY]:  # the frontier first: audits only when asked for (said under the frontier)
         audit_runs = 0
-        st.caption("The privacy audits are off while presenting, so that the frontier comes first: choose "
-                   "their runs in the settings before presenting to run them.")
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
                 repetitions=int(reps), max_rows=cached.max_rows_of(rows), epochs=int(epochs),
                 audit_runs=int(audit_runs))
@@ -130,6 +133,8 @@ def frontier(result) -> tuple[str, str]:
     audits = cached.audit_caption(result)
     if audits:
         st.caption(md(audits))
+    if st.session_state.get(AUDITS_OFF_KEY):
+        st.caption(AUDITS_OFF)
     below = cached.below_guess(result, utility)
     if below:
         st.caption("No better than the constant guess: " + " ".join(md(t) for t in below))
@@ -154,7 +159,7 @@ def partial_frontier(partial) -> None:
                               title=f"{cached.UTILITIES[utility]} against {cached.RISKS[risk].lower()} (so far)",
                               references=result.references),
                summary, name="compare-frontier-so-far", key="cmp_frontier_partial", width="stretch")
-    st.caption(md(partial.words()))
+    st.caption(md(partial.words()) + (" " + AUDITS_OFF if state.get(AUDITS_OFF_KEY) else ""))
 
 
 def every_measure(result) -> None:

@@ -9,7 +9,8 @@ from typing import Any, Callable
 import streamlit as st
 
 
-def live_job(job: Any, *, stop_key: str, draw_progress: Callable[[], None], every: float = 1.0) -> None:
+def live_job(job: Any, *, stop_key: str, draw_progress: Callable[[], None], every: float = 1.0,
+             draw_after: Callable[[], None] | None = None) -> None:
     """Redraw every ``every`` seconds while ``job`` runs; rerun the page when it ends.
 
     Parameters
@@ -19,19 +20,27 @@ def live_job(job: Any, *, stop_key: str, draw_progress: Callable[[], None], ever
         Widget key of the Stop button (one per page).
     draw_progress : callable
         Draws the job's progress once it has left the queue.
+    draw_after : callable, optional
+        Draws what the job has so far, under the bar, with Stop beside the bar.
     """
     @st.fragment(run_every=every)
     def _live() -> None:
         if not job.running:
             st.rerun()
-        if job.queued:
-            st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
-        else:
-            draw_progress()
-        if st.button("Stop" if not job.queued else "Leave the queue", key=stop_key):
+        # with something drawn under it, Stop sits beside the bar: both stay in the first screen
+        bar, button = (st.columns([6, 1], vertical_alignment="bottom") if draw_after is not None
+                       else (st.container(), st.container()))
+        with bar:
+            if job.queued:
+                st.info(job.queue_text() or "Starting...", icon=":material/hourglass_top:")
+            else:
+                draw_progress()
+        if button.button("Stop" if not job.queued else "Leave the queue", key=stop_key):
             job.stop()
             job.wait(timeout=30)
             st.rerun()
+        if draw_after is not None and not job.queued:
+            draw_after()
 
     _live()
 
@@ -40,7 +49,7 @@ def sweep_view(slot: str, sweep: Any, *, draw_partial: Callable[[Any], None] | N
     """The finished table of ``sweep`` (a :class:`dashboard.shared.serving.sweeps.Sweep`), or None
     while this session's job computes it (its queue place or progress bar with time left,
     and Stop, are drawn here; the page reruns when it ends). ``draw_partial`` draws what a
-    sweep with ``partials`` has handed over so far, under the bar and above Stop.
+    sweep with ``partials`` has handed over so far, under the bar and Stop.
 
     Raises what the sweep raised, for the page's error box.
     """
@@ -128,7 +137,12 @@ def _job_view(slot: str, sweep: Any, *, results, pool, wait: float,
                 icon=":material/stop_circle:")
         st.button("Run it again", key=f"{slot}_again")
         return None
-    live_job(job, stop_key=f"{slot}_stop", draw_progress=lambda: _bar(job, draw_partial))
+    def so_far() -> None:
+        partial = getattr(job, "partial", None)
+        if draw_partial is not None and partial is not None:
+            draw_partial(partial)
+
+    live_job(job, stop_key=f"{slot}_stop", draw_progress=lambda: _bar(job), draw_after=so_far)
     return None
 
 
@@ -181,9 +195,6 @@ def with_estimate(fn: Callable[[], Any], *, expected_s: float, text: str) -> Any
     return out["value"]
 
 
-def _bar(job: Any, draw_partial: Callable[[Any], None] | None = None) -> None:
+def _bar(job: Any) -> None:
     fraction, text = job.progress()
     st.progress(min(max(fraction, 0.0), 1.0), text=text)
-    partial = getattr(job, "partial", None)
-    if draw_partial is not None and partial is not None:
-        draw_partial(partial)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from core.audit.bounds import MIN_RUNS
-from core.compare.progressive import LONG_METHODS, PartialComparison, run_order
+from core.compare.progressive import FIT_WEIGHT, LONG_METHODS, PartialComparison, run_order, task_weight
 from core.compare.run import compare
 from core.data import load_sample
 
@@ -77,3 +77,10 @@ def test_with_audits_each_step_fills_the_bar_and_says_which_it_is(census):
     first_audit = next(i for i, (_, m) in enumerate(seen) if m.startswith("Step 2"))
     assert all(not m.startswith("Step 2") for _, m in seen[:first_audit])
     assert seen[-1] == (1.0, "Comparison done")
+
+
+def test_a_long_fit_weighs_on_the_bar_by_its_epochs_or_releases():
+    assert task_weight("kRR", releases=3, epochs=None) == 3.0
+    assert task_weight("IMPOSTER", releases=3, epochs=30) == 3.0 + 2 * FIT_WEIGHT["IMPOSTER"]
+    assert task_weight("IMPOSTER", releases=3, epochs=None) == 3.0 + FIT_WEIGHT["IMPOSTER"]
+    assert task_weight("MST", releases=2, epochs=200) == 2.0 + 2 * FIT_WEIGHT["MST"]
