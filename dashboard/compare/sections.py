@@ -74,6 +74,8 @@ def settings(dataset: Dataset) -> dict:
                             key="cmp_rows", help=cached.ROWS_HELP)
         epochs = s4.number_input("IMPOSTER epochs", 1, 200, 15, key="cmp_epochs",
                                  help="Training epochs of IMPOSTER and the plain VAE-GAN.")
+        if state.get("cmp_audit_runs", cached.DEFAULT_AUDIT_RUNS) not in cached.AUDIT_CHOICES:  # a link's other number
+            state.pop("cmp_audit_runs")
         audit_runs = s5.selectbox("Audit runs", list(cached.AUDIT_CHOICES),
                                   index=cached.AUDIT_CHOICES.index(cached.DEFAULT_AUDIT_RUNS),
                                   format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help(),

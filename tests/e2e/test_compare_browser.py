@@ -20,8 +20,9 @@ METHODS = ["Raw table", "kRR", "MDAV", "IDP-KMeans", "CDP-LR", "Logistic regress
 
 
 def test_a_small_comparison_draws_its_frontier_and_hands_over_a_report(browser, app_url, tmp_path):
+    # no audit: the report and the frontier are checked here (test_audit_browser.py audits in the browser)
     query = urlencode([("methods", m) for m in METHODS] + [("eps", "0.5"), ("eps", "2"), ("reps", "1"),
-                                                           ("rows", "500")])
+                                                           ("rows", "500"), ("audit_runs", "0")])
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     pg = context.new_page()
     pg.set_default_timeout(60_000)
@@ -124,6 +125,7 @@ def test_an_uploaded_csv_compares_and_its_settings_rerun_from_the_command_line(b
     reps.fill("1")
     reps.press("Enter")
     wait_idle(pg)
+    _pick(pg, "Audit runs", "0 (no audit)")  # the command line reruns the same settings
 
     pg.locator('.st-key-cmp_frontier [data-testid="stPlotlyChart"]').first.wait_for(timeout=240_000)
     wait_idle(pg)

@@ -144,7 +144,7 @@ PAGE_SETTINGS: dict[str, tuple[Setting, ...]] = {
              _i("sskm_sweep_iterations", 1000, 100_000)),
     "tour": (_i("tour_step", 0, 99), _b("tour_large")),
     "compare": (_l("cmp_methods"), _col("cmp_sensitive", "sensitive", "list"), _l("cmp_eps"), _i("cmp_reps", 1, 10),
-                _s("cmp_rows"), _i("cmp_epochs", 1, 200), _s("cmp_risk")),
+                _s("cmp_rows"), _i("cmp_epochs", 1, 200), _s("cmp_risk"), _i("cmp_audit_runs", 0, 1000)),
 }
 #: every registered setting's key (what the app keeps across pages, with KEPT_PREFIXES)
 _REGISTERED = frozenset(s.key for settings in PAGE_SETTINGS.values() for s in settings)
