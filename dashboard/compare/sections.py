@@ -91,12 +91,17 @@ def settings(dataset: Dataset) -> dict:
     if not eps_text:
         st.info("Choose at least one epsilon in the settings above.", icon=":material/touch_app:")
         st.stop()
-    state[AUDITS_OFF_KEY] = is_presenting() and not state.get(AUDITS_ASKED_KEY)
-    if state[AUDITS_OFF_KEY]:  # the frontier first: audits only when asked for (said under the frontier)
-        audit_runs = 0
     return dict(methods=tuple(methods), sensitive=tuple(sensitive), epsilons=tuple(float(e) for e in eps_text),
                 repetitions=int(reps), max_rows=cached.max_rows_of(rows), epochs=int(epochs),
-                audit_runs=int(audit_runs))
+                audit_runs=_audit_runs(int(audit_runs)))
+
+
+def _audit_runs(chosen: int) -> int:
+    """The audit's runs per side: none while presenting unless the user chose them (the
+    frontier first; said under it), else ``chosen``."""
+    state = st.session_state
+    state[AUDITS_OFF_KEY] = is_presenting() and not state.get(AUDITS_ASKED_KEY)
+    return 0 if state[AUDITS_OFF_KEY] else chosen
 
 
 def frontier(result) -> tuple[str, str]:
