@@ -21,8 +21,8 @@ def _trained(open_page):
     at.run()
     finish_sweeps(at)
     # a tiny theta sweep (Table 2), finished: the bundle holds it too
-    at.number_input(key="imposter_sweep_epochs").set_value(1).run()
-    at.selectbox(key="imposter_sweep_clf").set_value("lr").run()
+    at.number_input(key="imposter_sweep_epochs").set_value(1)  # every setting, then one run
+    at.selectbox(key="imposter_sweep_clf").set_value("lr")
     at.text_input(key="imposter_thetas").set_value("0.1, 0.01").run()
     at.button(key="imposter_theta_run").click().run()
     return finish_sweeps(at)

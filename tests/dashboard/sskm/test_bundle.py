@@ -11,13 +11,15 @@ from tests.dashboard.conftest import assert_clean, finish_sweeps
 
 def test_sskm_bundle_reruns_to_the_pages_numbers(open_page, tmp_path):
     at = finish_sweeps(open_page("sskm", timeout=240))
+    # the paper mode (it enables the iterations), then every other setting before one run (each
+    # run between them would compute a map only to drop it)
     at.radio(key="sskm_mode").set_value("paper").run()
-    at.number_input(key="sskm_iterations").set_value(2000).run()
-    at.multiselect(key="sskm_a_values").set_value([10, 25]).run()
+    at.number_input(key="sskm_iterations").set_value(2000)
+    at.multiselect(key="sskm_a_values").set_value([10, 25])
     # a tiny Fig. 5-6 sweep, run: the bundle holds it too
-    at.multiselect(key="sskm_sweep_m").set_value([2]).run()
-    at.multiselect(key="sskm_sweep_grids").set_value(["3x3"]).run()
-    at.number_input(key="sskm_sweep_reps").set_value(1).run()
+    at.multiselect(key="sskm_sweep_m").set_value([2])
+    at.multiselect(key="sskm_sweep_grids").set_value(["3x3"])
+    at.number_input(key="sskm_sweep_reps").set_value(1)
     at.number_input(key="sskm_sweep_iterations").set_value(1000).run()
     at.button(key="sskm_sweep_run").click().run()
     finish_sweeps(at)
