@@ -3,9 +3,10 @@
 - **Owned by a session.** A job is created by one browser session and kept in that
   session's state; another viewer never joins or stops it. Finished results may be shared
   (read-only) through a cache keyed by their inputs, never running jobs.
-- **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default as many as the
-  machine's cores, or ``PUX_MAX_JOBS``); their child processes run at the lowest priority
-  (nice 19), so the server's slider work always comes first; each uses at most
+- **Bounded.** At most :data:`MAX_RUNNING` jobs run at once (by default one fewer than the
+  machine's cores, at least one, or ``PUX_MAX_JOBS``: two slots on 2 cores made the slider
+  worse when last measured, docs/serving.md); their child processes run at the lowest
+  priority (nice 19), so the server's slider work always comes first; each uses at most
   :data:`JOB_THREADS` threads (the cores beside the server's one, shared by the slots: 1
   on 2 cores), so they do not oversubscribe the cores.
 - **Fair.** One running job per session; when a slot frees, sessions take turns (the next
@@ -49,7 +50,7 @@ def _env_count(name: str, default: int) -> int:
     return int(env) if env and env.isdigit() and int(env) > 0 else default
 
 
-MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, os.cpu_count() or 2))
+MAX_RUNNING = _env_count("PUX_MAX_JOBS", max(1, (os.cpu_count() or 2) - 1))
 #: the most jobs one session may have waiting in :data:`POOL` (its running job not counted)
 MAX_WAITING = _env_count("PUX_MAX_WAITING", 3)
 #: CPU threads a job's child process may use (BLAS, OpenMP, torch; ``PUX_JOB_THREADS``): the
