@@ -3,8 +3,8 @@
 A comparison runs one task per (method, repetition) (:func:`core.compare.run.compare`). The
 cheap methods run first and the long trainings (:data:`LONG_METHODS`) last, so a page can
 draw the first points within seconds; a :class:`MethodCollector` hands a
-:class:`PartialComparison` to the caller each time a method's last repetition is in, and once
-more before the audits. The order of execution changes nothing in the numbers: every task's
+:class:`PartialComparison` to the caller each time a method's last repetition is in (the last
+one comes before the audits). The order of execution changes nothing in the numbers: every task's
 seeds come from the comparison's seed and the method, and the final runs keep the registry's
 order.
 """

@@ -427,9 +427,9 @@ def compare(
         of every one: faster on large tables, and the risk gains a sampling error of at
         most 0.5 / sqrt(dcr_records). Recorded in ``parameters["dcr_records"]``.
     on_partial : callable(PartialComparison), optional
-        Told what is measured so far each time a method's last repetition is in, then once
-        before the audits (:mod:`core.compare.progressive`): a page draws those points while
-        the rest runs. The cheap methods run first, the long trainings last; the numbers
+        Told what is measured so far each time a method's last repetition is in (the last
+        time before the audits; :mod:`core.compare.progressive`): a page draws those points
+        while the rest runs. The cheap methods run first, the long trainings last; the numbers
         are the same with or without it.
 
     Returns
