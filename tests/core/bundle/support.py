@@ -23,10 +23,17 @@ def unpack_bytes(data: bytes, folder: Path) -> Path:
     return folder
 
 
-def run_script(folder: Path, *, data: str | None = None, timeout: float = 600) -> dict:
-    """``python rerun.py`` in ``folder`` (a fresh interpreter); its rerun.json."""
+#: what the numeric libraries read their thread counts from
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def run_script(folder: Path, *, data: str | None = None, timeout: float = 600, threads: int | None = None) -> dict:
+    """``python rerun.py`` in ``folder`` (a fresh interpreter; ``threads`` BLAS/OpenMP threads
+    in its environment, default this one's); its rerun.json."""
     (folder / "rerun.json").unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "PUX_BUNDLE_DATA"}
+    if threads is not None:
+        env.update({v: str(threads) for v in THREAD_VARS})
     cmd = [sys.executable, "rerun.py"] + ([] if data is None else ["--data", data])
     proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=timeout, env=env)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
@@ -69,14 +76,16 @@ def assert_notebook_is_the_script(folder: Path) -> None:
     assert [(c.cell_type, c.source) for c in notebook.cells] == [(c.cell_type, c.source) for c in script.cells]
 
 
-def assert_reruns(data: bytes, folder: Path, *, notebook: bool = False, data_path: str | None = None) -> dict:
-    """The bundle's script gives its numbers exactly (same seed, same machine), and its
-    notebook holds the script's cells; ``notebook`` True also executes the notebook with a
-    kernel. Returns result.json."""
+def assert_reruns(data: bytes, folder: Path, *, notebook: bool = False, data_path: str | None = None,
+                  threads: int | None = None) -> dict:
+    """The bundle's script gives its numbers exactly (same seed, same machine; ``threads``: in
+    a process with that many BLAS/OpenMP threads), and its notebook holds the script's cells;
+    ``notebook`` True also executes the notebook with a kernel. Returns result.json."""
     unpack_bytes(data, folder)
     assert_notebook_is_the_script(folder)
     expected = seeded_numbers(folder)
-    runs = [run_script(folder, data=data_path)] + ([run_notebook(folder, data=data_path)] if notebook else [])
+    runs = [run_script(folder, data=data_path, threads=threads)] + (
+        [run_notebook(folder, data=data_path)] if notebook else [])
     for rerun in runs:
         bad = [c for c in compare_trees(expected, rerun, rtol=0, atol=0) if not c.ok]
         assert not bad, bad[:5]
