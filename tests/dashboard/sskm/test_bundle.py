@@ -15,7 +15,7 @@ def test_sskm_bundle_reruns_to_the_pages_numbers(open_page, tmp_path):
     # run between them would compute a map only to drop it)
     at.radio(key="sskm_mode").set_value("paper").run()
     at.number_input(key="sskm_iterations").set_value(2000)
-    at.multiselect(key="sskm_a_values").set_value([10, 25])
+    at.multiselect(key="sskm_a_values").set_value([10])  # one a: the baselines are wired, not swept
     # a tiny Fig. 5-6 sweep, run: the bundle holds it too
     at.multiselect(key="sskm_sweep_m").set_value([2])
     at.multiselect(key="sskm_sweep_grids").set_value(["3x3"])
@@ -30,7 +30,7 @@ def test_sskm_bundle_reruns_to_the_pages_numbers(open_page, tmp_path):
     assert bundle.manifest["kind"] == "colleague" and not bundle.ledger.is_dp  # the paper mode is not DP
     result = assert_reruns(bundle.data, tmp_path)
     settings = json.loads((tmp_path / "config.json").read_text())["settings"]
-    assert (settings["mode"], settings["iterations"], settings["a_values"]) == ("paper", 2000, [10, 25])
+    assert (settings["mode"], settings["iterations"], settings["a_values"]) == ("paper", 2000, [10])
     assert settings["baselines"] is True and settings["sweep"] is True and settings["sweep_grids"] == ["3x3"]
     numbers = result["numbers"]
     metrics = {m.label: m.value for m in at.metric}
