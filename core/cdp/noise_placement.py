@@ -86,14 +86,10 @@ class NoiseScales:
     mean_l2: float = 0.0
 
 
-#: Where a step's noise comes from: the fit's :class:`~core.privacy.sampler.RoundDraws`
-#: (every epoch draws alike, so all epochs' noise is drawn in one batch per distribution).
-Draws = RoundDraws
-
 #: One gradient step: ``step(g, n, draws, scales) -> (noisy mean gradient, noise)`` from the
 #: clipped summed gradient ``g``; ``noise`` says how the noise was drawn (a
 #: :class:`~core.privacy.sampler.GridNoise`, a sentence, or None for no noise), for the ledger.
-Step = Callable[[np.ndarray, int, Draws, NoiseScales], "tuple[np.ndarray, GridNoise | str | None]"]
+Step = Callable[[np.ndarray, int, RoundDraws, NoiseScales], "tuple[np.ndarray, GridNoise | str | None]"]
 
 
 @dataclass(frozen=True)
@@ -260,40 +256,40 @@ def _output_scales(c: Calibration) -> NoiseScales:
 # power-of-two grid), never numpy's floating-point rng.laplace / rng.normal. One replaced
 # record (and its correlated group) moves every coordinate of the summed gradient, so the
 # grid's rounding slack is paid for d coordinates (``coordinates=len(g)``).
-def _exact_mean(g: np.ndarray, n: int, rng: Draws, scales: NoiseScales):
+def _exact_mean(g: np.ndarray, n: int, rng: RoundDraws, scales: NoiseScales):
     return g / n, None
 
 
-def _noisy_sum(g: np.ndarray, rng: Draws, scales: NoiseScales) -> tuple[np.ndarray, GridNoise]:
+def _noisy_sum(g: np.ndarray, rng: RoundDraws, scales: NoiseScales) -> tuple[np.ndarray, GridNoise]:
     """The summed gradient plus exact discrete Laplace noise of scale >= sum_sensitivity / sum_epsilon."""
     return laplace_on_grid(g, sensitivity=scales.sum_sensitivity, epsilon=scales.sum_epsilon,
                            coordinates=len(g), random_state=rng)
 
 
-def _noisy_n(n: int, rng: Draws, scales: NoiseScales) -> tuple[float, GridNoise]:
+def _noisy_n(n: int, rng: RoundDraws, scales: NoiseScales) -> tuple[float, GridNoise]:
     """N plus exact discrete Laplace noise on the integers (N is a count: grid 1, no rounding)."""
     noisy, noise = laplace_on_grid(np.array([float(n)]), sensitivity=scales.n_sensitivity,
                                    epsilon=scales.n_epsilon, grid=1.0, on_grid=True, random_state=rng)
     return max(1.0, float(noisy[0])), noise
 
 
-def _laplace_on_sum(g: np.ndarray, n: int, rng: Draws, scales: NoiseScales):
+def _laplace_on_sum(g: np.ndarray, n: int, rng: RoundDraws, scales: NoiseScales):
     # methods 1 and 3 (see _laplace_on_gradient)
     noisy, noise = _noisy_sum(g, rng, scales)
     return noisy / n, noise
 
 
-def _gaussian_on_mean(g: np.ndarray, n: int, rng: Draws, scales: NoiseScales):
+def _gaussian_on_mean(g: np.ndarray, n: int, rng: RoundDraws, scales: NoiseScales):
     return gaussian_on_grid(g / n, sigma=scales.sigma, l2_sensitivity=scales.mean_l2, coordinates=len(g),
                             random_state=rng)
 
 
-def _laplace_on_n(g: np.ndarray, n: int, rng: Draws, scales: NoiseScales):
+def _laplace_on_n(g: np.ndarray, n: int, rng: RoundDraws, scales: NoiseScales):
     n_noisy, noise = _noisy_n(n, rng, scales)
     return g / n_noisy, noise
 
 
-def _laplace_on_sum_and_n(g: np.ndarray, n: int, rng: Draws, scales: NoiseScales):
+def _laplace_on_sum_and_n(g: np.ndarray, n: int, rng: RoundDraws, scales: NoiseScales):
     g_noisy, noise = _noisy_sum(g, rng, scales)
     n_noisy, n_noise = _noisy_n(n, rng, scales)
     return g_noisy / n_noisy, f"{noise.describe()}; on the public N: {n_noise.describe()}"

@@ -316,7 +316,8 @@ def _run_repetition(unit: tuple[str, int], ctx: RunContext, epsilons: Sequence[f
 
 def _run_tasks(ctx: RunContext, todo: Sequence[Method], plan: _Plan, skipped: dict[str, str], *,
                scheduler: str | None, progress: Progress | None,
-               collector: Callable[..., MethodCollector] | None = None) -> tuple[list[dict[str, Any]], dict[str, float], dict]:
+               collector: Callable[..., MethodCollector] | None = None,
+               ) -> tuple[list[dict[str, Any]], dict[str, float], dict]:
     """Every (method, repetition) task, the long methods last (:func:`core.compare.progressive.run_order`);
     returns the rows of the methods that did not fail, in the registry's order, the seconds per
     method (a method that failed goes to ``skipped`` with the reason) and the first repetition's

@@ -34,7 +34,8 @@ def noisy_counts_sums(X: np.ndarray, labels: np.ndarray, K: int, epsilon: float,
     m = X.shape[1]
     counts = np.bincount(labels, minlength=K).astype(np.float64)
     # per column, the same additions in the same (row) order as np.add.at, at a tenth of its time
-    sums = np.column_stack([np.bincount(labels, weights=X[:, j], minlength=K) for j in range(m)]) if m else np.zeros((K, 0))
+    sums = (np.column_stack([np.bincount(labels, weights=X[:, j], minlength=K) for j in range(m)]) if m
+            else np.zeros((K, 0)))
     eps_c, eps_s = epsilon / (m + 1), epsilon * m / (m + 1)
     noisy_counts, g_c = laplace_on_grid(counts, sensitivity=2.0, epsilon=eps_c, grid=1.0, on_grid=True,
                                         coordinates=2, random_state=noise)
