@@ -11,6 +11,7 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 import streamlit as st  # noqa: E402
 
 from dashboard.navigation import DEFAULT_PAGE, SECTIONS  # noqa: E402
+from dashboard.shared.serving.reattach import remember_browser  # noqa: E402
 from dashboard.shared.widgets import settings  # noqa: E402
 from dashboard.shared.widgets.present import apply_style, exit_button  # noqa: E402
 from dashboard.shared.widgets.sidebar import render_sidebar  # noqa: E402
@@ -38,6 +39,7 @@ PAGES = {
 page = st.navigation(PAGES)
 settings.restore(page.url_path)  # kept settings, or on a first visit the link's
 show_dataset_in_sidebar = render_sidebar()
+remember_browser()  # this browser's token, for a reload to come back to its running jobs
 show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
 apply_style()  # before anything it hides is drawn
 exit_button()  # presenting: the way back, above the page

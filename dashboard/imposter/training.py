@@ -14,6 +14,7 @@ from dashboard.imposter import charts_training
 from dashboard.shared.widgets.chart_data import show_chart
 from dashboard.shared.widgets.errors import page_errors
 from dashboard.shared.widgets.job_view import live_job
+from dashboard.shared.serving import reattach
 from dashboard.shared.serving.jobs import QueueFull
 from dashboard.shared.widgets.present import control_hint, is_presenting
 from dashboard.shared.serving.state import show_error
@@ -60,6 +61,11 @@ def start_training(t_left, dataset, sensitive: str, implicit: list[str], params,
     train = t_left.button("Train", type="primary", key="imposter_train", disabled=not implicit)
     jobs = training_jobs.session_jobs(st.session_state)
     job = jobs.get(dataset.fingerprint())  # never another dataset's training
+    identity = ("imposter-training", dataset.fingerprint())
+    if job is None:  # a reload of this browser finds the training its tab left running
+        job = reattach.claim(identity)
+        if job is not None:
+            training_jobs.keep_job(jobs, dataset, job)
     if not implicit:
         with t_left:
             st.info(wording.nothing_to_protect(det, presenting=is_presenting()), icon=":material/info:")
@@ -72,6 +78,7 @@ def start_training(t_left, dataset, sensitive: str, implicit: list[str], params,
                 try:
                     new = training_jobs.training_job(dataset, sensitive, tuple(implicit), params, seed)
                     new.key = job_key
+                    reattach.keep(identity, new)
                 except QueueFull as exc:  # this session has its share of the line already
                     t_left.warning(str(exc), icon=":material/block:")
         if new is not None:

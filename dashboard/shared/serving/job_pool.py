@@ -15,7 +15,8 @@
 - **A bounded line per session.** A pool may refuse a session's job when that session
   already has ``max_waiting`` jobs waiting (:class:`QueueFull`); the page says why.
 - Jobs without a session (the command line, tests) are each their own session, unlimited.
-- **Gone tabs let go.** A job whose session is gone for the grace period is abandoned.
+- **Gone tabs let go.** A job whose session is gone for the grace period is abandoned
+  (:mod:`dashboard.shared.serving.job_watch`), sooner while other jobs wait for a slot.
 
 :func:`pick` chooses (pure, on plain records); :func:`forecast` replays the same rule
 forward with each job's expected duration, so the wait a page shows follows the order the
@@ -36,7 +37,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from dashboard.shared.serving.job_watch import GRACE_S, GoneSessions
+from dashboard.shared.serving.job_watch import CROWDED_GRACE_S, GRACE_S, GoneSessions, session_alive
 
 __all__ = ["JobPool", "PoolJob", "Waiting", "Running", "QueueFull", "pick", "forecast", "log_event"]
 
@@ -192,19 +193,6 @@ def forecast(waiting: Sequence[Waiting], running: Sequence[Running], last_start:
     return order
 
 
-def _session_alive(session_id: str | None) -> bool:
-    if session_id is None:
-        return True
-    try:
-        from streamlit.runtime import Runtime
-
-        if not Runtime.exists():
-            return True  # bare mode and AppTest: no runtime to ask
-        return Runtime.instance().is_active_session(session_id)
-    except Exception:  # pragma: no cover - streamlit internals moved
-        return True
-
-
 def _owner(job: PoolJob) -> Hashable:
     """The session a job counts against; a job without one is its own."""
     return ("no session", id(job)) if job.session_id is None else job.session_id
@@ -259,7 +247,7 @@ class JobPool:
     def __init__(self, slots: int, *, watch_every: float = 2.0, max_waiting: int | None = None,
                  clock: Callable[[], float] = time.monotonic, name: str = "jobs", grace_s: float = GRACE_S) -> None:
         self.slots = int(slots)
-        self._gone = GoneSessions(grace_s, clock=clock, alive=lambda sid: _session_alive(sid))
+        self._gone = GoneSessions(grace_s, clock=clock, alive=lambda sid: session_alive(sid))
         self.name = str(name)
         self.max_waiting = None if max_waiting is None else int(max_waiting)
         self.clock = clock
@@ -314,7 +302,7 @@ class JobPool:
             if job is None:
                 break
             changed = True
-            if not _session_alive(job.session_id):  # its viewer left while it waited
+            if not session_alive(job.session_id):  # its viewer left while it waited
                 job._stop.set()
                 continue
             self._begin(job)
@@ -494,7 +482,9 @@ class JobPool:
             time.sleep(self._watch_every)
             with self._cond:
                 jobs = list(self._running) + list(self._waiting)
-            for job in self._gone.due(jobs):  # gone past the grace period: abandoned
+                crowded = bool(self._waiting) and len(self._running) >= self.slots
+            # gone past the grace period: abandoned (sooner while others wait for a slot)
+            for job in self._gone.due(jobs, grace_s=CROWDED_GRACE_S if crowded else None):
                 job.stop(abandon=True)
             if jobs:
                 self.wake()

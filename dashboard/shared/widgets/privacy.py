@@ -16,6 +16,7 @@ from core.privacy.ledger import NEIGHBOURING_RELATION, PrivacyLedger
 from core.audit.result import UNBOUNDED_TEXT
 from core.privacy.release import release_file_name, release_zip
 from core.privacy.noise_source import NoiseSource
+from dashboard.shared.serving import reattach
 from dashboard.shared.serving.audit_jobs import start_audit
 from dashboard.shared.widgets.audit_chart import audit_data, audit_interval
 from dashboard.shared.widgets.chart_data import show_chart
@@ -169,6 +170,8 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
     intro.caption(audit_caption(int(runs)))
     state_key = _for_dataset(f"{key}_audit_job")
     job = st.session_state.get(state_key)
+    if job is None and (job := reattach.claim(("audit", state_key))) is not None:
+        st.session_state[state_key] = job  # a reload of this browser: the audit its tab left running
     current = (case_key, int(runs))
     if c2.button("Run the audit", key=f"{key}_audit_run", type="primary"):
         if job is not None and job.running:
@@ -180,6 +183,7 @@ def audit_panel(key: str, make_case: Callable[[], AuditCase | Sequence[AuditCase
             return
         job = start_audit(case, runs=int(runs), seed=seed, key=current)
         st.session_state[state_key] = job
+        reattach.keep(("audit", state_key), job)
     if job is None:
         control_hint("Press **Run the audit**: it takes a few seconds to a minute with the default runs.")
         return

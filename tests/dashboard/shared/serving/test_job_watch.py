@@ -64,3 +64,17 @@ def test_the_grace_lets_a_closed_tabs_job_go_within_ten_seconds():
 def test_a_negative_grace_is_refused():
     with pytest.raises(ValueError, match="grace_s"):
         GoneSessions(-1.0, clock=_Clock(), alive=lambda sid: True)
+
+
+def test_while_others_wait_a_gone_tabs_job_is_due_after_the_shorter_grace():
+    from dashboard.shared.serving.job_watch import CROWDED_GRACE_S
+
+    alive = {"a": False}
+    gone, clock = _watch(alive)
+    job = SimpleNamespace(session_id="a")
+    gone.due([job], grace_s=CROWDED_GRACE_S)
+    clock.now = CROWDED_GRACE_S - 0.1
+    assert gone.due([job], grace_s=CROWDED_GRACE_S) == []
+    clock.now = CROWDED_GRACE_S
+    assert gone.due([job], grace_s=CROWDED_GRACE_S) == [job]
+    assert CROWDED_GRACE_S < GRACE_S

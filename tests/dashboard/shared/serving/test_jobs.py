@@ -52,7 +52,7 @@ def test_a_job_stopped_in_the_queue_never_runs():
 
 def test_the_watchdog_abandons_a_job_whose_session_ended_after_the_grace(monkeypatch):
     alive = {"tab": True}
-    monkeypatch.setattr(job_pool, "_session_alive", lambda session_id: alive.get(session_id, True))
+    monkeypatch.setattr(job_pool, "session_alive", lambda session_id: alive.get(session_id, True))
     pool = JobPool(1, watch_every=0.05, grace_s=0.3)
     job = _Sleeper(pool)
     job.session_id = "tab"
@@ -65,6 +65,30 @@ def test_the_watchdog_abandons_a_job_whose_session_ended_after_the_grace(monkeyp
     assert not job.wait(0.15)  # within the grace: a blip of the same tab keeps its job
     assert job.wait(5)  # then abandoned without anyone pressing Stop
     assert job._stop.is_set() and job._stop.abandoned
+
+
+def test_a_gone_tabs_job_gives_way_sooner_when_another_waits(monkeypatch):
+    monkeypatch.setattr(job_pool, "CROWDED_GRACE_S", 0.2)
+    alive = {"gone": True, "here": True}
+    monkeypatch.setattr(job_pool, "session_alive", lambda session_id: alive.get(session_id, True))
+    pool = JobPool(1, watch_every=0.05, grace_s=30.0)  # alone, it would keep its slot 30 s
+    job, other = _Sleeper(pool), _Sleeper(pool)
+    job.session_id, other.session_id = "gone", "here"
+    job.start()
+    for _ in range(250):
+        if job.ran:
+            break
+        threading.Event().wait(0.02)
+    other.start()  # waits for the one slot
+    alive["gone"] = False
+    assert job.wait(5) and job._stop.abandoned  # evicted after the crowded grace, not 30 s
+    for _ in range(250):
+        if other.ran:
+            break
+        threading.Event().wait(0.02)
+    assert other.ran
+    other.stop()
+    assert other.wait(5)
 
 
 def test_expected_wait_comes_from_finished_jobs():
@@ -81,7 +105,7 @@ def test_expected_wait_comes_from_finished_jobs():
 
 def test_a_queued_job_whose_session_ended_never_starts(monkeypatch):
     alive = {"a": True, "b": True}
-    monkeypatch.setattr(job_pool, "_session_alive", lambda sid: alive.get(sid, True))
+    monkeypatch.setattr(job_pool, "session_alive", lambda sid: alive.get(sid, True))
     pool = JobPool(1, watch_every=60)  # the watchdog stays out of it: the slot check must do it
     first = _Sleeper(pool)
     first.session_id = "a"
