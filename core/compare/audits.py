@@ -380,7 +380,8 @@ def _audit_point(ctx: RunContext, name: str, epsilon: float, *, runs: int, progr
 
 
 def run_audits(ctx: RunContext, names: Sequence[str], epsilons: Sequence[float], *, runs: int,
-               progress: Progress | None = None, stop: Stop | None = None) -> pd.DataFrame:
+               progress: Progress | None = None, stop: Stop | None = None, seconds: float | None = None,
+               clock: Callable[[], float] = time.monotonic) -> pd.DataFrame:
     """The audit of every (method, epsilon) point of ``names`` that claims DP.
 
     Parameters
@@ -400,6 +401,13 @@ def run_audits(ctx: RunContext, names: Sequence[str], epsilons: Sequence[float],
     progress, stop
         As in :func:`core.compare.run.compare`: a set ``stop`` raises
         :class:`core.runtime.progress.Stopped` at the next report.
+    seconds : float, optional
+        A time cap (None: none): once the audits have taken this long, the points not
+        started yet are not audited, and their row says so (an audit already started runs
+        to its end). Which points are audited then depends on the machine's speed, so a
+        capped table is not reproducible: the command line and bundles never cap.
+    clock : callable
+        Monotonic seconds (tests pass their own).
 
     Returns
     -------
@@ -407,13 +415,19 @@ def run_audits(ctx: RunContext, names: Sequence[str], epsilons: Sequence[float],
         One row per audited point: ``method``, ``epsilon`` and :data:`AUDIT_COLUMNS`.
     """
     runs = check_audit_runs(runs)
+    if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
+        raise ValueError(f"seconds must be a positive number of seconds or None, got {seconds!r}.")
     points = [(n, float(e)) for n in names if METHODS[n].dp and METHODS[n].takes_epsilon for e in epsilons]
     if runs == 0 or not points:
         return empty_audits()
-    rows = []
+    rows, began = [], clock()
     for k, (name, eps) in enumerate(points):
         part = stage(progress, k / len(points), (k + 1) / len(points), f"Auditing {name} at epsilon {eps:g}")
         report(part, 0.0, "building the neighbouring pairs", stop=stop)
+        if seconds is not None and clock() - began >= seconds:
+            rows.append(_nan_row(name, eps, f"not audited: the audits' time cap ({_duration(seconds)}) was "
+                                            "reached first; audit it alone, or raise the cap."))
+            continue
         if name not in AUDITS:
             rows.append(_nan_row(name, eps, "no audit case is written for this method yet."))
             continue

@@ -368,6 +368,7 @@ def compare(
     audit_runs: int = DEFAULT_AUDIT_RUNS,
     dcr_records: int | None = None,
     on_partial: Callable[[PartialComparison], None] | None = None,
+    audit_seconds: float | None = None,
 ) -> ComparisonResult:
     """Release the dataset with every method and measure every release the same way.
 
@@ -432,6 +433,9 @@ def compare(
         time before the audits; :mod:`core.compare.progressive`): a page draws those points
         while the rest runs. The cheap methods run first, the long trainings last; the numbers
         are the same with or without it.
+    audit_seconds : float, optional
+        The audits' time cap (None: none; the page's, never the command line's): points not
+        started by then are not audited and say so (:func:`core.compare.audits.run_audits`).
 
     Returns
     -------
@@ -474,7 +478,7 @@ def compare(
     rows, seconds, tables = _run_tasks(ctx, todo, plan, skipped, scheduler=scheduler,
                                        progress=stage(watch, 0.0, 1.0, steps[0]), collector=collect)
     audits = run_audits(ctx, _delivered_dp(todo, rows, skipped), plan.grid, runs=plan.audit_runs,
-                        progress=stage(watch, 0.0, 1.0, steps[1]), stop=stop)
+                        progress=stage(watch, 0.0, 1.0, steps[1]), stop=stop, seconds=audit_seconds)
     report(watch, 1.0, "Comparison done")
     return ComparisonResult(_runs_frame(rows, ctx.train.sensitive), skipped, _parameters(plan), seconds, refs,
                             audits=audits, tables=tables, real=real)

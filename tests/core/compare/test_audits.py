@@ -147,3 +147,19 @@ def test_an_audit_whose_module_is_not_installed_is_a_row_that_says_so(census, mo
     monkeypatch.setitem(AUDITS, "CDP-LR", absent)
     row = run_audits(_ctx(census), ["CDP-LR"], [1.0], runs=RUNS).iloc[0]
     assert math.isnan(row["audit_lower"]) and "not available here" in row["audit_verdict"]
+
+
+def test_points_not_started_by_the_time_cap_say_they_were_not_audited(census):
+    ticks = iter(range(100))  # each look at the clock is one second later
+    out = run_audits(_ctx(census), ["CDP-LR", "IDP-KMeans"], [1.0], runs=RUNS, seconds=1.5,
+                     clock=lambda: float(next(ticks)))
+    first, second = out.iloc[0], out.iloc[1]
+    assert first["audit_runs"] == RUNS and not math.isnan(first["audit_lower"])  # started within the cap
+    assert second["audit_runs"] is None and math.isnan(second["audit_lower"])
+    assert "time cap (2 s)" in second["audit_note"] and "not audited" in second["audit_verdict"]
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0, "60"])
+def test_a_time_cap_that_is_not_a_positive_number_is_refused(census, seconds):
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        run_audits(_ctx(census), ["CDP-LR"], [1.0], runs=RUNS, seconds=seconds)
