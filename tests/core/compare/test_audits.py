@@ -151,9 +151,10 @@ def test_an_audit_whose_module_is_not_installed_is_a_row_that_says_so(census, mo
 
 def test_points_not_started_by_the_time_cap_say_they_were_not_audited(census):
     ticks = iter(range(100))  # each look at the clock is one second later
-    out = run_audits(_ctx(census), ["CDP-LR", "IDP-KMeans"], [1.0], runs=RUNS, seconds=1.5,
+    out = run_audits(_ctx(census), ["IDP-KMeans", "CDP-LR"], [1.0], runs=RUNS, seconds=1.5,
                      clock=lambda: float(next(ticks)))
-    first, second = out.iloc[0], out.iloc[1]
+    assert list(out["method"]) == ["IDP-KMeans", "CDP-LR"]  # the rows in the given order
+    second, first = out.iloc[0], out.iloc[1]  # the slow audit runs last: the cap leaves it out
     assert first["audit_runs"] == RUNS and not math.isnan(first["audit_lower"])  # started within the cap
     assert second["audit_runs"] is None and math.isnan(second["audit_lower"])
     assert "time cap (2 s)" in second["audit_note"] and "not audited" in second["audit_verdict"]
