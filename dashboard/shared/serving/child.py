@@ -5,6 +5,8 @@
 and sliders come first) and writes its messages, then ``("done", result)`` or
 ``("error", exception)``, to the pipe ``OUT``. Anything arriving on ``IN`` afterwards sets
 ``stop``; its end (the server went away, even by ``kill -9``) ends the process at once.
+``... child IN OUT MODULES`` (a spare, :mod:`dashboard.shared.serving.spare_child`) first imports
+the comma-separated ``MODULES``, then waits for its job.
 
 A fresh interpreter, not :mod:`multiprocessing`'s spawn: spawn re-runs the parent's
 ``__main__`` in the child, and inside a Streamlit script run that is the page script (or,
@@ -29,15 +31,35 @@ def _watch(inbox: Connection, stop: threading.Event) -> None:
     stop.set()
 
 
+def _name(name: bytes) -> None:
+    """This process's name in ``/proc/PID/comm`` (Linux; elsewhere nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(15, ctypes.c_char_p(name), 0, 0, 0)  # PR_SET_NAME
+    except Exception:  # pragma: no cover - not Linux
+        pass
+
+
 def main(argv: list[str]) -> int:
     inbox, outbox = Connection(int(argv[0]), writable=False), Connection(int(argv[1]), readable=False)
+    preload = [m for m in argv[2].split(",") if m] if len(argv) > 2 else []
+    _name(b"pux-spare" if preload else b"pux-job")
     try:
         os.nice(19)  # the lowest priority: the server's slider work always comes first
     except (AttributeError, OSError):  # pragma: no cover - not on this platform
         pass
+    import importlib
     import pickle
 
-    fn, kwargs = pickle.loads(inbox.recv_bytes())  # from our own server
+    for module in preload:  # a spare: its imports done while it waits for a job
+        importlib.import_module(module)
+    try:
+        job = inbox.recv_bytes()
+    except (EOFError, OSError):  # the server went away (or dropped its spare) before a job came
+        return 0
+    _name(b"pux-job")
+    fn, kwargs = pickle.loads(job)  # from our own server
     stop = threading.Event()
     threading.Thread(target=_watch, args=(inbox, stop), daemon=True, name="pux-child-stop").start()
     lock = threading.Lock()

@@ -40,9 +40,10 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from dashboard.shared.serving.job_pool import JobPool, QueueFull, log_event
+from dashboard.shared.serving.spare_child import SPARE
 
 __all__ = ["BackgroundJob", "JobPool", "POOL", "SETUP_POOL", "MAX_RUNNING", "MAX_WAITING", "JOB_THREADS",
-           "QueueFull", "StopSignal", "current_session_id", "run_in_child"]
+           "QueueFull", "StopSignal", "current_session_id", "prime_spare", "run_in_child"]
 
 
 def _env_count(name: str, default: int) -> int:
@@ -325,27 +326,34 @@ def run_in_child(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[
     event the child checks, and the child is killed if it does not end soon after; a
     :class:`StopSignal` that is abandoned kills it at once (``RuntimeError``: no result).
     The child is a fresh interpreter (:mod:`dashboard.shared.serving.child`) at the lowest priority, its
-    numeric libraries limited to :data:`JOB_THREADS` threads.
+    numeric libraries limited to :data:`JOB_THREADS` threads, started ahead with its imports done
+    when one is waiting (:mod:`dashboard.shared.serving.spare_child`).
     """
     if os.environ.get("PUX_JOBS_IN_THREAD") == "1":
         return _run_in_thread(fn, kwargs, on_message=on_message, stop=stop)
     return _run_in_process(fn, kwargs, on_message=on_message, stop=stop)
 
 
+def _child_env() -> dict:
+    """A job child's environment: this one, the server's import path, :data:`JOB_THREADS` threads."""
+    path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path), **{v: str(JOB_THREADS) for v in _THREAD_VARS})
+
+
+def prime_spare() -> None:
+    """Have a job child started ahead (:mod:`dashboard.shared.serving.spare_child`), so that
+    even the server's first job starts at once (the app calls it on every run; it does
+    nothing while a spare waits, or when jobs run in threads)."""
+    if os.environ.get("PUX_JOBS_IN_THREAD") != "1":
+        SPARE.prime(_child_env())
+
+
 def _run_in_process(fn: Callable[..., Any], kwargs: dict, *, on_message: Callable[[Any], None],
                     stop: threading.Event) -> Any:
     """:func:`run_in_child`'s child process: the pipes, the messages, Stop and the end."""
-    child_in, to_child = os.pipe()  # (read end, write end)
-    from_child, child_out = os.pipe()
-    path = [os.path.abspath(p) if p else os.getcwd() for p in sys.path]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **{v: str(JOB_THREADS) for v in _THREAD_VARS})
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.shared.serving.child", str(child_in), str(child_out)],
-                                pass_fds=(child_in, child_out), env=env, stdin=subprocess.DEVNULL)
-    finally:
-        os.close(child_in)
-        os.close(child_out)
-    outbox, inbox = Connection(to_child, readable=False), Connection(from_child, writable=False)
+    child = SPARE.take(_child_env())  # started ahead when it can be: its imports are done
+    proc = child.proc
+    outbox, inbox = Connection(child.to_child, readable=False), Connection(child.from_child, writable=False)
     try:
         try:
             outbox.send_bytes(pickle.dumps((fn, kwargs)))
@@ -384,3 +392,4 @@ def _run_in_process(fn: Callable[..., Any], kwargs: dict, *, on_message: Callabl
             proc.kill()
             proc.wait(timeout=5)
         inbox.close()
+        prime_spare()  # the next job's child, started now that this one's start is long past
