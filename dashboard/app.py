@@ -11,6 +11,7 @@ if str(ROOT) not in sys.path:  # so that `core` and `dashboard` import from any 
 import streamlit as st  # noqa: E402
 
 from dashboard.navigation import DEFAULT_PAGE, SECTIONS  # noqa: E402
+from dashboard.shared.serving.jobs import prime_spare  # noqa: E402
 from dashboard.shared.serving.reattach import remember_browser  # noqa: E402
 from dashboard.shared.widgets import settings  # noqa: E402
 from dashboard.shared.widgets.present import apply_style, exit_button  # noqa: E402
@@ -29,6 +30,8 @@ def _page_icon():
 
 st.set_page_config(page_title="Privacy-utility explorer", page_icon=_page_icon(), layout="wide",
                    initial_sidebar_state="auto")
+from dashboard.shared.serving.warmup import start_warmup  # noqa: E402
+start_warmup()  # once per server: the built-in samples' default results, in the background (issue 41)
 
 PAGES = {
     section: [st.Page(spec.file, title=spec.title, icon=spec.icon, default=spec.name == DEFAULT_PAGE)
@@ -40,6 +43,7 @@ page = st.navigation(PAGES)
 settings.restore(page.url_path)  # kept settings, or on a first visit the link's
 show_dataset_in_sidebar = render_sidebar()
 remember_browser()  # this browser's token, for a reload to come back to its running jobs
+prime_spare()  # a job child started ahead: the first job of the server starts at once too
 show_dataset_in_sidebar()  # before the page: survives a page that ends with st.stop()
 apply_style()  # before anything it hides is drawn
 exit_button()  # presenting: the way back, above the page

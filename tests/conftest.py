@@ -23,6 +23,12 @@ os.environ.pop("PUX_SCHEDULER", None)
 # that imports the project for seconds (tests/dashboard/shared/serving/test_sweeps.py tests
 # the child path itself; the browser tests' server runs it for every job)
 os.environ.setdefault("PUX_JOBS_IN_THREAD", "1")
+# no warm start (issue 41) unless a test asks: a page computes what it shows, and no test
+# server spends its first minutes warming the samples (tests/dashboard/shared/serving/test_warmup.py)
+os.environ.setdefault("PUX_WARMUP", "0")
+# no spare child process started ahead (tests/dashboard/shared/serving/test_spare_child.py
+# tests it; the browser tests' server keeps one, as a real server does)
+os.environ.setdefault("PUX_SPARE_CHILD", "0")
 
 NO_DATA = (
     "needs the public datasets: set PUX_DATA_DIR to a folder holding adult.data, "

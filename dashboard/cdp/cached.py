@@ -16,8 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from core.audit_cases import AuditCase, cdp_lr_case, count_query_case, dpsgd_case
-from core.bundle.pages import correlations as correlations_page
-from core.bundle.pages import dc_fbfs as dc_fbfs_page
+from core.bundle.pages import correlations as correlations_page, dc_fbfs as dc_fbfs_page
 from core.cdp import claims as _claims
 from core.audit_cases.cdp_pairs import hub_case, new_value_case
 from core.cdp.baselines import ALL_SCHEMES, DP_SCHEME, SchemeSetup
@@ -27,10 +26,8 @@ from core.cdp.paper import PAPER_TABLE1, PAPER_TABLE2
 from core.cdp.publishing import CountRelease, PublishingSetup, mean_true_count, release_counts, zero_noise_mae
 from core.cdp.queries import query_matches
 from core.cdp.schedule import PRESETS
-from core.cdp.sweeps import Reference, accuracy_at, constant_guess
-from core.cdp.sweeps import accuracy_references as _accuracy_references
-from core.cdp.sweeps import reference_sentences as _reference_sentences
-from core.cdp.sweeps import scores_table as _scores_table
+from core.cdp.sweeps import (Reference, accuracy_at, constant_guess, accuracy_references as _accuracy_references,
+                             reference_sentences as _reference_sentences, scores_table as _scores_table)
 from core.data import Dataset
 from core.decide import pages as decide_pages
 from core.evaluation.metrics import mean_interval
@@ -40,17 +37,15 @@ from dashboard.cdp.jobs import (MEASURE_FREE, run_association, run_curves, run_d
                                 run_sensitivity, run_stage_sensitivities)
 from dashboard.shared.serving.cache import HASH_FUNCS, TTL, BoundedCache
 from dashboard.shared.widgets.charts import number
-from dashboard.shared.serving.sweeps import Sweep
+from dashboard.shared.serving.sweeps import Sweep, warmed
 
 #: the claim checks of paper 000 (pure functions of core.cdp.claims; the pages draw them with
 #: dashboard.shared.widgets.claims.claim_box)
-fig1_claim, fig2_claim, fig3_claim = _claims.fig1_claim, _claims.fig2_claim, _claims.fig3_claim
-table1_claim, table2_claim = _claims.table1_claim, _claims.table2_claim
-fig4_claim, fig5_claim, fig6_claim = _claims.fig4_claim, _claims.fig5_claim, _claims.fig6_claim
+fig1_claim, fig2_claim, fig3_claim, table1_claim = _claims.fig1_claim, _claims.fig2_claim, _claims.fig3_claim, _claims.table1_claim
+fig4_claim, fig5_claim, fig6_claim, table2_claim = _claims.fig4_claim, _claims.fig5_claim, _claims.fig6_claim, _claims.table2_claim
 fig7_claim, fig8_claim = _claims.fig7_claim, _claims.fig8_claim
 #: the DP reading's scheme name (CDP-LR and Publishing)
 DP_READING = DP_SCHEME
-
 
 limit_rows = decide_pages.limit_rows  # the page's row sample (the one pux solve and the bundles draw)
 
@@ -498,3 +493,8 @@ def count_release(setup: PublishingSetup, scheme: str, *, epsilon: float, budget
                   seed: int) -> CountRelease:
     """One release of every query (for its ledger and the guarantee shown beside the curve)."""
     return release_counts(setup, scheme, epsilon=epsilon, budget=budget, random_state=seed)
+
+# the setup steps and sweeps, first looked up in the warm start's cache on a built-in sample
+(association, sensitivity, selection, feature_count, stage_sensitivities, schemes, curves, dpsgd_curves, method_curves,
+ publishing, mae) = map(warmed, (association, sensitivity, selection, feature_count, stage_sensitivities, schemes,
+                                 curves, dpsgd_curves, method_curves, publishing, mae))

@@ -81,7 +81,7 @@ def settings(dataset: Dataset) -> dict:
                                   format_func=cached.audit_choice, key="cmp_audit_runs", help=cached.audit_help(),
                                   on_change=lambda: state.__setitem__(AUDITS_ASKED_KEY, True))
         slow = cached.slow_methods_note(tuple(methods), epsilons=len(eps_text), repetitions=int(reps))
-        if slow and eps_text:
+        if slow and eps_text and not is_presenting():  # presenting: the folded settings (controls only) hide
             st.warning(slow, icon=":material/hourglass_top:")
     stop_until_chosen(sensitive, dataset, "Choose at least one sensitive attribute in the settings above: "
                       "{marked}the comparison attacks what you mark as sensitive.")

@@ -30,7 +30,7 @@ from core.claims.claim import Claim
 from core.privacy.schema import PublicSchema
 from core.runtime.progress import Progress
 from dashboard.shared.serving.cache import HASH_FUNCS, TTL
-from dashboard.shared.serving.sweeps import Sweep
+from dashboard.shared.serving.sweeps import Sweep, warmed
 
 #: the paper's numbers (:mod:`core.imposter.paper`, the one source), for the charts
 PAPER = {"Table 1": PAPER_TABLE1, "Table 2": PAPER_TABLE2, "Fig. 7": PAPER_FIG7, "Fig. 8": PAPER_FIG8}
@@ -45,6 +45,7 @@ def _detection(progress: Progress, *, dataset: Dataset, sensitive: str, theta: f
                            bins=bins, random_state=seed, progress=progress)
 
 
+@warmed  # the warm start's result on a built-in sample
 def detection(dataset: Dataset, sensitive: str, theta: float, beta: float, classifier: str,
               metric: str, bins: int, seed: int, exclude: tuple[str, ...] = ()) -> Sweep:
     """:func:`core.imposter.detect_implicit` on the dataset without the ``exclude`` columns
@@ -85,6 +86,7 @@ def _krr(progress, *, dataset: Dataset, sensitive: str, label: str, implicit: tu
                      progress=progress)
 
 
+@warmed  # the warm start's result on a built-in sample
 def krr_curve(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
               classifier: str, seed: int, epsilons: tuple[float, ...] = FIG7_EPSILONS,
               schema: PublicSchema | None = None) -> Sweep:
@@ -320,6 +322,7 @@ def _theta_runs(progress, *, dataset: Dataset, sensitive: str, label: str, theta
                         progress=_throttled(progress))
 
 
+@warmed  # the warm start's result on a built-in sample
 def theta_sweep(dataset: Dataset, sensitive: str, label: str, thetas: tuple[float, ...], classifier: str,
                 params: tuple[tuple[str, Any], ...], seed: int, exclude: tuple[str, ...] = ()) -> Sweep:
     """Table 2: :func:`core.imposter.theta_sweep` (one training per theta), as a sweep job."""
@@ -336,6 +339,7 @@ def _lambda_runs(progress, *, dataset: Dataset, sensitive: str, label: str, impl
                          progress=_throttled(progress))
 
 
+@warmed  # the warm start's result on a built-in sample
 def lambda_sweep(dataset: Dataset, sensitive: str, label: str, implicit: tuple[str, ...],
                  lambdas: tuple[float, ...], classifier: str, params: tuple[tuple[str, Any], ...],
                  seed: int) -> Sweep:

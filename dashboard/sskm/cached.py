@@ -31,7 +31,7 @@ from core.sskm.variants import sskm_variant
 from core.sskm.references import RANDOM, RANDOM_WORDS, RAW, reference_scope, reference_sentences  # noqa: F401 - for the page
 from core.sskm.paper import EPSILONS as PAPER_EPSILONS, M_VALUES as PAPER_M_VALUES
 from dashboard.shared.serving.cache import TTL
-from dashboard.shared.serving.sweeps import Sweep
+from dashboard.shared.serving.sweeps import Sweep, warmed
 
 #: rows above which the page works on a sample (the SOM and MIC stay interactive)
 PAGE_MAX_ROWS = 50_000
@@ -190,6 +190,7 @@ def _epsilon_curve(progress, *, pub: SSKMPublisherBase, epsilons: tuple[float, .
                                 random_state=seed, progress=progress)
 
 
+@warmed  # the warm start's result on a built-in sample
 def epsilon_curve(fingerprint: str, pub: SSKMPublisherBase, key: tuple, cs_threshold: float, epsilons: tuple[float, ...],
                   repetitions: int, seed: int) -> Sweep:
     """MSE and RL vs epsilon for the fitted clustering (repetitions = fresh noise draws), as
@@ -208,6 +209,7 @@ def _baselines(progress, *, pub: SSKMPublisherBase, epsilon: float, a_values: tu
                                         cs_threshold=cs_threshold, random_state=seed, progress=progress)
 
 
+@warmed  # the warm start's result on a built-in sample
 def baselines(fingerprint: str, pub: SSKMPublisherBase, key: tuple, cs_threshold: float, epsilon: float,
               a_values: tuple[int, ...], repetitions: int, seed: int) -> Sweep:
     """MSE vs a for MDAV, MDAV_DP, IDP-KMeans, with SSKM_DP at its own cluster count, as a
@@ -285,6 +287,7 @@ def _clusters_sweep(progress, *, frame: pd.DataFrame, sensitive: tuple[str, ...]
     return sweeps.grid_summary(runs)
 
 
+@warmed  # the warm start's result on a built-in sample
 def clusters_sweep(fingerprint: str, dataset: Dataset, columns: tuple[str, ...], sensitive: tuple[str, ...],
                    m_values: tuple[int, ...], grids: tuple[str, ...], repetitions: int, iterations: int,
                    mode: str, seed: int, schema: PublicSchema | None = None) -> Sweep:

@@ -22,7 +22,8 @@ from dashboard.tour.steps import STEPS, StepView, TourStep
 __all__ = ["TOUR_SEED", "story", "story_ready", "step_view", "all_views", "export_html", "prefetch"]
 
 TOUR_SEED = 0
-_RESULTS = FinishedResults(max_entries=len(STORIES), ttl=TTL)
+#: the stories (also in the warm start's cache: they run on the built-in samples only)
+_RESULTS = FinishedResults(max_entries=len(STORIES), ttl=TTL, disk_name="tour")
 _LOCKS = {key: threading.Lock() for key in STORIES}
 #: the latest progress of each story being computed, for a session that waits on it
 _PROGRESS: dict[str, tuple[float, str]] = {}
@@ -32,7 +33,7 @@ _PREFETCH_LOCK = threading.Lock()
 
 def story_ready(key: str) -> bool:
     """Whether the story ``key`` is computed (a step of it shows at once)."""
-    return _RESULTS.get(key) is not None
+    return key in _RESULTS or _from_warm(key)
 
 
 def story(key: str, progress: Progress | None = None) -> Any:
@@ -43,8 +44,8 @@ def story(key: str, progress: Progress | None = None) -> Any:
     if key not in STORIES:
         raise ValueError(f"there is no story called {key!r}; choose one of {sorted(STORIES)}.")
     done = _RESULTS.get(key)
-    if done is not None:
-        return done
+    if done is not None or _from_warm(key):
+        return done if done is not None else _RESULTS.get(key)
     lock = _LOCKS[key]
     while not lock.acquire(timeout=0.25):  # another session or the prefetch computes it: follow its progress
         if progress is not None and key in _PROGRESS:
@@ -64,6 +65,14 @@ def story(key: str, progress: Progress | None = None) -> Any:
         _PROGRESS.pop(key, None)
         lock.release()
     return done
+
+
+def _from_warm(key: str) -> bool:
+    """Whether the warm start computed story ``key`` (it is then kept here)."""
+    from dashboard.shared.serving.warm_cache import server_cache
+
+    cache = server_cache()
+    return cache is not None and _RESULTS.load_warm(key, cache)
 
 
 def prefetch() -> None:

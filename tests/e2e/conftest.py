@@ -68,7 +68,9 @@ def app_url(chromium_path):
             "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
         ],
         cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k != "PUX_JOBS_IN_THREAD"},  # real child processes
+        # real child processes; no warm start (PUX_WARMUP=0) unless the environment asks for it
+        env={**{k: v for k, v in os.environ.items() if k not in ("PUX_JOBS_IN_THREAD", "PUX_SPARE_CHILD")},
+             "PUX_WARMUP": os.environ.get("PUX_WARMUP", "0")},
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -178,14 +180,16 @@ def screenshot(pg, name: str) -> None:
 
 
 def job_children() -> set[int]:
-    """The process ids of the job children running on this machine (every server's)."""
+    """The process ids of the job children running on this machine (every server's), not
+    the spares waiting for a job (``pux-spare``: dashboard/shared/serving/spare_child.py)."""
     found = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
                 cmd = (proc / "cmdline").read_bytes()
+                name = (proc / "comm").read_bytes().strip()
             except OSError:
                 continue
-            if b"dashboard.shared.serving.child" in cmd:
+            if b"dashboard.shared.serving.child" in cmd and name != b"pux-spare":
                 found.add(int(proc.name))
     return found

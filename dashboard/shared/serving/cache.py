@@ -65,6 +65,11 @@ class BoundedCache:
         with self._lock:
             return self._items.pop(key, default)
 
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """A snapshot of the (key, value) pairs, least recently used first."""
+        with self._lock:
+            return list(self._items.items())
+
     def forget(self, token: str) -> int:
         """Drop the entries whose key mentions ``token`` (a dataset's fingerprint): a key
         that is ``token``, a string holding it (:func:`dashboard.shared.serving.state.scoped_key`),

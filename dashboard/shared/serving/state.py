@@ -52,6 +52,26 @@ def current_dataset(default: str = "supplier") -> Dataset:
     return sample_dataset(default).without_identifiers()
 
 
+def builtin_sample_in_use() -> bool:
+    """True while the session's table was loaded as a built-in sample of ``sample_data/``:
+    nothing chosen yet (each page's default sample), or a sample picked on the Data page
+    (or named by a link). False for an upload or public data, whatever its name or content;
+    False outside a session. Decides whether the warm start's cache may be read."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return False
+    try:
+        chosen = chosen_dataset()
+        if chosen is None:
+            return True
+        from core.data import SAMPLES
+
+        return st.session_state.get(SOURCE_KEY) == SOURCES[0] and chosen.name in SAMPLES
+    except Exception:  # no session (a script outside streamlit): nothing to read for it
+        return False
+
+
 def chosen_dataset() -> Dataset | None:
     """The dataset chosen on the Data page as it was loaded (identifier columns included),
     or None while nothing is chosen."""

@@ -17,14 +17,17 @@ thread before), and report progress with time left through :mod:`core.runtime.pr
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 from core.runtime.progress import Progress
+from dashboard.shared.serving import reattach
 from dashboard.shared.serving.cache import BoundedCache
 from dashboard.shared.serving.jobs import BackgroundJob, JobPool, run_in_child
 
-__all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "SETUPS", "sweep_or_job"]
+__all__ = ["Sweep", "SweepJob", "FinishedResults", "FINISHED", "SETUPS", "sweep_or_job", "from_warm", "warmed",
+           "write_through"]
 
 
 @dataclass(frozen=True)
@@ -52,11 +55,18 @@ class Sweep:
 
 class FinishedResults:
     """Finished sweep results (``max_entries``, ``ttl`` seconds), shared read-only by every
-    session: callers get a copy. A :class:`dashboard.shared.serving.cache.BoundedCache`."""
+    session: callers get a copy. A :class:`dashboard.shared.serving.cache.BoundedCache`.
 
-    def __init__(self, max_entries: int = 32, ttl: float = 3600.0) -> None:
+    The optional disk layer is the warm start's cache
+    (:class:`dashboard.shared.serving.warm_cache.WarmCache`), where this store's entries are
+    named ``disk_name``: :meth:`load_warm` fills an entry from it (the server, for a built-in
+    sample only: :func:`from_warm`), and while :func:`write_through` names a cache (in the
+    warm-up process only) every finished result is written to it as well."""
+
+    def __init__(self, max_entries: int = 32, ttl: float = 3600.0, *, disk_name: str | None = None) -> None:
         self.max_entries, self.ttl = int(max_entries), float(ttl)
         self._items = BoundedCache(self.max_entries, ttl=self.ttl)
+        self.disk_name = disk_name
 
     def get(self, key: Hashable) -> Any | None:
         value = self._items.get(key)
@@ -64,9 +74,43 @@ class FinishedResults:
 
     def put(self, key: Hashable, value: Any) -> None:
         self._items.put(key, value)
+        cache = _WRITE_THROUGH[0]
+        if cache is not None and self.disk_name is not None:
+            cache.put(self.disk_name, key, value)
+
+    def load_warm(self, key: Hashable, cache: Any) -> bool:
+        """Whether ``key`` is here, after filling it from the warm cache ``cache`` when it
+        was not (and ``cache`` holds it under this store's ``disk_name``)."""
+        if key in self._items:
+            return True
+        if cache is None or self.disk_name is None:
+            return False
+        value = cache.get(self.disk_name, key)
+        if value is None:
+            return False
+        self._items.put(key, value)
+        return True
+
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """A snapshot of the (key, result) pairs (shared: not to be changed)."""
+        return self._items.items()
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
 
     def clear(self) -> None:
         self._items.clear()
+
+
+#: the warm cache every store with a ``disk_name`` also writes to (:func:`write_through`)
+_WRITE_THROUGH: list[Any] = [None]
+
+
+def write_through(cache: Any) -> None:
+    """Make every :class:`FinishedResults` with a ``disk_name`` also write its finished
+    results to ``cache`` (a :class:`~dashboard.shared.serving.warm_cache.WarmCache`; None
+    stops it). Only the warm-up process calls it: the server never writes the warm cache."""
+    _WRITE_THROUGH[0] = cache
 
 
 def _copy(value: Any) -> Any:
@@ -74,9 +118,43 @@ def _copy(value: Any) -> Any:
     return value.copy() if hasattr(value, "copy") else value
 
 
-FINISHED = FinishedResults()
+FINISHED = FinishedResults(disk_name="finished")
 #: finished setup steps (large: few entries)
-SETUPS = FinishedResults(max_entries=8)
+SETUPS = FinishedResults(max_entries=8, disk_name="setups")
+
+
+def from_warm(sweep: Sweep, *, builtin: bool) -> Sweep:
+    """``sweep``, after its finished result was brought from the warm start's disk cache
+    into :data:`SETUPS` or :data:`FINISHED` (where :func:`sweep_or_job` finds it) when the
+    warm-up computed it. Only for a table loaded as a built-in sample (``builtin``: decided
+    from how the session loaded it, never from its content); never for an upload."""
+    if not builtin:
+        return sweep
+    from dashboard.shared.serving.warm_cache import server_cache
+
+    cache = server_cache()
+    if cache is not None and sweep.key not in SETUPS and sweep.key not in FINISHED:
+        SETUPS.load_warm(sweep.key, cache) or FINISHED.load_warm(sweep.key, cache)
+    return sweep
+
+
+def warmed(builder: Callable[..., Sweep]) -> Callable[..., Sweep]:
+    """Decorator for a cached layer's function that describes a :class:`Sweep`: the sweep
+    it returns is first looked up in the warm start's cache (:func:`from_warm`) when the
+    session's table is a built-in sample (:func:`dashboard.shared.serving.state.builtin_sample_in_use`)."""
+
+    @functools.wraps(builder)
+    def wrapper(*args: Any, **kwargs: Any) -> Sweep:
+        sweep = builder(*args, **kwargs)
+        from dashboard.shared.serving.warm_cache import enabled
+
+        if not enabled():
+            return sweep
+        from dashboard.shared.serving.state import builtin_sample_in_use
+
+        return from_warm(sweep, builtin=builtin_sample_in_use())
+
+    return wrapper
 
 
 class _Stopped(Exception):
@@ -169,7 +247,8 @@ class SweepJob(BackgroundJob):
 def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
                  results: FinishedResults | None = None,
                  pool: JobPool | None = None) -> tuple[Any, SweepJob | None]:
-    """The finished result of ``sweep``, or the session's job that computes it.
+    """The finished result of ``sweep``, or the session's job that computes it (after a
+    reload, the job this browser's closed tab left running: :mod:`dashboard.shared.serving.reattach`).
 
     Parameters
     ----------
@@ -202,8 +281,13 @@ def sweep_or_job(jobs: dict, slot: str, sweep: Sweep, *, restart: bool = False,
     hit = results.get(sweep.key)
     if hit is not None:
         return hit, None
+    if job is None:  # a reload of this browser finds the job its tab left running
+        job = reattach.claim(("sweep", slot, sweep.key))
+        if job is not None:
+            jobs[slot] = job
     if job is not None and job.result is not None:
         return _copy(job.result), None  # finished but evicted from the shared cache
     if job is None or (restart and not job.running):
         job = jobs[slot] = SweepJob(sweep, results=results, pool=pool).start()
+        reattach.keep(("sweep", slot, sweep.key), job)
     return None, job

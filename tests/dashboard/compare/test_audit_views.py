@@ -135,3 +135,14 @@ def test_the_report_says_a_violation_under_the_frontier(violated):
     box = html.index('<p class="takeaway">CDP-LR at epsilon 1: VIOLATION')
     assert frontier < box < html.index("<h2>References</h2>")
     assert "1.9 VIOLATION" in html  # the table's lower bound cell
+
+
+def test_the_page_caps_its_audits_in_time_and_says_so_in_the_help(monkeypatch):
+    from dashboard.compare import cached
+
+    seen = {}
+    monkeypatch.setattr(cached, "compare", lambda *a, **kw: seen.update(kw))
+    cached._compare(None, dataset=None, methods=("CDP-LR",), epsilons=(1.0,), repetitions=1, max_rows=None,
+                    epochs=None, seed=0)
+    assert seen["audit_seconds"] == cached.AUDIT_CAP_S
+    assert f"stop after {cached.AUDIT_CAP_S:.0f} s" in cached.audit_help()

@@ -44,6 +44,32 @@ def test_a_finished_sweep_is_served_to_another_session_without_running_again():
     assert calls == ["k"] and theirs == {}
 
 
+def test_a_reload_of_the_same_browser_reattaches_to_the_running_sweep(monkeypatch):
+    import secrets
+
+    from dashboard.shared.serving import reattach
+
+    registry = reattach.BrowserJobs(alive=lambda sid: sid == "reloaded")  # the first tab is gone
+    token = {"value": secrets.token_urlsafe(32)}
+    session = {"id": "first tab"}
+    monkeypatch.setattr(reattach, "BROWSER_JOBS", registry)
+    monkeypatch.setattr(reattach, "browser_token", lambda: token["value"])
+    monkeypatch.setattr(reattach, "_session", lambda: session["id"])
+    results, calls, gate = FinishedResults(), [], threading.Event()
+    _, job = sweep_or_job({}, "curve", _counting_sweep("k", calls, gate=gate), results=results)
+    job.session_id = "first tab"
+    session["id"] = "reloaded"  # a new session of the same browser, with an empty state
+    again = {}
+    _, same = sweep_or_job(again, "curve", _counting_sweep("k", calls, gate=gate), results=results)
+    token["value"] = secrets.token_urlsafe(32)  # another browser
+    session["id"] = "someone else"
+    _, other = sweep_or_job({}, "curve", _counting_sweep("k", calls, gate=gate), results=results)
+    gate.set()
+    _wait(job), _wait(other)
+    assert same is job and again == {"curve": job} and job.session_id == "reloaded"
+    assert other is not job  # the other browser has a job of its own
+
+
 def test_new_inputs_stop_the_slots_old_job():
     results, calls, gate = FinishedResults(), [], threading.Event()
     jobs = {}
