@@ -11,9 +11,11 @@ as the issue measured it, and 8 sessions do not need 8 browsers on the same 2 co
 2. **Sliders, idle then under load** - ``sliders`` sessions on CDP-LR move the epsilon slider
    (one step, then about ``think`` = 1 s, each session from its own value so that some values
    are new to the cache, their starts spread over ``think``): first alone for 60 s (the idle
-   reference), then for 120 s while 2 sessions train with the defaults, pressed together
-   (with one job slot the second waits for the first; ``PUX_LOAD_SLOTS`` sets the server's
-   slots to measure another policy). A move is timed from the rerun request to the chart
+   reference), then for 120 s while 2 sessions train with the defaults again and again (one
+   epoch more each time, so that no training is served finished), pressed together (with one
+   job slot the second waits for the first; ``PUX_LOAD_SLOTS`` sets the server's slots to
+   measure another policy). Each phase has its own page seed, so each starts with a cache
+   cold for its slider values. A move is timed from the rerun request to the chart
    titled "Accuracy at epsilon = X"; no chart within 10 s, an exception on the page or a
    dropped connection is an error. A training is timed from its press to "Training
    finished". The load average is taken at the end of each phase.
@@ -251,37 +253,53 @@ def _idle_training(url: str) -> dict:
     return {"press_to_finished_s": took}
 
 
-def _sliding(url: str, *, sliders: int, think: float, seconds: float, trainers: int, idle_s: float = 0.0) -> dict:
+def _keep_training(v, stop: threading.Event, took: list, *, first_epochs: int = 100) -> None:
+    """Train with the defaults, then again (one epoch more each time: the same inputs would be
+    served from the finished trainings at once) until ``stop``; each press-to-finished time
+    goes to ``took`` (None: not finished within 900 s)."""
+    k = 0
+    while not stop.is_set():
+        pressed = _train(v, epochs=None if k == 0 else first_epochs + k)
+        took.append(_trained(v, pressed, 900))
+        k += 1
+
+
+def _sliding(url: str, *, sliders: int, think: float, seconds: float, trainers: int, seed: int,
+             idle_s: float = 0.0) -> dict:
     """``sliders`` sessions move the CDP-LR slider for ``seconds`` (one move about every
-    ``think`` seconds each) while ``trainers`` sessions train IMPOSTER with the defaults,
-    pressed together at the start; the trainings are then waited for."""
-    viewers = [_viewer(url, "cdp_lr", text="Accuracy at epsilon = 2") for _ in range(sliders)]
+    ``think`` seconds each, the page's seed ``seed``: each phase meets a cache cold for its
+    values) while ``trainers`` sessions train IMPOSTER with the defaults again and again."""
+    viewers = [_viewer(url, "cdp_lr", query=f"seed={seed}", text="Accuracy at epsilon = 2") for _ in range(sliders)]
     trainers_ = [_viewer(url, "imposter", query=f"seed={i + 1}", widget="Train") for i in range(trainers)]
     stop, times, errors = threading.Event(), [], []
     threads = [threading.Thread(target=_slide, args=(v, 1.0 + 0.3 * i, stop, think, times, errors),
                                 kwargs=dict(seed=i, offset=think * i / sliders), daemon=True)
                for i, v in enumerate(viewers)]
+    took: list[list] = [[] for _ in trainers_]
+    training = [threading.Thread(target=_keep_training, args=(v, stop, t), daemon=True)
+                for v, t in zip(trainers_, took)]
     t0 = time.monotonic()
-    for t in threads:
+    for t in threads + training:
         t.start()
-    pressed = [_train(v) for v in trainers_]
     stop.wait(seconds)
     stop.set()
     for t in threads:
         t.join(15)
     span = time.monotonic() - t0
     load = os.getloadavg()
-    trained = [_trained(v, p, 900) for v, p in zip(trainers_, pressed)]
+    for t in training:  # the trainings under way end
+        t.join(900)
     errors += [e for v in viewers + trainers_ for e in v.errors]
     for v in viewers + trainers_:
         v.close()
     out = {"slider_sessions": sliders, "training_sessions": trainers, "think_s": think, "seconds": round(span, 1),
-           "moves_per_s": round(len(times) / span, 2), **_stats(times), "errors": len(errors),
+           "page_seed": seed, "moves_per_s": round(len(times) / span, 2), **_stats(times), "errors": len(errors),
            "error_examples": errors[:3], "load_average_1_5_15": [round(x, 2) for x in load]}
     if trainers:
-        out["trainings_press_to_finished_s"] = trained
-        if idle_s and all(trained):
-            out["training_over_idle"] = [round(t / idle_s, 2) for t in trained]
+        flat = [t for each in took for t in each]
+        out["trainings_press_to_finished_s"] = flat
+        if idle_s and flat and all(flat):
+            out["training_over_idle"] = [round(t / idle_s, 2) for t in flat]
     return out
 
 
@@ -420,10 +438,11 @@ def run(*, quick: bool) -> dict:
         out["idle_training"] = _idle_training(url)
         _pool_idle(log)
         _say(out)
-        out["slider_idle"] = _sliding(url, sliders=sliders, think=1.0, seconds=30 if quick else 60, trainers=0)
+        out["slider_idle"] = _sliding(url, sliders=sliders, think=1.0, seconds=30 if quick else 60, trainers=0,
+                                      seed=11)
         _say(out)
         out["slider_under_load"] = _sliding(
-            url, sliders=sliders, think=1.0, seconds=30 if quick else 120, trainers=2,
+            url, sliders=sliders, think=1.0, seconds=30 if quick else 120, trainers=2, seed=12,
             idle_s=out["idle_training"]["press_to_finished_s"] or 0)
         _pool_idle(log)
         _say(out)
