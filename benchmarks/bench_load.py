@@ -65,14 +65,16 @@ def _free_port() -> int:
 
 
 def _trainings(pid: int) -> int:
-    """How many job processes (trainings, curves: dashboard.shared.serving.child) run under the server."""
+    """How many job processes (trainings, curves: dashboard.shared.serving.child) run under the
+    server; the spare waiting for a job (``pux-spare``, spare_child.py) is not one."""
     n = 0
     for child in _tree(pid)[1:]:
         try:
             cmd = Path(f"/proc/{child}/cmdline").read_bytes()
+            name = Path(f"/proc/{child}/comm").read_bytes().strip()
         except OSError:
             continue
-        n += b"dashboard.shared.serving.child" in cmd
+        n += b"dashboard.shared.serving.child" in cmd and name != b"pux-spare"
     return n
 
 
@@ -260,6 +262,9 @@ def _keep_training(v, stop: threading.Event, took: list, *, first_epochs: int = 
     k = 0
     while not stop.is_set():
         pressed = _train(v, epochs=None if k == 0 else first_epochs + k)
+        if v.wait_text("Training: iteration", since=pressed, timeout=120) is None:
+            took.append(None)  # it never ran (refused, or served finished): a failure, not a time
+            break
         took.append(_trained(v, pressed, 900))
         k += 1
 

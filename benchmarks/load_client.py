@@ -120,12 +120,14 @@ class Viewer:
 
     def set_value(self, label: str, value: float | list[float]) -> None:
         """Keep ``value`` for the widget with this label (sent with every later rerun): a
-        list for a slider, a number for a number input."""
+        list for a slider, an int for an integer number input, a float for a float one."""
         with self._cond:
             wid, kind = self.widgets[label]
         state = WidgetState(id=wid)
         if kind == "slider":
             state.double_array_value.data.extend([float(v) for v in value])
+        elif isinstance(value, int):  # an integer number input (Epochs) reads int_value only
+            state.int_value = int(value)
         else:
             state.double_value = float(value)
         with self._cond:
