@@ -160,7 +160,8 @@ def wait_laid_out(pg, timeout: float = 30_000) -> None:
 def wait_idle(pg, timeout: float = 120_000) -> None:
     """Wait until the app has rendered, runs no script, and has laid out its charts."""
     pg.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    pg.wait_for_selector('[data-testid="stSidebarNav"]', timeout=timeout)
+    # attached, not visible: presenting hides the sidebar (its CSS can arrive before a look)
+    pg.wait_for_selector('[data-testid="stSidebarNav"]', state="attached", timeout=timeout)
     wait_app_idle(pg, timeout)
     wait_laid_out(pg)
 
