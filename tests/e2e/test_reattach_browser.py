@@ -9,7 +9,6 @@ import time
 import pytest
 
 from tests.e2e.conftest import job_children, wait_idle
-from tests.e2e.test_imposter_browser import _epochs
 
 pytestmark = pytest.mark.e2e
 
@@ -26,10 +25,9 @@ def _imposter(browser, app_url):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     pg = context.new_page()
     pg.set_default_timeout(120_000)
-    pg.goto(f"{app_url}/imposter")
+    pg.goto(f"{app_url}/imposter?epochs=1000")  # the link sets the epochs (settings kept in the URL)
     wait_idle(pg)
     pg.get_by_text("Default rule:").first.wait_for(timeout=120_000)
-    _epochs(pg, "1000")
     return context, pg
 
 
@@ -64,11 +62,10 @@ def test_a_closed_tabs_training_gives_way_to_the_next_tab_at_once(browser, app_u
     gone_after = time.monotonic() - closed
     pg.get_by_text(re.compile(r"^(Starting\.\.\.|Training: iteration)")).first.wait_for(timeout=60_000)
     started_after = time.monotonic() - closed  # out of the line: its process is starting
-    pg.get_by_text(RUNNING).wait_for(timeout=60_000)
     assert gone_after <= 10.5, f"the closed tab's training process ran {gone_after:.1f} s after the close"
     assert started_after <= 10, f"the next tab's training started {started_after:.1f} s after the close"
     print(f"the closed tab's process ended {gone_after:.1f} s and the next tab's training started "
-          f"{started_after:.1f} s after the close; its first iteration showed {time.monotonic() - closed:.1f} s after")
+          f"{started_after:.1f} s after the close")
     _stop(pg)
     nxt.close()
 
