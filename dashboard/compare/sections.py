@@ -152,8 +152,8 @@ def frontier(result) -> tuple[str, str]:
 
 def partial_frontier(partial) -> None:
     """The frontier of the methods measured so far (a
-    :class:`core.compare.progressive.PartialComparison`), on the axes chosen last, while the
-    rest runs; the takeaway waits until every method is in."""
+    :class:`core.compare.progressive.PartialComparison`), on the axes chosen last, and their
+    table (folded), while the rest runs; the takeaway waits until every method is in."""
     result = partial.result
     if result.runs.empty:
         return
@@ -167,6 +167,8 @@ def partial_frontier(partial) -> None:
                               references=result.references),
                summary, name="compare-frontier-so-far", key="cmp_frontier_partial", width="stretch")
     st.caption(md(partial.words()) + (" " + AUDITS_OFF if state.get(AUDITS_OFF_KEY) else ""))
+    with st.expander("Every measure so far", icon=":material/table_rows:"):  # the table fills in too
+        st.dataframe(cached.table_view(result), hide_index=True, width="stretch", key="cmp_table_partial")
 
 
 def every_measure(result) -> None:

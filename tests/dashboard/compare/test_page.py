@@ -169,6 +169,8 @@ def test_the_frontier_fills_in_as_each_method_finishes(open_page, monkeypatch):
         assert not at.exception
         partial = [c for c in at.get("plotly_chart") if c.key == "cmp_frontier_partial"]
         assert partial and "(so far)" in partial[0].proto.spec
+        tables = [list(d.value["method"].unique()) for d in at.dataframe if "method" in d.value]
+        assert ["Raw table"] in tables, tables  # the table fills in too
         words = [c.value.replace("\\", "") for c in at.caption]  # markdown escapes dropped
         assert any("1 of 5 methods measured" in w and "still running: kRR" in w for w in words), words
         assert not any("keeps the most utility" in i.value for i in at.info)  # the takeaway waits
