@@ -54,12 +54,8 @@ def main(argv: list[str]) -> int:
 
     for module in preload:  # a spare: its imports done while it waits for a job
         importlib.import_module(module)
-    try:
-        job = inbox.recv_bytes()
-    except (EOFError, OSError):  # the server went away (or dropped its spare) before a job came
-        return 0
+    fn, kwargs = pickle.loads(inbox.recv_bytes())  # from our own server
     _name(b"pux-job")
-    fn, kwargs = pickle.loads(job)  # from our own server
     stop = threading.Event()
     threading.Thread(target=_watch, args=(inbox, stop), daemon=True, name="pux-child-stop").start()
     lock = threading.Lock()
@@ -82,4 +78,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except EOFError:  # the pipe ended before a job came: the server went away, or dropped its spare
+        sys.exit(0)
